@@ -1,0 +1,209 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { createError } from "../errors.ts";
+
+/**
+ * Lectern's configuration: one zod schema, filled from an optional `lectern.config.json` and then
+ * from environment variables (the environment wins). Parsed once, frozen, unknown keys rejected.
+ */
+const chunkingSchema = z
+  .object({
+    targetTokens: z.number().int().min(50).max(4000).default(350), // ~350 tokens per chunk
+    maxTokens: z.number().int().min(100).max(8000).default(600), // hard cap per chunk
+    overlapRatio: z.number().min(0).max(0.5).default(0.15), // 15 % of the target repeated
+  })
+  .strict()
+  .refine((chunking) => chunking.maxTokens >= chunking.targetTokens, {
+    message: "maxTokens must be at least targetTokens",
+    path: ["maxTokens"],
+  });
+
+const searchSchema = z
+  .object({
+    topK: z.number().int().min(1).max(20).default(5),
+    maxChunksPerPage: z.number().int().min(1).max(20).default(2),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    dataDir: z.string().min(1).default("./.lectern"),
+    docsDir: z.string().min(1).optional(),
+    collection: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "use lowercase letters, digits, '-' and '_'")
+      .default("default"),
+    baseUrl: z.string().default(""),
+    routeBasePath: z.string().default("/docs"),
+    databaseUrl: z.string().min(1).optional(),
+    port: z.number().int().min(0).max(65_535).default(3000),
+    host: z.string().min(1).default("127.0.0.1"),
+    logLevel: z
+      .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
+      .default("info"),
+    chunking: chunkingSchema.default({ targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 }),
+    search: searchSchema.default({ topK: 5, maxChunksPerPage: 2 }),
+  })
+  .strict();
+
+export type Config = Readonly<z.infer<typeof configSchema>>;
+
+type EnvBinding = { key: string[]; type: "string" | "int" | "number" };
+
+/** Every environment variable Lectern reads, and the config key it sets. */
+export const ENV_BINDINGS: Record<string, EnvBinding> = {
+  LECTERN_DATA_DIR: { key: ["dataDir"], type: "string" },
+  LECTERN_DOCS_DIR: { key: ["docsDir"], type: "string" },
+  LECTERN_COLLECTION: { key: ["collection"], type: "string" },
+  LECTERN_BASE_URL: { key: ["baseUrl"], type: "string" },
+  LECTERN_ROUTE_BASE_PATH: { key: ["routeBasePath"], type: "string" },
+  DATABASE_URL: { key: ["databaseUrl"], type: "string" },
+  PORT: { key: ["port"], type: "int" },
+  HOST: { key: ["host"], type: "string" },
+  LOG_LEVEL: { key: ["logLevel"], type: "string" },
+  LECTERN_CHUNK_TARGET_TOKENS: { key: ["chunking", "targetTokens"], type: "int" },
+  LECTERN_CHUNK_MAX_TOKENS: { key: ["chunking", "maxTokens"], type: "int" },
+  LECTERN_CHUNK_OVERLAP: { key: ["chunking", "overlapRatio"], type: "number" },
+  LECTERN_TOP_K: { key: ["search", "topK"], type: "int" },
+  LECTERN_MAX_CHUNKS_PER_PAGE: { key: ["search", "maxChunksPerPage"], type: "int" },
+};
+
+/** Variables that select the config file itself rather than a key in it. */
+const META_VARIABLES = new Set(["LECTERN_CONFIG"]);
+
+export interface LoadConfigOptions {
+  env?: Record<string, string | undefined>;
+  /** Explicit config file; otherwise LECTERN_CONFIG, otherwise ./lectern.config.json when present. */
+  configFile?: string;
+  cwd?: string;
+  /** Values from command-line flags; they win over everything else. */
+  overrides?: Record<string, unknown>;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): Config {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const raw: Record<string, unknown> = readConfigFile(options, env, cwd);
+  const origin = new Map<string, string>();
+  const fileName = explicitConfigPath(options, env) ?? "lectern.config.json";
+  for (const key of Object.keys(raw)) origin.set(key, `${fileName}: "${key}"`);
+
+  for (const name of Object.keys(env)) {
+    if (name.startsWith("LECTERN_") && !(name in ENV_BINDINGS) && !META_VARIABLES.has(name)) {
+      throw createError("CONFIG_INVALID", `Unknown environment variable ${name}.`, {
+        details: { variable: name, known: Object.keys(ENV_BINDINGS) },
+      });
+    }
+  }
+  for (const [name, binding] of Object.entries(ENV_BINDINGS)) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    setPath(raw, binding.key, coerce(name, value, binding.type));
+    origin.set(binding.key.join("."), `environment variable ${name}`);
+  }
+  for (const [key, value] of Object.entries(options.overrides ?? {})) {
+    if (value === undefined) continue;
+    raw[key] = value;
+    origin.set(key, `option --${key}`);
+  }
+
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const keyPath = (issue?.path ?? []).map(String).join(".");
+    const unknownKeys =
+      issue?.code === "unrecognized_keys" ? (issue as { keys: string[] }).keys : undefined;
+    const where = unknownKeys
+      ? `${fileName}: unknown key ${unknownKeys.map((key) => `"${keyPath ? `${keyPath}.` : ""}${key}"`).join(", ")}`
+      : describeOrigin(origin, keyPath);
+    throw createError("CONFIG_INVALID", `Invalid configuration (${where}): ${issue?.message}`, {
+      details: { key: keyPath },
+    });
+  }
+  return deepFreeze(parsed.data);
+}
+
+function explicitConfigPath(
+  options: LoadConfigOptions,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  return options.configFile ?? (env.LECTERN_CONFIG || undefined);
+}
+
+function readConfigFile(
+  options: LoadConfigOptions,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Record<string, unknown> {
+  const explicit = explicitConfigPath(options, env);
+  const filePath = path.resolve(cwd, explicit ?? "lectern.config.json");
+  if (!existsSync(filePath)) {
+    if (explicit) {
+      throw createError("CONFIG_INVALID", `Config file not found: ${explicit}`, {
+        details: { file: explicit },
+      });
+    }
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(filePath, "utf8"));
+  } catch (error) {
+    throw createError(
+      "CONFIG_INVALID",
+      `Config file ${filePath} is not valid JSON: ${(error as Error).message}`,
+      { details: { file: filePath } },
+    );
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw createError("CONFIG_INVALID", `Config file ${filePath} must contain a JSON object.`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function coerce(name: string, value: string, type: EnvBinding["type"]): unknown {
+  if (type === "string") return value;
+  const number = Number(value.trim());
+  if (
+    value.trim() === "" ||
+    !Number.isFinite(number) ||
+    (type === "int" && !Number.isInteger(number))
+  ) {
+    throw createError(
+      "CONFIG_INVALID",
+      `Environment variable ${name} must be ${type === "int" ? "an integer" : "a number"}, got "${value}".`,
+      { details: { variable: name } },
+    );
+  }
+  return number;
+}
+
+function setPath(target: Record<string, unknown>, keyPath: string[], value: unknown): void {
+  let node = target;
+  for (const [index, key] of keyPath.entries()) {
+    if (index === keyPath.length - 1) {
+      node[key] = value;
+      return;
+    }
+    const child = node[key];
+    if (typeof child !== "object" || child === null) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+}
+
+function describeOrigin(origin: Map<string, string>, keyPath: string): string {
+  const exact = origin.get(keyPath);
+  if (exact) return exact;
+  const top = keyPath.split(".")[0] ?? keyPath;
+  const parent = origin.get(top);
+  return parent ? `${parent}, key "${keyPath}"` : `key "${keyPath}"`;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

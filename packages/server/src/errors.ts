@@ -1,0 +1,53 @@
+/**
+ * One table of error codes for the whole project. Every failure a user can see carries one of
+ * these codes and a message written for that user; the HTTP layer maps `status` to responses.
+ */
+export const ERROR_CODES = {
+  CONFIG_INVALID: { status: 500, message: "The configuration is invalid." },
+  DOCS_DIR_NOT_FOUND: { status: 400, message: "The docs directory does not exist." },
+  DOCS_DIR_EMPTY: { status: 400, message: "The docs directory contains no .md or .mdx files." },
+  PARSE_ERROR: { status: 400, message: "A document could not be parsed." },
+  INVALID_FRONTMATTER: { status: 400, message: "A document has invalid frontmatter." },
+  FILE_UNREADABLE: { status: 400, message: "A file could not be read." },
+  BINARY_FILE: { status: 400, message: "A file is not text." },
+  DATA_DIR_CORRUPT: { status: 500, message: "The data directory is damaged." },
+  INDEX_EMPTY: { status: 409, message: "Nothing has been ingested yet." },
+  QUESTIONS_FILE_INVALID: { status: 400, message: "The questions file is malformed." },
+  DATABASE_UNAVAILABLE: { status: 503, message: "The database is unavailable." },
+  VALIDATION_ERROR: { status: 422, message: "The request is invalid." },
+  INTERNAL_ERROR: { status: 500, message: "Something went wrong on our side." },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class LecternError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options?: { details?: Record<string, unknown>; cause?: unknown },
+  ) {
+    super(message ?? ERROR_CODES[code].message, { cause: options?.cause });
+    this.name = "LecternError";
+    this.code = code;
+    this.details = options?.details;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+export function createError(
+  code: ErrorCode,
+  message?: string,
+  options?: { details?: Record<string, unknown>; cause?: unknown },
+): LecternError {
+  return new LecternError(code, message, options);
+}
+
+export function isLecternError(error: unknown): error is LecternError {
+  return error instanceof LecternError;
+}

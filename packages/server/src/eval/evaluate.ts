@@ -1,0 +1,97 @@
+import type { Retriever } from "../search/retriever.ts";
+import type { EvalQuestion } from "./questions.ts";
+
+export interface EvalQuestionResult {
+  id: string;
+  question: string;
+  expectedPages: string[];
+  rankedPages: string[];
+  /** 1-based rank of the first expected page, or undefined. */
+  firstHit: number | undefined;
+  predictedNoResults: boolean;
+  bestSimilarity: number;
+  latencyMs: number;
+}
+
+export interface EvalMetrics {
+  questions: number;
+  answerable: number;
+  offTopic: number;
+  k: number;
+  hitAt1: number;
+  hitAtK: number;
+  mrr: number;
+  /** Of the questions Lectern said the book does not cover, the share that truly are off-topic. */
+  noAnswerPrecision: number;
+  /** Of the off-topic questions, the share Lectern rejected. */
+  noAnswerRecall: number;
+  /** Answerable questions wrongly rejected as not covered. */
+  falseRejections: number;
+  latencyP50Ms: number;
+  latencyP95Ms: number;
+  results: EvalQuestionResult[];
+}
+
+/** Hit@1, hit@k and MRR over pages, no-answer precision/recall and retrieval latency. */
+export function evaluate(retriever: Retriever, questions: EvalQuestion[], k = 5): EvalMetrics {
+  const results: EvalQuestionResult[] = [];
+  for (const question of questions) {
+    const started = performance.now();
+    const retrieval = retriever.retrieve(question.question, { topK: k });
+    const latencyMs = performance.now() - started;
+    const rankedPages = [...new Set(retrieval.results.map((result) => result.chunk.filePath))];
+    const hitIndex = rankedPages.findIndex((page) => question.expected_pages.includes(page));
+    results.push({
+      id: question.id,
+      question: question.question,
+      expectedPages: question.expected_pages,
+      rankedPages,
+      firstHit: hitIndex >= 0 ? hitIndex + 1 : undefined,
+      predictedNoResults: retrieval.decision === "no_results",
+      bestSimilarity: retrieval.bestSimilarity,
+      latencyMs,
+    });
+  }
+  return summarize(results, k);
+}
+
+export function summarize(results: EvalQuestionResult[], k: number): EvalMetrics {
+  const answerable = results.filter((result) => result.expectedPages.length > 0);
+  const offTopic = results.filter((result) => result.expectedPages.length === 0);
+  const rejected = results.filter((result) => result.predictedNoResults);
+  const share = (count: number, total: number) => (total === 0 ? 0 : count / total);
+  const latencies = results.map((result) => result.latencyMs).sort((a, b) => a - b);
+  return {
+    questions: results.length,
+    answerable: answerable.length,
+    offTopic: offTopic.length,
+    k,
+    hitAt1: share(answerable.filter((result) => result.firstHit === 1).length, answerable.length),
+    hitAtK: share(
+      answerable.filter((result) => result.firstHit !== undefined && result.firstHit <= k).length,
+      answerable.length,
+    ),
+    mrr: share(
+      answerable.reduce((sum, result) => sum + (result.firstHit ? 1 / result.firstHit : 0), 0),
+      answerable.length,
+    ),
+    noAnswerPrecision: share(
+      rejected.filter((result) => result.expectedPages.length === 0).length,
+      rejected.length,
+    ),
+    noAnswerRecall: share(
+      offTopic.filter((result) => result.predictedNoResults).length,
+      offTopic.length,
+    ),
+    falseRejections: answerable.filter((result) => result.predictedNoResults).length,
+    latencyP50Ms: percentile(latencies, 0.5),
+    latencyP95Ms: percentile(latencies, 0.95),
+    results,
+  };
+}
+
+export function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return 0;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[index] ?? 0;
+}

@@ -1,0 +1,77 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { createError } from "../errors.ts";
+
+export const questionSchema = z
+  .object({
+    id: z.string().min(1),
+    question: z.string().trim().min(1),
+    expected_pages: z.array(z.string().min(1)),
+  })
+  .strict();
+
+export type EvalQuestion = z.infer<typeof questionSchema>;
+
+/** Reads a JSONL questions file; any malformed line fails with its line number. */
+export async function loadQuestions(file: string): Promise<EvalQuestion[]> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw createError(
+      "QUESTIONS_FILE_INVALID",
+      `Cannot read questions file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+  return parseQuestions(text, file);
+}
+
+export function parseQuestions(text: string, file = "questions"): EvalQuestion[] {
+  const questions: EvalQuestion[] = [];
+  const ids = new Set<string>();
+  for (const [index, line] of text.split("\n").entries()) {
+    if (!line.trim()) continue;
+    const where = `${file}:${index + 1}`;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      throw createError("QUESTIONS_FILE_INVALID", `${where}: not valid JSON`, {
+        details: { line: index + 1 },
+      });
+    }
+    const parsed = questionSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join(".") || "line";
+      throw createError(
+        "QUESTIONS_FILE_INVALID",
+        `${where}: ${field}: ${issue?.message ?? "invalid"}`,
+        {
+          details: { line: index + 1 },
+        },
+      );
+    }
+    if (ids.has(parsed.data.id)) {
+      throw createError("QUESTIONS_FILE_INVALID", `${where}: duplicate id "${parsed.data.id}"`, {
+        details: { line: index + 1 },
+      });
+    }
+    ids.add(parsed.data.id);
+    questions.push(parsed.data);
+  }
+  if (questions.length === 0) throw createError("QUESTIONS_FILE_INVALID", `${file}: no questions`);
+  return questions;
+}
+
+/**
+ * Deterministic split used for tuning: questions at odd positions (1st, 3rd, …) tune thresholds,
+ * the others are held out and only ever measured.
+ */
+export function splitQuestions(
+  questions: EvalQuestion[],
+  split: "all" | "tune" | "holdout",
+): EvalQuestion[] {
+  if (split === "all") return questions;
+  return questions.filter((_, index) => (index % 2 === 0) === (split === "tune"));
+}

@@ -1,0 +1,380 @@
+import matter from "gray-matter";
+import remarkDirective from "remark-directive";
+import remarkGfm from "remark-gfm";
+import remarkMdx from "remark-mdx";
+import remarkParse from "remark-parse";
+import { unified } from "unified";
+import { createError } from "../errors.ts";
+
+/**
+ * Turns one Markdown/MDX source into plain, searchable blocks: headings (with any explicit
+ * `{#id}`), prose, code (with its language), tables, lists and admonitions as text. Import and
+ * export lines and JS expressions are dropped; text inside JSX children is kept; a JSX element
+ * that renders an imported partial is replaced by the partial's blocks (via `resolvePartial`).
+ */
+
+export type Block =
+  | { kind: "heading"; depth: number; text: string; explicitId?: string; line: number }
+  | { kind: "prose"; text: string; line: number }
+  | { kind: "code"; lang: string; code: string; line: number };
+
+export interface ParsedMarkdown {
+  frontmatter: Record<string, unknown>;
+  blocks: Block[];
+  /** Relative specifiers of imported Markdown/MDX files (partials), by the component name. */
+  imports: Map<string, string>;
+}
+
+export interface ParseOptions {
+  /** Displayed in errors. */
+  filePath: string;
+  /** `.mdx` always parses as MDX; `.md` tries MDX first (Docusaurus 3 default) then CommonMark. */
+  format: "mdx" | "md";
+  /** Returns the blocks of an imported partial, or undefined when it cannot be resolved. */
+  resolvePartial?: (specifier: string) => Block[] | undefined;
+}
+
+const ADMONITION_TYPES = new Set([
+  "note",
+  "tip",
+  "info",
+  "warning",
+  "danger",
+  "caution",
+  "important",
+  "success",
+  "secondary",
+]);
+
+/** A parse problem tied to a place in the source. */
+export class MarkdownParseError extends Error {
+  constructor(
+    readonly filePath: string,
+    readonly line: number | undefined,
+    readonly reason: string,
+    readonly code: "PARSE_ERROR" | "INVALID_FRONTMATTER",
+  ) {
+    super(`${filePath}${line ? `:${line}` : ""}: ${reason}`);
+    this.name = "MarkdownParseError";
+  }
+}
+
+export function splitFrontmatter(
+  source: string,
+  filePath: string,
+): { frontmatter: Record<string, unknown>; body: string; bodyLineOffset: number } {
+  let parsed: matter.GrayMatterFile<string>;
+  try {
+    // A fresh options object disables gray-matter's cache, which would hide a changed file.
+    parsed = matter(source, {});
+  } catch (error) {
+    const mark = (error as { mark?: { line?: number } }).mark;
+    const reason = ((error as { reason?: string }).reason ?? (error as Error).message).split(
+      "\n",
+    )[0];
+    // The YAML starts on line 2 (after the opening ---).
+    const line = mark?.line === undefined ? undefined : mark.line + 2;
+    throw new MarkdownParseError(
+      filePath,
+      line,
+      `invalid frontmatter YAML: ${reason}`,
+      "INVALID_FRONTMATTER",
+    );
+  }
+  const data = parsed.data as unknown;
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new MarkdownParseError(
+      filePath,
+      2,
+      "frontmatter must be a YAML mapping",
+      "INVALID_FRONTMATTER",
+    );
+  }
+  const body = parsed.content;
+  const bodyStart = source.endsWith(body) ? source.length - body.length : 0;
+  const bodyLineOffset = countNewlines(source, bodyStart);
+  return { frontmatter: data as Record<string, unknown>, body, bodyLineOffset };
+}
+
+export function parseMarkdown(source: string, options: ParseOptions): ParsedMarkdown {
+  const { frontmatter, body, bodyLineOffset } = splitFrontmatter(source, options.filePath);
+  const { text, explicitIds } = preprocess(body);
+
+  let tree: MdNode;
+  try {
+    tree = parseTree(text, options.format === "mdx");
+  } catch (error) {
+    if (options.format === "md") {
+      // Plain CommonMark never fails; Docusaurus' `format: detect` reads .md this way too.
+      tree = parseTree(text, false);
+    } else {
+      const place = (error as { place?: { line?: number; start?: { line?: number } } }).place;
+      const line = place?.line ?? place?.start?.line;
+      const reason =
+        ((error as { reason?: string }).reason ?? (error as Error).message).split("\n")[0] ?? "";
+      throw new MarkdownParseError(
+        options.filePath,
+        line === undefined ? undefined : line + bodyLineOffset,
+        `cannot parse MDX: ${reason}`,
+        "PARSE_ERROR",
+      );
+    }
+  }
+
+  const imports = collectImports(tree);
+  const walker = new BlockWalker(explicitIds, bodyLineOffset, imports, options.resolvePartial);
+  walker.walkChildren(tree);
+  return { frontmatter, blocks: walker.blocks, imports };
+}
+
+const mdxProcessor = unified().use(remarkParse).use(remarkMdx).use(remarkGfm).use(remarkDirective);
+const mdProcessor = unified().use(remarkParse).use(remarkGfm).use(remarkDirective);
+
+function parseTree(text: string, mdx: boolean): MdNode {
+  return (mdx ? mdxProcessor : mdProcessor).parse(text) as unknown as MdNode;
+}
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+const HEADING_WITH_ID = /^(\s{0,3}#{1,6}\s.*?)\s*\{#([^}\s]+)\}\s*$/;
+const LEGACY_ADMONITION_TITLE = /^(\s*:::+)([A-Za-z]+)[ \t]+([^[{\s].*?)\s*$/;
+
+/**
+ * Rewrites what MDX cannot parse, keeping line numbers: `## Title {#id}` loses the `{#id}` (kept
+ * aside by line), and the legacy admonition title `:::tip Title` becomes `:::tip[Title]`.
+ */
+function preprocess(body: string): { text: string; explicitIds: Map<number, string> } {
+  const explicitIds = new Map<number, string>();
+  const lines = body.split("\n");
+  let fence: string | undefined;
+  for (const [index, line] of lines.entries()) {
+    const fenceMatch = FENCE.exec(line);
+    if (fenceMatch?.[1]) {
+      const marker = fenceMatch[1];
+      if (fence === undefined) fence = marker;
+      else if (marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) {
+        fence = undefined;
+      }
+      continue;
+    }
+    if (fence !== undefined) continue;
+    const heading = HEADING_WITH_ID.exec(line);
+    if (heading?.[1] && heading[2]) {
+      explicitIds.set(index + 1, heading[2]);
+      lines[index] = heading[1];
+      continue;
+    }
+    const admonition = LEGACY_ADMONITION_TITLE.exec(line);
+    if (admonition?.[1] && admonition[2] && admonition[3] && ADMONITION_TYPES.has(admonition[2])) {
+      lines[index] = `${admonition[1]}${admonition[2]}[${admonition[3].replace(/[[\]]/g, "\\$&")}]`;
+    }
+  }
+  return { text: lines.join("\n"), explicitIds };
+}
+
+interface MdNode {
+  type: string;
+  children?: MdNode[];
+  value?: string;
+  depth?: number;
+  lang?: string | null;
+  name?: string | null;
+  alt?: string | null;
+  ordered?: boolean | null;
+  data?: { directiveLabel?: boolean };
+  position?: { start: { line: number } };
+}
+
+const IMPORT_LINE = /import\s+([A-Za-z_$][\w$]*)\s+from\s+["']([^"']+\.(?:md|mdx))["']/g;
+
+function collectImports(tree: MdNode): Map<string, string> {
+  const imports = new Map<string, string>();
+  for (const node of tree.children ?? []) {
+    if (node.type !== "mdxjsEsm" || !node.value) continue;
+    for (const match of node.value.matchAll(IMPORT_LINE)) {
+      if (match[1] && match[2]) imports.set(match[1], match[2]);
+    }
+  }
+  return imports;
+}
+
+class BlockWalker {
+  readonly blocks: Block[] = [];
+
+  constructor(
+    private readonly explicitIds: Map<number, string>,
+    private readonly lineOffset: number,
+    private readonly imports: Map<string, string>,
+    private readonly resolvePartial: ParseOptions["resolvePartial"],
+  ) {}
+
+  walkChildren(node: MdNode): void {
+    for (const child of node.children ?? []) this.walk(child);
+  }
+
+  private line(node: MdNode): number {
+    return (node.position?.start.line ?? 1) + this.lineOffset;
+  }
+
+  private prose(text: string, node: MdNode): void {
+    const trimmed = text.replace(/[ \t]+\n/g, "\n").trim();
+    if (trimmed) this.blocks.push({ kind: "prose", text: trimmed, line: this.line(node) });
+  }
+
+  private walk(node: MdNode): void {
+    switch (node.type) {
+      case "yaml":
+      case "toml":
+      case "mdxjsEsm":
+      case "mdxFlowExpression":
+      case "thematicBreak":
+      case "definition":
+      case "footnoteDefinition":
+        return;
+      case "heading": {
+        const sourceLine = node.position?.start.line ?? 0;
+        const explicitId = this.explicitIds.get(sourceLine);
+        const text = inlineText(node).trim();
+        this.blocks.push({
+          kind: "heading",
+          depth: node.depth ?? 2,
+          text,
+          ...(explicitId ? { explicitId } : {}),
+          line: this.line(node),
+        });
+        return;
+      }
+      case "paragraph":
+        this.prose(inlineText(node), node);
+        return;
+      case "code":
+        this.blocks.push({
+          kind: "code",
+          lang: node.lang ?? "",
+          code: node.value ?? "",
+          line: this.line(node),
+        });
+        return;
+      case "table":
+        this.prose(tableText(node), node);
+        return;
+      case "list":
+        this.prose(listText(node, 0), node);
+        return;
+      case "html":
+        this.prose(stripTags(node.value ?? ""), node);
+        return;
+      case "containerDirective":
+        this.admonition(node);
+        return;
+      case "leafDirective":
+        this.prose(inlineText(node), node);
+        return;
+      case "mdxJsxFlowElement": {
+        const partial = node.name ? this.imports.get(node.name) : undefined;
+        if (partial && this.resolvePartial) {
+          const blocks = this.resolvePartial(partial);
+          if (blocks) {
+            this.blocks.push(...blocks);
+            return;
+          }
+        }
+        this.walkChildren(node);
+        return;
+      }
+      default:
+        if (node.children) this.walkChildren(node);
+        else if (node.value) this.prose(node.value, node);
+    }
+  }
+
+  private admonition(node: MdNode): void {
+    const name = node.name ?? "note";
+    const children = node.children ?? [];
+    const labelNode = children.find((child) => child.data?.directiveLabel);
+    const label = labelNode ? inlineText(labelNode).trim() : "";
+    if (!ADMONITION_TYPES.has(name)) {
+      this.walkChildren({
+        type: "root",
+        children: children.filter((child) => child !== labelNode),
+      });
+      return;
+    }
+    const title = label || name.charAt(0).toUpperCase() + name.slice(1);
+    const start = this.blocks.length;
+    for (const child of children) if (child !== labelNode) this.walk(child);
+    const first = this.blocks[start];
+    if (first?.kind === "prose") first.text = `${title}: ${first.text}`;
+    else this.blocks.splice(start, 0, { kind: "prose", text: `${title}:`, line: this.line(node) });
+  }
+}
+
+/** Plain text of inline content: code spans and link text kept, JSX text children kept. */
+export function inlineText(node: MdNode): string {
+  switch (node.type) {
+    case "text":
+    case "inlineCode":
+      return node.value ?? "";
+    case "break":
+      return "\n";
+    case "image":
+    case "imageReference":
+      return node.alt ?? "";
+    case "html":
+      return stripTags(node.value ?? "");
+    case "mdxTextExpression":
+    case "mdxFlowExpression":
+    case "mdxjsEsm":
+      return "";
+    case "textDirective":
+      // `10:30` or `std_msgs:String` can read as a text directive; give the text back.
+      return `:${node.name ?? ""}${(node.children ?? []).map(inlineText).join("")}`;
+    default:
+      return (node.children ?? []).map(inlineText).join(node.type === "tableRow" ? " | " : "");
+  }
+}
+
+function tableText(node: MdNode): string {
+  return (node.children ?? [])
+    .map((row) => (row.children ?? []).map((cell) => inlineText(cell).trim()).join(" | "))
+    .join("\n");
+}
+
+function listText(node: MdNode, indent: number): string {
+  const lines: string[] = [];
+  for (const [index, item] of (node.children ?? []).entries()) {
+    const bullet = node.ordered ? `${index + 1}.` : "-";
+    const parts: string[] = [];
+    for (const child of item.children ?? []) {
+      if (child.type === "list") parts.push(`\n${listText(child, indent + 2)}`);
+      else if (child.type === "code") parts.push(`\n${child.value ?? ""}`);
+      else parts.push(inlineText(child).trim());
+    }
+    lines.push(`${" ".repeat(indent)}${bullet} ${parts.join(" ").replace(/ \n/g, "\n")}`);
+  }
+  return lines.join("\n");
+}
+
+function stripTags(html: string): string {
+  return html.replace(/<[^>]*>/g, " ").replace(/[ \t]+/g, " ");
+}
+
+function countNewlines(text: string, end: number): number {
+  let count = 0;
+  for (let index = 0; index < end; index++) if (text.charCodeAt(index) === 10) count++;
+  return count;
+}
+
+/** Rejects content that is clearly not text (NUL bytes or invalid UTF-8). */
+export function decodeText(bytes: Uint8Array, filePath: string): string {
+  if (bytes.includes(0)) {
+    throw createError("BINARY_FILE", `${filePath}: not a text file (contains NUL bytes)`);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true })
+      .decode(bytes)
+      .replace(/^\uFEFF/, "")
+      .replace(/\r\n?/g, "\n");
+  } catch {
+    throw createError("BINARY_FILE", `${filePath}: not valid UTF-8 text`);
+  }
+}

@@ -1,0 +1,47 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { ChunkRecord, DocumentStore } from "../store/document-store.ts";
+import { LexicalIndex } from "./lexical-index.ts";
+
+/** Where the BM25 snapshot of a collection lives inside the data directory. */
+export function snapshotPath(dataDir: string, collection: string): string {
+  return path.join(dataDir, "index", `${collection}.bm25.json`);
+}
+
+/**
+ * Returns the BM25 index matching the store: the snapshot when it is current, otherwise a rebuild
+ * from the stored chunks (then saved, so the next start is fast).
+ */
+export async function loadLexicalIndex(
+  store: DocumentStore,
+  dataDir: string,
+): Promise<{ index: LexicalIndex; indexVersion: number; rebuilt: boolean }> {
+  const { indexVersion } = await store.indexState();
+  const chunks = await store.allChunks();
+  const file = snapshotPath(dataDir, store.collection);
+  const loaded = await LexicalIndex.load(file, indexVersion, chunks);
+  if (loaded) return { index: loaded, indexVersion, rebuilt: false };
+  const index = LexicalIndex.build(chunks);
+  await saveLexicalIndex(index, dataDir, store.collection, indexVersion);
+  return { index, indexVersion, rebuilt: true };
+}
+
+export async function saveLexicalIndex(
+  index: LexicalIndex,
+  dataDir: string,
+  collection: string,
+  indexVersion: number,
+): Promise<void> {
+  const file = snapshotPath(dataDir, collection);
+  await mkdir(path.dirname(file), { recursive: true });
+  await index.save(file, indexVersion);
+}
+
+/** Brings a loaded index up to date with one ingest run, without re-tokenising unchanged chunks. */
+export function applyToIndex(
+  index: LexicalIndex,
+  change: { removedChunkIds: string[]; addedChunks: ChunkRecord[] },
+): void {
+  index.remove(change.removedChunkIds);
+  index.add(change.addedChunks);
+}

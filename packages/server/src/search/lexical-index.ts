@@ -1,0 +1,202 @@
+import { readFile, rename, writeFile } from "node:fs/promises";
+import MiniSearch, { type Options } from "minisearch";
+import type { ChunkRecord } from "../store/document-store.ts";
+import { ANALYZER_VERSION, analyze } from "./analyzer.ts";
+
+/**
+ * The BM25 index over chunks (MiniSearch), with the document frequency of every term kept beside
+ * it for score calibration. Title and heading path are separate, boosted fields. The index is
+ * saved as a snapshot tagged with the store's index version, so a restart loads it instead of
+ * tokenising the book again.
+ */
+
+interface IndexedFields {
+  id: string;
+  title: string;
+  headings: string;
+  text: string;
+}
+
+export interface LexicalHit {
+  chunk: ChunkRecord;
+  /** Raw BM25 score (unbounded). */
+  score: number;
+  /** The query terms this chunk contains. */
+  matchedTerms: string[];
+}
+
+const SNAPSHOT_FORMAT = 1;
+/** Field boosts: a word in a heading says more about a passage than the same word in its body. */
+export const FIELD_BOOSTS = { title: 1.5, headings: 2, text: 1 } as const;
+/** BM25 parameters (the usual k1 1.2, b 0.75; `d` is BM25+'s lower bound per matched term). */
+export const BM25_PARAMS = { k: 1.2, b: 0.75, d: 0.5 } as const;
+
+function miniSearchOptions(): Options<IndexedFields> {
+  return {
+    fields: ["title", "headings", "text"],
+    idField: "id",
+    tokenize: (text) => analyze(text),
+    processTerm: (term) => term,
+    searchOptions: {
+      // Queries arrive already analysed (see `search`): split them, never analyse twice.
+      tokenize: (query) => query.split(" "),
+      processTerm: (term) => term,
+      boost: { ...FIELD_BOOSTS },
+      bm25: { ...BM25_PARAMS },
+      combineWith: "OR",
+      prefix: false,
+      fuzzy: false,
+    },
+    autoVacuum: false,
+  };
+}
+
+function fieldsOf(chunk: ChunkRecord): IndexedFields {
+  return {
+    id: chunk.id,
+    title: [chunk.title, ...chunk.tags].join(" "),
+    headings: chunk.headingPath.slice(1).join(" "),
+    text: chunk.text,
+  };
+}
+
+function termsOf(chunk: ChunkRecord): Set<string> {
+  const fields = fieldsOf(chunk);
+  return new Set(analyze(`${fields.title}\n${fields.headings}\n${fields.text}`));
+}
+
+interface Snapshot {
+  format: number;
+  analyzerVersion: number;
+  indexVersion: number;
+  chunkIds: string[];
+  documentFrequency: [string, number][];
+  miniSearch: unknown;
+}
+
+export class LexicalIndex {
+  private constructor(
+    private readonly miniSearch: MiniSearch<IndexedFields>,
+    private readonly chunks: Map<string, ChunkRecord>,
+    private readonly documentFrequency: Map<string, number>,
+  ) {}
+
+  static build(chunks: Iterable<ChunkRecord>): LexicalIndex {
+    const index = new LexicalIndex(new MiniSearch(miniSearchOptions()), new Map(), new Map());
+    index.add(chunks);
+    return index;
+  }
+
+  /**
+   * Loads a snapshot written by `save`. Returns undefined (so the caller rebuilds) when the file is
+   * missing, unreadable, from another analyzer, or does not match the store's chunks.
+   */
+  static async load(
+    file: string,
+    indexVersion: number,
+    chunks: ChunkRecord[],
+  ): Promise<LexicalIndex | undefined> {
+    let snapshot: Snapshot;
+    try {
+      snapshot = JSON.parse(await readFile(file, "utf8")) as Snapshot;
+    } catch {
+      return undefined;
+    }
+    if (
+      snapshot.format !== SNAPSHOT_FORMAT ||
+      snapshot.analyzerVersion !== ANALYZER_VERSION ||
+      snapshot.indexVersion !== indexVersion ||
+      snapshot.chunkIds.length !== chunks.length
+    ) {
+      return undefined;
+    }
+    const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+    if (!snapshot.chunkIds.every((id) => byId.has(id))) return undefined;
+    try {
+      const miniSearch = MiniSearch.loadJS<IndexedFields>(
+        snapshot.miniSearch as Parameters<typeof MiniSearch.loadJS>[0],
+        miniSearchOptions(),
+      );
+      return new LexicalIndex(miniSearch, byId, new Map(snapshot.documentFrequency));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Writes the snapshot atomically (temp file + rename): a crash never leaves half a file. */
+  async save(file: string, indexVersion: number): Promise<void> {
+    const snapshot: Snapshot = {
+      format: SNAPSHOT_FORMAT,
+      analyzerVersion: ANALYZER_VERSION,
+      indexVersion,
+      chunkIds: [...this.chunks.keys()],
+      documentFrequency: [...this.documentFrequency],
+      miniSearch: this.miniSearch.toJSON(),
+    };
+    const temporary = `${file}.${process.pid}.tmp`;
+    await writeFile(temporary, JSON.stringify(snapshot));
+    await rename(temporary, file);
+  }
+
+  get size(): number {
+    return this.chunks.size;
+  }
+
+  allChunks(): IterableIterator<ChunkRecord> {
+    return this.chunks.values();
+  }
+
+  add(chunks: Iterable<ChunkRecord>): void {
+    const batch: IndexedFields[] = [];
+    for (const chunk of chunks) {
+      if (this.chunks.has(chunk.id)) continue;
+      this.chunks.set(chunk.id, chunk);
+      batch.push(fieldsOf(chunk));
+      for (const term of termsOf(chunk)) {
+        this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
+      }
+    }
+    this.miniSearch.addAll(batch);
+  }
+
+  remove(ids: Iterable<string>): void {
+    for (const id of ids) {
+      const chunk = this.chunks.get(id);
+      if (!chunk) continue;
+      this.miniSearch.remove(fieldsOf(chunk));
+      this.chunks.delete(id);
+      for (const term of termsOf(chunk)) {
+        const count = (this.documentFrequency.get(term) ?? 1) - 1;
+        if (count > 0) this.documentFrequency.set(term, count);
+        else this.documentFrequency.delete(term);
+      }
+    }
+  }
+
+  /** BM25's inverse document frequency; a term no chunk contains gets the highest value. */
+  idf(term: string): number {
+    const total = this.chunks.size;
+    const frequency = this.documentFrequency.get(term) ?? 0;
+    return Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
+  }
+
+  search(
+    terms: string[],
+    options: { limit: number; filter?: (chunk: ChunkRecord) => boolean },
+  ): LexicalHit[] {
+    if (terms.length === 0 || this.chunks.size === 0) return [];
+    const filter = options.filter;
+    const results = this.miniSearch.search(
+      terms.join(" "),
+      filter
+        ? { filter: (result) => filter(this.chunks.get(result.id as string) as ChunkRecord) }
+        : {},
+    );
+    const hits: LexicalHit[] = [];
+    for (const result of results.slice(0, options.limit)) {
+      const chunk = this.chunks.get(result.id as string);
+      if (chunk) hits.push({ chunk, score: result.score, matchedTerms: result.queryTerms });
+    }
+    return hits;
+  }
+}

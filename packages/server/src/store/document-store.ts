@@ -1,0 +1,215 @@
+import type { SqlClient, SqlQueryable } from "./sql-client.ts";
+
+/** A source page as stored: one row per Markdown/MDX file that renders as a page. */
+export interface DocumentRecord {
+  collection: string;
+  version: string;
+  filePath: string;
+  title: string;
+  url: string;
+  /** Hash of everything the page's chunks depend on (its bytes, partials, settings). */
+  sourceHash: string;
+  tags: string[];
+  metadata: Record<string, unknown>;
+  chunkCount: number;
+}
+
+export interface ChunkRecord {
+  /** Derived from collection, version, file path, position and content hash. */
+  id: string;
+  collection: string;
+  version: string;
+  filePath: string;
+  chunkIndex: number;
+  totalChunks: number;
+  title: string;
+  section: string;
+  headingPath: string[];
+  /** Full URL including the section's `#anchor`. */
+  url: string;
+  tags: string[];
+  text: string;
+  contentHash: string;
+  tokenCount: number;
+}
+
+export interface DocumentChange {
+  document: DocumentRecord;
+  chunks: ChunkRecord[];
+}
+
+export interface ChangeSet {
+  upserts: DocumentChange[];
+  deletes: string[];
+  settingsHash: string;
+}
+
+export interface IndexState {
+  indexVersion: number;
+  settingsHash: string;
+}
+
+/** Documents and chunks of one collection/version, replaced atomically per ingest run. */
+export class DocumentStore {
+  constructor(
+    private readonly db: SqlClient,
+    readonly collection = "default",
+    readonly version = "",
+  ) {}
+
+  async listDocuments(): Promise<{ filePath: string; sourceHash: string }[]> {
+    const rows = await this.db.query<{ file_path: string; source_hash: string }>(
+      "SELECT file_path, source_hash FROM documents WHERE collection = $1 AND version = $2",
+      [this.collection, this.version],
+    );
+    return rows.map((row) => ({ filePath: row.file_path, sourceHash: row.source_hash }));
+  }
+
+  async indexState(): Promise<IndexState> {
+    const rows = await this.db.query<{ index_version: string | number; settings_hash: string }>(
+      "SELECT index_version, settings_hash FROM index_state WHERE collection = $1 AND version = $2",
+      [this.collection, this.version],
+    );
+    const row = rows[0];
+    return row
+      ? { indexVersion: Number(row.index_version), settingsHash: row.settings_hash }
+      : { indexVersion: 0, settingsHash: "" };
+  }
+
+  /** Applies one ingest run in a single transaction and returns the new index version. */
+  async apply(changes: ChangeSet): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      for (const filePath of changes.deletes) {
+        await tx.query(
+          "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+          [this.collection, this.version, filePath],
+        );
+      }
+      for (const change of changes.upserts) await this.replaceDocument(tx, change);
+      const rows = await tx.query<{ index_version: string | number }>(
+        `INSERT INTO index_state (collection, version, index_version, settings_hash, updated_at)
+         VALUES ($1, $2, 1, $3, now())
+         ON CONFLICT (collection, version) DO UPDATE
+           SET index_version = index_state.index_version + 1, settings_hash = $3, updated_at = now()
+         RETURNING index_version`,
+        [this.collection, this.version, changes.settingsHash],
+      );
+      return Number(rows[0]?.index_version ?? 0);
+    });
+  }
+
+  private async replaceDocument(tx: SqlQueryable, { document, chunks }: DocumentChange) {
+    await tx.query(
+      "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+      [this.collection, this.version, document.filePath],
+    );
+    await tx.query(
+      `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        this.collection,
+        this.version,
+        document.filePath,
+        document.title,
+        document.url,
+        document.sourceHash,
+        JSON.stringify(document.tags),
+        JSON.stringify(document.metadata),
+        document.chunkCount,
+      ],
+    );
+    // Multi-row inserts keep a large page to a few round trips.
+    const columns = 14;
+    const batchSize = 200;
+    for (let start = 0; start < chunks.length; start += batchSize) {
+      const batch = chunks.slice(start, start + batchSize);
+      const params: unknown[] = [];
+      const tuples = batch.map((chunk, row) => {
+        params.push(
+          chunk.id,
+          this.collection,
+          this.version,
+          chunk.filePath,
+          chunk.chunkIndex,
+          chunk.totalChunks,
+          chunk.title,
+          chunk.section,
+          JSON.stringify(chunk.headingPath),
+          chunk.url,
+          JSON.stringify(chunk.tags),
+          chunk.text,
+          chunk.contentHash,
+          chunk.tokenCount,
+        );
+        const base = row * columns;
+        return `(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(", ")})`;
+      });
+      await tx.query(
+        `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
+           heading_path, url, tags, text, content_hash, token_count)
+         VALUES ${tuples.join(", ")}`,
+        params,
+      );
+    }
+  }
+
+  async allChunks(): Promise<ChunkRecord[]> {
+    const rows = await this.db.query<ChunkRow>(
+      `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
+              url, tags, text, content_hash, token_count
+         FROM chunks WHERE collection = $1 AND version = $2
+        ORDER BY file_path, chunk_index`,
+      [this.collection, this.version],
+    );
+    return rows.map(toChunk);
+  }
+
+  async counts(): Promise<{ documents: number; chunks: number }> {
+    const rows = await this.db.query<{ documents: string | number; chunks: string | number }>(
+      `SELECT (SELECT count(*) FROM documents WHERE collection = $1 AND version = $2) AS documents,
+              (SELECT count(*) FROM chunks WHERE collection = $1 AND version = $2) AS chunks`,
+      [this.collection, this.version],
+    );
+    return { documents: Number(rows[0]?.documents ?? 0), chunks: Number(rows[0]?.chunks ?? 0) };
+  }
+}
+
+interface ChunkRow {
+  id: string;
+  collection: string;
+  version: string;
+  file_path: string;
+  chunk_index: number;
+  total_chunks: number;
+  title: string;
+  section: string;
+  heading_path: string[] | string;
+  url: string;
+  tags: string[] | string;
+  text: string;
+  content_hash: string;
+  token_count: number;
+}
+
+function parseJson<T>(value: T | string): T {
+  return typeof value === "string" ? (JSON.parse(value) as T) : value;
+}
+
+function toChunk(row: ChunkRow): ChunkRecord {
+  return {
+    id: row.id,
+    collection: row.collection,
+    version: row.version,
+    filePath: row.file_path,
+    chunkIndex: row.chunk_index,
+    totalChunks: row.total_chunks,
+    title: row.title,
+    section: row.section,
+    headingPath: parseJson(row.heading_path),
+    url: row.url,
+    tags: parseJson(row.tags),
+    text: row.text,
+    contentHash: row.content_hash,
+    tokenCount: row.token_count,
+  };
+}

@@ -1,0 +1,84 @@
+import type { SqlClient } from "./sql-client.ts";
+
+/**
+ * Schema migrations, run from code at start-up (the same SQL runs on PGlite and PostgreSQL).
+ * Append new migrations; never edit one that has shipped.
+ */
+export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: "documents and chunks",
+    sql: `
+      CREATE TABLE documents (
+        collection   TEXT NOT NULL,
+        version      TEXT NOT NULL DEFAULT '',
+        file_path    TEXT NOT NULL,
+        title        TEXT NOT NULL,
+        url          TEXT NOT NULL,
+        source_hash  TEXT NOT NULL,
+        tags         JSONB NOT NULL DEFAULT '[]',
+        metadata     JSONB NOT NULL DEFAULT '{}',
+        chunk_count  INTEGER NOT NULL,
+        updated_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (collection, version, file_path)
+      );
+      CREATE TABLE chunks (
+        id            TEXT PRIMARY KEY,
+        collection    TEXT NOT NULL,
+        version       TEXT NOT NULL DEFAULT '',
+        file_path     TEXT NOT NULL,
+        chunk_index   INTEGER NOT NULL CHECK (chunk_index >= 0),
+        total_chunks  INTEGER NOT NULL CHECK (total_chunks >= 1),
+        title         TEXT NOT NULL,
+        section       TEXT NOT NULL,
+        heading_path  JSONB NOT NULL,
+        url           TEXT NOT NULL,
+        tags          JSONB NOT NULL DEFAULT '[]',
+        text          TEXT NOT NULL,
+        content_hash  TEXT NOT NULL,
+        token_count   INTEGER NOT NULL,
+        CHECK (chunk_index < total_chunks),
+        FOREIGN KEY (collection, version, file_path)
+          REFERENCES documents (collection, version, file_path) ON DELETE CASCADE
+      );
+      CREATE INDEX chunks_document_idx ON chunks (collection, version, file_path, chunk_index);
+      CREATE TABLE index_state (
+        collection     TEXT NOT NULL,
+        version        TEXT NOT NULL DEFAULT '',
+        index_version  BIGINT NOT NULL DEFAULT 0,
+        settings_hash  TEXT NOT NULL DEFAULT '',
+        updated_at     TIMESTAMPTZ NOT NULL DEFAULT now(),
+        PRIMARY KEY (collection, version)
+      );
+    `,
+  },
+];
+
+export async function migrate(db: SqlClient): Promise<void> {
+  await db.query(`
+    CREATE TABLE IF NOT EXISTS lectern_migrations (
+      version    INTEGER PRIMARY KEY,
+      name       TEXT NOT NULL,
+      applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+  await db.transaction(async (tx) => {
+    // Two servers starting together must not both apply a migration.
+    await tx.query("SELECT pg_advisory_xact_lock(7283001)");
+    const applied = new Set(
+      (await tx.query<{ version: number }>("SELECT version FROM lectern_migrations")).map(
+        (row) => row.version,
+      ),
+    );
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      // One statement per call: PGlite's extended protocol takes a single statement.
+      for (const statement of migration.sql.split(/;\s*(?:\n|$)/)) {
+        if (statement.trim()) await tx.query(statement);
+      }
+      await tx.query("INSERT INTO lectern_migrations (version, name) VALUES ($1, $2)", [
+        migration.version,
+        migration.name,
+      ]);
+    }
+  });
+}

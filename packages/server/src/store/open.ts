@@ -1,0 +1,22 @@
+import path from "node:path";
+import type { Config } from "../config/config.ts";
+import { migrate } from "./migrations.ts";
+import { openPglite } from "./pglite.ts";
+import { openPostgres } from "./postgres.ts";
+import type { SqlClient } from "./sql-client.ts";
+
+/** Opens the configured database (PostgreSQL when `databaseUrl` is set, else PGlite) and migrates it. */
+export async function openDatabase(
+  config: Pick<Config, "dataDir" | "databaseUrl">,
+): Promise<SqlClient> {
+  const db = config.databaseUrl
+    ? await openPostgres(config.databaseUrl)
+    : await openPglite(path.join(config.dataDir, "db"));
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
+  return db;
+}
