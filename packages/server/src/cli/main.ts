@@ -11,6 +11,7 @@ import { evaluate } from "../eval/evaluate.ts";
 import { loadQuestions, splitQuestions } from "../eval/questions.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import type { RetrievalResult } from "../search/retriever.ts";
+import { scanDocs } from "../ingest/files.ts";
 import { formatIngestSummary, formatSources } from "./format.ts";
 import { createProgressBar } from "./progress.ts";
 
@@ -93,6 +94,16 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** For read-only commands: a data directory that was never created holds nothing to search. */
+function requireDataDir(config: Config): void {
+  if (!config.databaseUrl && !existsSync(path.join(config.dataDir, "db"))) {
+    throw createError(
+      "INDEX_EMPTY",
+      `Nothing has been ingested into ${path.resolve(config.dataDir)} yet. Run: lectern ingest --docs <dir>`,
+    );
+  }
+}
+
 async function withLectern<T>(config: Config, work: (lectern: Lectern) => Promise<T>): Promise<T> {
   const lectern = await openLectern(config);
   try {
@@ -125,6 +136,7 @@ async function runIngest(lectern: Lectern, docsDir: string, json: boolean): Prom
 async function commandIngest(config: Config, flags: Flags): Promise<number> {
   if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
   const docsDir = config.docsDir;
+  await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
   return withLectern(config, (lectern) => runIngest(lectern, docsDir, Boolean(flags.json)));
 }
 
@@ -132,12 +144,12 @@ function requireIndex(lectern: Lectern): void {
   if (lectern.index.size === 0) {
     throw createError(
       "INDEX_EMPTY",
-      `Nothing has been ingested into ${config_location(lectern.config)} yet. Run: lectern ingest --docs <dir>`,
+      `Nothing has been ingested into ${configLocation(lectern.config)} yet. Run: lectern ingest --docs <dir>`,
     );
   }
 }
 
-function config_location(config: Config): string {
+function configLocation(config: Config): string {
   return config.databaseUrl ? "the database" : path.resolve(config.dataDir);
 }
 
@@ -177,6 +189,7 @@ async function commandAsk(config: Config, flags: Flags, question: string): Promi
   if (!question.trim())
     throw new UsageError('Missing the question: lectern ask "How do topics work?"');
   const topK = positiveInt(flags["top-k"], "top-k", config.search.topK);
+  requireDataDir(config);
   return withLectern(config, async (lectern) => {
     requireIndex(lectern);
     const { retrieval, answer, sources } = answerQuestion(lectern, question, {
@@ -230,6 +243,7 @@ async function commandEval(config: Config, flags: Flags): Promise<number> {
     throw new UsageError(`--split must be all, tune or holdout, got "${split}".`);
   }
   const questions = splitQuestions(await loadQuestions(flags.questions), split);
+  requireDataDir(config);
   return withLectern(config, async (lectern) => {
     requireIndex(lectern);
     const metrics = evaluate(lectern.retriever, questions, k);

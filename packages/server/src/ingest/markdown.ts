@@ -109,13 +109,15 @@ export function parseMarkdown(source: string, options: ParseOptions): ParsedMark
       tree = parseTree(text, false);
     } else {
       const place = (error as { place?: { line?: number; start?: { line?: number } } }).place;
-      const line = place?.line ?? place?.start?.line;
       const reason =
         ((error as { reason?: string }).reason ?? (error as Error).message).split("\n")[0] ?? "";
+      // Some MDX errors carry their place only in the text, as "(line:column-line:column)".
+      const quoted = /\((\d+):\d+(?:-\d+:\d+)?\)/.exec(reason)?.[1];
+      const line = place?.line ?? place?.start?.line ?? (quoted ? Number(quoted) : undefined);
       throw new MarkdownParseError(
         options.filePath,
         line === undefined ? undefined : line + bodyLineOffset,
-        `cannot parse MDX: ${reason}`,
+        `cannot parse MDX: ${reason.replace(/\s*\(\d+:\d+(?:-\d+:\d+)?\)/, "")}`,
         "PARSE_ERROR",
       );
     }

@@ -14,7 +14,7 @@ export async function openPglite(directory?: string): Promise<SqlClient> {
   } catch (error) {
     throw createError(
       "DATA_DIR_CORRUPT",
-      `Cannot open the database in ${directory ?? "memory"}: ${shortReason(error)}. Move the directory away and run "lectern ingest" again to rebuild it.`,
+      `Cannot open the database in ${directory ?? "memory"}: its files are damaged or from an incompatible version (${shortReason(error)}). Move the directory away and run "lectern ingest" again to rebuild it.`,
       { cause: error },
     );
   }
@@ -34,5 +34,5 @@ export async function openPglite(directory?: string): Promise<SqlClient> {
 
 function shortReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return (message.split("\n")[0] ?? "unknown error").slice(0, 200);
+  return (message.split("\n")[0] ?? "unknown error").replace(/\.?\s*Build with -s\w+.*$/, "").slice(0, 120);
 }

@@ -1,0 +1,123 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, type CliResult } from "../../test/cli.ts";
+
+/** The CLI as a user meets it: one clear line per problem, never a stack trace. */
+
+let workDir: string;
+beforeAll(async () => {
+  workDir = await mkdtemp(path.join(tmpdir(), "lectern-cli-"));
+});
+afterAll(async () => {
+  await rm(workDir, { recursive: true, force: true });
+});
+
+function expectCleanFailure(result: CliResult, code: RegExp): void {
+  expect(result.code).not.toBe(0);
+  expect(result.stderr).toMatch(code);
+  expect(result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/); // no stack frames
+  expect(result.stderr).not.toContain("node_modules");
+}
+
+async function docsWith(name: string, files: Record<string, string | Uint8Array>): Promise<string> {
+  const root = path.join(workDir, name);
+  for (const [relative, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
+    await writeFile(path.join(root, relative), content);
+  }
+  await mkdir(root, { recursive: true });
+  return root;
+}
+
+const goodPage = "---\ntitle: Servo tuning\n---\n\n## Gains\n\nRaise the proportional gain until the servo oscillates, then halve it.\n";
+
+describe("lectern CLI", () => {
+  it("prints usage and exits 2 for an unknown command or option", async () => {
+    const unknownCommand = await runCli(["fly"]);
+    expect(unknownCommand.code).toBe(2);
+    expect(unknownCommand.stderr).toContain('Unknown command "fly"');
+    const unknownOption = await runCli(["ask", "x", "--colour"]);
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.stderr).toMatch(/--colour/);
+  });
+
+  it("reports a missing docs directory in one line", async () => {
+    const result = await runCli(["ingest", "--docs", path.join(workDir, "nope"), "--data-dir", path.join(workDir, "d1")]);
+    expectCleanFailure(result, /^error \[DOCS_DIR_NOT_FOUND\]: Docs directory not found: .*nope\n$/);
+  });
+
+  it("reports an empty docs directory", async () => {
+    const empty = await docsWith("empty", { "notes.txt": "not markdown" });
+    const result = await runCli(["ingest", "--docs", empty, "--data-dir", path.join(workDir, "d2")]);
+    expectCleanFailure(result, /^error \[DOCS_DIR_EMPTY\]: No \.md or \.mdx files in /);
+  });
+
+  it("asks to ingest first when nothing has been ingested", async () => {
+    const result = await runCli(["ask", "what is torque?", "--data-dir", path.join(workDir, "d3")]);
+    expectCleanFailure(result, /error \[INDEX_EMPTY\].*lectern ingest --docs/);
+  });
+
+  it("skips bad files with their path (and line), ingests the rest, and exits non-zero", async () => {
+    const docs = await docsWith("mixed", {
+      "good.md": goodPage,
+      "binary.md": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x1a, 0x0a]),
+      "bad-yaml.md": "---\ntitle: Broken\ntags: [unclosed\n---\n\nBody.\n",
+      "bad.mdx": "---\ntitle: Bad\n---\n\nText {unclosed expression\n",
+    });
+    await symlink(path.join(docs, "missing-target.md"), path.join(docs, "dangling.md"));
+    const dataDir = path.join(workDir, "d4");
+    const result = await runCli(["ingest", "--docs", docs, "--data-dir", dataDir]);
+    expectCleanFailure(result, /binary\.md: not a text file/);
+    expect(result.stderr).toMatch(/bad-yaml\.md:\d+: invalid frontmatter YAML/);
+    expect(result.stderr).toMatch(/bad\.mdx:5: cannot parse MDX/);
+    expect(result.stderr).toMatch(/dangling\.md: cannot read file \(ENOENT\)/);
+    expect(result.stderr).toContain("4 file(s) could not be ingested");
+    expect(result.stdout).toContain("Files: 1 added, 0 updated, 0 removed, 0 unchanged, 4 failed");
+
+    const ask = await runCli(["ask", "how do I tune the servo gains?", "--data-dir", dataDir, "--json"]);
+    expect(ask.code).toBe(0);
+    const body = JSON.parse(ask.stdout) as { sources: { file_path: string; source_url: string }[] };
+    expect(body.sources[0]?.file_path).toBe("good.md");
+    expect(body.sources[0]?.source_url).toBe("/docs/good#gains");
+  });
+
+  it("leaves the previous index intact when a later ingest fails", async () => {
+    const docs = await docsWith("stable", { "good.md": goodPage });
+    const dataDir = path.join(workDir, "d5");
+    expect((await runCli(["ingest", "--docs", docs, "--data-dir", dataDir])).code).toBe(0);
+    await writeFile(path.join(docs, "good.md"), "---\ntitle: [broken\n---\nNew text about flywheels.\n");
+    const failed = await runCli(["ingest", "--docs", docs, "--data-dir", dataDir]);
+    expectCleanFailure(failed, /good\.md:\d+: invalid frontmatter YAML/);
+    const ask = await runCli(["ask", "proportional gain servo", "--data-dir", dataDir, "--json"]);
+    const body = JSON.parse(ask.stdout) as { answer: string; sources: { file_path: string }[] };
+    expect(body.sources[0]?.file_path).toBe("good.md");
+    expect(body.answer).toContain("proportional gain");
+  });
+
+  it("reports a corrupted data directory without a stack trace", async () => {
+    const dataDir = path.join(workDir, "d6");
+    await mkdir(path.join(dataDir, "db", "global"), { recursive: true });
+    await writeFile(path.join(dataDir, "db", "PG_VERSION"), "17\n");
+    await writeFile(path.join(dataDir, "db", "global", "pg_control"), "garbage that is not a control file");
+    const result = await runCli(["ask", "anything", "--data-dir", dataDir]);
+    expectCleanFailure(result, /^error \[DATA_DIR_CORRUPT\]: Cannot open the database in .*d6\/db.*Move the directory away/);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("rejects a malformed questions file naming the line", async () => {
+    const file = path.join(workDir, "questions.jsonl");
+    await writeFile(file, '{"id":"q1","question":"ok?","expected_pages":[]}\n{"id":"q2","question":\n');
+    const result = await runCli(["eval", "--questions", file, "--data-dir", path.join(workDir, "d7")]);
+    expectCleanFailure(result, /error \[QUESTIONS_FILE_INVALID\]: .*questions\.jsonl:2: not valid JSON/);
+    await writeFile(file, '{"id":"q1","question":"ok?","expected_pages":"a.md"}\n');
+    const wrongType = await runCli(["eval", "--questions", file, "--data-dir", path.join(workDir, "d7")]);
+    expectCleanFailure(wrongType, /questions\.jsonl:1: expected_pages: /);
+  });
+
+  it("rejects an invalid configuration naming the variable", async () => {
+    const result = await runCli(["ask", "x", "--data-dir", path.join(workDir, "d8")], { env: { LECTERN_TOP_K: "many" } });
+    expectCleanFailure(result, /error \[CONFIG_INVALID\]: Environment variable LECTERN_TOP_K must be an integer/);
+  });
+});

@@ -1,0 +1,337 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { LecternError } from "../errors.ts";
+import { type Config, ENV_BINDINGS, type LoadConfigOptions, loadConfig } from "./config.ts";
+
+const createdDirectories: string[] = [];
+
+afterEach(() => {
+  for (const directory of createdDirectories.splice(0)) {
+    rmSync(directory, { recursive: true, force: true });
+  }
+});
+
+/** A fresh, empty working directory so no real `lectern.config.json` is ever picked up. */
+function emptyDirectory(): string {
+  const directory = mkdtempSync(path.join(tmpdir(), "lectern-config-"));
+  createdDirectories.push(directory);
+  return directory;
+}
+
+/** A working directory holding `fileName` with the given contents (JSON-encoded unless a string). */
+function directoryWithFile(contents: unknown, fileName = "lectern.config.json"): string {
+  const directory = emptyDirectory();
+  const text = typeof contents === "string" ? contents : JSON.stringify(contents);
+  const filePath = path.join(directory, fileName);
+  mkdirSync(path.dirname(filePath), { recursive: true });
+  writeFileSync(filePath, text);
+  return directory;
+}
+
+/** Runs loadConfig expecting it to throw, and returns the thrown error. */
+function loadError(options: LoadConfigOptions): LecternError {
+  try {
+    loadConfig(options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(LecternError);
+    const lecternError = error as LecternError;
+    expect(lecternError.code).toBe("CONFIG_INVALID");
+    return lecternError;
+  }
+  throw new Error("expected loadConfig to throw");
+}
+
+const DEFAULTS: Config = {
+  dataDir: "./.lectern",
+  collection: "default",
+  baseUrl: "",
+  routeBasePath: "/docs",
+  port: 3000,
+  host: "127.0.0.1",
+  logLevel: "info",
+  chunking: { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 },
+  search: { topK: 5, maxChunksPerPage: 2 },
+};
+
+describe("loadConfig defaults", () => {
+  it("returns the documented defaults when there is no file and no environment", () => {
+    const config = loadConfig({ env: {}, cwd: emptyDirectory() });
+    expect(config).toEqual(DEFAULTS);
+    expect(config.docsDir).toBeUndefined();
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it("ignores environment variables that are set to the empty string", () => {
+    const config = loadConfig({
+      env: { PORT: "", LECTERN_TOP_K: "", LECTERN_DATA_DIR: "" },
+      cwd: emptyDirectory(),
+    });
+    expect(config).toEqual(DEFAULTS);
+  });
+
+  it("ignores unrelated environment variables", () => {
+    const config = loadConfig({
+      env: { PATH: "/usr/bin", HOME: "/home/someone", NODE_ENV: "test" },
+      cwd: emptyDirectory(),
+    });
+    expect(config).toEqual(DEFAULTS);
+  });
+});
+
+describe("loadConfig from the environment", () => {
+  it("maps every documented variable to its key", () => {
+    const config = loadConfig({
+      env: {
+        LECTERN_DATA_DIR: "/var/lib/lectern",
+        LECTERN_DOCS_DIR: "./website/docs",
+        LECTERN_COLLECTION: "robot-docs_2",
+        LECTERN_BASE_URL: "https://docs.example.com",
+        LECTERN_ROUTE_BASE_PATH: "/",
+        DATABASE_URL: "postgres://localhost/lectern",
+        PORT: "8080",
+        HOST: "0.0.0.0",
+        LOG_LEVEL: "debug",
+        LECTERN_CHUNK_TARGET_TOKENS: "200",
+        LECTERN_CHUNK_MAX_TOKENS: "400",
+        LECTERN_CHUNK_OVERLAP: "0.25",
+        LECTERN_TOP_K: "8",
+        LECTERN_MAX_CHUNKS_PER_PAGE: "3",
+      },
+      cwd: emptyDirectory(),
+    });
+    expect(config).toEqual({
+      dataDir: "/var/lib/lectern",
+      docsDir: "./website/docs",
+      collection: "robot-docs_2",
+      baseUrl: "https://docs.example.com",
+      routeBasePath: "/",
+      databaseUrl: "postgres://localhost/lectern",
+      port: 8080,
+      host: "0.0.0.0",
+      logLevel: "debug",
+      chunking: { targetTokens: 200, maxTokens: 400, overlapRatio: 0.25 },
+      search: { topK: 8, maxChunksPerPage: 3 },
+    });
+  });
+
+  it("keeps the defaults of sibling keys when one nested key is set", () => {
+    const config = loadConfig({ env: { LECTERN_TOP_K: "10" }, cwd: emptyDirectory() });
+    expect(config.search).toEqual({ topK: 10, maxChunksPerPage: 2 });
+    expect(config.chunking).toEqual(DEFAULTS.chunking);
+  });
+
+  it("accepts surrounding whitespace in numeric variables", () => {
+    const config = loadConfig({ env: { PORT: " 8080 " }, cwd: emptyDirectory() });
+    expect(config.port).toBe(8080);
+  });
+
+  it("accepts LECTERN_CONFIG, which names the file rather than a key", () => {
+    const directory = directoryWithFile({ port: 4100 }, "custom.json");
+    const config = loadConfig({ env: { LECTERN_CONFIG: "custom.json" }, cwd: directory });
+    expect(config.port).toBe(4100);
+  });
+});
+
+describe("loadConfig from lectern.config.json", () => {
+  it("reads lectern.config.json from the working directory", () => {
+    const directory = directoryWithFile({
+      docsDir: "./docs",
+      port: 4000,
+      search: { topK: 7 },
+      chunking: { targetTokens: 200 },
+    });
+    const config = loadConfig({ env: {}, cwd: directory });
+    expect(config.docsDir).toBe("./docs");
+    expect(config.port).toBe(4000);
+    expect(config.search).toEqual({ topK: 7, maxChunksPerPage: 2 });
+    expect(config.chunking).toEqual({ targetTokens: 200, maxTokens: 600, overlapRatio: 0.15 });
+  });
+
+  it("lets the environment win over the file, key by key", () => {
+    const directory = directoryWithFile({
+      port: 4000,
+      host: "localhost",
+      search: { topK: 7, maxChunksPerPage: 4 },
+    });
+    const config = loadConfig({ env: { PORT: "5000", LECTERN_TOP_K: "9" }, cwd: directory });
+    expect(config.port).toBe(5000);
+    expect(config.host).toBe("localhost");
+    expect(config.search).toEqual({ topK: 9, maxChunksPerPage: 4 });
+  });
+
+  it("lets explicit overrides win over both the file and the environment", () => {
+    const directory = directoryWithFile({ port: 4000 });
+    const config = loadConfig({ env: { PORT: "5000" }, cwd: directory, overrides: { port: 6000 } });
+    expect(config.port).toBe(6000);
+  });
+
+  it("reads an explicit config file relative to the working directory", () => {
+    const directory = directoryWithFile({ collection: "from-explicit" }, "settings/lectern.json");
+    const config = loadConfig({ env: {}, cwd: directory, configFile: "settings/lectern.json" });
+    expect(config.collection).toBe("from-explicit");
+  });
+
+  it("prefers the explicit configFile option over LECTERN_CONFIG and the default file", () => {
+    const directory = directoryWithFile({ collection: "default-file" });
+    writeFileSync(path.join(directory, "a.json"), JSON.stringify({ collection: "from-option" }));
+    writeFileSync(path.join(directory, "b.json"), JSON.stringify({ collection: "from-env" }));
+    const config = loadConfig({ env: { LECTERN_CONFIG: "b.json" }, cwd: directory, configFile: "a.json" });
+    expect(config.collection).toBe("from-option");
+  });
+
+  it("rejects an unknown top-level key, naming it", () => {
+    const error = loadError({ env: {}, cwd: directoryWithFile({ prot: 4000 }) });
+    expect(error.message).toContain('"prot"');
+    expect(error.message).toContain("lectern.config.json");
+  });
+
+  it("rejects an unknown nested key, naming its full path", () => {
+    const error = loadError({ env: {}, cwd: directoryWithFile({ search: { topk: 4 } }) });
+    expect(error.message).toContain('"search.topk"');
+  });
+
+  it("names the explicit file in errors about its keys", () => {
+    const directory = directoryWithFile({ colour: "blue" }, "custom.json");
+    const error = loadError({ env: { LECTERN_CONFIG: "custom.json" }, cwd: directory });
+    expect(error.message).toContain("custom.json");
+    expect(error.message).toContain('"colour"');
+  });
+
+  it("rejects a file value of the wrong type, naming the key", () => {
+    const error = loadError({ env: {}, cwd: directoryWithFile({ port: "abc" }) });
+    expect(error.message).toContain('"port"');
+    expect(error.details).toEqual({ key: "port" });
+  });
+
+  it("rejects an out-of-range nested file value, naming the key path", () => {
+    const error = loadError({ env: {}, cwd: directoryWithFile({ search: { topK: 50 } }) });
+    expect(error.message).toContain("search.topK");
+    expect(error.details).toEqual({ key: "search.topK" });
+  });
+
+  it("rejects invalid JSON, naming the file", () => {
+    const directory = directoryWithFile("{ port: 1,");
+    const error = loadError({ env: {}, cwd: directory });
+    expect(error.message).toContain("not valid JSON");
+    expect(error.message).toContain(path.join(directory, "lectern.config.json"));
+  });
+
+  it("rejects a file that holds JSON but not an object", () => {
+    const error = loadError({ env: {}, cwd: directoryWithFile([1, 2]) });
+    expect(error.message).toContain("must contain a JSON object");
+  });
+
+  it("rejects an explicit config file that does not exist", () => {
+    const error = loadError({ env: {}, cwd: emptyDirectory(), configFile: "missing.json" });
+    expect(error.message).toContain("missing.json");
+    expect(error.details).toEqual({ file: "missing.json" });
+  });
+
+  it("rejects a LECTERN_CONFIG file that does not exist", () => {
+    const error = loadError({ env: { LECTERN_CONFIG: "nowhere.json" }, cwd: emptyDirectory() });
+    expect(error.message).toContain("nowhere.json");
+  });
+});
+
+describe("loadConfig validation of environment variables", () => {
+  it("rejects an unknown LECTERN_* variable, naming it", () => {
+    const error = loadError({ env: { LECTERN_TOPK: "3" }, cwd: emptyDirectory() });
+    expect(error.message).toContain("LECTERN_TOPK");
+    expect(error.details?.variable).toBe("LECTERN_TOPK");
+    expect(error.details?.known).toEqual(Object.keys(ENV_BINDINGS));
+  });
+
+  it("rejects an unknown LECTERN_* variable even when its value is empty", () => {
+    const error = loadError({ env: { LECTERN_TYPO: "" }, cwd: emptyDirectory() });
+    expect(error.message).toContain("LECTERN_TYPO");
+  });
+
+  it.each([
+    { variable: "PORT", value: "80.5" },
+    { variable: "PORT", value: "abc" },
+    { variable: "PORT", value: "   " },
+    { variable: "LECTERN_TOP_K", value: "five" },
+    { variable: "LECTERN_TOP_K", value: "2.5" },
+    { variable: "LECTERN_CHUNK_MAX_TOKENS", value: "600tokens" },
+  ])("rejects the non-integer $variable=$value, naming the variable", ({ variable, value }) => {
+    const error = loadError({ env: { [variable]: value }, cwd: emptyDirectory() });
+    expect(error.message).toContain(variable);
+    expect(error.message).toContain("must be an integer");
+    expect(error.details).toEqual({ variable });
+  });
+
+  it("rejects a non-numeric ratio, naming the variable", () => {
+    const error = loadError({ env: { LECTERN_CHUNK_OVERLAP: "lots" }, cwd: emptyDirectory() });
+    expect(error.message).toContain("LECTERN_CHUNK_OVERLAP");
+    expect(error.message).toContain("must be a number");
+  });
+
+  it.each([
+    { variable: "LECTERN_TOP_K", value: "50", key: "search.topK" },
+    { variable: "LECTERN_TOP_K", value: "0", key: "search.topK" },
+    { variable: "PORT", value: "70000", key: "port" },
+    { variable: "LECTERN_CHUNK_OVERLAP", value: "0.9", key: "chunking.overlapRatio" },
+    { variable: "LECTERN_CHUNK_TARGET_TOKENS", value: "10", key: "chunking.targetTokens" },
+    { variable: "LECTERN_MAX_CHUNKS_PER_PAGE", value: "21", key: "search.maxChunksPerPage" },
+  ])("rejects the out-of-range $variable=$value, naming the variable", ({
+    variable,
+    value,
+    key,
+  }) => {
+    const error = loadError({ env: { [variable]: value }, cwd: emptyDirectory() });
+    expect(error.message).toContain(`environment variable ${variable}`);
+    expect(error.details).toEqual({ key });
+  });
+
+  it("rejects a log level outside the allowed set, naming the variable", () => {
+    const error = loadError({ env: { LOG_LEVEL: "loud" }, cwd: emptyDirectory() });
+    expect(error.message).toContain("LOG_LEVEL");
+  });
+
+  it("rejects a collection name with capitals or spaces, naming the variable", () => {
+    const error = loadError({ env: { LECTERN_COLLECTION: "Robot Docs" }, cwd: emptyDirectory() });
+    expect(error.message).toContain("LECTERN_COLLECTION");
+    expect(error.message).toContain("lowercase");
+  });
+
+  it("rejects a maximum chunk size below the target size", () => {
+    const error = loadError({
+      env: { LECTERN_CHUNK_TARGET_TOKENS: "300", LECTERN_CHUNK_MAX_TOKENS: "200" },
+      cwd: emptyDirectory(),
+    });
+    expect(error.message).toContain("maxTokens must be at least targetTokens");
+    expect(error.message).toContain("LECTERN_CHUNK_MAX_TOKENS");
+  });
+
+  it("checks the maximum against a target that comes from the file", () => {
+    const directory = directoryWithFile({ chunking: { targetTokens: 500 } });
+    const error = loadError({ env: { LECTERN_CHUNK_MAX_TOKENS: "400" }, cwd: directory });
+    expect(error.details).toEqual({ key: "chunking.maxTokens" });
+  });
+});
+
+describe("loadConfig result", () => {
+  it("is deeply frozen", () => {
+    const config = loadConfig({ env: {}, cwd: emptyDirectory() });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.chunking)).toBe(true);
+    expect(Object.isFrozen(config.search)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      (config.search as { topK: number }).topK = 1;
+    }).toThrow(TypeError);
+    expect(config.search.topK).toBe(5);
+  });
+
+  it("is a fresh object on every call, unaffected by a previous environment", () => {
+    const directory = emptyDirectory();
+    const first = loadConfig({ env: { LECTERN_TOP_K: "12" }, cwd: directory });
+    const second = loadConfig({ env: {}, cwd: directory });
+    expect(first.search.topK).toBe(12);
+    expect(second.search.topK).toBe(5);
+  });
+});

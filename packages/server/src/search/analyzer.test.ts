@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import { analyze, tokenize } from "./analyzer.ts";
+
+describe("tokenize", () => {
+  it("lower-cases words and drops punctuation", () => {
+    expect(tokenize("Hello, World! (Again)")).toEqual(["hello", "world", "again"]);
+  });
+
+  it("splits camelCase into words and keeps the whole identifier", () => {
+    expect(tokenize("onBrokenLinks")).toEqual(["on", "broken", "links", "onbrokenlinks"]);
+  });
+
+  it("splits an acronym from the word that follows it", () => {
+    expect(tokenize("HTTPServer")).toEqual(["http", "server", "httpserver"]);
+    expect(tokenize("XMLHttpRequest")).toEqual(["xml", "http", "request", "xmlhttprequest"]);
+  });
+
+  it("splits snake_case and keeps the whole identifier", () => {
+    expect(tokenize("ros2_control")).toEqual(["ros2", "ros", "control", "ros2_control"]);
+  });
+
+  it("splits dotted names and keeps the whole name", () => {
+    expect(tokenize("rclpy.spin")).toEqual(["rclpy", "spin", "rclpy.spin"]);
+    expect(tokenize("tf2_ros.Buffer")).toEqual(["tf2", "tf", "ros", "buffer", "tf2_ros.buffer"]);
+  });
+
+  it("splits kebab-case and paths", () => {
+    expect(tokenize("sidebar-position")).toEqual(["sidebar", "position", "sidebar-position"]);
+    expect(tokenize("std_msgs/String")).toEqual(["std", "msgs", "string", "std_msgs/string"]);
+  });
+
+  it("adds the letters of a letters-then-digits word", () => {
+    expect(tokenize("ros2")).toEqual(["ros2", "ros"]);
+    expect(tokenize("Python3")).toEqual(["python3", "python"]);
+  });
+
+  it("does not add letters for a single letter followed by digits", () => {
+    expect(tokenize("v2")).toEqual(["v2"]);
+  });
+
+  it("keeps a word's possessive with a normalised apostrophe", () => {
+    expect(tokenize("the node’s name")).toEqual(["the", "node's", "name"]);
+  });
+
+  it("returns nothing for text without letters or digits", () => {
+    expect(tokenize("  --- !!! ... ")).toEqual([]);
+  });
+});
+
+describe("analyze", () => {
+  it("removes stopwords", () => {
+    expect(analyze("what is the name of this node and how do I use it")).toEqual([
+      "name",
+      "node",
+      "use",
+    ]);
+    expect(analyze("The and of to")).toEqual([]);
+  });
+
+  it("removes contracted stopwords", () => {
+    expect(analyze("don't won't it's robot")).toEqual(["robot"]);
+  });
+
+  it("stems inflections of a word to one term", () => {
+    const [running, runs, run] = ["running", "runs", "run"].map(analyze);
+    expect(running).toEqual(run);
+    expect(runs).toEqual(run);
+    expect(run).toHaveLength(1);
+  });
+
+  it("stems plural and singular to one term", () => {
+    expect(analyze("kinematics")).toEqual(analyze("kinematic"));
+    expect(analyze("configurations")).toEqual(analyze("configuration"));
+    expect(analyze("links")).toEqual(analyze("link"));
+  });
+
+  it("keeps distinct words distinct", () => {
+    expect(analyze("robot")).not.toEqual(analyze("route"));
+    expect(analyze("node")).not.toEqual(analyze("nodes topic"));
+  });
+
+  it("splits an identifier into stemmed words, dropping stopword parts, and keeps it whole", () => {
+    const terms = analyze("onBrokenLinks");
+    expect(terms).toContain("broken");
+    expect(terms).toEqual(expect.arrayContaining(analyze("links")));
+    expect(terms).not.toContain("on");
+    expect(terms).toHaveLength(3);
+    expect(terms).toContain(analyze("onbrokenlinks")[0]);
+  });
+
+  it("keeps identifiers with digits or separators exactly, without stemming", () => {
+    expect(analyze("ros2_control")).toEqual(["ros2", "ros", "control", "ros2_control"]);
+    expect(analyze("rclpy.spin")).toEqual(["rclpy", "spin", "rclpy.spin"]);
+    expect(analyze("tf2_ros.Buffer")).toEqual(["tf2", "tf", "ros", "buffer", "tf2_ros.buffer"]);
+    expect(analyze("HTTPServer")).toEqual(["http", "server", "httpserver"]);
+  });
+
+  it("lets 'ros2' match a query for 'ROS'", () => {
+    expect(analyze("ros2")).toEqual(expect.arrayContaining(analyze("ROS")));
+    expect(analyze("ROS 2")).toEqual(["ros", "2"]);
+  });
+
+  it("reduces possessives to the word", () => {
+    expect(analyze("the robot's arm")).toEqual(["robot", "arm"]);
+    expect(analyze("the robot’s arm")).toEqual(["robot", "arm"]);
+    expect(analyze("ROBOT'S")).toEqual(analyze("robot"));
+  });
+
+  it("keeps numbers, including the parts and whole of a dotted version", () => {
+    expect(analyze("port 8080")).toEqual(["port", "8080"]);
+    expect(analyze("42")).toEqual(["42"]);
+    expect(analyze("version 3.14")).toEqual(["version", "3", "14", "3.14"]);
+  });
+
+  it("does not stem short words", () => {
+    expect(analyze("bus")).toEqual(["bus"]);
+    expect(analyze("gps")).toEqual(["gps"]);
+  });
+
+  it("drops absurdly long tokens", () => {
+    expect(analyze(`${"a".repeat(45)} ok`)).toEqual(["ok"]);
+  });
+
+  it("keeps term frequency by keeping duplicates", () => {
+    expect(analyze("node node node")).toEqual(["node", "node", "node"]);
+  });
+
+  it("keeps non-ASCII words", () => {
+    expect(analyze("café naïve")).toEqual(["café", "naïve"]);
+  });
+});
+
+describe("query and document analysis agree", () => {
+  const cases = [
+    {
+      query: "How do I configure onBrokenLinks?",
+      document: "Configuring the onBrokenLinks option in docusaurus.config.js",
+    },
+    {
+      query: "ros2_control hardware interfaces",
+      document: "The ros2_control framework talks to hardware through an interface.",
+    },
+    {
+      query: "what does rclpy.spin do",
+      document: "Call rclpy.spin(node) to process callbacks until shutdown.",
+    },
+    {
+      query: "tf2_ros.Buffer lookups",
+      document: "Create a tf2_ros.Buffer and look up transforms; each lookup may block.",
+    },
+    {
+      query: "running robots kinematics",
+      document: "When a robot runs, its kinematic chain is computed.",
+    },
+    {
+      query: "HTTPServer port 8080",
+      document: "The HTTPServer listens on port 8080 by default.",
+    },
+  ];
+
+  it.each(cases)("finds every term of '$query' in the document", ({ query, document }) => {
+    const documentTerms = new Set(analyze(document));
+    for (const term of analyze(query)) expect(documentTerms).toContain(term);
+  });
+
+  it("gives the exact identifier the same terms in a query and in a document", () => {
+    const identifiers = ["onBrokenLinks", "ros2_control", "rclpy.spin", "tf2_ros.Buffer"];
+    for (const identifier of identifiers) {
+      const inDocument = analyze(`See \`${identifier}\` for details.`);
+      expect(inDocument).toEqual(expect.arrayContaining(analyze(identifier)));
+    }
+  });
+
+  it("matches a description in words to an identifier in the document", () => {
+    const documentTerms = new Set(analyze("Set onBrokenLinks to 'throw'."));
+    for (const term of analyze("broken link")) expect(documentTerms).toContain(term);
+  });
+});

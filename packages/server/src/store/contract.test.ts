@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestSchema, requirePostgres } from "../../test/postgres.ts";
+import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document-store.ts";
+import { migrate } from "./migrations.ts";
+import { openPglite } from "./pglite.ts";
+import { openPostgres } from "./postgres.ts";
+import type { SqlClient } from "./sql-client.ts";
+
+/** One suite, run against every adapter: the same SQL must behave the same on PGlite and PostgreSQL. */
+
+function documentRecord(filePath: string, hash = "h1", chunkCount = 2): DocumentRecord {
+  return {
+    collection: "default",
+    version: "",
+    filePath,
+    title: `Title of ${filePath}`,
+    url: `https://book.example/docs/${filePath.replace(/\.mdx?$/, "")}`,
+    sourceHash: hash,
+    tags: ["ros2"],
+    metadata: { frontmatter: { sidebar_position: 1 } },
+    chunkCount,
+  };
+}
+
+function chunkRecords(filePath: string, count = 2, label = "v1"): ChunkRecord[] {
+  return Array.from({ length: count }, (_, index) => ({
+    id: `${filePath}-${index}-${label}`,
+    collection: "default",
+    version: "",
+    filePath,
+    chunkIndex: index,
+    totalChunks: count,
+    title: `Title of ${filePath}`,
+    section: `Section ${index}`,
+    headingPath: [`Title of ${filePath}`, `Section ${index}`],
+    url: `https://book.example/docs/x#section-${index}`,
+    tags: ["ros2"],
+    text: `Chunk ${index} of ${filePath} (${label}) with "quotes" and ünïcödé.`,
+    contentHash: `hash-${index}-${label}`,
+    tokenCount: 12,
+  }));
+}
+
+const adapters: { name: string; open: () => Promise<{ db: SqlClient; cleanup: () => Promise<void> }> }[] = [
+  {
+    name: "pglite",
+    async open() {
+      const db = await openPglite();
+      return { db, cleanup: () => db.close() };
+    },
+  },
+  {
+    name: "postgres",
+    async open() {
+      const schema = await createTestSchema();
+      const db = await openPostgres(schema.url);
+      return {
+        db,
+        async cleanup() {
+          await db.close();
+          await schema.drop();
+        },
+      };
+    },
+  },
+];
+
+const postgresReady = await requirePostgres();
+
+for (const adapter of adapters) {
+  const run = adapter.name === "postgres" && !postgresReady ? describe.skip : describe;
+  // Skipped only outside CI when no PostgreSQL is reachable (requirePostgres throws under CI).
+  run(`document store on ${adapter.name}`, () => {
+    let db: SqlClient;
+    let cleanup: () => Promise<void>;
+    let store: DocumentStore;
+
+    beforeAll(async () => {
+      ({ db, cleanup } = await adapter.open());
+      await migrate(db);
+      await migrate(db); // a second run is a no-op
+      store = new DocumentStore(db);
+    });
+    afterAll(async () => cleanup());
+
+    it("starts empty at index version 0", async () => {
+      expect(await store.listDocuments()).toEqual([]);
+      expect(await store.indexState()).toEqual({ indexVersion: 0, settingsHash: "" });
+    });
+
+    it("stores documents with their chunks and bumps the index version", async () => {
+      const version = await store.apply({
+        upserts: [
+          { document: documentRecord("a.md"), chunks: chunkRecords("a.md") },
+          { document: documentRecord("b.md", "h1", 3), chunks: chunkRecords("b.md", 3) },
+        ],
+        deletes: [],
+        settingsHash: "s1",
+      });
+      expect(version).toBe(1);
+      expect(await store.counts()).toEqual({ documents: 2, chunks: 5 });
+      const chunks = await store.allChunks();
+      expect(chunks.map((chunk) => chunk.id)).toEqual([
+        "a.md-0-v1",
+        "a.md-1-v1",
+        "b.md-0-v1",
+        "b.md-1-v1",
+        "b.md-2-v1",
+      ]);
+      expect(chunks[0]).toEqual(chunkRecords("a.md")[0]);
+      expect(await store.indexState()).toEqual({ indexVersion: 1, settingsHash: "s1" });
+    });
+
+    it("replaces a changed document's chunks and cascades deletes", async () => {
+      await store.apply({
+        upserts: [{ document: documentRecord("a.md", "h2", 1), chunks: chunkRecords("a.md", 1, "v2") }],
+        deletes: ["b.md"],
+        settingsHash: "s1",
+      });
+      expect(await store.listDocuments()).toEqual([{ filePath: "a.md", sourceHash: "h2" }]);
+      expect((await store.allChunks()).map((chunk) => chunk.id)).toEqual(["a.md-0-v2"]);
+      expect((await store.indexState()).indexVersion).toBe(2);
+    });
+
+    it("rolls back the whole run when one write fails", async () => {
+      const before = await store.allChunks();
+      const broken = chunkRecords("c.md", 2);
+      // Violates CHECK (chunk_index < total_chunks): the database rejects it mid-transaction.
+      broken[1] = { ...(broken[1] as ChunkRecord), chunkIndex: 5 };
+      await expect(
+        store.apply({
+          upserts: [
+            { document: documentRecord("d.md", "h1", 1), chunks: chunkRecords("d.md", 1) },
+            { document: documentRecord("c.md"), chunks: broken },
+          ],
+          deletes: ["a.md"],
+          settingsHash: "s2",
+        }),
+      ).rejects.toThrow();
+      expect(await store.allChunks()).toEqual(before);
+      expect(await store.indexState()).toEqual({ indexVersion: 2, settingsHash: "s1" });
+    });
+
+    it("keeps collections apart", async () => {
+      const other = new DocumentStore(db, "other-book");
+      await other.apply({
+        upserts: [{ document: { ...documentRecord("a.md"), collection: "other-book" }, chunks: chunkRecords("a.md", 1, "other").map((chunk) => ({ ...chunk, collection: "other-book" })) }],
+        deletes: [],
+        settingsHash: "x",
+      });
+      expect((await other.allChunks()).map((chunk) => chunk.id)).toEqual(["a.md-0-other"]);
+      expect((await store.allChunks()).map((chunk) => chunk.id)).toEqual(["a.md-0-v2"]);
+    });
+  });
+}
