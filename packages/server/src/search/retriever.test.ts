@@ -1,0 +1,175 @@
+import { describe, expect, it } from "vitest";
+import type { ChunkRecord } from "../store/document-store.ts";
+import { LexicalIndex } from "./lexical-index.ts";
+import { diversify, Retriever } from "./retriever.ts";
+
+let counter = 0;
+function chunk(filePath: string, url: string, headingPath: string[], text: string): ChunkRecord {
+  counter++;
+  return {
+    id: `c${counter}`,
+    collection: "default",
+    version: "",
+    filePath,
+    chunkIndex: 0,
+    totalChunks: 1,
+    title: headingPath[0] ?? "",
+    section: headingPath.at(-1) ?? "",
+    headingPath,
+    url,
+    tags: [],
+    text,
+    contentHash: `h${counter}`,
+    tokenCount: Math.ceil(text.length / 4),
+  };
+}
+
+const corpus = [
+  chunk(
+    "arm/ik.md",
+    "https://b.example/docs/arm/ik#jacobian",
+    ["Inverse kinematics", "Jacobian methods"],
+    "The Jacobian maps joint velocities to end effector velocities. Damped least squares keeps the inverse kinematics solver stable near singularities.",
+  ),
+  chunk(
+    "arm/ik.md",
+    "https://b.example/docs/arm/ik#analytic",
+    ["Inverse kinematics", "Analytic solutions"],
+    "Analytic inverse kinematics solves the joint angles in closed form for a six axis arm with a spherical wrist.",
+  ),
+  chunk(
+    "arm/ik.md",
+    "https://b.example/docs/arm/ik#limits",
+    ["Inverse kinematics", "Joint limits"],
+    "Joint limits clamp each inverse kinematics solution; the solver rejects angles outside the limits.",
+  ),
+  chunk(
+    "arm/fk.md",
+    "https://b.example/docs/arm/fk",
+    ["Forward kinematics"],
+    "Forward kinematics chains the joint transforms to find where the end effector is. Inverse kinematics reverses this.",
+  ),
+  chunk(
+    "ros/topics.md",
+    "https://b.example/docs/ros/topics#qos",
+    ["Topics", "Quality of service"],
+    "A reliable QoS profile retransmits lost messages, while best effort drops them. Use rclpy.spin to process callbacks.",
+  ),
+  chunk(
+    "ros/nodes.md",
+    "https://b.example/docs/ros/nodes",
+    ["Nodes"],
+    "A node is a process that performs computation. The onBrokenLinks setting is unrelated but shows identifier splitting.",
+  ),
+];
+
+const index = LexicalIndex.build(corpus);
+const retriever = new Retriever(index, { topK: 5, maxChunksPerPage: 2 });
+
+describe("retriever", () => {
+  it("ranks the passage that answers the question first, with a similarity in 0..1", () => {
+    const result = retriever.retrieve("How does damped least squares handle singularities?");
+    expect(result.results[0]?.chunk.url).toBe("https://b.example/docs/arm/ik#jacobian");
+    for (const item of result.results) {
+      expect(item.similarityScore).toBeGreaterThanOrEqual(0);
+      expect(item.similarityScore).toBeLessThanOrEqual(1);
+    }
+    expect(result.decision).toBe("answer");
+  });
+
+  it("finds code identifiers written either way", () => {
+    expect(retriever.retrieve("rclpy.spin").results[0]?.chunk.filePath).toBe("ros/topics.md");
+    expect(retriever.retrieve("what does on broken links do").results[0]?.chunk.filePath).toBe(
+      "ros/nodes.md",
+    );
+    expect(retriever.retrieve("onBrokenLinks").results[0]?.chunk.filePath).toBe("ros/nodes.md");
+  });
+
+  it("says no_results for a question whose informative words the book never uses", () => {
+    const result = retriever.retrieve("What is the best sourdough bread recipe?");
+    expect(result.decision).toBe("no_results");
+    const partial = retriever.retrieve(
+      "How do I configure a Kubernetes ingress controller for the arm?",
+    );
+    expect(partial.decision).toBe("no_results");
+    expect(partial.bestSimilarity).toBeLessThan(0.5);
+  });
+
+  it("limits chunks per page so other relevant pages are shown", () => {
+    const result = retriever.retrieve("inverse kinematics joint solver", { topK: 3 });
+    const pages = result.results.map((item) => item.chunk.filePath);
+    expect(pages.filter((page) => page === "arm/ik.md")).toHaveLength(2);
+    expect(pages).toContain("arm/fk.md");
+  });
+
+  it("fills top-k from one page when no other page is relevant", () => {
+    // Only arm/ik.md is in scope, so its third chunk fills the slot another page would have taken.
+    const result = retriever.retrieve("inverse kinematics solver joint angles", {
+      topK: 3,
+      filters: { sourceUrlPrefix: "/docs/arm/ik" },
+    });
+    expect(result.results.map((item) => item.chunk.url).sort()).toEqual([
+      "https://b.example/docs/arm/ik#analytic",
+      "https://b.example/docs/arm/ik#jacobian",
+      "https://b.example/docs/arm/ik#limits",
+    ]);
+  });
+
+  it("filters by URL prefix, as a path or a full URL", () => {
+    const byPath = retriever.retrieve("kinematics", {
+      filters: { sourceUrlPrefix: "/docs/arm/fk" },
+    });
+    expect(byPath.results.map((item) => item.chunk.filePath)).toEqual(["arm/fk.md"]);
+    const byUrl = retriever.retrieve("kinematics", {
+      filters: { sourceUrlPrefix: "https://b.example/docs/arm/ik" },
+    });
+    expect(new Set(byUrl.results.map((item) => item.chunk.filePath))).toEqual(
+      new Set(["arm/ik.md"]),
+    );
+    expect(
+      retriever.retrieve("kinematics", { filters: { sourceUrlPrefix: "/docs/ros" } }).results,
+    ).toEqual([]);
+  });
+
+  it("filters by section heading, case-insensitively, at any level of the heading path", () => {
+    const section = retriever.retrieve("inverse kinematics", {
+      filters: { section: "joint limits" },
+    });
+    expect(section.results.map((item) => item.chunk.url)).toEqual([
+      "https://b.example/docs/arm/ik#limits",
+    ]);
+    const chapter = retriever.retrieve("solver", { filters: { section: "Inverse kinematics" } });
+    expect(chapter.results.every((item) => item.chunk.filePath === "arm/ik.md")).toBe(true);
+    expect(chapter.results.length).toBeGreaterThan(0);
+  });
+
+  it("honours top_k between 1 and 20", () => {
+    expect(retriever.retrieve("kinematics", { topK: 1 }).results).toHaveLength(1);
+    expect(retriever.retrieve("kinematics", { topK: 0 }).results).toHaveLength(1);
+    expect(retriever.retrieve("kinematics joint", { topK: 50 }).results.length).toBeLessThanOrEqual(
+      20,
+    );
+  });
+
+  it("returns nothing for a query of only stopwords", () => {
+    const result = retriever.retrieve("what is it and how?");
+    expect(result.results).toEqual([]);
+    expect(result.decision).toBe("no_results");
+  });
+
+  it("diversify keeps rank order among the chosen results", () => {
+    const ranked = corpus.map((item, position) => ({
+      chunk: item,
+      score: 10 - position,
+      similarityScore: 0.9,
+      coverage: 1,
+    }));
+    const chosen = diversify(ranked, 4, 1);
+    expect(chosen.map((item) => item.chunk.filePath)).toEqual([
+      "arm/ik.md",
+      "arm/fk.md",
+      "ros/topics.md",
+      "ros/nodes.md",
+    ]);
+  });
+});
