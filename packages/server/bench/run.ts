@@ -1,0 +1,167 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os, { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config/config.ts";
+import { percentile } from "../src/eval/evaluate.ts";
+import { openLectern } from "../src/lectern.ts";
+import { LexicalIndex } from "../src/search/lexical-index.ts";
+import { Retriever } from "../src/search/retriever.ts";
+import type { ChunkRecord } from "../src/store/document-store.ts";
+import { createRandom, TextGenerator } from "./corpus.ts";
+
+/**
+ * `npm run bench`: ingest throughput on a generated book, and retrieval latency at several index
+ * sizes. Prints Markdown tables (pasted into docs/benchmarks.md) and writes .bench/results.json.
+ */
+
+const { values } = parseArgs({
+  options: {
+    pages: { type: "string", default: "1000" },
+    sizes: { type: "string", default: "1000,10000,100000" },
+    queries: { type: "string", default: "500" },
+    only: { type: "string" },
+  },
+});
+const pages = Number(values.pages);
+const sizes = (values.sizes ?? "").split(",").map(Number).filter(Boolean);
+const queryCount = Number(values.queries);
+
+const results: Record<string, unknown> = {
+  machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+  date: new Date().toISOString(),
+};
+
+function mb(bytes: number): string {
+  return `${Math.round(bytes / 2 ** 20)} MB`;
+}
+
+async function benchIngest(): Promise<void> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-"));
+  const docsDir = path.join(workDir, "docs");
+  const generator = new TextGenerator(createRandom(42));
+  const generated = Array.from({ length: pages }, (_, index) => generator.page(index));
+  for (const page of generated) {
+    await mkdir(path.dirname(path.join(docsDir, page.path)), { recursive: true });
+    await writeFile(path.join(docsDir, page.path), page.content);
+  }
+  const config = loadConfig({ env: {}, overrides: { dataDir: path.join(workDir, "data") } });
+  let started = performance.now();
+  const lectern = await openLectern(config);
+  const openSeconds = (performance.now() - started) / 1000;
+
+  started = performance.now();
+  const first = await lectern.ingest(docsDir);
+  const firstSeconds = (performance.now() - started) / 1000;
+
+  started = performance.now();
+  const noop = await lectern.ingest(docsDir);
+  const noopSeconds = (performance.now() - started) / 1000;
+
+  const changed = generated[Math.floor(pages / 2)];
+  if (!changed) throw new Error("no page to change");
+  await writeFile(path.join(docsDir, changed.path), `${changed.content}\n\nA new closing paragraph about gearboxes.\n`);
+  started = performance.now();
+  const oneChanged = await lectern.ingest(docsDir);
+  const oneChangedSeconds = (performance.now() - started) / 1000;
+  await lectern.close();
+  await rm(workDir, { recursive: true, force: true });
+
+  if (first.failures.length || oneChanged.updated.length !== 1 || noop.changed) {
+    throw new Error("ingest benchmark did not behave as expected");
+  }
+  results.ingest = {
+    pages,
+    chunks: first.totalChunks,
+    openDatabaseSeconds: openSeconds,
+    firstIngestSeconds: firstSeconds,
+    pagesPerSecond: pages / firstSeconds,
+    noChangeSeconds: noopSeconds,
+    oneChangedSeconds,
+    rss: process.memoryUsage().rss,
+  };
+  console.log(`\n## Ingest (${pages} generated pages → ${first.totalChunks} chunks, PGlite on disk, no embeddings)\n`);
+  console.log("| step | seconds | note |\n|---|---:|---|");
+  console.log(`| open database (create) | ${openSeconds.toFixed(2)} | PGlite initdb of a new data dir |`);
+  console.log(`| first ingest | ${firstSeconds.toFixed(2)} | ${(pages / firstSeconds).toFixed(0)} pages/s |`);
+  console.log(`| re-ingest, nothing changed | ${noopSeconds.toFixed(2)} | all pages skipped by hash |`);
+  console.log(`| re-ingest, one page changed | ${oneChangedSeconds.toFixed(2)} | 1 updated, index patched |`);
+  console.log(`\nRSS after ingest: ${mb(process.memoryUsage().rss)}`);
+}
+
+function generateChunks(count: number, generator: TextGenerator): ChunkRecord[] {
+  return Array.from({ length: count }, (_, index) => {
+    // ~350 tokens (~1,400 characters), the chunker's target size.
+    const text = [generator.paragraph(7), generator.paragraph(7)].join("\n\n");
+    const page = Math.floor(index / 6);
+    return {
+      id: `chunk-${index}`,
+      collection: "default",
+      version: "",
+      filePath: `part/${page}.md`,
+      chunkIndex: index % 6,
+      totalChunks: 6,
+      title: `${generator.word()} ${generator.word()}`,
+      section: generator.word(),
+      headingPath: [`page ${page}`, generator.word()],
+      url: `/docs/part/${page}#${index % 6}`,
+      tags: [],
+      text,
+      contentHash: String(index),
+      tokenCount: Math.ceil(text.length / 4),
+    };
+  });
+}
+
+function benchRetrieval(size: number): Record<string, number> {
+  const random = createRandom(size);
+  const generator = new TextGenerator(random);
+  const chunks = generateChunks(size, generator);
+  global.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  let started = performance.now();
+  const index = LexicalIndex.build(chunks);
+  const buildSeconds = (performance.now() - started) / 1000;
+  const heapIndex = process.memoryUsage().heapUsed - heapBefore;
+  const retriever = new Retriever(index, { topK: 5, maxChunksPerPage: 2 });
+
+  // Queries made of words of a random chunk, plus a few common words, like a reader's question.
+  const queries = Array.from({ length: queryCount }, () => {
+    const words = (chunks[Math.floor(random() * chunks.length)]?.text ?? "").split(/\W+/).filter((word) => word.length > 3);
+    const picked = Array.from({ length: 4 }, () => words[Math.floor(random() * words.length)] ?? "robot");
+    return `how does the ${picked.join(" ")} work`;
+  });
+  for (const query of queries.slice(0, 50)) retriever.retrieve(query); // warm-up
+  const latencies: number[] = [];
+  for (const query of queries) {
+    started = performance.now();
+    retriever.retrieve(query);
+    latencies.push(performance.now() - started);
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    chunks: size,
+    buildSeconds,
+    p50Ms: percentile(latencies, 0.5),
+    p95Ms: percentile(latencies, 0.95),
+    heapMb: heapIndex / 2 ** 20,
+  };
+}
+
+console.log(`Machine: ${results.machine}`);
+if (values.only !== "retrieval") await benchIngest();
+if (values.only !== "ingest") {
+  console.log(`\n## Retrieval (BM25 + calibration + diversity, top-5, ${queryCount} queries)\n`);
+  console.log("| chunks | index build (s) | p50 (ms) | p95 (ms) | heap for corpus+index |\n|---:|---:|---:|---:|---:|");
+  const retrieval: Record<string, number>[] = [];
+  for (const size of sizes) {
+    const row = benchRetrieval(size);
+    retrieval.push(row);
+    console.log(
+      `| ${size.toLocaleString("en")} | ${row.buildSeconds?.toFixed(2)} | ${row.p50Ms?.toFixed(2)} | ${row.p95Ms?.toFixed(2)} | ${Math.round(row.heapMb ?? 0)} MB |`,
+    );
+  }
+  results.retrieval = retrieval;
+}
+await mkdir(".bench", { recursive: true });
+await writeFile(path.join(".bench", "results.json"), JSON.stringify(results, null, 2));
