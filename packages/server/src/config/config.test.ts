@@ -177,7 +177,11 @@ describe("loadConfig from lectern.config.json", () => {
     const directory = directoryWithFile({ collection: "default-file" });
     writeFileSync(path.join(directory, "a.json"), JSON.stringify({ collection: "from-option" }));
     writeFileSync(path.join(directory, "b.json"), JSON.stringify({ collection: "from-env" }));
-    const config = loadConfig({ env: { LECTERN_CONFIG: "b.json" }, cwd: directory, configFile: "a.json" });
+    const config = loadConfig({
+      env: { LECTERN_CONFIG: "b.json" },
+      cwd: directory,
+      configFile: "a.json",
+    });
     expect(config.collection).toBe("from-option");
   });
 
@@ -275,15 +279,14 @@ describe("loadConfig validation of environment variables", () => {
     { variable: "LECTERN_CHUNK_OVERLAP", value: "0.9", key: "chunking.overlapRatio" },
     { variable: "LECTERN_CHUNK_TARGET_TOKENS", value: "10", key: "chunking.targetTokens" },
     { variable: "LECTERN_MAX_CHUNKS_PER_PAGE", value: "21", key: "search.maxChunksPerPage" },
-  ])("rejects the out-of-range $variable=$value, naming the variable", ({
-    variable,
-    value,
-    key,
-  }) => {
-    const error = loadError({ env: { [variable]: value }, cwd: emptyDirectory() });
-    expect(error.message).toContain(`environment variable ${variable}`);
-    expect(error.details).toEqual({ key });
-  });
+  ])(
+    "rejects the out-of-range $variable=$value, naming the variable",
+    ({ variable, value, key }) => {
+      const error = loadError({ env: { [variable]: value }, cwd: emptyDirectory() });
+      expect(error.message).toContain(`environment variable ${variable}`);
+      expect(error.details).toEqual({ key });
+    },
+  );
 
   it("rejects a log level outside the allowed set, naming the variable", () => {
     const error = loadError({ env: { LOG_LEVEL: "loud" }, cwd: emptyDirectory() });
