@@ -16,18 +16,54 @@ export function createRandom(seed: number): () => number {
   };
 }
 
-const COMMON = `the a of to and in is for that with on as by this it be are from or an at can which you your each when
+const COMMON =
+  `the a of to and in is for that with on as by this it be are from or an at can which you your each when
 all more one its use used using has have not will into their also than other how then only two these new may
-first most over between where both through such each after while before under same some many`.split(/\s+/);
+first most over between where both through such each after while before under same some many`.split(
+    /\s+/,
+  );
 
-const SYLLABLES = ["ro", "bo", "ki", "ne", "ma", "ti", "cs", "lu", "ra", "so", "ve", "on", "tra", "ns", "fo", "rm", "ac", "tu", "at", "or", "se", "n", "sor", "plan", "ner", "gri", "pper", "joi", "nt", "li", "dar"];
+const SYLLABLES = [
+  "ro",
+  "bo",
+  "ki",
+  "ne",
+  "ma",
+  "ti",
+  "cs",
+  "lu",
+  "ra",
+  "so",
+  "ve",
+  "on",
+  "tra",
+  "ns",
+  "fo",
+  "rm",
+  "ac",
+  "tu",
+  "at",
+  "or",
+  "se",
+  "n",
+  "sor",
+  "plan",
+  "ner",
+  "gri",
+  "pper",
+  "joi",
+  "nt",
+  "li",
+  "dar",
+];
 
 export function makeVocabulary(size: number, random: () => number): string[] {
   const words = new Set<string>();
   while (words.size < size) {
     const length = 2 + Math.floor(random() * 3);
     let word = "";
-    for (let index = 0; index < length; index++) word += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
+    for (let index = 0; index < length; index++)
+      word += SYLLABLES[Math.floor(random() * SYLLABLES.length)];
     words.add(word);
   }
   return [...words];
@@ -56,7 +92,11 @@ export class TextGenerator {
   sentence(words = 8 + Math.floor(this.random() * 14)): string {
     const parts: string[] = [];
     for (let index = 0; index < words; index++) {
-      parts.push(this.random() < 0.45 ? (COMMON[Math.floor(this.random() * COMMON.length)] ?? "the") : this.word());
+      parts.push(
+        this.random() < 0.45
+          ? (COMMON[Math.floor(this.random() * COMMON.length)] ?? "the")
+          : this.word(),
+      );
     }
     const text = parts.join(" ");
     return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
@@ -80,15 +120,30 @@ export class TextGenerator {
     ];
     const sections = 3 + Math.floor(this.random() * 3);
     for (let section = 0; section < sections; section++) {
-      lines.push(`## ${this.word()} ${this.word()}${section === 0 ? ` {#custom-${index}}` : ""}`, "", this.paragraph(), "");
+      lines.push(
+        `## ${this.word()} ${this.word()}${section === 0 ? ` {#custom-${index}}` : ""}`,
+        "",
+        this.paragraph(),
+        "",
+      );
       if (this.random() < 0.5) lines.push(":::tip", this.sentence(), ":::", "");
       if (this.random() < 0.4) {
-        lines.push("```python", `def ${this.word()}_${this.word()}(node):`, `    return node.${this.word()}()`, "```", "");
+        lines.push(
+          "```python",
+          `def ${this.word()}_${this.word()}(node):`,
+          `    return node.${this.word()}()`,
+          "```",
+          "",
+        );
       }
-      if (this.random() < 0.3) lines.push("| a | b |", "|---|---|", `| ${this.word()} | ${this.word()} |`, "");
+      if (this.random() < 0.3)
+        lines.push("| a | b |", "|---|---|", `| ${this.word()} | ${this.word()} |`, "");
       lines.push(`### ${this.word()}`, "", this.paragraph(), "", this.paragraph(), "");
     }
     const folder = `${String(Math.floor(index / 50)).padStart(2, "0")}-part`;
-    return { path: `${folder}/${String(index).padStart(4, "0")}-page.md`, content: lines.join("\n") };
+    return {
+      path: `${folder}/${String(index).padStart(4, "0")}-page.md`,
+      content: lines.join("\n"),
+    };
   }
 }

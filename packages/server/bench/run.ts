@@ -60,7 +60,10 @@ async function benchIngest(): Promise<void> {
 
   const changed = generated[Math.floor(pages / 2)];
   if (!changed) throw new Error("no page to change");
-  await writeFile(path.join(docsDir, changed.path), `${changed.content}\n\nA new closing paragraph about gearboxes.\n`);
+  await writeFile(
+    path.join(docsDir, changed.path),
+    `${changed.content}\n\nA new closing paragraph about gearboxes.\n`,
+  );
   started = performance.now();
   const oneChanged = await lectern.ingest(docsDir);
   const oneChangedSeconds = (performance.now() - started) / 1000;
@@ -80,12 +83,22 @@ async function benchIngest(): Promise<void> {
     oneChangedSeconds,
     rss: process.memoryUsage().rss,
   };
-  console.log(`\n## Ingest (${pages} generated pages → ${first.totalChunks} chunks, PGlite on disk, no embeddings)\n`);
+  console.log(
+    `\n## Ingest (${pages} generated pages → ${first.totalChunks} chunks, PGlite on disk, no embeddings)\n`,
+  );
   console.log("| step | seconds | note |\n|---|---:|---|");
-  console.log(`| open database (create) | ${openSeconds.toFixed(2)} | PGlite initdb of a new data dir |`);
-  console.log(`| first ingest | ${firstSeconds.toFixed(2)} | ${(pages / firstSeconds).toFixed(0)} pages/s |`);
-  console.log(`| re-ingest, nothing changed | ${noopSeconds.toFixed(2)} | all pages skipped by hash |`);
-  console.log(`| re-ingest, one page changed | ${oneChangedSeconds.toFixed(2)} | 1 updated, index patched |`);
+  console.log(
+    `| open database (create) | ${openSeconds.toFixed(2)} | PGlite initdb of a new data dir |`,
+  );
+  console.log(
+    `| first ingest | ${firstSeconds.toFixed(2)} | ${(pages / firstSeconds).toFixed(0)} pages/s |`,
+  );
+  console.log(
+    `| re-ingest, nothing changed | ${noopSeconds.toFixed(2)} | all pages skipped by hash |`,
+  );
+  console.log(
+    `| re-ingest, one page changed | ${oneChangedSeconds.toFixed(2)} | 1 updated, index patched |`,
+  );
   console.log(`\nRSS after ingest: ${mb(process.memoryUsage().rss)}`);
 }
 
@@ -127,8 +140,13 @@ function benchRetrieval(size: number): Record<string, number> {
 
   // Queries made of words of a random chunk, plus a few common words, like a reader's question.
   const queries = Array.from({ length: queryCount }, () => {
-    const words = (chunks[Math.floor(random() * chunks.length)]?.text ?? "").split(/\W+/).filter((word) => word.length > 3);
-    const picked = Array.from({ length: 4 }, () => words[Math.floor(random() * words.length)] ?? "robot");
+    const words = (chunks[Math.floor(random() * chunks.length)]?.text ?? "")
+      .split(/\W+/)
+      .filter((word) => word.length > 3);
+    const picked = Array.from(
+      { length: 4 },
+      () => words[Math.floor(random() * words.length)] ?? "robot",
+    );
     return `how does the ${picked.join(" ")} work`;
   });
   for (const query of queries.slice(0, 50)) retriever.retrieve(query); // warm-up
@@ -152,7 +170,9 @@ console.log(`Machine: ${results.machine}`);
 if (values.only !== "retrieval") await benchIngest();
 if (values.only !== "ingest") {
   console.log(`\n## Retrieval (BM25 + calibration + diversity, top-5, ${queryCount} queries)\n`);
-  console.log("| chunks | index build (s) | p50 (ms) | p95 (ms) | heap for corpus+index |\n|---:|---:|---:|---:|---:|");
+  console.log(
+    "| chunks | index build (s) | p50 (ms) | p95 (ms) | heap for corpus+index |\n|---:|---:|---:|---:|---:|",
+  );
   const retrieval: Record<string, number>[] = [];
   for (const size of sizes) {
     const row = benchRetrieval(size);

@@ -5,7 +5,9 @@ import { fileURLToPath } from "node:url";
 const require = createRequire(import.meta.url);
 const tsxCli = require.resolve("tsx/cli");
 export const CLI_ENTRY = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
-export const SAMPLE_DOCS = fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url));
+export const SAMPLE_DOCS = fileURLToPath(
+  new URL("../../../examples/robotics-primer/docs", import.meta.url),
+);
 export const SAMPLE_QUESTIONS = fileURLToPath(
   new URL("../../../examples/robotics-primer/questions.jsonl", import.meta.url),
 );
@@ -17,7 +19,10 @@ export interface CliResult {
 }
 
 /** Runs the real `lectern` CLI in a child process, as a user would. */
-export function runCli(args: string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; input?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [tsxCli, CLI_ENTRY, ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },

@@ -2,10 +2,14 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 
 /** The PostgreSQL server the integration suites use (the CI machine runs one on 127.0.0.1:5432). */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 export async function postgresAvailable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2_000 });
+  const client = new pg.Client({
+    connectionString: TEST_DATABASE_URL,
+    connectionTimeoutMillis: 2_000,
+  });
   try {
     await client.connect();
     await client.query("SELECT 1");

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, type CliResult } from "../../test/cli.ts";
+import { type CliResult, runCli } from "../../test/cli.ts";
 
 /** The CLI as a user meets it: one clear line per problem, never a stack trace. */
 
@@ -31,7 +31,8 @@ async function docsWith(name: string, files: Record<string, string | Uint8Array>
   return root;
 }
 
-const goodPage = "---\ntitle: Servo tuning\n---\n\n## Gains\n\nRaise the proportional gain until the servo oscillates, then halve it.\n";
+const goodPage =
+  "---\ntitle: Servo tuning\n---\n\n## Gains\n\nRaise the proportional gain until the servo oscillates, then halve it.\n";
 
 describe("lectern CLI", () => {
   it("prints usage and exits 2 for an unknown command or option", async () => {
@@ -44,13 +45,28 @@ describe("lectern CLI", () => {
   });
 
   it("reports a missing docs directory in one line", async () => {
-    const result = await runCli(["ingest", "--docs", path.join(workDir, "nope"), "--data-dir", path.join(workDir, "d1")]);
-    expectCleanFailure(result, /^error \[DOCS_DIR_NOT_FOUND\]: Docs directory not found: .*nope\n$/);
+    const result = await runCli([
+      "ingest",
+      "--docs",
+      path.join(workDir, "nope"),
+      "--data-dir",
+      path.join(workDir, "d1"),
+    ]);
+    expectCleanFailure(
+      result,
+      /^error \[DOCS_DIR_NOT_FOUND\]: Docs directory not found: .*nope\n$/,
+    );
   });
 
   it("reports an empty docs directory", async () => {
     const empty = await docsWith("empty", { "notes.txt": "not markdown" });
-    const result = await runCli(["ingest", "--docs", empty, "--data-dir", path.join(workDir, "d2")]);
+    const result = await runCli([
+      "ingest",
+      "--docs",
+      empty,
+      "--data-dir",
+      path.join(workDir, "d2"),
+    ]);
     expectCleanFailure(result, /^error \[DOCS_DIR_EMPTY\]: No \.md or \.mdx files in /);
   });
 
@@ -76,7 +92,13 @@ describe("lectern CLI", () => {
     expect(result.stderr).toContain("4 file(s) could not be ingested");
     expect(result.stdout).toContain("Files: 1 added, 0 updated, 0 removed, 0 unchanged, 4 failed");
 
-    const ask = await runCli(["ask", "how do I tune the servo gains?", "--data-dir", dataDir, "--json"]);
+    const ask = await runCli([
+      "ask",
+      "how do I tune the servo gains?",
+      "--data-dir",
+      dataDir,
+      "--json",
+    ]);
     expect(ask.code).toBe(0);
     const body = JSON.parse(ask.stdout) as { sources: { file_path: string; source_url: string }[] };
     expect(body.sources[0]?.file_path).toBe("good.md");
@@ -87,7 +109,10 @@ describe("lectern CLI", () => {
     const docs = await docsWith("stable", { "good.md": goodPage });
     const dataDir = path.join(workDir, "d5");
     expect((await runCli(["ingest", "--docs", docs, "--data-dir", dataDir])).code).toBe(0);
-    await writeFile(path.join(docs, "good.md"), "---\ntitle: [broken\n---\nNew text about flywheels.\n");
+    await writeFile(
+      path.join(docs, "good.md"),
+      "---\ntitle: [broken\n---\nNew text about flywheels.\n",
+    );
     const failed = await runCli(["ingest", "--docs", docs, "--data-dir", dataDir]);
     expectCleanFailure(failed, /good\.md:\d+: invalid frontmatter YAML/);
     const ask = await runCli(["ask", "proportional gain servo", "--data-dir", dataDir, "--json"]);
@@ -100,24 +125,53 @@ describe("lectern CLI", () => {
     const dataDir = path.join(workDir, "d6");
     await mkdir(path.join(dataDir, "db", "global"), { recursive: true });
     await writeFile(path.join(dataDir, "db", "PG_VERSION"), "17\n");
-    await writeFile(path.join(dataDir, "db", "global", "pg_control"), "garbage that is not a control file");
+    await writeFile(
+      path.join(dataDir, "db", "global", "pg_control"),
+      "garbage that is not a control file",
+    );
     const result = await runCli(["ask", "anything", "--data-dir", dataDir]);
-    expectCleanFailure(result, /^error \[DATA_DIR_CORRUPT\]: Cannot open the database in .*d6\/db.*Move the directory away/);
+    expectCleanFailure(
+      result,
+      /^error \[DATA_DIR_CORRUPT\]: Cannot open the database in .*d6\/db.*Move the directory away/,
+    );
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   it("rejects a malformed questions file naming the line", async () => {
     const file = path.join(workDir, "questions.jsonl");
-    await writeFile(file, '{"id":"q1","question":"ok?","expected_pages":[]}\n{"id":"q2","question":\n');
-    const result = await runCli(["eval", "--questions", file, "--data-dir", path.join(workDir, "d7")]);
-    expectCleanFailure(result, /error \[QUESTIONS_FILE_INVALID\]: .*questions\.jsonl:2: not valid JSON/);
+    await writeFile(
+      file,
+      '{"id":"q1","question":"ok?","expected_pages":[]}\n{"id":"q2","question":\n',
+    );
+    const result = await runCli([
+      "eval",
+      "--questions",
+      file,
+      "--data-dir",
+      path.join(workDir, "d7"),
+    ]);
+    expectCleanFailure(
+      result,
+      /error \[QUESTIONS_FILE_INVALID\]: .*questions\.jsonl:2: not valid JSON/,
+    );
     await writeFile(file, '{"id":"q1","question":"ok?","expected_pages":"a.md"}\n');
-    const wrongType = await runCli(["eval", "--questions", file, "--data-dir", path.join(workDir, "d7")]);
+    const wrongType = await runCli([
+      "eval",
+      "--questions",
+      file,
+      "--data-dir",
+      path.join(workDir, "d7"),
+    ]);
     expectCleanFailure(wrongType, /questions\.jsonl:1: expected_pages: /);
   });
 
   it("rejects an invalid configuration naming the variable", async () => {
-    const result = await runCli(["ask", "x", "--data-dir", path.join(workDir, "d8")], { env: { LECTERN_TOP_K: "many" } });
-    expectCleanFailure(result, /error \[CONFIG_INVALID\]: Environment variable LECTERN_TOP_K must be an integer/);
+    const result = await runCli(["ask", "x", "--data-dir", path.join(workDir, "d8")], {
+      env: { LECTERN_TOP_K: "many" },
+    });
+    expectCleanFailure(
+      result,
+      /error \[CONFIG_INVALID\]: Environment variable LECTERN_TOP_K must be an integer/,
+    );
   });
 });

@@ -9,9 +9,10 @@ import { type Config, loadConfig } from "../config/config.ts";
 import { createError, isLecternError } from "../errors.ts";
 import { evaluate } from "../eval/evaluate.ts";
 import { loadQuestions, splitQuestions } from "../eval/questions.ts";
+import { tuneThresholds } from "../eval/tune.ts";
+import { scanDocs } from "../ingest/files.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import type { RetrievalResult } from "../search/retriever.ts";
-import { scanDocs } from "../ingest/files.ts";
 import { formatIngestSummary, formatSources } from "./format.ts";
 import { createProgressBar } from "./progress.ts";
 
@@ -21,6 +22,9 @@ Usage:
   lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--json]
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
+  lectern eval --questions <file.jsonl> --tune
+                       choose no-results/low-confidence thresholds on the tune half,
+                       then report the held-out half with them
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then ask in a loop
 
 Options for every command:
@@ -48,6 +52,7 @@ const OPTIONS = {
   section: { type: "string" },
   questions: { type: "string" },
   split: { type: "string" },
+  tune: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -242,11 +247,22 @@ async function commandEval(config: Config, flags: Flags): Promise<number> {
   if (split !== "all" && split !== "tune" && split !== "holdout") {
     throw new UsageError(`--split must be all, tune or holdout, got "${split}".`);
   }
-  const questions = splitQuestions(await loadQuestions(flags.questions), split);
+  const allQuestions = await loadQuestions(flags.questions);
+  const questions = splitQuestions(allQuestions, flags.tune ? "holdout" : split);
   requireDataDir(config);
   return withLectern(config, async (lectern) => {
     requireIndex(lectern);
-    const metrics = evaluate(lectern.retriever, questions, k);
+    let retriever = lectern.retriever;
+    if (flags.tune) {
+      const tuned = tuneThresholds(retriever, splitQuestions(allQuestions, "tune"), k);
+      retriever = retriever.withThresholds(tuned.thresholds);
+      process.stdout.write(
+        `Tuned on ${splitQuestions(allQuestions, "tune").length} questions: ${JSON.stringify(tuned.thresholds)} ` +
+          `(balanced accuracy ${(tuned.balancedAccuracy * 100).toFixed(1)}%, low-confidence F1 ${tuned.lowConfidenceF1.toFixed(2)})\n` +
+          "Held-out questions with these thresholds:\n",
+      );
+    }
+    const metrics = evaluate(retriever, questions, k);
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(metrics, null, 2)}\n`);
       return 0;
@@ -262,15 +278,16 @@ async function commandEval(config: Config, flags: Flags): Promise<number> {
           ? "no_results"
           : result.rankedPages.slice(0, 3).join(", ");
         process.stdout.write(
-          `  miss ${result.id} (${result.bestSimilarity.toFixed(2)}) ${result.question}\n       expected ${result.expectedPages.join(", ") || "no_results"}; got ${got}\n`,
+          `  miss ${result.id} (support ${result.support.toFixed(2)}) ${result.question}\n       expected ${result.expectedPages.join(", ") || "no_results"}; got ${got}\n`,
         );
       }
     }
     process.stdout.write(
       `${[
-        `Questions: ${metrics.questions} (${metrics.answerable} answerable, ${metrics.offTopic} off-topic), split ${split}`,
-        `hit@1 ${percent(metrics.hitAt1)}  hit@${k} ${percent(metrics.hitAtK)}  MRR ${metrics.mrr.toFixed(3)}`,
+        `Questions: ${metrics.questions} (${metrics.answerable} answerable, ${metrics.offTopic} off-topic), split ${flags.tune ? "holdout" : split}`,
+        `hit@1 ${percent(metrics.hitAt1)}  hit@${k} ${percent(metrics.hitAtK)} (${percent(metrics.answeredHitAtK)} counting wrong rejections as misses)  MRR ${metrics.mrr.toFixed(3)}`,
         `no-answer precision ${percent(metrics.noAnswerPrecision)}  recall ${percent(metrics.noAnswerRecall)}  (answerable questions rejected: ${metrics.falseRejections})`,
+        `low_confidence flagged ${metrics.lowConfidenceFlagged}, of which wrong ${metrics.lowConfidenceWrong}`,
         `retrieval latency p50 ${metrics.latencyP50Ms.toFixed(2)} ms  p95 ${metrics.latencyP95Ms.toFixed(2)} ms`,
       ].join("\n")}\n`,
     );

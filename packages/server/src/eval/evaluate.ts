@@ -9,7 +9,11 @@ export interface EvalQuestionResult {
   /** 1-based rank of the first expected page, or undefined. */
   firstHit: number | undefined;
   predictedNoResults: boolean;
+  lowConfidence: boolean;
   bestSimilarity: number;
+  bestCoverage: number;
+  unknownShare: number;
+  support: number;
   latencyMs: number;
 }
 
@@ -19,7 +23,10 @@ export interface EvalMetrics {
   offTopic: number;
   k: number;
   hitAt1: number;
+  /** Expected page within the first k pages of the ranking (whatever the no-results decision). */
   hitAtK: number;
+  /** Like hitAtK, but an answerable question wrongly rejected as no_results counts as a miss. */
+  answeredHitAtK: number;
   mrr: number;
   /** Of the questions Lectern said the book does not cover, the share that truly are off-topic. */
   noAnswerPrecision: number;
@@ -27,6 +34,9 @@ export interface EvalMetrics {
   noAnswerRecall: number;
   /** Answerable questions wrongly rejected as not covered. */
   falseRejections: number;
+  /** Answers flagged low_confidence, and how many of those were wrong (top page wrong or off-topic). */
+  lowConfidenceFlagged: number;
+  lowConfidenceWrong: number;
   latencyP50Ms: number;
   latencyP95Ms: number;
   results: EvalQuestionResult[];
@@ -48,7 +58,11 @@ export function evaluate(retriever: Retriever, questions: EvalQuestion[], k = 5)
       rankedPages,
       firstHit: hitIndex >= 0 ? hitIndex + 1 : undefined,
       predictedNoResults: retrieval.decision === "no_results",
+      lowConfidence: retrieval.lowConfidence,
       bestSimilarity: retrieval.bestSimilarity,
+      bestCoverage: retrieval.signals.bestCoverage,
+      unknownShare: retrieval.signals.unknownShare,
+      support: retrieval.signals.support,
       latencyMs,
     });
   }
@@ -71,6 +85,13 @@ export function summarize(results: EvalQuestionResult[], k: number): EvalMetrics
       answerable.filter((result) => result.firstHit !== undefined && result.firstHit <= k).length,
       answerable.length,
     ),
+    answeredHitAtK: share(
+      answerable.filter(
+        (result) =>
+          !result.predictedNoResults && result.firstHit !== undefined && result.firstHit <= k,
+      ).length,
+      answerable.length,
+    ),
     mrr: share(
       answerable.reduce((sum, result) => sum + (result.firstHit ? 1 / result.firstHit : 0), 0),
       answerable.length,
@@ -84,6 +105,11 @@ export function summarize(results: EvalQuestionResult[], k: number): EvalMetrics
       offTopic.length,
     ),
     falseRejections: answerable.filter((result) => result.predictedNoResults).length,
+    lowConfidenceFlagged: results.filter((result) => result.lowConfidence).length,
+    lowConfidenceWrong: results.filter(
+      (result) =>
+        result.lowConfidence && (result.expectedPages.length === 0 || result.firstHit !== 1),
+    ).length,
     latencyP50Ms: percentile(latencies, 0.5),
     latencyP95Ms: percentile(latencies, 0.95),
     results,

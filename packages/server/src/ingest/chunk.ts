@@ -198,31 +198,36 @@ function render(units: Unit[]): string {
   return units.map((unit, index) => (index === 0 ? unit.text : unit.joiner + unit.text)).join("");
 }
 
-function fence(lang: string, code: string): string {
+function fenceMarker(code: string): string {
   const longestRun = Math.max(2, ...Array.from(code.matchAll(/`+/g), (match) => match[0].length));
-  const marker = "`".repeat(longestRun + 1);
+  return "`".repeat(longestRun + 1);
+}
+
+function fence(lang: string, code: string, marker = fenceMarker(code)): string {
   return `${marker}${lang}\n${code}\n${marker}`;
 }
 
 /** Splits an oversized code block at line boundaries into fenced pieces within `maxTokens`. */
 function splitCode(lang: string, code: string, maxTokens: number): string[] {
-  const budget = (maxTokens - estimateTokens(fence(lang, ""))) * 4;
+  // One marker for every piece, long enough for any backtick run in the block.
+  const marker = fenceMarker(code);
+  const budget = Math.max(1, maxTokens * 4 - fence(lang, "", marker).length);
   const pieces: string[] = [];
   let current: string[] = [];
   let length = 0;
   for (const rawLine of code.split("\n")) {
     for (let start = 0; start < Math.max(rawLine.length, 1); start += budget) {
       const line = rawLine.slice(start, start + budget);
-      if (current.length > 0 && length + line.length + 1 > budget) {
-        pieces.push(fence(lang, current.join("\n")));
+      if (current.length > 0 && length + 1 + line.length > budget) {
+        pieces.push(fence(lang, current.join("\n"), marker));
         current = [];
         length = 0;
       }
+      length += (current.length > 0 ? 1 : 0) + line.length;
       current.push(line);
-      length += line.length + 1;
     }
   }
-  if (current.length > 0) pieces.push(fence(lang, current.join("\n")));
+  if (current.length > 0) pieces.push(fence(lang, current.join("\n"), marker));
   return pieces;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, symlink, unlink, writeFile, mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -6,12 +6,17 @@ import { loadConfig } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import { loadLexicalIndex } from "../search/index-store.ts";
 
-async function writeDoc(root: string, relative: string, content: string | Uint8Array): Promise<void> {
+async function writeDoc(
+  root: string,
+  relative: string,
+  content: string | Uint8Array,
+): Promise<void> {
   await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
   await writeFile(path.join(root, relative), content);
 }
 
-const page = (title: string, body: string) => `---\ntitle: ${title}\ntags: [demo]\n---\n\n${body}\n`;
+const page = (title: string, body: string) =>
+  `---\ntitle: ${title}\ntags: [demo]\n---\n\n${body}\n`;
 
 describe("incremental ingestion", () => {
   let workDir: string;
@@ -21,8 +26,16 @@ describe("incremental ingestion", () => {
   beforeAll(async () => {
     workDir = await mkdtemp(path.join(tmpdir(), "lectern-ingest-"));
     docsDir = path.join(workDir, "docs");
-    await writeDoc(docsDir, "index.md", page("Home", "Welcome to the gearbox manual. It explains planetary gears."));
-    await writeDoc(docsDir, "01-basics/01-torque.md", page("Torque", "## Torque limits {#limits}\n\nTorque is measured in newton metres."));
+    await writeDoc(
+      docsDir,
+      "index.md",
+      page("Home", "Welcome to the gearbox manual. It explains planetary gears."),
+    );
+    await writeDoc(
+      docsDir,
+      "01-basics/01-torque.md",
+      page("Torque", "## Torque limits {#limits}\n\nTorque is measured in newton metres."),
+    );
     await writeDoc(docsDir, "01-basics/_category_.json", JSON.stringify({ label: "Basics" }));
     await writeDoc(docsDir, "01-basics/_shared.mdx", "Lubrication keeps the bearings cool.");
     await writeDoc(
@@ -31,7 +44,10 @@ describe("incremental ingestion", () => {
       `---\ntitle: Care\n---\nimport Shared from './_shared.mdx';\n\n## Maintenance\n\n<Shared />\n`,
     );
     await writeDoc(docsDir, "draft.md", "---\ndraft: true\n---\nSecret prototype flux capacitor.");
-    const config = loadConfig({ env: {}, overrides: { dataDir: path.join(workDir, "data"), baseUrl: "https://gears.example" } });
+    const config = loadConfig({
+      env: {},
+      overrides: { dataDir: path.join(workDir, "data"), baseUrl: "https://gears.example" },
+    });
     lectern = await openLectern(config);
   });
   afterAll(async () => {
@@ -41,7 +57,11 @@ describe("incremental ingestion", () => {
 
   it("adds every page on the first run, skipping partials and drafts", async () => {
     const report = await lectern.ingest(docsDir);
-    expect(report.added.sort()).toEqual(["01-basics/01-torque.md", "01-basics/02-care.mdx", "index.md"]);
+    expect(report.added.sort()).toEqual([
+      "01-basics/01-torque.md",
+      "01-basics/02-care.mdx",
+      "index.md",
+    ]);
     expect(report.skippedDrafts).toEqual(["draft.md"]);
     expect(report.failures).toEqual([]);
     expect(report.totalDocuments).toBe(3);
@@ -54,25 +74,41 @@ describe("incremental ingestion", () => {
     expect(care?.text).toContain("Lubrication keeps the bearings cool.");
     expect(care?.url).toBe("https://gears.example/docs/basics/care#maintenance");
     expect(lectern.retriever.retrieve("flux capacitor").results).toEqual([]);
-    expect(lectern.retriever.retrieve("bearings lubrication").results[0]?.chunk.filePath).toBe("01-basics/02-care.mdx");
+    expect(lectern.retriever.retrieve("bearings lubrication").results[0]?.chunk.filePath).toBe(
+      "01-basics/02-care.mdx",
+    );
   });
 
   it("skips everything on a second run with no changes", async () => {
     const before = await lectern.store.indexState();
     const report = await lectern.ingest(docsDir);
-    expect(report).toMatchObject({ added: [], updated: [], removed: [], unchanged: 3, changed: false });
+    expect(report).toMatchObject({
+      added: [],
+      updated: [],
+      removed: [],
+      unchanged: 3,
+      changed: false,
+    });
     expect(await lectern.store.indexState()).toEqual(before);
   });
 
   it("re-ingests a changed page, and a page whose partial changed", async () => {
-    await writeDoc(docsDir, "01-basics/01-torque.md", page("Torque", "## Torque limits {#limits}\n\nTorque is measured in pound feet too."));
+    await writeDoc(
+      docsDir,
+      "01-basics/01-torque.md",
+      page("Torque", "## Torque limits {#limits}\n\nTorque is measured in pound feet too."),
+    );
     await writeDoc(docsDir, "01-basics/_shared.mdx", "Grease keeps the bearings quiet.");
     const report = await lectern.ingest(docsDir);
     expect(report.updated.sort()).toEqual(["01-basics/01-torque.md", "01-basics/02-care.mdx"]);
     expect(report.unchanged).toBe(1);
-    expect(lectern.retriever.retrieve("pound feet").results[0]?.chunk.filePath).toBe("01-basics/01-torque.md");
+    expect(lectern.retriever.retrieve("pound feet").results[0]?.chunk.filePath).toBe(
+      "01-basics/01-torque.md",
+    );
     expect(lectern.retriever.retrieve("newton metres").results).toEqual([]);
-    expect(lectern.retriever.retrieve("grease").results[0]?.chunk.filePath).toBe("01-basics/02-care.mdx");
+    expect(lectern.retriever.retrieve("grease").results[0]?.chunk.filePath).toBe(
+      "01-basics/02-care.mdx",
+    );
   });
 
   it("removes deleted pages from the store and the index", async () => {
@@ -84,14 +120,20 @@ describe("incremental ingestion", () => {
   });
 
   it("keeps a page's previous version when it stops parsing, and reports it with its line", async () => {
-    await writeDoc(docsDir, "01-basics/02-care.mdx", "---\ntitle: Care\n---\n\n## Maintenance\n\n<Tabs>\nunclosed\n");
+    await writeDoc(
+      docsDir,
+      "01-basics/02-care.mdx",
+      "---\ntitle: Care\n---\n\n## Maintenance\n\n<Tabs>\nunclosed\n",
+    );
     const report = await lectern.ingest(docsDir);
     expect(report.failures).toHaveLength(1);
     expect(report.failures[0]?.filePath).toBe("01-basics/02-care.mdx");
     expect(report.failures[0]?.line).toBeGreaterThanOrEqual(7);
     expect(report.failures[0]?.message).toMatch(/^01-basics\/02-care\.mdx:\d+: /);
     expect(report.removed).toEqual([]);
-    expect(lectern.retriever.retrieve("grease bearings").results[0]?.chunk.filePath).toBe("01-basics/02-care.mdx");
+    expect(lectern.retriever.retrieve("grease bearings").results[0]?.chunk.filePath).toBe(
+      "01-basics/02-care.mdx",
+    );
   });
 
   it("loads the saved BM25 snapshot on restart instead of rebuilding it", async () => {

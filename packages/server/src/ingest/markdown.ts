@@ -72,8 +72,9 @@ export function splitFrontmatter(
     const reason = ((error as { reason?: string }).reason ?? (error as Error).message).split(
       "\n",
     )[0];
-    // The YAML starts on line 2 (after the opening ---).
-    const line = mark?.line === undefined ? undefined : mark.line + 2;
+    // gray-matter hands the YAML over starting with the newline after the opening ---, so the
+    // parser's 0-based line already counts that first line.
+    const line = mark?.line === undefined ? undefined : mark.line + 1;
     throw new MarkdownParseError(
       filePath,
       line,
@@ -357,7 +358,10 @@ function listText(node: MdNode, indent: number): string {
 }
 
 function stripTags(html: string): string {
-  return html.replace(/<[^>]*>/g, " ").replace(/[ \t]+/g, " ");
+  return html
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, " ")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/[ \t]+/g, " ");
 }
 
 function countNewlines(text: string, end: number): number {

@@ -173,6 +173,11 @@ export class LexicalIndex {
     }
   }
 
+  /** How many chunks contain `term`. */
+  documentFrequencyOf(term: string): number {
+    return this.documentFrequency.get(term) ?? 0;
+  }
+
   /** BM25's inverse document frequency; a term no chunk contains gets the highest value. */
   idf(term: string): number {
     const total = this.chunks.size;

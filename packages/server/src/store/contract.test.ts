@@ -41,7 +41,10 @@ function chunkRecords(filePath: string, count = 2, label = "v1"): ChunkRecord[] 
   }));
 }
 
-const adapters: { name: string; open: () => Promise<{ db: SqlClient; cleanup: () => Promise<void> }> }[] = [
+const adapters: {
+  name: string;
+  open: () => Promise<{ db: SqlClient; cleanup: () => Promise<void> }>;
+}[] = [
   {
     name: "pglite",
     async open() {
@@ -113,7 +116,9 @@ for (const adapter of adapters) {
 
     it("replaces a changed document's chunks and cascades deletes", async () => {
       await store.apply({
-        upserts: [{ document: documentRecord("a.md", "h2", 1), chunks: chunkRecords("a.md", 1, "v2") }],
+        upserts: [
+          { document: documentRecord("a.md", "h2", 1), chunks: chunkRecords("a.md", 1, "v2") },
+        ],
         deletes: ["b.md"],
         settingsHash: "s1",
       });
@@ -144,7 +149,15 @@ for (const adapter of adapters) {
     it("keeps collections apart", async () => {
       const other = new DocumentStore(db, "other-book");
       await other.apply({
-        upserts: [{ document: { ...documentRecord("a.md"), collection: "other-book" }, chunks: chunkRecords("a.md", 1, "other").map((chunk) => ({ ...chunk, collection: "other-book" })) }],
+        upserts: [
+          {
+            document: { ...documentRecord("a.md"), collection: "other-book" },
+            chunks: chunkRecords("a.md", 1, "other").map((chunk) => ({
+              ...chunk,
+              collection: "other-book",
+            })),
+          },
+        ],
         deletes: [],
         settingsHash: "x",
       });

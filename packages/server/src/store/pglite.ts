@@ -34,5 +34,7 @@ export async function openPglite(directory?: string): Promise<SqlClient> {
 
 function shortReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return (message.split("\n")[0] ?? "unknown error").replace(/\.?\s*Build with -s\w+.*$/, "").slice(0, 120);
+  return (message.split("\n")[0] ?? "unknown error")
+    .replace(/\.?\s*Build with -s\w+.*$/, "")
+    .slice(0, 120);
 }

@@ -1,0 +1,119 @@
+import {
+  type DecisionThresholds,
+  decide,
+  type RetrievalSignals,
+  type Retriever,
+  supportOf,
+} from "../search/retriever.ts";
+import type { EvalQuestion } from "./questions.ts";
+
+/**
+ * Chooses the no-results and low-confidence thresholds from labelled questions (in practice the
+ * tune half of the sample questions; the other half stays unseen and only checks the result).
+ *
+ * - no_results: the grid point (unknownWeight, minSupport) with the best balanced accuracy (mean
+ *   of off-topic questions rejected and answerable questions accepted); among equally good points
+ *   the middle one, so the boundary sits away from the examples on both sides.
+ * - low_confidence: with those, the lowConfidenceSupport whose flag best predicts a wrong answer
+ *   (F1), wrong meaning an off-topic question answered or a first source from a page that does not
+ *   answer the question; ties again take the middle.
+ */
+
+interface Observation {
+  offTopic: boolean;
+  signals: RetrievalSignals;
+  resultCount: number;
+  topPageCorrect: boolean;
+}
+
+export interface TuneResult {
+  thresholds: DecisionThresholds;
+  balancedAccuracy: number;
+  lowConfidenceF1: number;
+}
+
+const grid = (from: number, to: number, step: number) =>
+  Array.from(
+    { length: Math.round((to - from) / step) + 1 },
+    (_, index) => Math.round((from + index * step) * 100) / 100,
+  );
+
+export function tuneThresholds(retriever: Retriever, questions: EvalQuestion[], k = 5): TuneResult {
+  const observations: Observation[] = questions.map((question) => {
+    const retrieval = retriever.retrieve(question.question, { topK: k });
+    return {
+      offTopic: question.expected_pages.length === 0,
+      signals: retrieval.signals,
+      resultCount: retrieval.results.length,
+      topPageCorrect: question.expected_pages.includes(retrieval.results[0]?.chunk.filePath ?? ""),
+    };
+  });
+  const offTopic = observations.filter((observation) => observation.offTopic);
+  const answerable = observations.filter((observation) => !observation.offTopic);
+
+  let best = -1;
+  let optimal: { unknownWeight: number; minSupport: number }[] = [];
+  for (const unknownWeight of grid(0, 2, 0.25)) {
+    for (const minSupport of grid(-0.5, 0.8, 0.02)) {
+      const thresholds = { unknownWeight, minSupport, lowConfidenceSupport: 0 };
+      const rejected = (observation: Observation) =>
+        decide(observation.signals, observation.resultCount, thresholds) === "no_results";
+      const score =
+        (share(offTopic, rejected) + share(answerable, (observation) => !rejected(observation))) /
+        2;
+      if (score > best + 1e-9) {
+        best = score;
+        optimal = [];
+      }
+      if (Math.abs(score - best) <= 1e-9) optimal.push({ unknownWeight, minSupport });
+    }
+  }
+  const unknownWeight = median(optimal.map((point) => point.unknownWeight));
+  const minSupport = median(
+    optimal
+      .filter((point) => point.unknownWeight === unknownWeight)
+      .map((point) => point.minSupport),
+  );
+
+  const decisionOnly = { unknownWeight, minSupport, lowConfidenceSupport: 0 };
+  const support = (observation: Observation) =>
+    supportOf(observation.signals.bestCoverage, observation.signals.unknownShare, unknownWeight);
+  const accepted = observations.filter(
+    (observation) =>
+      decide(observation.signals, observation.resultCount, decisionOnly) === "answer",
+  );
+  const wrong = (observation: Observation) => observation.offTopic || !observation.topPageCorrect;
+  let bestF1 = -1;
+  let optimalLow: number[] = [];
+  for (const lowConfidenceSupport of grid(minSupport, 1, 0.02)) {
+    const flagged = (observation: Observation) => support(observation) < lowConfidenceSupport;
+    const truePositives = accepted.filter(
+      (observation) => flagged(observation) && wrong(observation),
+    ).length;
+    const flaggedCount = accepted.filter(flagged).length;
+    const wrongCount = accepted.filter(wrong).length;
+    const precision = flaggedCount ? truePositives / flaggedCount : 0;
+    const recall = wrongCount ? truePositives / wrongCount : 0;
+    const f1 = precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
+    if (f1 > bestF1 + 1e-9) {
+      bestF1 = f1;
+      optimalLow = [];
+    }
+    if (Math.abs(f1 - bestF1) <= 1e-9) optimalLow.push(lowConfidenceSupport);
+  }
+  return {
+    thresholds: { unknownWeight, minSupport, lowConfidenceSupport: median(optimalLow) },
+    balancedAccuracy: best,
+    lowConfidenceF1: bestF1,
+  };
+}
+
+function share<T>(items: T[], predicate: (item: T) => boolean): number {
+  return items.length === 0 ? 0 : items.filter(predicate).length / items.length;
+}
+
+/** The middle value (the lower one of the two middles), so ties resolve the same way every run. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+}

@@ -1,0 +1,90 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config/config.ts";
+import { evaluate } from "../src/eval/evaluate.ts";
+import { type EvalQuestion, loadQuestions, splitQuestions } from "../src/eval/questions.ts";
+import { tuneThresholds } from "../src/eval/tune.ts";
+import { type Lectern, openLectern } from "../src/lectern.ts";
+import { DEFAULT_THRESHOLDS } from "../src/search/retriever.ts";
+import { SAMPLE_DOCS, SAMPLE_QUESTIONS } from "./cli.ts";
+
+/**
+ * Retrieval quality on the sample book. Thresholds are tuned on the tune half only; the targets
+ * below are checked on questions the tuning never saw.
+ */
+const FRESH_QUESTIONS = path.join(path.dirname(SAMPLE_QUESTIONS), "questions-fresh.jsonl");
+
+let workDir: string;
+let lectern: Lectern;
+let questions: EvalQuestion[];
+
+beforeAll(async () => {
+  workDir = await mkdtemp(path.join(tmpdir(), "lectern-quality-"));
+  lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir: workDir } }));
+  const report = await lectern.ingest(SAMPLE_DOCS);
+  expect(report.failures).toEqual([]);
+  questions = await loadQuestions(SAMPLE_QUESTIONS);
+});
+afterAll(async () => {
+  await lectern?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe("sample book", () => {
+  it("has the questions the evaluation needs", () => {
+    const answerable = questions.filter((question) => question.expected_pages.length > 0);
+    expect(answerable.length).toBeGreaterThanOrEqual(40);
+    expect(questions.length - answerable.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it("ingests every page of the book, with Docusaurus URLs", async () => {
+    const documents = await lectern.store.listDocuments();
+    const files = documents.map((document) => document.filePath);
+    expect(files).not.toContain("swarm-robotics.md"); // draft
+    expect(files.some((file) => path.basename(file).startsWith("_"))).toBe(false); // partials
+    const chunks = [...lectern.index.allChunks()];
+    const urlOf = (file: string) =>
+      chunks.find((chunk) => chunk.filePath === file && chunk.chunkIndex === 0)?.url;
+    expect(urlOf("index.md")).toBe("/docs");
+    expect(urlOf("02-ros2-fundamentals/02-topics-and-messages.mdx")).toBe("/docs/ros2/topics");
+    expect(urlOf("02-ros2-fundamentals/03-services.mdx")).toBe("/docs/ros2-fundamentals/services");
+    expect(urlOf("02-ros2-fundamentals/01-nodes.md")).toBe("/docs/ros2-fundamentals/nodes");
+    expect(urlOf("04-sensors-and-perception/README.md")).toBe("/docs/sensors-and-perception");
+    // The QoS partial is rendered by the topics page.
+    const topicsText = chunks
+      .filter((chunk) => chunk.filePath === "02-ros2-fundamentals/02-topics-and-messages.mdx")
+      .map((chunk) => chunk.text)
+      .join("\n");
+    expect(topicsText).toMatch(/reliab/i);
+    for (const chunk of chunks) {
+      expect(chunk.url.startsWith("/docs")).toBe(true);
+      expect(chunk.headingPath[0]).toBe(chunk.title);
+    }
+  });
+
+  it("keeps the shipped thresholds equal to what tuning on the tune half chooses", () => {
+    const tuned = tuneThresholds(lectern.retriever, splitQuestions(questions, "tune"));
+    expect(tuned.thresholds).toEqual(DEFAULT_THRESHOLDS);
+  });
+
+  it("meets the targets on the held-out half", () => {
+    const metrics = evaluate(lectern.retriever, splitQuestions(questions, "holdout"), 5);
+    // An answerable question rejected as no_results counts as a miss.
+    expect(metrics.answeredHitAtK).toBeGreaterThanOrEqual(0.9);
+    expect(metrics.noAnswerRecall).toBeGreaterThanOrEqual(0.8);
+    expect(metrics.noAnswerPrecision).toBeGreaterThanOrEqual(0.7);
+  });
+
+  // Written after the decision rule was fixed and never used to tune or design it. Checked with the
+  // issue's metrics (ranking hit@5, off-topic rejection); its stricter numbers are in
+  // docs/retrieval.md.
+  it("meets the targets on questions written after the rule was fixed", async () => {
+    const fresh = await loadQuestions(FRESH_QUESTIONS);
+    const metrics = evaluate(lectern.retriever, fresh, 5);
+    expect(metrics.hitAtK).toBeGreaterThanOrEqual(0.9);
+    expect(metrics.noAnswerRecall).toBeGreaterThanOrEqual(0.8);
+    expect(metrics.noAnswerPrecision).toBeGreaterThanOrEqual(0.7);
+  });
+});
