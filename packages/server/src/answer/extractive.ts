@@ -31,17 +31,19 @@ export function extractiveAnswer(
   const candidates: { text: string; source: number; score: number; order: number }[] = [];
 
   for (const [position, result] of results.entries()) {
+    // The headings above a passage say what its sentences are about.
+    const headingTerms = new Set(analyze(result.chunk.headingPath.join(" ")));
+    const headingShare = shareOf(queryTerms, headingTerms);
     const sentences = proseOf(result.chunk.text).flatMap((paragraph) => paragraph.split(SENTENCE));
     for (const [order, sentence] of sentences.entries()) {
       const clean = sentence.replace(/\s+/g, " ").trim();
-      if (clean.length < 20 || clean.length > 600) continue;
-      const terms = new Set(analyze(clean));
-      let matched = 0;
-      for (const term of queryTerms) if (terms.has(term)) matched++;
-      if (matched === 0) continue;
-      // Matching more of the question counts most; earlier sources and sentences break ties.
+      if (clean.length < 20 || clean.length > 400) continue;
+      const sentenceShare = shareOf(queryTerms, new Set(analyze(clean)));
+      if (sentenceShare === 0) continue;
+      // What the sentence says counts most, then where it sits and how well its passage ranked;
+      // earlier sentences break ties.
       const score =
-        matched / Math.max(1, queryTerms.size) + result.similarityScore * 0.5 - order * 0.001;
+        0.5 * sentenceShare + 0.2 * headingShare + 0.3 * result.similarityScore - order * 0.001;
       candidates.push({ text: clean, source: position + 1, score, order });
     }
   }
@@ -66,6 +68,13 @@ export function extractiveAnswer(
     text: chosen.map((sentence) => `${sentence.text} [${sentence.source}]`).join(" "),
     cited: [...new Set(chosen.map((sentence) => sentence.source))],
   };
+}
+
+function shareOf(queryTerms: Set<string>, terms: Set<string>): number {
+  if (queryTerms.size === 0) return 0;
+  let matched = 0;
+  for (const term of queryTerms) if (terms.has(term)) matched++;
+  return matched / queryTerms.size;
 }
 
 /** The prose paragraphs of a chunk: code blocks and table rows are not quotable sentences. */

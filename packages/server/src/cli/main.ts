@@ -300,25 +300,20 @@ async function commandStart(config: Config): Promise<number> {
   return withLectern(config, async (lectern) => {
     process.stdout.write(`Ingesting ${docsDir}\n`);
     await runIngest(lectern, docsDir, false);
-    const input = createInterface({
-      input: process.stdin,
-      output: process.stdout,
-      terminal: Boolean(process.stdin.isTTY),
-    });
+    const input = createInterface({ input: process.stdin, terminal: false });
     process.stdout.write(
-      '\nAsk the book a question (empty line or Ctrl-D to quit). Example: "How do I publish on a topic?"\n',
+      '\nAsk the book a question (empty line or Ctrl-D to quit). Example: "How do I publish on a topic?"\n? ',
     );
-    try {
-      while (true) {
-        const question = await input.question("? ").catch(() => "");
-        if (!question.trim()) break;
-        const { retrieval, answer } = answerQuestion(lectern, question);
-        printAnswer(retrieval, answer?.text);
-        process.stdout.write("\n");
-      }
-    } finally {
-      input.close();
+    // Iterating the lines (rather than prompting for each) also works when questions are piped in.
+    for await (const line of input) {
+      const question = line.trim();
+      if (!question) break;
+      const { retrieval, answer } = answerQuestion(lectern, question);
+      printAnswer(retrieval, answer?.text);
+      process.stdout.write("\n? ");
     }
+    input.close();
+    process.stdout.write("\n");
     return 0;
   });
 }
