@@ -104,7 +104,6 @@ export async function ingestDocs(
   const stored = new Map(
     (await store.listDocuments()).map((doc) => [doc.filePath, doc.sourceHash]),
   );
-  const storedChunkIds = new Map<string, string[]>();
   const sources = new SourceCache(tree.root);
 
   const report: IngestReport = {
@@ -179,18 +178,11 @@ export async function ingestDocs(
 
   report.changed = changes.upserts.length > 0 || changes.deletes.length > 0;
   if (report.changed) {
-    const before = await store.allChunks();
-    for (const chunk of before) {
-      const list = storedChunkIds.get(chunk.filePath) ?? [];
-      list.push(chunk.id);
-      storedChunkIds.set(chunk.filePath, list);
-    }
-    for (const filePath of [
+    const replaced = [
       ...changes.deletes,
       ...changes.upserts.map((change) => change.document.filePath),
-    ]) {
-      report.removedChunkIds.push(...(storedChunkIds.get(filePath) ?? []));
-    }
+    ];
+    report.removedChunkIds = await store.chunkIdsOf(replaced);
     report.addedChunks = changes.upserts.flatMap((change) => change.chunks);
     report.chunksAdded = report.addedChunks.length;
     report.chunksRemoved = report.removedChunkIds.length;

@@ -163,6 +163,7 @@ export class LexicalIndex {
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
+      this.termSets.delete(id);
       this.miniSearch.remove(fieldsOf(chunk));
       this.chunks.delete(id);
       for (const term of termsOf(chunk)) {
@@ -171,6 +172,19 @@ export class LexicalIndex {
         else this.documentFrequency.delete(term);
       }
     }
+  }
+
+  private readonly termSets = new Map<string, Set<string>>();
+
+  /** The distinct terms of a chunk (title, tags, headings and text), cached for recent chunks. */
+  termsOfChunk(chunk: ChunkRecord): Set<string> {
+    let terms = this.termSets.get(chunk.id);
+    if (!terms) {
+      terms = termsOf(chunk);
+      if (this.termSets.size >= 5_000) this.termSets.clear();
+      this.termSets.set(chunk.id, terms);
+    }
+    return terms;
   }
 
   /** How many chunks contain `term`. */

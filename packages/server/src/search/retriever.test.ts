@@ -173,3 +173,37 @@ describe("retriever", () => {
     ]);
   });
 });
+
+describe("retriever on a large book", () => {
+  const filler = Array.from({ length: 2_500 }, (_, position) =>
+    chunk(
+      `bulk/${position}.md`,
+      `/docs/bulk/${position}`,
+      [`Page ${position}`],
+      `The robot moves its arm number ${position} along a path.`,
+    ),
+  );
+  const gearbox = chunk(
+    "drive/gearbox.md",
+    "/docs/drive/gearbox",
+    ["Gearbox"],
+    "A planetary gearbox lets the robot trade speed for torque.",
+  );
+  const large = new Retriever(LexicalIndex.build([...filler, gearbox]), {
+    topK: 5,
+    maxChunksPerPage: 2,
+  });
+
+  it("ranks by the rare words while common words still count toward coverage", () => {
+    const result = large.retrieve("robot planetary gearbox");
+    expect(result.results[0]?.chunk.filePath).toBe("drive/gearbox.md");
+    // "robot" is in every chunk, so it is left out of ranking but the passage still covers it.
+    expect(result.results[0]?.coverage).toBe(1);
+    expect(result.decision).toBe("answer");
+  });
+
+  it("still ranks when the question has only common words", () => {
+    const result = large.retrieve("robot arm path");
+    expect(result.results).toHaveLength(5);
+  });
+});

@@ -106,12 +106,20 @@ export class Retriever {
     return new Retriever(this.index, { ...this.options, thresholds });
   }
 
+  private rankingTerms(terms: string[]): string[] {
+    if (this.index.size < COMMON_TERMS_MIN_CHUNKS) return terms;
+    const limit = COMMON_TERM_SHARE * this.index.size;
+    const rare = terms.filter((term) => this.index.documentFrequencyOf(term) <= limit);
+    return rare.length > 0 ? rare : terms;
+  }
+
   retrieve(query: string, options: RetrieveOptions = {}): RetrievalResult {
     const topK = clampTopK(options.topK ?? this.options.topK);
     const { terms, words } = analyzeQuery(query);
     const filter = buildFilter(options.filters);
     // Enough candidates that diversity can still fill top-k from other pages.
-    const hits = this.index.search(terms, {
+    const rankingTerms = this.rankingTerms(terms);
+    const hits = this.index.search(rankingTerms, {
       limit: Math.max(50, topK * 10),
       ...(filter ? { filter } : {}),
     });
@@ -124,19 +132,28 @@ export class Retriever {
         .map((word) => idf.get(word) ?? 0),
     );
     const best = hits[0]?.score ?? 0;
-    const scored: RetrievedChunk[] = hits.map((hit) => {
-      const covered = sum(hit.matchedTerms.map((term) => idf.get(term) ?? 0));
+    const matched = new Map(hits.map((hit) => [hit.chunk.id, hit.matchedTerms]));
+    const ranked: RetrievedChunk[] = hits.map((hit) => ({
+      chunk: hit.chunk,
+      score: hit.score,
+      similarityScore: 0,
+      coverage: 0,
+    }));
+    const results = diversify(ranked, topK, this.options.maxChunksPerPage);
+    const allTermsRanked = rankingTerms.length === terms.length;
+    for (const result of results) {
+      // Coverage looks at every word of the question, including common ones left out of ranking.
+      const present = allTermsRanked
+        ? new Set(matched.get(result.chunk.id))
+        : this.index.termsOfChunk(result.chunk);
+      const covered = sum(
+        words.filter((word) => present.has(word)).map((word) => idf.get(word) ?? 0),
+      );
       const coverage = totalIdf > 0 ? Math.min(1, covered / totalIdf) : 0;
-      const relative = best > 0 ? hit.score / best : 0;
-      return {
-        chunk: hit.chunk,
-        score: hit.score,
-        coverage: round(coverage),
-        similarityScore: round(coverage * Math.sqrt(relative)),
-      };
-    });
-
-    const results = diversify(scored, topK, this.options.maxChunksPerPage);
+      const relative = best > 0 ? result.score / best : 0;
+      result.coverage = round(coverage);
+      result.similarityScore = round(coverage * Math.sqrt(relative));
+    }
     const bestCoverage = results.reduce((max, result) => Math.max(max, result.coverage), 0);
     const unknownShare = totalIdf > 0 ? round(unknownIdf / totalIdf) : 1;
     const signals: RetrievalSignals = {
@@ -158,6 +175,15 @@ export class Retriever {
     };
   }
 }
+
+/**
+ * Terms in more than this share of the chunks are left out of BM25 ranking when the question has
+ * rarer terms (as in Lucene's common-terms query): their idf is below ln 2, so they barely move the
+ * ranking, yet scoring their long posting lists is most of a query's cost on a large book.
+ */
+export const COMMON_TERM_SHARE = 0.5;
+/** Below this many chunks every query is fast anyway, and all terms rank. */
+export const COMMON_TERMS_MIN_CHUNKS = 2_000;
 
 export function supportOf(
   bestCoverage: number,

@@ -125,6 +125,8 @@ for (const adapter of adapters) {
       expect(await store.listDocuments()).toEqual([{ filePath: "a.md", sourceHash: "h2" }]);
       expect((await store.allChunks()).map((chunk) => chunk.id)).toEqual(["a.md-0-v2"]);
       expect((await store.indexState()).indexVersion).toBe(2);
+      expect(await store.chunkIdsOf(["a.md", "b.md"])).toEqual(["a.md-0-v2"]);
+      expect(await store.chunkIdsOf([])).toEqual([]);
     });
 
     it("rolls back the whole run when one write fails", async () => {

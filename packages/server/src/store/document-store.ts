@@ -164,6 +164,16 @@ export class DocumentStore {
     return rows.map(toChunk);
   }
 
+  /** Ids of the stored chunks of these files. */
+  async chunkIdsOf(filePaths: string[]): Promise<string[]> {
+    if (filePaths.length === 0) return [];
+    const rows = await this.db.query<{ id: string }>(
+      "SELECT id FROM chunks WHERE collection = $1 AND version = $2 AND file_path = ANY($3::text[])",
+      [this.collection, this.version, filePaths],
+    );
+    return rows.map((row) => row.id);
+  }
+
   async counts(): Promise<{ documents: number; chunks: number }> {
     const rows = await this.db.query<{ documents: string | number; chunks: string | number }>(
       `SELECT (SELECT count(*) FROM documents WHERE collection = $1 AND version = $2) AS documents,
