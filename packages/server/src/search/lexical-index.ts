@@ -25,7 +25,7 @@ export interface LexicalHit {
   matchedTerms: string[];
 }
 
-const SNAPSHOT_FORMAT = 1;
+const SNAPSHOT_FORMAT = 2;
 /** Field boosts: a word in a heading says more about a passage than the same word in its body. */
 export const FIELD_BOOSTS = { title: 1.5, headings: 2, text: 1 } as const;
 /** BM25 parameters (the usual k1 1.2, b 0.75; `d` is BM25+'s lower bound per matched term). */
@@ -35,7 +35,8 @@ function miniSearchOptions(): Options<IndexedFields> {
   return {
     fields: ["title", "headings", "text"],
     idField: "id",
-    tokenize: (text) => analyze(text),
+    // Fields arrive already analysed (see `fieldsOf`), so each chunk is analysed once.
+    tokenize: (text) => (text ? text.split(" ") : []),
     processTerm: (term) => term,
     searchOptions: {
       // Queries arrive already analysed (see `search`): split them, never analyse twice.
@@ -51,18 +52,22 @@ function miniSearchOptions(): Options<IndexedFields> {
   };
 }
 
+/** The chunk's fields as space-separated analysed terms. */
 function fieldsOf(chunk: ChunkRecord): IndexedFields {
   return {
     id: chunk.id,
-    title: [chunk.title, ...chunk.tags].join(" "),
-    headings: chunk.headingPath.slice(1).join(" "),
-    text: chunk.text,
+    title: analyze([chunk.title, ...chunk.tags].join(" ")).join(" "),
+    headings: analyze(chunk.headingPath.slice(1).join(" ")).join(" "),
+    text: analyze(chunk.text).join(" "),
   };
 }
 
+function termsOfFields(fields: IndexedFields): Set<string> {
+  return new Set(`${fields.title} ${fields.headings} ${fields.text}`.split(" ").filter(Boolean));
+}
+
 function termsOf(chunk: ChunkRecord): Set<string> {
-  const fields = fieldsOf(chunk);
-  return new Set(analyze(`${fields.title}\n${fields.headings}\n${fields.text}`));
+  return termsOfFields(fieldsOf(chunk));
 }
 
 interface Snapshot {
@@ -151,8 +156,9 @@ export class LexicalIndex {
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
       this.chunks.set(chunk.id, chunk);
-      batch.push(fieldsOf(chunk));
-      for (const term of termsOf(chunk)) {
+      const fields = fieldsOf(chunk);
+      batch.push(fields);
+      for (const term of termsOfFields(fields)) {
         this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
       }
     }
@@ -164,9 +170,10 @@ export class LexicalIndex {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
       this.termSets.delete(id);
-      this.miniSearch.remove(fieldsOf(chunk));
+      const fields = fieldsOf(chunk);
+      this.miniSearch.remove(fields);
       this.chunks.delete(id);
-      for (const term of termsOf(chunk)) {
+      for (const term of termsOfFields(fields)) {
         const count = (this.documentFrequency.get(term) ?? 1) - 1;
         if (count > 0) this.documentFrequency.set(term, count);
         else this.documentFrequency.delete(term);
