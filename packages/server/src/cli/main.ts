@@ -319,6 +319,10 @@ async function commandStart(config: Config): Promise<number> {
 }
 
 export async function run(argv: string[]): Promise<void> {
+  // `lectern eval | head` closes the pipe early: that is not an error worth a stack trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  });
   // `npm start` / `npm run lectern` run in the package folder; paths are meant from where npm ran.
   if (process.env.INIT_CWD && existsSync(process.env.INIT_CWD)) process.chdir(process.env.INIT_CWD);
   try {
