@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   DOCS_DIR_EMPTY: { status: 400, message: "The docs directory contains no .md or .mdx files." },
   PARSE_ERROR: { status: 400, message: "A document could not be parsed." },
   INVALID_FRONTMATTER: { status: 400, message: "A document has invalid frontmatter." },
+  INVALID_CATEGORY: { status: 400, message: "A _category_ file is invalid." },
   FILE_UNREADABLE: { status: 400, message: "A file could not be read." },
   BINARY_FILE: { status: 400, message: "A file is not text." },
   DATA_DIR_CORRUPT: { status: 500, message: "The data directory is damaged." },

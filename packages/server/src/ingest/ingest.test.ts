@@ -37,6 +37,8 @@ describe("incremental ingestion", () => {
       page("Torque", "## Torque limits {#limits}\n\nTorque is measured in newton metres."),
     );
     await writeDoc(docsDir, "01-basics/_category_.json", JSON.stringify({ label: "Basics" }));
+    await writeDoc(docsDir, "01-basics/deep/_category_.yml", "label: Deep dive\nposition: 2\n");
+    await writeDoc(docsDir, "01-basics/deep/gears.md", page("Gears", "Helical gears run quietly."));
     await writeDoc(docsDir, "01-basics/_shared.mdx", "Lubrication keeps the bearings cool.");
     await writeDoc(
       docsDir,
@@ -60,11 +62,21 @@ describe("incremental ingestion", () => {
     expect(report.added.sort()).toEqual([
       "01-basics/01-torque.md",
       "01-basics/02-care.mdx",
+      "01-basics/deep/gears.md",
       "index.md",
     ]);
+    // Category labels from _category_.json and _category_.yml become the page's breadcrumb.
+    const rows = await lectern.db.query<{ metadata: { categories: string[] } | string }>(
+      "SELECT metadata FROM documents WHERE file_path = $1",
+      ["01-basics/deep/gears.md"],
+    );
+    const metadata = rows[0]?.metadata;
+    expect(typeof metadata === "string" ? JSON.parse(metadata) : metadata).toMatchObject({
+      categories: ["Basics", "Deep dive"],
+    });
     expect(report.skippedDrafts).toEqual(["draft.md"]);
     expect(report.failures).toEqual([]);
-    expect(report.totalDocuments).toBe(3);
+    expect(report.totalDocuments).toBe(4);
     const chunks = await lectern.store.allChunks();
     const torque = chunks.find((chunk) => chunk.filePath === "01-basics/01-torque.md");
     expect(torque?.url).toBe("https://gears.example/docs/basics/torque#limits");
@@ -86,7 +98,7 @@ describe("incremental ingestion", () => {
       added: [],
       updated: [],
       removed: [],
-      unchanged: 3,
+      unchanged: 4,
       changed: false,
     });
     expect(await lectern.store.indexState()).toEqual(before);
@@ -101,7 +113,7 @@ describe("incremental ingestion", () => {
     await writeDoc(docsDir, "01-basics/_shared.mdx", "Grease keeps the bearings quiet.");
     const report = await lectern.ingest(docsDir);
     expect(report.updated.sort()).toEqual(["01-basics/01-torque.md", "01-basics/02-care.mdx"]);
-    expect(report.unchanged).toBe(1);
+    expect(report.unchanged).toBe(2);
     expect(lectern.retriever.retrieve("pound feet").results[0]?.chunk.filePath).toBe(
       "01-basics/01-torque.md",
     );
@@ -115,8 +127,8 @@ describe("incremental ingestion", () => {
     await unlink(path.join(docsDir, "index.md"));
     const report = await lectern.ingest(docsDir);
     expect(report.removed).toEqual(["index.md"]);
-    expect(report.totalDocuments).toBe(2);
-    expect(lectern.retriever.retrieve("planetary gears").results).toEqual([]);
+    expect(report.totalDocuments).toBe(3);
+    expect(lectern.retriever.retrieve("welcome planetary").results).toEqual([]);
   });
 
   it("keeps a page's previous version when it stops parsing, and reports it with its line", async () => {
