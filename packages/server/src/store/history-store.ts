@@ -1,0 +1,52 @@
+/**
+ * Conversation history: sessions and their question/answer exchanges. Backends: the SQL store
+ * (PGlite or PostgreSQL, `HISTORY=postgres`), an in-process map (`HISTORY=memory`) and none at
+ * all (`HISTORY=off`). Every backend runs the same contract suite (history-contract.test.ts).
+ */
+
+export interface Exchange {
+  sessionId: string;
+  /** The request that produced this exchange (UUID). */
+  requestId: string;
+  query: string;
+  selectedText: string | null;
+  /** The answer text, or the fallback message when there was no answer. */
+  response: string;
+  /** Citations exactly as returned to the client. */
+  sources: unknown[];
+  /** Response metadata as returned to the client (mode, timings, …). */
+  metadata: Record<string, unknown>;
+}
+
+export interface HistoryEntry {
+  id: string;
+  requestId: string;
+  timestamp: Date;
+  query: string;
+  response: string;
+  selectedText: string | null;
+  sources: unknown[];
+  metadata: Record<string, unknown>;
+}
+
+export interface HistoryStore {
+  readonly kind: "sql" | "memory" | "off";
+  /**
+   * Stores one finished exchange in one transaction, creating the session when it does not exist
+   * yet (a well-formed but unknown id starts a new session with that id) and updating its
+   * last_active. Either all of it is stored or nothing.
+   */
+  saveExchange(exchange: Exchange): Promise<void>;
+  sessionExists(sessionId: string): Promise<boolean>;
+  /**
+   * The session's last `limit` exchanges, oldest first, and how many it has in all; undefined when
+   * the session does not exist.
+   */
+  getHistory(sessionId: string, limit: number): Promise<{ entries: HistoryEntry[]; total: number } | undefined>;
+  /** Deletes the session and everything in it; false when there was no such session. */
+  deleteSession(sessionId: string): Promise<boolean>;
+  /** Deletes sessions whose last activity is before `cutoff` (with their exchanges); returns how many. */
+  purgeInactiveSince(cutoff: Date): Promise<number>;
+  /** Throws when the backend cannot be reached (used by /health). */
+  ping(): Promise<void>;
+}
