@@ -53,7 +53,54 @@ const DEFAULTS: Config = {
   logLevel: "info",
   chunking: { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 },
   search: { topK: 5, maxChunksPerPage: 2 },
+  history: { mode: "postgres", retentionDays: 7, window: 5 },
+  limits: {
+    maxQueryChars: 32_000,
+    maxSelectionChars: 64_000,
+    maxBodyBytes: 512 * 1024,
+    historyMaxLimit: 100,
+    maxConcurrentChats: 64,
+  },
+  rateLimit: {
+    enabled: true,
+    perIpPerMinute: 60,
+    perIpBurst: 30,
+    perSessionPerMinute: 30,
+    perSessionBurst: 15,
+    trustProxy: false,
+  },
+  corsOrigins: [],
+  shutdownTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
 };
+
+describe("loadConfig for the server", () => {
+  it("reads booleans and comma-separated lists from the environment", () => {
+    const config = loadConfig({
+      env: {
+        RATE_LIMIT_ENABLED: "off",
+        CORS_ORIGINS: "https://a.example, https://b.example",
+        HISTORY: "memory",
+      },
+      cwd: emptyDirectory(),
+    });
+    expect(config.rateLimit.enabled).toBe(false);
+    expect(config.corsOrigins).toEqual(["https://a.example", "https://b.example"]);
+    expect(config.history.mode).toBe("memory");
+  });
+
+  it("rejects a boolean variable that is not a boolean, naming it", () => {
+    expect(loadError({ env: { TRUST_PROXY: "maybe" }, cwd: emptyDirectory() }).message).toContain(
+      "TRUST_PROXY",
+    );
+  });
+
+  it("rejects an unknown history mode, naming the variable", () => {
+    expect(loadError({ env: { HISTORY: "redis" }, cwd: emptyDirectory() }).message).toContain(
+      "HISTORY",
+    );
+  });
+});
 
 describe("loadConfig defaults", () => {
   it("returns the documented defaults when there is no file and no environment", () => {
@@ -98,6 +145,23 @@ describe("loadConfig from the environment", () => {
         LECTERN_CHUNK_OVERLAP: "0.25",
         LECTERN_TOP_K: "8",
         LECTERN_MAX_CHUNKS_PER_PAGE: "3",
+        HISTORY: "off",
+        HISTORY_RETENTION_DAYS: "1.5",
+        HISTORY_WINDOW: "3",
+        LECTERN_MAX_QUERY_CHARS: "1000",
+        LECTERN_MAX_SELECTION_CHARS: "5000",
+        LECTERN_MAX_BODY_BYTES: "65536",
+        LECTERN_HISTORY_MAX_LIMIT: "20",
+        LECTERN_MAX_CONCURRENT_CHATS: "8",
+        RATE_LIMIT_ENABLED: "false",
+        RATE_LIMIT_PER_IP_PER_MINUTE: "120",
+        RATE_LIMIT_PER_IP_BURST: "40",
+        RATE_LIMIT_PER_SESSION_PER_MINUTE: "10",
+        RATE_LIMIT_PER_SESSION_BURST: "5",
+        TRUST_PROXY: "true",
+        CORS_ORIGINS: "https://docs.example.com",
+        LECTERN_SHUTDOWN_TIMEOUT_MS: "2000",
+        LECTERN_REQUEST_TIMEOUT_MS: "5000",
       },
       cwd: emptyDirectory(),
     });
@@ -113,6 +177,25 @@ describe("loadConfig from the environment", () => {
       logLevel: "debug",
       chunking: { targetTokens: 200, maxTokens: 400, overlapRatio: 0.25 },
       search: { topK: 8, maxChunksPerPage: 3 },
+      history: { mode: "off", retentionDays: 1.5, window: 3 },
+      limits: {
+        maxQueryChars: 1000,
+        maxSelectionChars: 5000,
+        maxBodyBytes: 65536,
+        historyMaxLimit: 20,
+        maxConcurrentChats: 8,
+      },
+      rateLimit: {
+        enabled: false,
+        perIpPerMinute: 120,
+        perIpBurst: 40,
+        perSessionPerMinute: 10,
+        perSessionBurst: 5,
+        trustProxy: true,
+      },
+      corsOrigins: ["https://docs.example.com"],
+      shutdownTimeoutMs: 2000,
+      requestTimeoutMs: 5000,
     });
   });
 

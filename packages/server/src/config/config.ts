@@ -26,6 +26,40 @@ const searchSchema = z
   })
   .strict();
 
+const historySchema = z
+  .object({
+    mode: z.enum(["postgres", "memory", "off"]).default("postgres"), // postgres = the SQL store (PGlite or DATABASE_URL)
+    retentionDays: z.number().min(0.001).max(3650).default(7), // sessions idle longer are purged
+    window: z.number().int().min(0).max(50).default(5), // exchanges of context for follow-ups
+  })
+  .strict();
+
+const limitsSchema = z
+  .object({
+    maxQueryChars: z.number().int().min(1).max(1_000_000).default(32_000),
+    maxSelectionChars: z.number().int().min(1).max(1_000_000).default(64_000),
+    maxBodyBytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(50_000_000)
+      .default(512 * 1024), // 512 KiB
+    historyMaxLimit: z.number().int().min(1).max(1_000).default(100),
+    maxConcurrentChats: z.number().int().min(1).max(100_000).default(64),
+  })
+  .strict();
+
+const rateLimitSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    perIpPerMinute: z.number().min(1).max(1_000_000).default(60), // sustained rate per client IP
+    perIpBurst: z.number().int().min(1).max(1_000_000).default(30),
+    perSessionPerMinute: z.number().min(1).max(1_000_000).default(30),
+    perSessionBurst: z.number().int().min(1).max(1_000_000).default(15),
+    trustProxy: z.boolean().default(false), // read the client IP from X-Forwarded-For
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     dataDir: z.string().min(1).default("./.lectern"),
@@ -44,12 +78,31 @@ export const configSchema = z
       .default("info"),
     chunking: chunkingSchema.default({ targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 }),
     search: searchSchema.default({ topK: 5, maxChunksPerPage: 2 }),
+    history: historySchema.default({ mode: "postgres", retentionDays: 7, window: 5 }),
+    limits: limitsSchema.default({
+      maxQueryChars: 32_000,
+      maxSelectionChars: 64_000,
+      maxBodyBytes: 512 * 1024,
+      historyMaxLimit: 100,
+      maxConcurrentChats: 64,
+    }),
+    rateLimit: rateLimitSchema.default({
+      enabled: true,
+      perIpPerMinute: 60,
+      perIpBurst: 30,
+      perSessionPerMinute: 30,
+      perSessionBurst: 15,
+      trustProxy: false,
+    }),
+    corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
+    shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
+    requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000), // 60 s per chat
   })
   .strict();
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
 
-type EnvBinding = { key: string[]; type: "string" | "int" | "number" };
+type EnvBinding = { key: string[]; type: "string" | "int" | "number" | "boolean" | "list" };
 
 /** Every environment variable Lectern reads, and the config key it sets. */
 export const ENV_BINDINGS: Record<string, EnvBinding> = {
@@ -67,6 +120,23 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LECTERN_CHUNK_OVERLAP: { key: ["chunking", "overlapRatio"], type: "number" },
   LECTERN_TOP_K: { key: ["search", "topK"], type: "int" },
   LECTERN_MAX_CHUNKS_PER_PAGE: { key: ["search", "maxChunksPerPage"], type: "int" },
+  HISTORY: { key: ["history", "mode"], type: "string" },
+  HISTORY_RETENTION_DAYS: { key: ["history", "retentionDays"], type: "number" },
+  HISTORY_WINDOW: { key: ["history", "window"], type: "int" },
+  LECTERN_MAX_QUERY_CHARS: { key: ["limits", "maxQueryChars"], type: "int" },
+  LECTERN_MAX_SELECTION_CHARS: { key: ["limits", "maxSelectionChars"], type: "int" },
+  LECTERN_MAX_BODY_BYTES: { key: ["limits", "maxBodyBytes"], type: "int" },
+  LECTERN_HISTORY_MAX_LIMIT: { key: ["limits", "historyMaxLimit"], type: "int" },
+  LECTERN_MAX_CONCURRENT_CHATS: { key: ["limits", "maxConcurrentChats"], type: "int" },
+  RATE_LIMIT_ENABLED: { key: ["rateLimit", "enabled"], type: "boolean" },
+  RATE_LIMIT_PER_IP_PER_MINUTE: { key: ["rateLimit", "perIpPerMinute"], type: "number" },
+  RATE_LIMIT_PER_IP_BURST: { key: ["rateLimit", "perIpBurst"], type: "int" },
+  RATE_LIMIT_PER_SESSION_PER_MINUTE: { key: ["rateLimit", "perSessionPerMinute"], type: "number" },
+  RATE_LIMIT_PER_SESSION_BURST: { key: ["rateLimit", "perSessionBurst"], type: "int" },
+  TRUST_PROXY: { key: ["rateLimit", "trustProxy"], type: "boolean" },
+  CORS_ORIGINS: { key: ["corsOrigins"], type: "list" },
+  LECTERN_SHUTDOWN_TIMEOUT_MS: { key: ["shutdownTimeoutMs"], type: "int" },
+  LECTERN_REQUEST_TIMEOUT_MS: { key: ["requestTimeoutMs"], type: "int" },
 };
 
 /** Variables that select the config file itself rather than a key in it. */
@@ -164,6 +234,22 @@ function readConfigFile(
 
 function coerce(name: string, value: string, type: EnvBinding["type"]): unknown {
   if (type === "string") return value;
+  if (type === "list") {
+    return value
+      .split(",")
+      .map((item) => item.trim())
+      .filter(Boolean);
+  }
+  if (type === "boolean") {
+    const normalized = value.trim().toLowerCase();
+    if (["1", "true", "yes", "on"].includes(normalized)) return true;
+    if (["0", "false", "no", "off"].includes(normalized)) return false;
+    throw createError(
+      "CONFIG_INVALID",
+      `Environment variable ${name} must be true or false, got "${value}".`,
+      { details: { variable: name } },
+    );
+  }
   const number = Number(value.trim());
   if (
     value.trim() === "" ||
