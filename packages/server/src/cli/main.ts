@@ -10,6 +10,7 @@ import { createError, isLecternError } from "../errors.ts";
 import { evaluate } from "../eval/evaluate.ts";
 import { loadQuestions, splitQuestions } from "../eval/questions.ts";
 import { tuneThresholds } from "../eval/tune.ts";
+import { startServer } from "../http/server.ts";
 import { scanDocs } from "../ingest/files.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import type { RetrievalResult } from "../search/retriever.ts";
@@ -25,7 +26,10 @@ Usage:
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
                        then report the held-out half with them
-  lectern start [--docs <dir>]     ingest the docs (default: the sample book), then ask in a loop
+  lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1]
+                       start the HTTP API (ingesting --docs first when given)
+  lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve
+  lectern repl [--docs <dir>]      ingest the docs (default: the sample book), then ask in a loop
 
 Options for every command:
   --data-dir <dir>     where the index lives (default ./.lectern, env LECTERN_DATA_DIR)
@@ -54,6 +58,8 @@ const OPTIONS = {
   split: { type: "string" },
   tune: { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  port: { type: "string" },
+  host: { type: "string" },
 } as const;
 
 type Flags = ReturnType<typeof parseFlags>["values"];
@@ -83,6 +89,8 @@ export async function main(argv: string[]): Promise<number> {
       baseUrl: flags["base-url"],
       routeBasePath: flags["route-base-path"],
       collection: flags.collection,
+      port: flags.port === undefined ? undefined : portNumber(flags.port),
+      host: flags.host,
     },
   });
   switch (command) {
@@ -92,8 +100,12 @@ export async function main(argv: string[]): Promise<number> {
       return commandAsk(config, flags, positionals.slice(1).join(" "));
     case "eval":
       return commandEval(config, flags);
+    case "repl":
+      return commandRepl(config);
+    case "serve":
+      return commandServe(config, config.docsDir);
     case "start":
-      return commandStart(config);
+      return commandServe(config, config.docsDir ?? SAMPLE_DOCS);
     default:
       throw new UsageError(`Unknown command "${command}". Run "lectern --help".`);
   }
@@ -295,7 +307,49 @@ async function commandEval(config: Config, flags: Flags): Promise<number> {
   });
 }
 
-async function commandStart(config: Config): Promise<number> {
+function portNumber(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new UsageError(`--port must be a port number, got "${value}".`);
+  }
+  return port;
+}
+
+async function commandServe(config: Config, docsDir: string | undefined): Promise<number> {
+  if (docsDir) await scanDocs(docsDir);
+  const lectern = await openLectern(config);
+  try {
+    if (docsDir) {
+      process.stdout.write(`Ingesting ${docsDir}\n`);
+      await runIngest(lectern, docsDir, false);
+    } else if (lectern.index.size === 0) {
+      process.stderr.write(
+        "warning: nothing has been ingested yet; run lectern ingest --docs <dir> or pass --docs.\n",
+      );
+    }
+  } catch (error) {
+    await lectern.close();
+    throw error;
+  }
+  const server = await startServer(config, { lectern });
+  process.stdout.write(
+    `Lectern is answering at ${server.url} (try: curl -s ${server.url}/chat -H 'content-type: application/json' -d '{"query":"How do topics work?"}')\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.stdout.write("Shutting down…\n");
+      server
+        .close()
+        .then(() => lectern.close())
+        .then(resolve, resolve);
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+  return 0;
+}
+
+async function commandRepl(config: Config): Promise<number> {
   const docsDir = config.docsDir ?? SAMPLE_DOCS;
   return withLectern(config, async (lectern) => {
     process.stdout.write(`Ingesting ${docsDir}\n`);

@@ -1,0 +1,83 @@
+/**
+ * In-process rate limits: a token bucket per key (client IP, session) and a cap on chats in
+ * flight. The clock is injectable so tests need not sleep.
+ */
+
+export interface TokenBucketOptions {
+  /** Tokens added per second (sustained rate). */
+  refillPerSecond: number;
+  /** Bucket size: how many requests may arrive at once. */
+  capacity: number;
+  now?: () => number;
+  /** Buckets kept at most; the least recently used are forgotten beyond it. */
+  maxKeys?: number;
+}
+
+export interface TakeResult {
+  allowed: boolean;
+  /** Whole seconds until a token is available (0 when allowed). */
+  retryAfterSeconds: number;
+  remaining: number;
+}
+
+export class TokenBucketLimiter {
+  private readonly buckets = new Map<string, { tokens: number; updated: number }>();
+  private readonly now: () => number;
+  private readonly maxKeys: number;
+
+  constructor(private readonly options: TokenBucketOptions) {
+    this.now = options.now ?? Date.now;
+    this.maxKeys = options.maxKeys ?? 100_000;
+  }
+
+  take(key: string, cost = 1): TakeResult {
+    const now = this.now();
+    const bucket = this.buckets.get(key) ?? { tokens: this.options.capacity, updated: now };
+    const elapsedSeconds = Math.max(0, now - bucket.updated) / 1000;
+    bucket.tokens = Math.min(
+      this.options.capacity,
+      bucket.tokens + elapsedSeconds * this.options.refillPerSecond,
+    );
+    bucket.updated = now;
+    // Re-insert so the map's order is least recently used first.
+    this.buckets.delete(key);
+    this.buckets.set(key, bucket);
+    if (this.buckets.size > this.maxKeys) {
+      const oldest = this.buckets.keys().next().value;
+      if (oldest !== undefined) this.buckets.delete(oldest);
+    }
+    if (bucket.tokens >= cost) {
+      bucket.tokens -= cost;
+      return { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(bucket.tokens) };
+    }
+    const missing = cost - bucket.tokens;
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil(missing / this.options.refillPerSecond)),
+      remaining: 0,
+    };
+  }
+}
+
+/** Caps how many chats run at once; beyond it requests are refused rather than queued. */
+export class ConcurrencyLimiter {
+  private active = 0;
+
+  constructor(readonly max: number) {}
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  /** Returns a release function, or undefined when the cap is reached. */
+  tryAcquire(): (() => void) | undefined {
+    if (this.active >= this.max) return undefined;
+    this.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+    };
+  }
+}

@@ -1,0 +1,122 @@
+import type { Context } from "hono";
+import type { Config } from "../config/config.ts";
+import { createError } from "../errors.ts";
+import type { ChatInput } from "../pipeline/types.ts";
+import { ChatRequestSchema } from "./wire.ts";
+
+/**
+ * Reads and validates a chat request body into pipeline input, answering with the contract's codes:
+ * 415 non-JSON, 413 too large, 400 INVALID_JSON, 422 VALIDATION_ERROR / INVALID_SESSION_ID for a
+ * body that does not fit the schema, 400 EMPTY_QUERY / QUERY_TOO_LONG / SELECTION_TOO_LONG.
+ */
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+export function isUuidV4(value: string): boolean {
+  return UUID_V4.test(value);
+}
+
+export async function readChatInput(
+  context: Context,
+  config: Config,
+  ids: { requestId: string; newSessionId: () => string },
+): Promise<ChatInput> {
+  const contentType = context.req.header("content-type") ?? "";
+  if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
+    throw createError(
+      "UNSUPPORTED_MEDIA_TYPE",
+      "Send the request body as JSON with Content-Type: application/json.",
+    );
+  }
+  const declared = Number(context.req.header("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > config.limits.maxBodyBytes) {
+    throw tooLarge(config);
+  }
+  const bytes = new Uint8Array(await context.req.arrayBuffer());
+  if (bytes.byteLength > config.limits.maxBodyBytes) throw tooLarge(config);
+
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw createError("INVALID_JSON", "The request body is not valid JSON.");
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw createError("VALIDATION_ERROR", "The request body must be a JSON object.", {
+      details: { field: "body" },
+    });
+  }
+  const parsed = ChatRequestSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.join(".") || "body";
+    if (field === "session_id") throw invalidSession();
+    throw createError(
+      "VALIDATION_ERROR",
+      `Invalid field "${field}": ${issue?.message ?? "invalid"}.`,
+      {
+        details: { field },
+      },
+    );
+  }
+  const body = parsed.data;
+  const rawQuery = body.query ?? body.question ?? body.query_text;
+  if (rawQuery === undefined) {
+    throw createError("VALIDATION_ERROR", 'The field "query" is required.', {
+      details: { field: "query" },
+    });
+  }
+  const query = rawQuery.trim();
+  if (!query) throw createError("EMPTY_QUERY", "Query cannot be empty or whitespace only.");
+  if (query.length > config.limits.maxQueryChars) {
+    throw createError(
+      "QUERY_TOO_LONG",
+      `The question is longer than ${config.limits.maxQueryChars} characters.`,
+      {
+        details: { max_chars: config.limits.maxQueryChars, length: query.length },
+      },
+    );
+  }
+  const selection = body.selected_text?.trim() ? body.selected_text : null;
+  if (selection !== null && selection.length > config.limits.maxSelectionChars) {
+    throw createError(
+      "SELECTION_TOO_LONG",
+      `The selected text is longer than ${config.limits.maxSelectionChars} characters.`,
+      { details: { max_chars: config.limits.maxSelectionChars, length: selection.length } },
+    );
+  }
+  const sessionId = body.session_id ?? null;
+  if (sessionId !== null && !isUuidV4(sessionId)) throw invalidSession();
+
+  const filters = body.filters
+    ? {
+        sourceUrlPrefix: body.filters.source_url_prefix,
+        section: body.filters.section,
+      }
+    : undefined;
+  return {
+    requestId: ids.requestId,
+    sessionId: sessionId?.toLowerCase() ?? ids.newSessionId(),
+    query,
+    selectedText: selection,
+    filters,
+    sourceUrl: body.source_url ?? null,
+    topK: body.top_k,
+  };
+}
+
+export function invalidSession() {
+  return createError("INVALID_SESSION_ID", "session_id must be a UUID v4.", {
+    details: { field: "session_id" },
+  });
+}
+
+function tooLarge(config: Config) {
+  return createError(
+    "PAYLOAD_TOO_LARGE",
+    `The request body is larger than ${config.limits.maxBodyBytes} bytes.`,
+    {
+      details: { max_bytes: config.limits.maxBodyBytes },
+    },
+  );
+}

@@ -1,0 +1,119 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import pino, { type Logger } from "pino";
+import type { Config } from "../config/config.ts";
+import { type Lectern, openLectern } from "../lectern.ts";
+import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
+import { ChatPipeline } from "../pipeline/chat-pipeline.ts";
+import type { HistoryStore } from "../store/history-store.ts";
+import { MemoryHistoryStore } from "../store/memory-history-store.ts";
+import { OffHistoryStore } from "../store/off-history-store.ts";
+import { SqlHistoryStore } from "../store/sql-history-store.ts";
+import { buildApp } from "./app.ts";
+
+export const VERSION = "0.1.0";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  lectern: Lectern;
+  history: HistoryStore;
+  /** Stops accepting, lets in-flight requests and streams finish (up to the timeout), closes the database. */
+  close(): Promise<void>;
+}
+
+export function createHistoryStore(config: Config, lectern: Lectern): HistoryStore {
+  switch (config.history.mode) {
+    case "memory":
+      return new MemoryHistoryStore();
+    case "off":
+      return new OffHistoryStore();
+    default:
+      return new SqlHistoryStore(lectern.db);
+  }
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({ level: config.logLevel, base: null }, pino.destination(2));
+}
+
+/** Opens the book and starts the HTTP server on config.host:config.port. */
+export async function startServer(
+  config: Config,
+  options: { lectern?: Lectern; logger?: Logger } = {},
+): Promise<RunningServer> {
+  const logger = options.logger ?? createLogger(config);
+  const lectern = options.lectern ?? (await openLectern(config));
+  const history = createHistoryStore(config, lectern);
+  const pipeline = new ChatPipeline({
+    retriever: () => lectern.retriever,
+    synthesizer: new ExtractiveSynthesizer(),
+  });
+  let shuttingDown = false;
+
+  const app = buildApp({
+    config,
+    pipeline,
+    history,
+    logger,
+    version: VERSION,
+    checks: {
+      database: async () => {
+        await lectern.db.query("SELECT 1");
+      },
+      indexedChunks: () => lectern.index.size,
+    },
+    isShuttingDown: () => shuttingDown,
+  });
+
+  const retentionMs = config.history.retentionDays * 86_400_000;
+  const purge = async () => {
+    try {
+      const removed = await history.purgeInactiveSince(new Date(Date.now() - retentionMs));
+      if (removed > 0) logger.info({ removed }, "purged inactive sessions");
+    } catch (error) {
+      logger.warn({ err: error }, "purging old sessions failed; will retry in an hour");
+    }
+  };
+  await purge();
+  const purgeTimer = setInterval(purge, 3_600_000);
+  purgeTimer.unref();
+
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  logger.info({ url, chunks: lectern.index.size, history: history.kind }, "Lectern is listening");
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: address.port,
+    lectern,
+    history,
+    close() {
+      closing ??= (async () => {
+        shuttingDown = true;
+        clearInterval(purgeTimer);
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Idle keep-alive connections would hold the server open; busy ones finish first.
+        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        const timedOut = new Promise<"timeout">((resolve) =>
+          setTimeout(() => resolve("timeout"), config.shutdownTimeoutMs).unref(),
+        );
+        if ((await Promise.race([closed, timedOut])) === "timeout") {
+          logger.warn("shutdown timeout: closing remaining connections");
+          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          await closed;
+        }
+        if (!options.lectern) await lectern.close();
+        logger.info("Lectern stopped");
+      })();
+      return closing;
+    },
+  };
+}

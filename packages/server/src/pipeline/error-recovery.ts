@@ -1,0 +1,96 @@
+import { ERROR_CODES, type ErrorCode, isLecternError } from "../errors.ts";
+
+/**
+ * ErrorRecovery: classifies any failure into the seeds' ErrorContext types with a message that is
+ * safe to show (no stack, path, SQL or secret) and whether retrying can help. The original error is
+ * only logged, with the request id.
+ */
+
+export type ErrorType = "network" | "database" | "llm" | "validation" | "agent" | "unknown";
+
+export interface ErrorContext {
+  errorType: ErrorType;
+  errorCode: ErrorCode;
+  status: number;
+  userSafeMessage: string;
+  retryable: boolean;
+  details: Record<string, unknown> | undefined;
+}
+
+const DATABASE_ERROR_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+]);
+
+export function classifyError(error: unknown): ErrorContext {
+  if (isLecternError(error)) {
+    const errorType = typeOf(error.code);
+    return {
+      errorType,
+      errorCode: error.code,
+      status: error.status,
+      userSafeMessage: error.message,
+      retryable:
+        errorType === "network" ||
+        errorType === "database" ||
+        errorType === "llm" ||
+        error.code === "RATE_LIMITED",
+      details: error.details,
+    };
+  }
+  if (isDatabaseFailure(error)) {
+    return build("DATABASE_UNAVAILABLE", "database", true);
+  }
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
+    return build("TIMEOUT", "network", true);
+  }
+  return build("INTERNAL_ERROR", "unknown", false);
+}
+
+function build(code: ErrorCode, errorType: ErrorType, retryable: boolean): ErrorContext {
+  const entry = ERROR_CODES[code];
+  return {
+    errorType,
+    errorCode: code,
+    status: entry.status,
+    userSafeMessage: entry.message,
+    retryable,
+    details: undefined,
+  };
+}
+
+function typeOf(code: ErrorCode): ErrorType {
+  switch (code) {
+    case "DATABASE_UNAVAILABLE":
+    case "DATA_DIR_CORRUPT":
+    case "QDRANT_UNAVAILABLE":
+      return "database";
+    case "LLM_UNAVAILABLE":
+    case "GEMINI_UNAVAILABLE":
+      return "llm";
+    case "TIMEOUT":
+    case "SERVICE_UNAVAILABLE":
+      return "network";
+    case "INTERNAL_ERROR":
+      return "unknown";
+    default:
+      return code.endsWith("_ERROR") || ERROR_CODES[code].status < 500 ? "validation" : "agent";
+  }
+}
+
+/** Connection-level failures of PostgreSQL or a closed PGlite. */
+export function isDatabaseFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && (DATABASE_ERROR_CODES.has(code) || code.startsWith("08")))
+    return true;
+  return /PGlite is closed|Connection terminated|connection (is )?closed|Client has encountered a connection error|terminating connection/i.test(
+    error.message,
+  );
+}

@@ -1,0 +1,38 @@
+import type { Citation, Confidence, ResponseMode } from "../http/wire.ts";
+import type { SearchFilters } from "../search/retriever.ts";
+
+/** The request states the orchestrator moves through, in order. */
+export type RequestState = "RECEIVED" | "RETRIEVING" | "GENERATING" | "COMPLETED" | "FAILED";
+
+export interface ChatInput {
+  requestId: string;
+  sessionId: string;
+  query: string;
+  selectedText: string | null;
+  filters: SearchFilters | undefined;
+  sourceUrl: string | null;
+  topK: number | undefined;
+}
+
+export interface ChatOutcome {
+  answer: string | null;
+  fallbackMessage: string | null;
+  sources: Citation[];
+  mode: ResponseMode;
+  lowConfidence: boolean;
+  confidence: Confidence;
+  retrievalCount: number;
+  route: "question" | "greeting" | "thanks";
+  injectionFlagged: boolean;
+  searchQuery: string | null;
+  support: number | undefined;
+  /** Milliseconds per stage: route, retrieve, generate, total. */
+  timings: Record<string, number>;
+  states: RequestState[];
+}
+
+export interface RunOptions {
+  /** Receives the answer text piece by piece as it is produced. */
+  onDelta?: (text: string) => void;
+  signal?: AbortSignal;
+}
