@@ -31,10 +31,13 @@ export const THANKS_REPLY = "You're welcome! Ask another question about the book
 
 /** Trims, removes control characters and collapses runs of whitespace. */
 export function normalizeQuery(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  let cleaned = "";
+  for (const character of text) {
+    const code = character.charCodeAt(0);
+    // Control characters (other than whitespace, which collapses below) become spaces.
+    cleaned += code < 32 || code === 127 ? " " : character;
+  }
+  return cleaned.replace(/\s+/g, " ").trim();
 }
 
 export function routeQuery(query: string): RoutedQuery {

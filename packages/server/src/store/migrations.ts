@@ -52,6 +52,30 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "sessions and conversations",
+    sql: `
+      CREATE TABLE sessions (
+        session_id   UUID PRIMARY KEY,
+        created_at   TIMESTAMPTZ NOT NULL DEFAULT now(),
+        last_active  TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE INDEX sessions_last_active_idx ON sessions (last_active);
+      CREATE TABLE conversations (
+        id             BIGSERIAL PRIMARY KEY,
+        session_id     UUID NOT NULL REFERENCES sessions (session_id) ON DELETE CASCADE,
+        request_id     UUID NOT NULL,
+        "timestamp"    TIMESTAMPTZ NOT NULL DEFAULT now(),
+        query          TEXT NOT NULL,
+        response       TEXT NOT NULL,
+        selected_text  TEXT,
+        sources        JSONB NOT NULL DEFAULT '[]',
+        metadata       JSONB NOT NULL DEFAULT '{}'
+      );
+      CREATE INDEX conversations_session_idx ON conversations (session_id, id);
+    `,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

@@ -1,0 +1,195 @@
+import { createError } from "../errors.ts";
+import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
+
+export interface MemoryHistoryLimits {
+  /** Sessions kept at most; past it the least recently active session is evicted. */
+  maxSessions?: number;
+  /** Exchanges kept per session at most; past it the session's oldest exchange is dropped. */
+  maxExchangesPerSession?: number;
+  /** Approximate bytes of text and JSON kept in all; past it whole sessions are evicted as above. */
+  maxBytes?: number;
+}
+
+/**
+ * Conversation history in a Map, for `HISTORY=memory`: nothing survives a restart, and memory is
+ * bounded so a busy or abusive client cannot grow the process without limit:
+ * - at most 10,000 sessions; a new session beyond that evicts the least recently active one;
+ * - at most 1,000 exchanges per session; a new exchange beyond that drops the session's oldest,
+ *   and `total` counts the exchanges kept;
+ * - at most about 256 MiB of stored text and JSON (a query may be 32,000 characters and a selection
+ *   64,000, so the counts alone do not bound memory); past it the least recently active sessions
+ *   are evicted, and, should the session being written exceed it alone, its oldest exchanges.
+ * Session and request ids follow the SQL store: UUIDs in the hyphenated form, any letter case, kept
+ * in lower case. Sources and metadata are stored as JSON text, so they round-trip exactly as through
+ * JSONB (a value JSON cannot hold is refused, `undefined` members vanish) and callers never share
+ * objects with the store.
+ */
+export class MemoryHistoryStore implements HistoryStore {
+  readonly kind = "memory";
+  private readonly sessions = new Map<string, MemorySession>();
+  private readonly maxSessions: number;
+  private readonly maxExchangesPerSession: number;
+  private readonly maxBytes: number;
+  private bytes = 0;
+  private lastId = 0;
+
+  /** `now` is the clock for timestamps and activity (injectable for tests). */
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    limits: MemoryHistoryLimits = {},
+  ) {
+    this.maxSessions = Math.max(1, limits.maxSessions ?? 10_000);
+    this.maxExchangesPerSession = Math.max(1, limits.maxExchangesPerSession ?? 1_000);
+    this.maxBytes = Math.max(1, limits.maxBytes ?? 256 * 1024 * 1024);
+  }
+
+  async saveExchange(exchange: Exchange): Promise<void> {
+    const sessionId = canonicalUuid(exchange.sessionId, "session id");
+    const requestId = canonicalUuid(exchange.requestId, "request id");
+    // Everything that can throw happens before the first change: either all is stored or nothing.
+    const sources = JSON.stringify(exchange.sources);
+    const metadata = JSON.stringify(exchange.metadata);
+    const timestamp = this.now().getTime();
+    const stored: StoredExchange = {
+      id: String(++this.lastId),
+      requestId,
+      timestamp,
+      query: exchange.query,
+      response: exchange.response,
+      selectedText: exchange.selectedText,
+      sources,
+      metadata,
+      bytes:
+        2 *
+          (exchange.query.length +
+            exchange.response.length +
+            (exchange.selectedText?.length ?? 0) +
+            sources.length +
+            metadata.length) +
+        OVERHEAD_BYTES,
+    };
+    const session = this.sessions.get(sessionId) ?? { lastActive: timestamp, exchanges: [] };
+    session.lastActive = timestamp;
+    // Re-inserting keeps the Map in order of activity, least recent first.
+    this.sessions.delete(sessionId);
+    this.sessions.set(sessionId, session);
+    session.exchanges.push(stored);
+    this.bytes += stored.bytes;
+    while (session.exchanges.length > this.maxExchangesPerSession) this.dropOldest(session);
+    for (const [id, other] of this.sessions) {
+      if (this.sessions.size <= this.maxSessions && this.bytes <= this.maxBytes) break;
+      if (id === sessionId) break;
+      this.remove(id, other);
+    }
+    while (this.bytes > this.maxBytes && session.exchanges.length > 1) this.dropOldest(session);
+  }
+
+  async sessionExists(sessionId: string): Promise<boolean> {
+    return this.find(sessionId) !== undefined;
+  }
+
+  async getHistory(
+    sessionId: string,
+    limit: number,
+  ): Promise<{ entries: HistoryEntry[]; total: number } | undefined> {
+    const session = this.find(sessionId);
+    if (!session) return undefined;
+    const { exchanges } = session;
+    const count = Math.min(clampLimit(limit), exchanges.length);
+    return {
+      entries: exchanges.slice(exchanges.length - count).map(toEntry),
+      total: exchanges.length,
+    };
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    const id = lowerUuid(sessionId);
+    const session = id === undefined ? undefined : this.sessions.get(id);
+    if (id === undefined || !session) return false;
+    this.remove(id, session);
+    return true;
+  }
+
+  async purgeInactiveSince(cutoff: Date): Promise<number> {
+    const limit = cutoff.getTime();
+    if (Number.isNaN(limit)) {
+      throw createError("INTERNAL_ERROR", "The history purge cutoff is not a valid date.");
+    }
+    let deleted = 0;
+    for (const [id, session] of this.sessions) {
+      if (session.lastActive < limit) {
+        this.remove(id, session);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  async ping(): Promise<void> {}
+
+  private find(sessionId: string): MemorySession | undefined {
+    const id = lowerUuid(sessionId);
+    return id === undefined ? undefined : this.sessions.get(id);
+  }
+
+  private remove(id: string, session: MemorySession): void {
+    this.sessions.delete(id);
+    for (const exchange of session.exchanges) this.bytes -= exchange.bytes;
+  }
+
+  private dropOldest(session: MemorySession): void {
+    const oldest = session.exchanges.shift();
+    if (oldest) this.bytes -= oldest.bytes;
+  }
+}
+
+/** A rough allowance for the object, its id, request id and timestamp. */
+const OVERHEAD_BYTES = 200;
+
+interface MemorySession {
+  lastActive: number;
+  exchanges: StoredExchange[];
+}
+
+interface StoredExchange {
+  id: string;
+  requestId: string;
+  timestamp: number;
+  query: string;
+  response: string;
+  selectedText: string | null;
+  sources: string;
+  metadata: string;
+  bytes: number;
+}
+
+function toEntry(stored: StoredExchange): HistoryEntry {
+  return {
+    id: stored.id,
+    requestId: stored.requestId,
+    timestamp: new Date(stored.timestamp),
+    query: stored.query,
+    response: stored.response,
+    selectedText: stored.selectedText,
+    sources: JSON.parse(stored.sources) as unknown[],
+    metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function lowerUuid(value: string): string | undefined {
+  return UUID.test(value) ? value.toLowerCase() : undefined;
+}
+
+function canonicalUuid(value: string, what: string): string {
+  const id = lowerUuid(value);
+  if (id === undefined) throw createError("VALIDATION_ERROR", `The ${what} must be a UUID.`);
+  return id;
+}
+
+/** A whole number ≥ 0; anything else (fractions, NaN, negative) is rounded into range. */
+function clampLimit(limit: number): number {
+  if (Number.isNaN(limit) || limit <= 0) return 0;
+  return Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
+}

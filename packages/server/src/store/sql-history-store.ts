@@ -1,0 +1,155 @@
+import { createError } from "../errors.ts";
+import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
+import type { SqlClient } from "./sql-client.ts";
+
+/**
+ * Conversation history in the `sessions` and `conversations` tables (migration 2), on PGlite or
+ * PostgreSQL. Session ids are UUIDs in the usual hyphenated form, in any letter case: the database
+ * compares them case-insensitively and returns them in lower case. A malformed id is an unknown
+ * session for the read and delete methods (no query is sent) and is refused by `saveExchange`.
+ */
+export class SqlHistoryStore implements HistoryStore {
+  readonly kind = "sql";
+
+  constructor(private readonly db: SqlClient) {}
+
+  async saveExchange(exchange: Exchange): Promise<void> {
+    assertUuid(exchange.sessionId, "session id");
+    assertUuid(exchange.requestId, "request id");
+    // Serialised before the transaction, so a value JSON cannot hold fails before any write.
+    const sources = JSON.stringify(exchange.sources);
+    const metadata = JSON.stringify(exchange.metadata);
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO sessions (session_id) VALUES ($1)
+         ON CONFLICT (session_id) DO UPDATE SET last_active = now()`,
+        [exchange.sessionId],
+      );
+      await tx.query(
+        `INSERT INTO conversations (session_id, request_id, query, response, selected_text, sources, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          exchange.sessionId,
+          exchange.requestId,
+          exchange.query,
+          exchange.response,
+          exchange.selectedText,
+          sources,
+          metadata,
+        ],
+      );
+    });
+  }
+
+  async sessionExists(sessionId: string): Promise<boolean> {
+    if (!isUuid(sessionId)) return false;
+    const rows = await this.db.query("SELECT 1 FROM sessions WHERE session_id = $1", [sessionId]);
+    return rows.length > 0;
+  }
+
+  async getHistory(
+    sessionId: string,
+    limit: number,
+  ): Promise<{ entries: HistoryEntry[]; total: number } | undefined> {
+    if (!isUuid(sessionId)) return undefined;
+    // One statement, so the entries and the total come from the same snapshot. A session without
+    // exchanges (or limit 0) still yields one row, with NULL exchange columns.
+    const rows = await this.db.query<ConversationRow>(
+      `SELECT (SELECT count(*) FROM conversations WHERE session_id = s.session_id) AS total,
+              c.id, c.request_id, c."timestamp", c.query, c.response, c.selected_text, c.sources,
+              c.metadata
+         FROM sessions s
+         LEFT JOIN LATERAL (
+           SELECT * FROM conversations
+            WHERE session_id = s.session_id
+            ORDER BY id DESC
+            LIMIT $2
+         ) c ON true
+        WHERE s.session_id = $1
+        ORDER BY c.id`,
+      [sessionId, clampLimit(limit)],
+    );
+    const first = rows[0];
+    if (!first) return undefined;
+    const entries: HistoryEntry[] = [];
+    for (const row of rows) if (row.id !== null) entries.push(toEntry(row));
+    return { entries, total: Number(first.total) };
+  }
+
+  async deleteSession(sessionId: string): Promise<boolean> {
+    if (!isUuid(sessionId)) return false;
+    // Its conversations go with it (ON DELETE CASCADE).
+    const rows = await this.db.query(
+      "DELETE FROM sessions WHERE session_id = $1 RETURNING session_id",
+      [sessionId],
+    );
+    return rows.length > 0;
+  }
+
+  async purgeInactiveSince(cutoff: Date): Promise<number> {
+    if (Number.isNaN(cutoff.getTime())) {
+      throw createError("INTERNAL_ERROR", "The history purge cutoff is not a valid date.");
+    }
+    const rows = await this.db.query<{ deleted: string | number | bigint }>(
+      `WITH gone AS (DELETE FROM sessions WHERE last_active < $1::timestamptz RETURNING 1)
+       SELECT count(*) AS deleted FROM gone`,
+      [cutoff.toISOString()],
+    );
+    return Number(rows[0]?.deleted ?? 0);
+  }
+
+  async ping(): Promise<void> {
+    await this.db.query("SELECT 1");
+  }
+}
+
+type Json<T> = T | string;
+
+interface ConversationRow {
+  total: string | number | bigint;
+  // NULL only on the single row of a session with no exchanges in the window.
+  id: string | number | bigint | null;
+  request_id: string;
+  timestamp: Date | string;
+  query: string;
+  response: string;
+  selected_text: string | null;
+  sources: Json<unknown[]>;
+  metadata: Json<Record<string, unknown>>;
+}
+
+function toEntry(row: ConversationRow): HistoryEntry {
+  return {
+    id: String(row.id),
+    requestId: row.request_id,
+    timestamp: row.timestamp instanceof Date ? row.timestamp : new Date(row.timestamp),
+    query: row.query,
+    response: row.response,
+    selectedText: row.selected_text,
+    sources: parseJson(row.sources),
+    metadata: parseJson(row.metadata),
+  };
+}
+
+/** JSONB arrives parsed from PGlite and pg, but a driver configured otherwise hands over text. */
+function parseJson<T>(value: Json<T>): T {
+  return typeof value === "string" ? (JSON.parse(value) as T) : value;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+function assertUuid(value: string, what: string): void {
+  if (!isUuid(value)) {
+    throw createError("VALIDATION_ERROR", `The ${what} must be a UUID.`);
+  }
+}
+
+/** A whole number ≥ 0; anything else (fractions, NaN, negative) is rounded into range. */
+function clampLimit(limit: number): number {
+  if (Number.isNaN(limit) || limit <= 0) return 0;
+  return Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
+}
