@@ -66,7 +66,8 @@ export async function readChatInput(
       details: { field: "query" },
     });
   }
-  const query = rawQuery.trim();
+  // PostgreSQL cannot store U+0000 in text; it carries no meaning in a question anyway.
+  const query = stripNul(rawQuery).trim();
   if (!query) throw createError("EMPTY_QUERY", "Query cannot be empty or whitespace only.");
   if (query.length > config.limits.maxQueryChars) {
     throw createError(
@@ -77,7 +78,7 @@ export async function readChatInput(
       },
     );
   }
-  const selection = body.selected_text?.trim() ? body.selected_text : null;
+  const selection = body.selected_text?.trim() ? stripNul(body.selected_text) : null;
   if (selection !== null && selection.length > config.limits.maxSelectionChars) {
     throw createError(
       "SELECTION_TOO_LONG",
@@ -119,4 +120,8 @@ function tooLarge(config: Config) {
       details: { max_bytes: config.limits.maxBodyBytes },
     },
   );
+}
+
+function stripNul(text: string): string {
+  return text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
 }

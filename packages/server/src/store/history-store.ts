@@ -42,7 +42,10 @@ export interface HistoryStore {
    * The session's last `limit` exchanges, oldest first, and how many it has in all; undefined when
    * the session does not exist.
    */
-  getHistory(sessionId: string, limit: number): Promise<{ entries: HistoryEntry[]; total: number } | undefined>;
+  getHistory(
+    sessionId: string,
+    limit: number,
+  ): Promise<{ entries: HistoryEntry[]; total: number } | undefined>;
   /** Deletes the session and everything in it; false when there was no such session. */
   deleteSession(sessionId: string): Promise<boolean>;
   /** Deletes sessions whose last activity is before `cutoff` (with their exchanges); returns how many. */
