@@ -3,7 +3,7 @@ import { serve } from "@hono/node-server";
 import pino, { type Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
-import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
+import { type AnswerSynthesizer, ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
@@ -40,14 +40,14 @@ export function createLogger(config: Config): Logger {
 /** Opens the book and starts the HTTP server on config.host:config.port. */
 export async function startServer(
   config: Config,
-  options: { lectern?: Lectern; logger?: Logger } = {},
+  options: { lectern?: Lectern; logger?: Logger; synthesizer?: AnswerSynthesizer } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
   const lectern = options.lectern ?? (await openLectern(config));
   const history = createHistoryStore(config, lectern);
   const pipeline = new ChatPipeline({
     retriever: () => lectern.retriever,
-    synthesizer: new ExtractiveSynthesizer(),
+    synthesizer: options.synthesizer ?? new ExtractiveSynthesizer(),
   });
   let shuttingDown = false;
 
