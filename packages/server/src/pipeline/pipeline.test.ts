@@ -59,7 +59,8 @@ describe("QueryRouter", () => {
   it("recognises greetings and thanks, nothing else", () => {
     expect(routeQuery("Hello!").route).toBe("greeting");
     expect(routeQuery("good morning").route).toBe("greeting");
-    expect(routeQuery("Thanks a lot").route).toBe("question");
+    expect(routeQuery("Thanks a lot").route).toBe("thanks");
+    expect(routeQuery("Thanks, but what is a servo?").route).toBe("question");
     expect(routeQuery("thank you so much!").route).toBe("thanks");
     expect(routeQuery("Hello, how do servos hold their angle?").route).toBe("question");
   });

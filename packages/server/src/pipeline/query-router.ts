@@ -15,7 +15,7 @@ export interface RoutedQuery {
 const GREETING =
   /^(hi|hello|hey|hiya|good (morning|afternoon|evening)|greetings|yo|howdy)( there)?( lectern| bot)?[\s!.,]*$/i;
 const THANKS =
-  /^(thanks?( you)?( (so|very) much)?|thx|ty|cheers|much appreciated|great,? thanks?)[\s!.,]*$/i;
+  /^(thanks?( you)?( (so|very) much| a lot)?|thx|ty|cheers|much appreciated|(great|perfect|ok|okay),? thanks?( you)?)[\s!.,]*$/i;
 const INJECTION_PATTERNS = [
   /\bignore (all |any |the )?(previous|prior|above|earlier) (instructions|prompts?|messages|rules)\b/i,
   /\bdisregard (all |any |the )?(previous|prior|above|your) (instructions|prompts?|rules)\b/i,
