@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { percentile } from "../src/eval/evaluate.ts";
@@ -9,6 +10,7 @@ import { LexicalIndex } from "../src/search/lexical-index.ts";
 import { Retriever } from "../src/search/retriever.ts";
 import type { ChunkRecord } from "../src/store/document-store.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
+import { benchHttp } from "./http.ts";
 
 /**
  * `npm run bench`: ingest throughput on a generated book, and retrieval latency at several index
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     sizes: { type: "string", default: "1000,10000,100000" },
     queries: { type: "string", default: "500" },
     only: { type: "string" },
+    seconds: { type: "string", default: "10" },
   },
 });
 const pages = Number(values.pages);
@@ -167,8 +170,8 @@ function benchRetrieval(size: number): Record<string, number> {
 }
 
 console.log(`Machine: ${results.machine}`);
-if (values.only !== "retrieval") await benchIngest();
-if (values.only !== "ingest") {
+if (values.only === undefined || values.only === "ingest") await benchIngest();
+if (values.only === undefined || values.only === "retrieval") {
   console.log(`\n## Retrieval (BM25 + calibration + diversity, top-5, ${queryCount} queries)\n`);
   console.log(
     "| chunks | index build (s) | p50 (ms) | p95 (ms) | heap for corpus+index |\n|---:|---:|---:|---:|---:|",
@@ -182,6 +185,28 @@ if (values.only !== "ingest") {
     );
   }
   results.retrieval = retrieval;
+}
+if (values.only === undefined || values.only === "http") {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-http-"));
+  const lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
+  await lectern.ingest(
+    fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
+  );
+  await lectern.close();
+  const rows = await benchHttp(dataDir, Number(values.seconds));
+  console.log(
+    `\n## POST /chat (sample book, retrieval-only, autocannon ${values.seconds} s per row)\n`,
+  );
+  console.log(
+    "| history | connections | requests/s | p50 (ms) | p95 (ms) | p99 (ms) | errors |\n|---|---:|---:|---:|---:|---:|---:|",
+  );
+  for (const row of rows) {
+    console.log(
+      `| ${row.history} | ${row.connections} | ${row.requestsPerSecond.toFixed(0)} | ${row.p50Ms.toFixed(1)} | ${row.p95Ms.toFixed(1)} | ${row.p99Ms.toFixed(1)} | ${row.errors} |`,
+    );
+  }
+  results.http = rows;
+  await rm(dataDir, { recursive: true, force: true });
 }
 await mkdir(".bench", { recursive: true });
 await writeFile(path.join(".bench", "results.json"), JSON.stringify(results, null, 2));

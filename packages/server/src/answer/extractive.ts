@@ -31,20 +31,19 @@ export function extractiveAnswer(
   const candidates: { text: string; source: number; score: number; order: number }[] = [];
 
   for (const [position, result] of results.entries()) {
-    // The headings above a passage say what its sentences are about.
-    const headingTerms = new Set(analyze(result.chunk.headingPath.join(" ")));
-    const headingShare = shareOf(queryTerms, headingTerms);
-    const sentences = proseOf(result.chunk.text).flatMap((paragraph) => paragraph.split(SENTENCE));
-    for (const [order, sentence] of sentences.entries()) {
-      const clean = sentence.replace(/\s+/g, " ").trim();
-      if (clean.length < 20 || clean.length > 400) continue;
-      const sentenceShare = shareOf(queryTerms, new Set(analyze(clean)));
+    const analyzed = analyzedChunk(result.chunk);
+    const headingShare = shareOf(queryTerms, analyzed.headingTerms);
+    for (const sentence of analyzed.sentences) {
+      const sentenceShare = shareOf(queryTerms, sentence.terms);
       if (sentenceShare === 0) continue;
       // What the sentence says counts most, then where it sits and how well its passage ranked;
       // earlier sentences break ties.
       const score =
-        0.5 * sentenceShare + 0.2 * headingShare + 0.3 * result.similarityScore - order * 0.001;
-      candidates.push({ text: clean, source: position + 1, score, order });
+        0.5 * sentenceShare +
+        0.2 * headingShare +
+        0.3 * result.similarityScore -
+        sentence.order * 0.001;
+      candidates.push({ text: sentence.text, source: position + 1, score, order: sentence.order });
     }
   }
 
@@ -68,6 +67,30 @@ export function extractiveAnswer(
     text: chosen.map((sentence) => `${sentence.text} [${sentence.source}]`).join(" "),
     cited: [...new Set(chosen.map((sentence) => sentence.source))],
   };
+}
+
+interface AnalyzedChunk {
+  headingTerms: Set<string>;
+  sentences: { text: string; order: number; terms: Set<string> }[];
+}
+
+// Chunks repeat across questions; analysing their sentences once saves most of the work.
+const analyzedChunks = new Map<string, AnalyzedChunk>();
+
+function analyzedChunk(chunk: RetrievedChunk["chunk"]): AnalyzedChunk {
+  const key = `${chunk.id}:${chunk.contentHash}`;
+  let analyzed = analyzedChunks.get(key);
+  if (!analyzed) {
+    const sentences = proseOf(chunk.text)
+      .flatMap((paragraph) => paragraph.split(SENTENCE))
+      .map((sentence, order) => ({ text: sentence.replace(/\s+/g, " ").trim(), order }))
+      .filter((sentence) => sentence.text.length >= 20 && sentence.text.length <= 400)
+      .map((sentence) => ({ ...sentence, terms: new Set(analyze(sentence.text)) }));
+    analyzed = { headingTerms: new Set(analyze(chunk.headingPath.join(" "))), sentences };
+    if (analyzedChunks.size >= 5_000) analyzedChunks.clear();
+    analyzedChunks.set(key, analyzed);
+  }
+  return analyzed;
 }
 
 function shareOf(queryTerms: Set<string>, terms: Set<string>): number {
