@@ -171,6 +171,28 @@ describe("over a real socket", () => {
     }
   });
 
+  it("purges sessions idle longer than the retention period when it starts", async () => {
+    const first = await start();
+    const stale = ChatResponseSchema.parse(
+      await (await post(first.server, "/chat", { query: "What is tf2?" })).json(),
+    );
+    const fresh = ChatResponseSchema.parse(
+      await (await post(first.server, "/chat", { query: "What is a node?" })).json(),
+    );
+    await first.server.lectern.db.query(
+      "UPDATE sessions SET last_active = now() - interval '8 days' WHERE session_id = $1",
+      [stale.session_id],
+    );
+    await first.server.close();
+    const second = await start({ HISTORY_RETENTION_DAYS: "7" }, undefined, first.dataDir);
+    try {
+      expect((await fetch(`${second.server.url}/history/${stale.session_id}`)).status).toBe(404);
+      expect((await fetch(`${second.server.url}/history/${fresh.session_id}`)).status).toBe(200);
+    } finally {
+      await second.server.close();
+    }
+  });
+
   it("answers 503 DATABASE_UNAVAILABLE when the database goes away mid-request, and writes nothing", async () => {
     const { server, dataDir } = await start();
     const sessionId = "3c2b1a09-8f7e-4d6c-8b5a-493827161504";
