@@ -11,6 +11,7 @@ import {
   ExtractiveSynthesizer,
 } from "../src/pipeline/answer-synthesizer.ts";
 import { ChatPipeline } from "../src/pipeline/chat-pipeline.ts";
+import { HeuristicRewriter, type QueryRewriter } from "../src/pipeline/query-rewriter.ts";
 import type { HistoryStore } from "../src/store/history-store.ts";
 import { SAMPLE_DOCS } from "./cli.ts";
 
@@ -47,6 +48,7 @@ export function createTestApp(
     env?: Record<string, string>;
     history?: HistoryStore;
     synthesizer?: AnswerSynthesizer;
+    rewriter?: QueryRewriter;
     deps?: Partial<AppDeps>;
   } = {},
 ) {
@@ -55,6 +57,7 @@ export function createTestApp(
   const pipeline = new ChatPipeline({
     retriever: () => lectern.retriever,
     synthesizer: options.synthesizer ?? new ExtractiveSynthesizer(),
+    rewriter: options.rewriter ?? new HeuristicRewriter(),
   });
   const app = buildApp({
     config,

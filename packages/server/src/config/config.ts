@@ -60,6 +60,41 @@ const rateLimitSchema = z
   })
   .strict();
 
+const llmSchema = z
+  .object({
+    provider: z.enum(["none", "openai", "gemini", "openai-compatible"]).default("none"),
+    model: z.string().min(1).optional(), // default per provider (see llm/providers.ts)
+    baseUrl: z.string().url().optional(),
+    apiKey: z.string().min(1).optional(), // for openai-compatible endpoints
+    openaiApiKey: z.string().min(1).optional(),
+    geminiApiKey: z.string().min(1).optional(),
+    firstTokenTimeoutMs: z.number().int().min(100).max(600_000).default(20_000), // 20 s to the first token
+    totalTimeoutMs: z.number().int().min(100).max(1_800_000).default(90_000), // 90 s per answer
+    maxRetries: z.number().int().min(0).max(10).default(2),
+    retryBaseDelayMs: z.number().int().min(0).max(60_000).default(500),
+    retryMaxDelayMs: z.number().int().min(0).max(120_000).default(10_000), // longest Retry-After honoured
+    breakerFailures: z.number().int().min(1).max(1_000).default(5), // consecutive failures that open the circuit
+    breakerCooldownMs: z.number().int().min(100).max(3_600_000).default(30_000), // then a probe after 30 s
+    contextTokens: z.number().int().min(200).max(1_000_000).default(6_000), // passages + history budget
+    maxOutputTokens: z.number().int().min(16).max(100_000).default(800),
+    temperature: z.number().min(0).max(2).default(0.2),
+  })
+  .strict();
+
+const embeddingsSchema = z
+  .object({
+    provider: z.enum(["none", "openai", "gemini", "openai-compatible", "local"]).default("none"),
+    model: z.string().min(1).optional(), // default per provider
+    baseUrl: z.string().url().optional(),
+    apiKey: z.string().min(1).optional(),
+    localModelDir: z.string().min(1).optional(), // transformers.js model directory for "local"
+    dimensions: z.number().int().min(1).max(20_000).optional(),
+    batchSize: z.number().int().min(1).max(2_048).default(64),
+    /** Cosine similarity from which a dense match alone counts as covering the question. */
+    minDenseSimilarity: z.number().min(0).max(1).default(0.5),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     dataDir: z.string().min(1).default("./.lectern"),
@@ -94,6 +129,8 @@ export const configSchema = z
       perSessionBurst: 15,
       trustProxy: false,
     }),
+    llm: llmSchema.default(() => llmSchema.parse({})),
+    embeddings: embeddingsSchema.default(() => embeddingsSchema.parse({})),
     corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
     requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000), // 60 s per chat
@@ -135,6 +172,30 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   RATE_LIMIT_PER_SESSION_BURST: { key: ["rateLimit", "perSessionBurst"], type: "int" },
   TRUST_PROXY: { key: ["rateLimit", "trustProxy"], type: "boolean" },
   CORS_ORIGINS: { key: ["corsOrigins"], type: "list" },
+  LLM_PROVIDER: { key: ["llm", "provider"], type: "string" },
+  LLM_MODEL: { key: ["llm", "model"], type: "string" },
+  LLM_BASE_URL: { key: ["llm", "baseUrl"], type: "string" },
+  LLM_API_KEY: { key: ["llm", "apiKey"], type: "string" },
+  OPENAI_API_KEY: { key: ["llm", "openaiApiKey"], type: "string" },
+  GEMINI_API_KEY: { key: ["llm", "geminiApiKey"], type: "string" },
+  LLM_FIRST_TOKEN_TIMEOUT_MS: { key: ["llm", "firstTokenTimeoutMs"], type: "int" },
+  LLM_TIMEOUT_MS: { key: ["llm", "totalTimeoutMs"], type: "int" },
+  LLM_MAX_RETRIES: { key: ["llm", "maxRetries"], type: "int" },
+  LLM_RETRY_BASE_DELAY_MS: { key: ["llm", "retryBaseDelayMs"], type: "int" },
+  LLM_RETRY_MAX_DELAY_MS: { key: ["llm", "retryMaxDelayMs"], type: "int" },
+  LLM_BREAKER_FAILURES: { key: ["llm", "breakerFailures"], type: "int" },
+  LLM_BREAKER_COOLDOWN_MS: { key: ["llm", "breakerCooldownMs"], type: "int" },
+  LLM_CONTEXT_TOKENS: { key: ["llm", "contextTokens"], type: "int" },
+  LLM_MAX_OUTPUT_TOKENS: { key: ["llm", "maxOutputTokens"], type: "int" },
+  LLM_TEMPERATURE: { key: ["llm", "temperature"], type: "number" },
+  EMBEDDINGS_PROVIDER: { key: ["embeddings", "provider"], type: "string" },
+  EMBEDDINGS_MODEL: { key: ["embeddings", "model"], type: "string" },
+  EMBEDDINGS_BASE_URL: { key: ["embeddings", "baseUrl"], type: "string" },
+  EMBEDDINGS_API_KEY: { key: ["embeddings", "apiKey"], type: "string" },
+  EMBEDDINGS_LOCAL_MODEL_DIR: { key: ["embeddings", "localModelDir"], type: "string" },
+  EMBEDDINGS_DIMENSIONS: { key: ["embeddings", "dimensions"], type: "int" },
+  EMBEDDINGS_BATCH_SIZE: { key: ["embeddings", "batchSize"], type: "int" },
+  EMBEDDINGS_MIN_SIMILARITY: { key: ["embeddings", "minDenseSimilarity"], type: "number" },
   LECTERN_SHUTDOWN_TIMEOUT_MS: { key: ["shutdownTimeoutMs"], type: "int" },
   LECTERN_REQUEST_TIMEOUT_MS: { key: ["requestTimeoutMs"], type: "int" },
 };

@@ -26,6 +26,8 @@ export interface AppDeps {
   checks: {
     database: () => Promise<void>;
     indexedChunks: () => number;
+    /** The language model's circuit, when a model is configured. */
+    model?: () => { provider: string; model: string; state: "closed" | "open" | "half-open" };
   };
   /** True once shutdown has begun: /ready answers 503. */
   isShuttingDown?: () => boolean;
@@ -165,14 +167,36 @@ export function buildApp(deps: AppDeps) {
     });
   };
 
+  /** The session's recent exchanges, as context for a follow-up; none when they cannot be read. */
+  const withHistory = async (input: ChatInput): Promise<ChatInput> => {
+    if (deps.history.kind === "off" || config.history.window === 0) return input;
+    try {
+      const recent = await deps.history.getHistory(input.sessionId, config.history.window);
+      return {
+        ...input,
+        history: (recent?.entries ?? []).map((entry) => ({
+          query: entry.query,
+          answer: entry.response,
+        })),
+      };
+    } catch (error) {
+      logger.warn(
+        { err: error, requestId: input.requestId },
+        "history unavailable; answering without context",
+      );
+      return input;
+    }
+  };
+
   app.post("/chat", async (context) => {
     const started = now();
     const requestId = context.get("requestId");
-    const input = await readChatInput(context, config, { requestId, newSessionId: newId });
-    const release = admit(context, input.sessionId);
+    const request = await readChatInput(context, config, { requestId, newSessionId: newId });
+    const release = admit(context, request.sessionId);
     const timeout = AbortSignal.timeout(config.requestTimeoutMs);
     const signal = AbortSignal.any([timeout, context.req.raw.signal]);
     try {
+      const input = await withHistory(request);
       const outcome = await withTimeout(deps.pipeline.run(input, { signal }), timeout);
       const response = toResponse(input, outcome, started);
       await saveExchange(input, response);
@@ -194,8 +218,12 @@ export function buildApp(deps: AppDeps) {
   app.post("/chat/stream", async (context) => {
     const started = now();
     const requestId = context.get("requestId");
-    const input = await readChatInput(context, config, { requestId, newSessionId: newId });
-    const release = admit(context, input.sessionId);
+    const request = await readChatInput(context, config, { requestId, newSessionId: newId });
+    const release = admit(context, request.sessionId);
+    const input = await withHistory(request).catch((error: unknown) => {
+      release();
+      throw error;
+    });
     const abort = new AbortController();
     const timeout = AbortSignal.timeout(config.requestTimeoutMs);
     const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal]);
@@ -338,6 +366,18 @@ export function buildApp(deps: AppDeps) {
       latency_ms: round(now() - indexStart),
       error: chunks > 0 ? null : "Nothing has been ingested yet.",
     };
+    const model = deps.checks.model?.();
+    if (model) {
+      services.llm = {
+        name: `${model.provider}:${model.model}`,
+        status: model.state === "closed" ? "healthy" : "degraded",
+        latency_ms: null,
+        error:
+          model.state === "closed"
+            ? null
+            : "Recent model calls failed; answers quote the book until a probe succeeds.",
+      };
+    }
     const statuses = Object.values(services).map((service) => service.status);
     const status = statuses.every((value) => value === "healthy")
       ? "healthy"
@@ -419,6 +459,7 @@ function metadataOf(input: ChatInput, outcome: ChatOutcome, elapsedMs: number): 
     injection_flagged: outcome.injectionFlagged,
     timings: outcome.timings,
     ...(outcome.support === undefined ? {} : { support: outcome.support }),
+    ...(outcome.degraded ? { degraded: true } : {}),
   };
 }
 

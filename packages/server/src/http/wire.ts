@@ -45,6 +45,8 @@ export const SourceCitationSchema = z.object({
   section_path: z.array(z.string()),
   /** 1-based number used by [n] markers in the answer. */
   citation_number: z.number().int().min(1),
+  /** Whether the answer cites this source (model answers only). */
+  cited: z.boolean().optional(),
 });
 export type SourceCitation = z.infer<typeof SourceCitationSchema>;
 
@@ -83,6 +85,8 @@ export const ResponseMetadataSchema = z.object({
   /** Milliseconds spent per pipeline stage. */
   timings: z.record(z.string(), z.number()).optional(),
   support: z.number().optional(),
+  /** A model is configured but failed, so the answer quotes the book instead. */
+  degraded: z.boolean().optional(),
 });
 export type ResponseMetadata = z.infer<typeof ResponseMetadataSchema>;
 

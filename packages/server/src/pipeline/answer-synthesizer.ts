@@ -1,5 +1,6 @@
 import { extractiveAnswer } from "../answer/extractive.ts";
 import type { ResponseMode } from "../http/wire.ts";
+import type { Exchange } from "../llm/prompts.ts";
 import { analyze } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { RunOptions } from "./types.ts";
@@ -14,6 +15,8 @@ export interface SynthesisInput {
   question: string;
   results: RetrievedChunk[];
   selectedText: string | null;
+  /** Earlier exchanges of the session, oldest first. */
+  history?: Exchange[];
 }
 
 export interface SynthesisOutput {
@@ -22,6 +25,10 @@ export interface SynthesisOutput {
   mode: ResponseMode;
   /** Whether the answer draws on the selection (selected-text mode). */
   answeredFromSelection?: boolean;
+  /** 1-based source numbers the answer cites; undefined when not tracked. */
+  citedNumbers?: number[];
+  /** True when a model was configured but the answer fell back to quoting the book. */
+  degraded?: boolean;
 }
 
 export interface AnswerSynthesizer {

@@ -1,6 +1,7 @@
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "../http/wire.ts";
 import type { RetrievedChunk, Retriever } from "../search/retriever.ts";
 import { type AnswerSynthesizer, emitInPieces, NO_RESULTS_MESSAGE } from "./answer-synthesizer.ts";
+import type { QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
 import type { ChatInput, ChatOutcome, RequestState, RunOptions } from "./types.ts";
 
@@ -14,6 +15,7 @@ export class ChatPipeline {
     private readonly deps: {
       retriever: () => Retriever;
       synthesizer: AnswerSynthesizer;
+      rewriter?: QueryRewriter;
       now?: () => number;
     },
   ) {}
@@ -39,7 +41,9 @@ export class ChatPipeline {
         injectionFlagged: routed.injectionFlagged,
         searchQuery: null as string | null,
         support: undefined as number | undefined,
+        degraded: false,
       };
+      const history = input.history ?? [];
 
       if (routed.reply && input.selectedText === null) {
         states.push("GENERATING");
@@ -62,7 +66,7 @@ export class ChatPipeline {
         states.push("GENERATING");
         const output = await time("generate", () =>
           this.deps.synthesizer.synthesize(
-            { question: routed.normalized, results: [], selectedText: input.selectedText },
+            { question: routed.normalized, results: [], selectedText: input.selectedText, history },
             options,
           ),
         );
@@ -79,6 +83,7 @@ export class ChatPipeline {
         states.push("COMPLETED");
         return finish({
           ...base,
+          degraded: output.degraded ?? false,
           answer: output.answer,
           fallbackMessage: output.fallbackMessage,
           sources: [citation],
@@ -89,14 +94,24 @@ export class ChatPipeline {
         });
       }
 
+      // A follow-up is searched as a standalone question rewritten with the conversation so far.
+      const searchQuery =
+        history.length > 0 && this.deps.rewriter
+          ? await time(
+              "rewrite",
+              () =>
+                this.deps.rewriter?.rewrite(routed.normalized, history, options.signal) ??
+                routed.normalized,
+            )
+          : routed.normalized;
       states.push("RETRIEVING");
       const retrieval = await time("retrieve", () =>
-        this.deps.retriever().retrieve(routed.normalized, {
+        this.deps.retriever().retrieve(searchQuery, {
           ...(input.topK ? { topK: input.topK } : {}),
           ...(input.filters ? { filters: input.filters } : {}),
         }),
       );
-      base.searchQuery = routed.normalized;
+      base.searchQuery = searchQuery;
       base.support = retrieval.signals.support;
       if (options.signal?.aborted) throw abortError();
 
@@ -118,14 +133,32 @@ export class ChatPipeline {
       states.push("GENERATING");
       const output = await time("generate", () =>
         this.deps.synthesizer.synthesize(
-          { question: routed.normalized, results: retrieval.results, selectedText: null },
+          { question: routed.normalized, results: retrieval.results, selectedText: null, history },
           options,
         ),
       );
-      const sources = retrieval.results.map(toCitation);
       states.push("COMPLETED");
+      if (output.mode === "no_results") {
+        // The model read the passages and found no answer in them.
+        return finish({
+          ...base,
+          answer: output.answer,
+          fallbackMessage: NO_RESULTS_MESSAGE,
+          sources: [],
+          mode: "no_results",
+          lowConfidence: false,
+          confidence: "low",
+          retrievalCount: retrieval.results.length,
+        });
+      }
+      const cited = output.citedNumbers ? new Set(output.citedNumbers) : undefined;
+      const sources = retrieval.results.map((result, index) => ({
+        ...toCitation(result, index),
+        ...(cited ? { cited: cited.has(index + 1) } : {}),
+      }));
       return finish({
         ...base,
+        degraded: output.degraded ?? false,
         answer: output.answer,
         fallbackMessage: output.fallbackMessage,
         sources,

@@ -1,4 +1,5 @@
 import type { Citation, Confidence, ResponseMode } from "../http/wire.ts";
+import type { Exchange } from "../llm/prompts.ts";
 import type { SearchFilters } from "../search/retriever.ts";
 
 /** The request states the orchestrator moves through, in order. */
@@ -12,6 +13,8 @@ export interface ChatInput {
   filters: SearchFilters | undefined;
   sourceUrl: string | null;
   topK: number | undefined;
+  /** The session's last exchanges, oldest first (empty for a new session or with history off). */
+  history?: Exchange[];
 }
 
 export interface ChatOutcome {
@@ -25,6 +28,8 @@ export interface ChatOutcome {
   route: "question" | "greeting" | "thanks";
   injectionFlagged: boolean;
   searchQuery: string | null;
+  /** The answer fell back to quoting the book because the model failed. */
+  degraded: boolean;
   support: number | undefined;
   /** Milliseconds per stage: route, retrieve, generate, total. */
   timings: Record<string, number>;

@@ -1,0 +1,69 @@
+/**
+ * Keeps an answer's [n] markers honest: markers that point to no source are removed, also while
+ * the answer streams (a marker split across pieces is held back until it is complete).
+ */
+
+const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
+
+export class CitationFilter {
+  private pending = "";
+  private readonly cited = new Set<number>();
+  private text = "";
+
+  constructor(private readonly sourceCount: number) {}
+
+  /** Feeds a piece of the answer; returns what can be shown now. */
+  push(piece: string): string {
+    this.pending += piece;
+    // Hold back an unfinished "[12" at the end; everything before it is safe to clean.
+    const open = this.pending.lastIndexOf("[");
+    let ready = this.pending;
+    let rest = "";
+    if (open >= 0 && !this.pending.slice(open).includes("]") && this.pending.length - open <= 12) {
+      ready = this.pending.slice(0, open);
+      rest = this.pending.slice(open);
+    }
+    this.pending = rest;
+    return this.emit(ready);
+  }
+
+  /** Flushes what was held back. */
+  finish(): string {
+    const last = this.emit(this.pending);
+    this.pending = "";
+    return last;
+  }
+
+  /** 1-based numbers of the sources the answer cites. */
+  citedNumbers(): number[] {
+    return [...this.cited].sort((left, right) => left - right);
+  }
+
+  get answer(): string {
+    return this.text;
+  }
+
+  private emit(text: string): string {
+    const cleaned = text.replace(MARKER, (_, list: string) => {
+      const valid = list
+        .split(",")
+        .map((number) => Number(number.trim()))
+        .filter((number) => number >= 1 && number <= this.sourceCount);
+      for (const number of valid) this.cited.add(number);
+      return valid.map((number) => `[${number}]`).join("");
+    });
+    this.text += cleaned;
+    return cleaned;
+  }
+}
+
+/** Cleans a whole answer at once. */
+export function cleanCitations(
+  answer: string,
+  sourceCount: number,
+): { text: string; cited: number[] } {
+  const filter = new CitationFilter(sourceCount);
+  filter.push(answer);
+  filter.finish();
+  return { text: filter.answer, cited: filter.citedNumbers() };
+}

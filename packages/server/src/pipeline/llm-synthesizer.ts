@@ -1,0 +1,172 @@
+import { streamText } from "ai";
+import type { Config } from "../config/config.ts";
+import { createError } from "../errors.ts";
+import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { CitationFilter } from "../llm/citations.ts";
+import {
+  BOOK_SYSTEM_PROMPT,
+  bookUserPrompt,
+  buildHistory,
+  buildPassages,
+  NOT_IN_BOOK_REPLY,
+  NOT_IN_SELECTION_REPLY,
+  SELECTION_SYSTEM_PROMPT,
+  selectionUserPrompt,
+} from "../llm/prompts.ts";
+import type { ChatModelHandle } from "../llm/providers.ts";
+import { withRetry } from "../llm/retry.ts";
+import type {
+  AnswerSynthesizer,
+  ExtractiveSynthesizer,
+  SynthesisInput,
+  SynthesisOutput,
+} from "./answer-synthesizer.ts";
+import type { RunOptions } from "./types.ts";
+
+export const MODEL_UNAVAILABLE_MESSAGE =
+  "The AI model is unavailable right now, so this answer quotes the most relevant passages of the book.";
+
+/**
+ * Grounded answers from a language model. Failures before anything was shown degrade to the
+ * extractive answer (retrieval_only); a failure after part of the answer was streamed ends the
+ * stream with LLM_UNAVAILABLE (GEMINI_UNAVAILABLE for Gemini). Retries (408/409/429/5xx, with
+ * Retry-After) happen only before the first token; the circuit breaker skips the model entirely
+ * after repeated failures.
+ */
+export class LlmSynthesizer implements AnswerSynthesizer {
+  readonly kind = "llm";
+
+  constructor(
+    private readonly deps: {
+      handle: ChatModelHandle;
+      config: Config["llm"];
+      breaker: CircuitBreaker;
+      fallback: ExtractiveSynthesizer;
+      sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+      onFailure?: (error: unknown) => void;
+    },
+  ) {}
+
+  async synthesize(input: SynthesisInput, options: RunOptions = {}): Promise<SynthesisOutput> {
+    const { breaker, config } = this.deps;
+    if (!breaker.tryAcquire()) return this.degrade(input, options);
+    const shown = { any: false };
+    try {
+      const output = await withRetry(() => this.attempt(input, options, shown), {
+        maxRetries: config.maxRetries,
+        baseDelayMs: config.retryBaseDelayMs,
+        maxDelayMs: config.retryMaxDelayMs,
+        signal: options.signal,
+        ...(this.deps.sleep ? { sleep: this.deps.sleep } : {}),
+      });
+      breaker.recordSuccess();
+      return output;
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      breaker.recordFailure();
+      this.deps.onFailure?.(error);
+      if (shown.any) {
+        throw createError(
+          this.deps.handle.unavailableCode,
+          "The AI model stopped in the middle of the answer. Please try again.",
+          {
+            details: { partial: true },
+          },
+        );
+      }
+      return this.degrade(input, options);
+    }
+  }
+
+  private async degrade(input: SynthesisInput, options: RunOptions): Promise<SynthesisOutput> {
+    const output = await this.deps.fallback.synthesize(input, options);
+    return { ...output, fallbackMessage: MODEL_UNAVAILABLE_MESSAGE, degraded: true };
+  }
+
+  private async attempt(
+    input: SynthesisInput,
+    options: RunOptions,
+    shown: { any: boolean },
+  ): Promise<SynthesisOutput> {
+    const { config, handle } = this.deps;
+    const selection = input.selectedText;
+    const historyBudget = Math.floor(config.contextTokens * 0.2);
+    const history = buildHistory(input.history ?? [], historyBudget);
+    const passages = buildPassages(input.results, config.contextTokens - historyBudget);
+    const sourceCount = selection !== null ? 1 : passages.count;
+    const prompt =
+      selection !== null
+        ? selectionUserPrompt(
+            input.question,
+            selection,
+            history,
+            config.contextTokens - historyBudget,
+          )
+        : bookUserPrompt(input.question, passages.text, history);
+
+    const controller = new AbortController();
+    const abortWith = (reason: string) => () =>
+      controller.abort(Object.assign(new Error(reason), { name: "TimeoutError" }));
+    const firstToken = setTimeout(abortWith("no first token in time"), config.firstTokenTimeoutMs);
+    const total = setTimeout(abortWith("answer took too long"), config.totalTimeoutMs);
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, controller.signal])
+      : controller.signal;
+    const filter = new CitationFilter(sourceCount);
+    try {
+      const result = streamText({
+        model: handle.model,
+        system: selection !== null ? SELECTION_SYSTEM_PROMPT : BOOK_SYSTEM_PROMPT,
+        prompt,
+        maxRetries: 0,
+        temperature: config.temperature,
+        maxOutputTokens: config.maxOutputTokens,
+        abortSignal: signal,
+        // Errors arrive as stream parts and are handled below; nothing to log twice.
+        onError: () => {},
+      });
+      for await (const part of result.fullStream) {
+        if (part.type === "text-delta") {
+          clearTimeout(firstToken);
+          const visible = filter.push(part.text);
+          if (visible) {
+            shown.any = true;
+            options.onDelta?.(visible);
+          }
+        } else if (part.type === "error") {
+          throw part.error;
+        } else if (part.type === "abort") {
+          throw signal.reason ?? new Error("aborted");
+        }
+      }
+      if (signal.aborted) throw signal.reason;
+      const rest = filter.finish();
+      if (rest) {
+        shown.any = true;
+        options.onDelta?.(rest);
+      }
+    } finally {
+      clearTimeout(firstToken);
+      clearTimeout(total);
+    }
+    const answer = filter.answer.trim();
+    if (!answer)
+      throw Object.assign(new Error("The model returned an empty answer."), {
+        name: "EmptyAnswerError",
+      });
+    if (selection !== null) {
+      const unanswerable = answer.startsWith(NOT_IN_SELECTION_REPLY);
+      return {
+        answer,
+        fallbackMessage: null,
+        mode: "selected_text",
+        answeredFromSelection: !unanswerable,
+        citedNumbers: filter.citedNumbers(),
+      };
+    }
+    if (answer.startsWith(NOT_IN_BOOK_REPLY)) {
+      return { answer, fallbackMessage: null, mode: "no_results", citedNumbers: [] };
+    }
+    return { answer, fallbackMessage: null, mode: "full", citedNumbers: filter.citedNumbers() };
+  }
+}

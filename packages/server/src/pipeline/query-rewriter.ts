@@ -1,0 +1,80 @@
+import { generateText } from "ai";
+import type { Config } from "../config/config.ts";
+import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { buildHistory, type Exchange, fenceSafe, REWRITE_SYSTEM_PROMPT } from "../llm/prompts.ts";
+import type { ChatModelHandle } from "../llm/providers.ts";
+import { analyze } from "../search/analyzer.ts";
+
+/**
+ * Turns a follow-up ("what are its main components?") into a standalone search query using the
+ * conversation so far: by the model when one is configured, otherwise by the heuristic below.
+ */
+export interface QueryRewriter {
+  rewrite(query: string, history: Exchange[], signal?: AbortSignal): Promise<string>;
+}
+
+const REFERRING_WORDS =
+  /\b(it|its|it's|this|that|these|those|they|them|their|theirs|he|she|him|her|there|then|above|former|latter|same|one|ones|also|else|more|again)\b/i;
+
+/**
+ * Heuristic: a question that refers back ("it", "that", "those", …) or is very short (at most two
+ * topic words) gets the topic words of the previous question appended, so retrieval sees the
+ * subject being discussed. A question that stands alone is searched as it is.
+ */
+export class HeuristicRewriter implements QueryRewriter {
+  async rewrite(query: string, history: Exchange[]): Promise<string> {
+    return rewriteByHeuristic(query, history);
+  }
+}
+
+export function rewriteByHeuristic(query: string, history: Exchange[]): string {
+  const previous = history.at(-1);
+  if (!previous) return query;
+  const topicWords = new Set(analyze(query));
+  if (!REFERRING_WORDS.test(query) && topicWords.size > 2) return query;
+  const previousTopic = previous.query.replace(/[?!.]+$/, "").trim();
+  return `${query.replace(/[?!.]+$/, "").trim()} (${previousTopic})`;
+}
+
+export class LlmRewriter implements QueryRewriter {
+  private readonly fallback = new HeuristicRewriter();
+
+  constructor(
+    private readonly deps: {
+      handle: ChatModelHandle;
+      breaker: CircuitBreaker;
+      config: Config["llm"];
+    },
+  ) {}
+
+  async rewrite(query: string, history: Exchange[], signal?: AbortSignal): Promise<string> {
+    if (history.length === 0) return query;
+    if (!this.deps.breaker.tryAcquire()) return this.fallback.rewrite(query, history);
+    try {
+      const timeout = AbortSignal.timeout(this.deps.config.firstTokenTimeoutMs);
+      const { text } = await generateText({
+        model: this.deps.handle.model,
+        system: REWRITE_SYSTEM_PROMPT,
+        prompt: `${buildHistory(history, 1_500)}<question>\n${fenceSafe(query)}\n</question>`,
+        maxRetries: 0,
+        temperature: 0,
+        maxOutputTokens: 120,
+        abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+      this.deps.breaker.recordSuccess();
+      const rewritten =
+        text
+          .trim()
+          .split("\n")[0]
+          ?.replace(/^["']|["']$/g, "")
+          .trim() ?? "";
+      return rewritten.length > 0 && rewritten.length <= 1_000
+        ? rewritten
+        : this.fallback.rewrite(query, history);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      this.deps.breaker.recordFailure();
+      return this.fallback.rewrite(query, history);
+    }
+  }
+}
