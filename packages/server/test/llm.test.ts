@@ -145,8 +145,8 @@ describe("grounded answers from a model", () => {
     });
     expect(body.metadata.mode).toBe("selected_text");
     expect(body.metadata.low_confidence).toBe(true);
-    const prompt = (fake.requests.slice(before)[0]?.body.messages as { content: string }[])[1]
-      ?.content;
+    const messages = (fake.requests.slice(before)[0]?.body.messages ?? []) as { content: string }[];
+    const prompt = messages[1]?.content;
     expect(prompt).toContain(
       "<selection>\nA launch file starts several nodes at once.\n</selection>",
     );
