@@ -3,7 +3,8 @@
  * the answer streams (a marker split across pieces is held back until it is complete).
  */
 
-const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
+// A marker follows a space, punctuation or another marker: `a[0]` is code, not a citation.
+const MARKER = /(?<![\w)])\[(\d+(?:\s*,\s*\d+)*)\]/g;
 
 export class CitationFilter {
   private pending = "";
