@@ -45,14 +45,18 @@ export class CitationFilter {
   }
 
   private emit(text: string): string {
-    const cleaned = text.replace(MARKER, (_, list: string) => {
-      const valid = list
-        .split(",")
-        .map((number) => Number(number.trim()))
-        .filter((number) => number >= 1 && number <= this.sourceCount);
-      for (const number of valid) this.cited.add(number);
-      return valid.map((number) => `[${number}]`).join("");
-    });
+    // The character already shown decides whether a "[" at the start opens a marker.
+    const before = this.text.slice(-1);
+    const cleaned = (before + text)
+      .replace(MARKER, (_, list: string) => {
+        const valid = list
+          .split(",")
+          .map((number) => Number(number.trim()))
+          .filter((number) => number >= 1 && number <= this.sourceCount);
+        for (const number of valid) this.cited.add(number);
+        return valid.map((number) => `[${number}]`).join("");
+      })
+      .slice(before.length);
     this.text += cleaned;
     return cleaned;
   }
