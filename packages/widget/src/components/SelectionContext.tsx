@@ -1,0 +1,27 @@
+import { useChat } from "../store/chat-store-context.ts";
+import { shorten } from "../util/shorten.ts";
+
+/** The page text the next question is about, with a way to drop it. */
+export function SelectionContext() {
+  const selection = useChat((state) => state.selection);
+  const clearSelection = useChat((state) => state.clearSelection);
+  if (!selection) return null;
+  return (
+    <div className="selection-context">
+      <div className="selection-header">
+        <span>
+          Asking about your selection ({selection.length.toLocaleString("en-US")} characters)
+        </span>
+        <button
+          type="button"
+          className="icon-button"
+          aria-label="Remove the selected text"
+          onClick={clearSelection}
+        >
+          <span aria-hidden="true">×</span>
+        </button>
+      </div>
+      <blockquote className="quoted-selection">{shorten(selection, 280)}</blockquote>
+    </div>
+  );
+}

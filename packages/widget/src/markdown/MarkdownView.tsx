@@ -1,0 +1,116 @@
+import { createElement, Fragment, type ReactNode, useMemo } from "react";
+import { type Block, type Inline, parseMarkdown } from "./parse-markdown.ts";
+import { isSameOrigin, safeLinkUrl } from "./safe-url.ts";
+
+interface MarkdownViewProps {
+  text: string;
+  /** Draws a `[n]` marker; the answer's sources decide what it becomes. */
+  renderCitation: (number: number) => ReactNode;
+}
+
+/**
+ * Renders an answer's Markdown as React elements. Every string goes through React as text, so
+ * HTML in an answer shows as written and never runs; links and images pass the safe-url rules.
+ */
+export function MarkdownView({ text, renderCitation }: MarkdownViewProps) {
+  const blocks = useMemo(() => parseMarkdown(text), [text]);
+  return <div className="markdown">{renderBlocks(blocks, renderCitation)}</div>;
+}
+
+type CitationRenderer = MarkdownViewProps["renderCitation"];
+
+/** The tree is rebuilt from the text on every change, so a node's position is its identity. */
+function keyed<T>(items: T[], render: (item: T) => ReactNode): ReactNode[] {
+  // biome-ignore lint/suspicious/noArrayIndexKey: parsed nodes have no identity but their position
+  return items.map((item, position) => <Fragment key={position}>{render(item)}</Fragment>);
+}
+
+function renderBlocks(blocks: Block[], renderCitation: CitationRenderer): ReactNode[] {
+  return keyed(blocks, (block) => renderBlock(block, renderCitation));
+}
+
+function renderBlock(block: Block, renderCitation: CitationRenderer): ReactNode {
+  const inline = (nodes: Inline[]) => renderInline(nodes, renderCitation);
+  switch (block.type) {
+    case "paragraph":
+      return <p>{inline(block.children)}</p>;
+    case "heading":
+      // The panel's title is an h2, so the answer's own headings start below it.
+      return createElement(`h${Math.min(block.level + 2, 6)}`, null, inline(block.children));
+    case "code":
+      return (
+        <div className="code-block">
+          {block.language ? <div className="code-language">{block.language}</div> : null}
+          <pre>
+            <code>{block.text}</code>
+          </pre>
+        </div>
+      );
+    case "quote":
+      return <blockquote>{renderBlocks(block.children, renderCitation)}</blockquote>;
+    case "list": {
+      const items = keyed(block.items, (item) => <li>{renderListItem(item, renderCitation)}</li>);
+      return block.ordered ? <ol start={block.start}>{items}</ol> : <ul>{items}</ul>;
+    }
+    case "rule":
+      return <hr />;
+  }
+}
+
+/** A one-paragraph item is drawn without its paragraph, as a tight list. */
+function renderListItem(item: Block[], renderCitation: CitationRenderer): ReactNode {
+  const [only] = item;
+  if (item.length === 1 && only?.type === "paragraph")
+    return renderInline(only.children, renderCitation);
+  return renderBlocks(item, renderCitation);
+}
+
+function renderInline(nodes: Inline[], renderCitation: CitationRenderer): ReactNode[] {
+  return keyed(nodes, (node) => renderInlineNode(node, renderCitation));
+}
+
+function renderInlineNode(node: Inline, renderCitation: CitationRenderer): ReactNode {
+  switch (node.type) {
+    case "text":
+      return node.text;
+    case "code":
+      return <code>{node.text}</code>;
+    case "strong":
+      return <strong>{renderInline(node.children, renderCitation)}</strong>;
+    case "emphasis":
+      return <em>{renderInline(node.children, renderCitation)}</em>;
+    case "link":
+      return <SafeLink href={node.href}>{renderInline(node.children, renderCitation)}</SafeLink>;
+    case "image":
+      return <SafeImage src={node.src} alt={node.alt} />;
+    case "citation":
+      return renderCitation(node.number);
+    case "break":
+      return <br />;
+  }
+}
+
+const EXTERNAL_REL = "noopener noreferrer nofollow";
+
+function SafeLink({ href, children }: { href: string; children: ReactNode }) {
+  const url = safeLinkUrl(href);
+  if (!url) return <span className="unsafe-link">{children}</span>;
+  if (isSameOrigin(url)) return <a href={url}>{children}</a>;
+  return (
+    <a href={url} target="_blank" rel={EXTERNAL_REL}>
+      {children}
+    </a>
+  );
+}
+
+/** Images from other hosts are not loaded (they could track the reader): a link stands in. */
+function SafeImage({ src, alt }: { src: string; alt: string }) {
+  const url = safeLinkUrl(src);
+  if (!url) return alt ? <span>{alt}</span> : null;
+  if (isSameOrigin(url)) return <img src={url} alt={alt} loading="lazy" />;
+  return (
+    <a href={url} target="_blank" rel={EXTERNAL_REL} className="image-link">
+      {`Image: ${alt || url}`}
+    </a>
+  );
+}

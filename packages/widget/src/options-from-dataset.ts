@@ -1,0 +1,42 @@
+import type { LecternOptions } from "./options.ts";
+
+/**
+ * Options from `data-*` attributes, as written on the script tag or on `<lectern-chat>`:
+ * data-api, data-title, data-placeholder, data-primary-color, data-primary-text-color,
+ * data-theme, data-persist, data-timeout-ms, data-max-question-chars, data-max-selection-chars,
+ * data-ask-about-selection.
+ */
+export function optionsFromDataset(dataset: DOMStringMap): LecternOptions | null {
+  const apiUrl = dataset.api?.trim();
+  if (!apiUrl) return null;
+  const options: LecternOptions = { apiUrl };
+  if (dataset.title) options.title = dataset.title;
+  if (dataset.placeholder) options.placeholder = dataset.placeholder;
+  if (dataset.primaryColor) options.primaryColor = dataset.primaryColor;
+  if (dataset.primaryTextColor) options.primaryTextColor = dataset.primaryTextColor;
+  const theme = dataset.theme;
+  if (theme === "auto" || theme === "light" || theme === "dark") options.theme = theme;
+  const persist = booleanAttribute(dataset.persist);
+  if (persist !== undefined) options.persist = persist;
+  const askAboutSelection = booleanAttribute(dataset.askAboutSelection);
+  if (askAboutSelection !== undefined) options.askAboutSelection = askAboutSelection;
+  const timeoutMs = numberAttribute(dataset.timeoutMs);
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  const maxQuestionChars = numberAttribute(dataset.maxQuestionChars);
+  if (maxQuestionChars !== undefined) options.maxQuestionChars = maxQuestionChars;
+  const maxSelectionChars = numberAttribute(dataset.maxSelectionChars);
+  if (maxSelectionChars !== undefined) options.maxSelectionChars = maxSelectionChars;
+  return options;
+}
+
+/** `data-persist="false"` (or "0", "off", "no") turns an option off; a bare attribute turns it on. */
+function booleanAttribute(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  return !["false", "0", "off", "no"].includes(value.trim().toLowerCase());
+}
+
+function numberAttribute(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const number = Number(value);
+  return Number.isFinite(number) && number > 0 ? number : undefined;
+}

@@ -1,0 +1,63 @@
+/** What a host page can configure; only `apiUrl` is required. */
+export interface LecternOptions {
+  /** Base URL of the Lectern API, e.g. `https://book.example.com/api` (a trailing slash is fine). */
+  apiUrl: string;
+  /** Heading of the panel and label of the floating button. */
+  title?: string;
+  /** Placeholder of the question box. */
+  placeholder?: string;
+  /** Main colour (any CSS colour): the button, the reader's messages, links and chips. */
+  primaryColor?: string;
+  /** Text colour drawn on the main colour; choose one that contrasts with `primaryColor`. */
+  primaryTextColor?: string;
+  /** `auto` follows the host site (`html[data-theme]`, then prefers-color-scheme). */
+  theme?: "auto" | "light" | "dark";
+  /** Keep the session id and the visible messages in sessionStorage (default true). */
+  persist?: boolean;
+  /** Longest the widget waits for a whole answer before showing a timeout (milliseconds). */
+  timeoutMs?: number;
+  /** Longest question, as the server enforces it (default 32,000 characters). */
+  maxQuestionChars?: number;
+  /** Longest selected text, as the server enforces it (default 64,000 characters). */
+  maxSelectionChars?: number;
+  /** Offer "Ask about this" next to text selected on the page (default true). */
+  askAboutSelection?: boolean;
+}
+
+export interface ResolvedOptions {
+  apiUrl: string;
+  title: string;
+  placeholder: string;
+  primaryColor: string | null;
+  primaryTextColor: string | null;
+  theme: "auto" | "light" | "dark";
+  persist: boolean;
+  timeoutMs: number;
+  maxQuestionChars: number;
+  maxSelectionChars: number;
+  askAboutSelection: boolean;
+}
+
+export const DEFAULT_TIMEOUT_MS = 90_000;
+export const DEFAULT_MAX_QUESTION_CHARS = 32_000;
+export const DEFAULT_MAX_SELECTION_CHARS = 64_000;
+
+export function resolveOptions(options: LecternOptions): ResolvedOptions {
+  return {
+    apiUrl: options.apiUrl.trim().replace(/\/+$/, ""),
+    title: options.title?.trim() || "Ask the book",
+    placeholder: options.placeholder?.trim() || "Ask a question about this book…",
+    primaryColor: options.primaryColor?.trim() || null,
+    primaryTextColor: options.primaryTextColor?.trim() || null,
+    theme: options.theme ?? "auto",
+    persist: options.persist ?? true,
+    timeoutMs: positiveOr(options.timeoutMs, DEFAULT_TIMEOUT_MS),
+    maxQuestionChars: positiveOr(options.maxQuestionChars, DEFAULT_MAX_QUESTION_CHARS),
+    maxSelectionChars: positiveOr(options.maxSelectionChars, DEFAULT_MAX_SELECTION_CHARS),
+    askAboutSelection: options.askAboutSelection ?? true,
+  };
+}
+
+function positiveOr(value: number | undefined, fallback: number): number {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : fallback;
+}

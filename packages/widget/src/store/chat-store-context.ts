@@ -1,0 +1,16 @@
+import { createContext, useContext } from "react";
+import { useStore } from "zustand";
+import type { ChatState, ChatStore } from "./chat-store.ts";
+
+export const ChatStoreContext = createContext<ChatStore | null>(null);
+
+export function useChatStoreApi(): ChatStore {
+  const store = useContext(ChatStoreContext);
+  if (!store) throw new Error("Lectern components must be rendered inside <ChatWidget>.");
+  return store;
+}
+
+/** Reads one slice of the widget's store; select primitives or stable references. */
+export function useChat<T>(selector: (state: ChatState) => T): T {
+  return useStore(useChatStoreApi(), selector);
+}

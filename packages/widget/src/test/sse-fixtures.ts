@@ -1,0 +1,131 @@
+import type { Citation, SelectedTextCitation, SourceCitation } from "@lectern/server/wire";
+
+/**
+ * Server-Sent Events text as `POST /chat/stream` writes it (taken from a real response of the
+ * sample book), for component tests that mock fetch.
+ */
+
+export const SESSION_ID = "ad8bc83d-599b-4d3e-aed4-24c7c36726fc";
+export const REQUEST_ID = "19e27af2-330a-4664-91ba-6707e4b7b5bf";
+
+export function sseEvent(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+export const URDF_DELTAS = [
+  "The hardware a robot has is ",
+  "described in a <ros2_control> element inside ",
+  "the URDF. [1] A robot with ",
+  "four identical wheels would need four ",
+  "nearly identical blocks of XML. xacro ",
+  "(XML macros) adds properties, arithmetic and ",
+  "macros to URDF: [2]",
+];
+export const URDF_ANSWER = URDF_DELTAS.join("");
+
+export const RETRIEVAL_ONLY_MESSAGE =
+  "AI summarisation is not configured, so this answer quotes the most relevant passages of the book.";
+export const NO_RESULTS_FALLBACK =
+  "I couldn't find this in the book. Try rephrasing the question, or ask about a topic the book covers.";
+
+export const ROS2_CONTROL_SOURCE: SourceCitation = {
+  source_type: "book",
+  source_url: "/docs/robot-description/ros2-control#declaring-hardware-in-the-urdf",
+  title: "The ros2_control Framework",
+  section: "Declaring hardware in the URDF",
+  chunk_position: 2,
+  similarity_score: 1,
+  snippet:
+    'The hardware a robot has is described in a <ros2_control> element inside the URDF. For primer_bot, the wheels take velocity commands and report position and velocity:\n\n```xml\n<ros2_control name="Prime',
+  file_path: "03-robot-description/03-ros2-control.md",
+  section_path: ["The ros2_control Framework", "Declaring hardware in the URDF"],
+  citation_number: 1,
+};
+
+export const XACRO_SOURCE: SourceCitation = {
+  source_type: "book",
+  source_url: "/docs/description/urdf#xacro",
+  title: "Describing a Robot with URDF",
+  section: "Reducing repetition with xacro",
+  chunk_position: 6,
+  similarity_score: 0.879,
+  snippet:
+    'A robot with four identical wheels would need four nearly identical blocks of XML. xacro (XML macros) adds properties, arithmetic and macros to URDF:\n\n```xml\n<?xml version="1.0"?>\n<robot name="primer_',
+  file_path: "03-robot-description/01-urdf.md",
+  section_path: ["Describing a Robot with URDF", "Reducing repetition with xacro"],
+  citation_number: 2,
+};
+
+export const SELECTION_SOURCE: SelectedTextCitation = {
+  source_type: "selected_text",
+  selection_length: 82,
+  snippet: "A robot with four identical wheels would need four nearly identical blocks of XML.",
+  relevance_note: "The answer quotes the sentences of the selection that match the question.",
+  source_url: null,
+  citation_number: 1,
+};
+
+interface SourcesEventOptions {
+  answer?: string | null;
+  sources?: Citation[];
+  mode?: "full" | "selected_text" | "retrieval_only" | "no_results";
+  lowConfidence?: boolean;
+  confidence?: "high" | "medium" | "low";
+  fallbackMessage?: string | null;
+  sessionId?: string;
+}
+
+export function sourcesEvent(options: SourcesEventOptions = {}): string {
+  const mode = options.mode ?? "retrieval_only";
+  const sources = options.sources ?? [ROS2_CONTROL_SOURCE, XACRO_SOURCE];
+  return sseEvent("sources", {
+    sources,
+    metadata: {
+      query_time_ms: 26.82,
+      retrieval_count: sources.length,
+      mode,
+      low_confidence: options.lowConfidence ?? false,
+      request_id: REQUEST_ID,
+      search_query: "What is a URDF?",
+      original_query: "What is a URDF?",
+      route: "question",
+      injection_flagged: false,
+      timings: { route: 1.98, retrieve: 4.07, generate: 13.41, total: 19.86 },
+      support: 1,
+    },
+    session_id: options.sessionId ?? SESSION_ID,
+    confidence: options.confidence ?? "high",
+    answer: options.answer === undefined ? URDF_ANSWER : options.answer,
+    fallback_message:
+      options.fallbackMessage === undefined ? RETRIEVAL_ONLY_MESSAGE : options.fallbackMessage,
+  });
+}
+
+export function doneEvent(messageId: string | null = REQUEST_ID): string {
+  return sseEvent("done", { done: true, message_id: messageId });
+}
+
+export function errorEvent(code: string, message: string, retryable = true): string {
+  return sseEvent("error", {
+    error: { error_code: code, message, request_id: REQUEST_ID, retry_able: retryable },
+  });
+}
+
+export const deltaEvents = (deltas: string[]) =>
+  deltas.map((delta) => sseEvent("delta", { delta }));
+
+/** A whole successful answer: deltas, sources, done. */
+export function answerEvents(options: SourcesEventOptions & { deltas?: string[] } = {}): string[] {
+  return [...deltaEvents(options.deltas ?? URDF_DELTAS), sourcesEvent(options), doneEvent()];
+}
+
+export const NO_RESULTS_EVENTS = [
+  sourcesEvent({
+    answer: null,
+    sources: [],
+    mode: "no_results",
+    confidence: "low",
+    fallbackMessage: NO_RESULTS_FALLBACK,
+  }),
+  doneEvent(),
+];
