@@ -141,6 +141,9 @@ describe("citations", () => {
     expect(cleanCitations("Arrays like a[0] and [x] stay [1].", 1).text).toBe(
       "Arrays like a[0] and [x] stay [1].",
     );
+    const filter = new CitationFilter(1);
+    const pieces = ["Index a", "[0] then [", "1]."].map((piece) => filter.push(piece));
+    expect(pieces.join("") + filter.finish()).toBe("Index a[0] then [1].");
   });
 });
 
