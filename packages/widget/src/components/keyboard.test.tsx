@@ -1,0 +1,52 @@
+// @vitest-environment jsdom
+import { screen, waitFor } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { renderWidget } from "../test/render-widget.tsx";
+
+describe("keyboard use", () => {
+  it("opens with Enter on the floating button, closes with Esc and returns focus to it", async () => {
+    const { user } = renderWidget();
+    await user.tab();
+    const launcher = screen.getByRole("button", { name: "Ask the book" });
+    expect(launcher).toHaveFocus();
+    await user.keyboard("{Enter}");
+    expect(screen.getByRole("dialog", { name: "Ask the book" })).toBeInTheDocument();
+    expect(screen.getByRole("textbox", { name: "Your question" })).toHaveFocus();
+
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    await waitFor(() => expect(launcher).toHaveFocus());
+  });
+
+  it("traps focus inside the open panel in both directions", async () => {
+    const { user } = renderWidget();
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    const panel = screen.getByRole("dialog");
+    const input = screen.getByRole("textbox", { name: "Your question" });
+    await user.type(input, "What is a URDF?");
+    const close = screen.getByRole("button", { name: "Close chat" });
+    const send = screen.getByRole("button", { name: "Send" });
+
+    await user.tab();
+    expect(send).toHaveFocus();
+    await user.tab(); // past the last control: back to the first
+    expect(close).toHaveFocus();
+    await user.tab({ shift: true }); // before the first: round to the last
+    expect(send).toHaveFocus();
+    for (let step = 0; step < 7; step++) {
+      await user.tab();
+      expect(panel).toContainElement(document.activeElement as HTMLElement);
+    }
+  });
+
+  it("labels every control", async () => {
+    const { user } = renderWidget();
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    for (const button of screen.getAllByRole("button")) {
+      expect(button).toHaveAccessibleName();
+    }
+    expect(screen.getByRole("textbox")).toHaveAccessibleName("Your question");
+    expect(screen.getByRole("dialog")).toHaveAttribute("aria-modal", "true");
+    expect(screen.getByRole("log")).toHaveAttribute("aria-live", "polite");
+  });
+});

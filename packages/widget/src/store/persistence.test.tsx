@@ -1,0 +1,110 @@
+// @vitest-environment jsdom
+import { cleanup, screen, waitFor } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { type FetchCall, installFetch, jsonResponse, sseResponse } from "../test/fetch-mock.ts";
+import { API_URL, ask, renderWidget } from "../test/render-widget.tsx";
+import { answerEvents, REQUEST_ID } from "../test/sse-fixtures.ts";
+import { isUuidV4 } from "../util/random-uuid.ts";
+import { storageKeyFor } from "./persisted-conversation.ts";
+
+const STORAGE_KEY = storageKeyFor(API_URL);
+
+const sessionOf = (call: FetchCall | undefined) =>
+  (call?.body as { session_id?: string } | null)?.session_id;
+
+/** The server answers in the session it was asked in. */
+function answerInSession(call: FetchCall): Response {
+  const sessionId = sessionOf(call);
+  return sseResponse(answerEvents(sessionId ? { sessionId } : {}));
+}
+
+function stored(): { sessionId: string; messages: { role: string; text: string }[] } | null {
+  const raw = window.sessionStorage.getItem(STORAGE_KEY);
+  return raw ? JSON.parse(raw) : null;
+}
+
+describe("conversation persistence", () => {
+  it("keeps the session id and the messages in sessionStorage across a reload", async () => {
+    const calls = installFetch(answerInSession);
+    const first = renderWidget();
+    await first.user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(first.user, "What is a URDF?");
+    await waitFor(() => expect(first.store.getState().status).toBe("success"));
+
+    const saved = stored();
+    const sessionId = sessionOf(calls[0]);
+    expect(saved?.sessionId).toBe(sessionId);
+    expect(isUuidV4(saved?.sessionId)).toBe(true);
+    expect(saved?.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+
+    // A reload: a new widget on the same page reads the conversation back.
+    cleanup();
+    const second = renderWidget();
+    await second.user.click(screen.getByRole("button", { name: "Ask the book" }));
+    expect(screen.getByRole("article", { name: "Your question" })).toHaveTextContent(
+      "What is a URDF?",
+    );
+    expect(screen.getByRole("link", { name: /^Source 1:/ })).toBeInTheDocument();
+    await ask(second.user, "And xacro?");
+    expect(sessionOf(calls[1])).toBe(sessionId);
+  });
+
+  it("stores nothing with persist: false, and forgets what an earlier page stored", async () => {
+    window.sessionStorage.setItem(
+      STORAGE_KEY,
+      JSON.stringify({
+        version: 1,
+        sessionId: "550e8400-e29b-41d4-a716-446655440000",
+        messages: [{ id: "1", role: "user", text: "Old question", selectedText: null }],
+      }),
+    );
+    installFetch(answerInSession);
+    const { user, store } = renderWidget({ persist: false });
+    expect(window.sessionStorage.length).toBe(0);
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    expect(screen.queryByText("Old question")).not.toBeInTheDocument();
+    await ask(user, "What is a URDF?");
+    await waitFor(() => expect(store.getState().status).toBe("success"));
+    expect(window.sessionStorage.length).toBe(0);
+  });
+
+  it("ignores stored data it does not recognise", () => {
+    window.sessionStorage.setItem(
+      STORAGE_KEY,
+      JSON.stringify({ version: 1, sessionId: "not-a-uuid", messages: [] }),
+    );
+    const { store } = renderWidget();
+    expect(isUuidV4(store.getState().sessionId)).toBe(true);
+    expect(store.getState().messages).toEqual([]);
+  });
+});
+
+describe("Clear conversation", () => {
+  it("calls DELETE /history/{session_id}, clears the panel and starts a new session", async () => {
+    const calls = installFetch((call) =>
+      call.method === "DELETE"
+        ? jsonResponse(404, {
+            error_code: "SESSION_NOT_FOUND",
+            message: "No conversation with this session id.",
+            request_id: REQUEST_ID,
+          })
+        : answerInSession(call),
+    );
+    const { user, store } = renderWidget();
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(user, "What is a URDF?");
+    await waitFor(() => expect(store.getState().status).toBe("success"));
+    const sessionId = store.getState().sessionId;
+
+    await user.click(screen.getByRole("button", { name: "Clear conversation" }));
+    await waitFor(() => expect(calls).toHaveLength(2));
+    expect(calls[1]).toMatchObject({ method: "DELETE", url: `${API_URL}/history/${sessionId}` });
+    expect(screen.queryByRole("article")).not.toBeInTheDocument();
+    expect(screen.getByText(/Ask a question about this book/)).toBeInTheDocument();
+    // A 404 (nothing stored on the server) is not an error.
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    expect(store.getState().sessionId).not.toBe(sessionId);
+    expect(stored()).toEqual({ version: 1, sessionId: store.getState().sessionId, messages: [] });
+    expect(screen.getByRole("textbox", { name: "Your question" })).toHaveFocus();
+  });
+});
