@@ -1,58 +1,153 @@
 import type { Config } from "./config/config.ts";
 import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
+import { createEmbedder } from "./llm/embedders.ts";
+import { type Embedder, isDenseEnabled } from "./search/embedder.ts";
 import { applyToIndex, loadLexicalIndex, saveLexicalIndex } from "./search/index-store.ts";
 import type { LexicalIndex } from "./search/lexical-index.ts";
 import { Retriever } from "./search/retriever.ts";
 import { DocumentStore } from "./store/document-store.ts";
 import { openDatabase } from "./store/open.ts";
 import type { SqlClient } from "./store/sql-client.ts";
+import { VectorStore } from "./store/vector-store.ts";
 
 /** The assembled library: database, document store, BM25 index and retriever for one collection. */
+export interface EmbeddingReport {
+  embedded: number;
+  pending: number;
+  failed: string | undefined;
+  seconds: number;
+}
+
+type ProgressListener = (event: { done: number; total: number; file: string }) => void;
+
 export interface Lectern {
   readonly config: Config;
   readonly db: SqlClient;
   readonly store: DocumentStore;
+  readonly embedder: Embedder;
+  readonly vectors: VectorStore | undefined;
   index: LexicalIndex;
   retriever: Retriever;
   ingest(
     docsDir: string,
-    onProgress?: Parameters<typeof ingestDocs>[1]["onProgress"],
-  ): Promise<IngestReport>;
+    onProgress?: ProgressListener,
+  ): Promise<IngestReport & { embeddings?: EmbeddingReport }>;
+  /** Embeds every chunk that has no embedding yet, in batches; resumable. */
+  embedPending(onProgress?: ProgressListener): Promise<EmbeddingReport>;
   close(): Promise<void>;
 }
 
-export async function openLectern(config: Config): Promise<Lectern> {
-  const db = await openDatabase(config);
-  const store = new DocumentStore(db, config.collection);
-  const loaded = await loadLexicalIndex(store, config.dataDir);
-  const makeRetriever = (index: LexicalIndex) =>
-    new Retriever(index, {
-      topK: config.search.topK,
-      maxChunksPerPage: config.search.maxChunksPerPage,
-    });
+export interface OpenOptions {
+  /** Overrides the configured embedder (tests use a deterministic one). */
+  embedder?: Embedder;
+  /** Drop stored embeddings of another model and embed again. */
+  reembed?: boolean;
+}
 
-  const lectern: Lectern = {
-    config,
-    db,
-    store,
-    index: loaded.index,
-    retriever: makeRetriever(loaded.index),
-    async ingest(docsDir, onProgress) {
-      const options = ingestOptionsFromConfig(config, docsDir);
-      const report = await ingestDocs(store, onProgress ? { ...options, onProgress } : options);
-      if (report.changed) {
-        applyToIndex(lectern.index, report);
-        await saveLexicalIndex(
-          lectern.index,
-          config.dataDir,
-          config.collection,
-          report.indexVersion,
+export async function openLectern(config: Config, options: OpenOptions = {}): Promise<Lectern> {
+  const embedder = options.embedder ?? (await createEmbedder(config));
+  const dense = isDenseEnabled(embedder);
+  const db = await openDatabase({ ...config, vector: dense });
+  try {
+    const store = new DocumentStore(db, config.collection);
+    let vectors: VectorStore | undefined;
+    if (dense) {
+      vectors = new VectorStore(db, config.collection);
+      await vectors.prepare(
+        { provider: embedder.provider, model: embedder.modelId, dimensions: embedder.dimensions },
+        { reembed: options.reembed ?? false },
+      );
+    }
+    const loaded = await loadLexicalIndex(store, config.dataDir);
+    const vectorStore = vectors;
+    const makeRetriever = (index: LexicalIndex) =>
+      new Retriever(index, {
+        topK: config.search.topK,
+        maxChunksPerPage: config.search.maxChunksPerPage,
+        embedder,
+        ...(vectorStore
+          ? {
+              dense: {
+                embedder,
+                search: (embedding: number[], limit: number) =>
+                  vectorStore.search(embedding, limit),
+                minSimilarity: config.embeddings.minDenseSimilarity,
+              },
+            }
+          : {}),
+      });
+
+    const lectern: Lectern = {
+      config,
+      db,
+      store,
+      embedder,
+      vectors,
+      index: loaded.index,
+      retriever: makeRetriever(loaded.index),
+      async ingest(docsDir, onProgress) {
+        const ingestOptions = ingestOptionsFromConfig(config, docsDir);
+        const report = await ingestDocs(
+          store,
+          onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
         );
-        lectern.retriever = makeRetriever(lectern.index);
-      }
-      return report;
-    },
-    close: () => db.close(),
-  };
-  return lectern;
+        if (report.changed) {
+          applyToIndex(lectern.index, report);
+          await saveLexicalIndex(
+            lectern.index,
+            config.dataDir,
+            config.collection,
+            report.indexVersion,
+          );
+          lectern.retriever = makeRetriever(lectern.index);
+        }
+        if (!vectorStore) return report;
+        return { ...report, embeddings: await lectern.embedPending(onProgress) };
+      },
+      async embedPending(onProgress) {
+        const started = performance.now();
+        if (!vectorStore) return { embedded: 0, pending: 0, failed: undefined, seconds: 0 };
+        const total = await vectorStore.countPending();
+        let embedded = 0;
+        try {
+          while (true) {
+            const batch = await vectorStore.pendingChunks(config.embeddings.batchSize);
+            if (batch.length === 0) break;
+            const embeddings = await embedder.embed(batch.map((chunk) => chunk.text));
+            await vectorStore.store(
+              batch.map((chunk, index) => ({
+                chunkId: chunk.id,
+                embedding: embeddings[index] ?? [],
+              })),
+            );
+            embedded += batch.length;
+            onProgress?.({ done: embedded, total, file: "embedding chunks" });
+          }
+          return {
+            embedded,
+            pending: 0,
+            failed: undefined,
+            seconds: (performance.now() - started) / 1000,
+          };
+        } catch (error) {
+          // Finished batches stay stored; the next run embeds only what is left.
+          const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+          return {
+            embedded,
+            pending: total - embedded,
+            failed: message,
+            seconds: (performance.now() - started) / 1000,
+          };
+        }
+      },
+      close: async () => {
+        await (embedder as { dispose?: () => Promise<void> }).dispose?.();
+        await db.close();
+      },
+    };
+    return lectern;
+  } catch (error) {
+    await db.close().catch(() => {});
+    throw error;
+  }
 }

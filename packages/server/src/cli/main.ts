@@ -20,7 +20,7 @@ import { createProgressBar } from "./progress.ts";
 const USAGE = `lectern — ask the book
 
 Usage:
-  lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--json]
+  lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--reembed] [--json]
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
@@ -57,6 +57,7 @@ const OPTIONS = {
   questions: { type: "string" },
   split: { type: "string" },
   tune: { type: "boolean" },
+  reembed: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   port: { type: "string" },
   host: { type: "string" },
@@ -141,6 +142,18 @@ async function runIngest(lectern: Lectern, docsDir: string, json: boolean): Prom
     for (const failure of report.failures) process.stderr.write(`✗ ${failure.message}\n`);
     process.stdout.write(`${formatIngestSummary(report)}\n`);
   }
+  const embeddings = report.embeddings;
+  if (embeddings && !json) {
+    process.stdout.write(
+      `Embeddings: ${embeddings.embedded} chunks embedded in ${embeddings.seconds.toFixed(2)} s with ${lectern.embedder.provider}:${lectern.embedder.modelId}\n`,
+    );
+  }
+  if (embeddings?.failed) {
+    process.stderr.write(
+      `Embedding stopped (${embeddings.failed}); ${embeddings.pending} chunk(s) still need embeddings. Run the same command again to continue where it stopped.\n`,
+    );
+    return 1;
+  }
   if (report.failures.length > 0) {
     process.stderr.write(
       `${report.failures.length} file(s) could not be ingested; their previous versions (if any) were kept.\n`,
@@ -154,7 +167,14 @@ async function commandIngest(config: Config, flags: Flags): Promise<number> {
   if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
   const docsDir = config.docsDir;
   await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
-  return withLectern(config, (lectern) => runIngest(lectern, docsDir, Boolean(flags.json)));
+  const reembed = Boolean(flags.reembed);
+  const lectern = await openLectern(config, { reembed });
+  try {
+    if (reembed) await lectern.vectors?.deleteAll();
+    return await runIngest(lectern, docsDir, Boolean(flags.json));
+  } finally {
+    await lectern.close();
+  }
 }
 
 function requireIndex(lectern: Lectern): void {

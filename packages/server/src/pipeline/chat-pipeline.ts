@@ -106,9 +106,10 @@ export class ChatPipeline {
           : routed.normalized;
       states.push("RETRIEVING");
       const retrieval = await time("retrieve", () =>
-        this.deps.retriever().retrieve(searchQuery, {
+        this.deps.retriever().search(searchQuery, {
           ...(input.topK ? { topK: input.topK } : {}),
           ...(input.filters ? { filters: input.filters } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
         }),
       );
       base.searchQuery = searchQuery;

@@ -147,6 +147,10 @@ export class LexicalIndex {
     return this.chunks.size;
   }
 
+  chunkById(id: string): ChunkRecord | undefined {
+    return this.chunks.get(id);
+  }
+
   allChunks(): IterableIterator<ChunkRecord> {
     return this.chunks.values();
   }

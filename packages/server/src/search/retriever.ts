@@ -55,9 +55,13 @@ export interface RetrievedChunk {
   similarityScore: number;
   /** Share of the question's information (idf-weighted words) this chunk contains. */
   coverage: number;
+  /** Cosine similarity to the question (hybrid retrieval only). */
+  denseSimilarity?: number;
 }
 
 export interface RetrievalSignals {
+  /** Highest cosine similarity among the results (hybrid retrieval only). */
+  bestDenseSimilarity?: number;
   bestCoverage: number;
   unknownShare: number;
   /** bestCoverage − unknownWeight × unknownShare: how well the book supports an answer. */
@@ -82,12 +86,28 @@ export interface RetrieveOptions {
   filters?: SearchFilters;
 }
 
+export interface DenseSearch {
+  embedder: Embedder;
+  search(embedding: number[], limit: number): Promise<{ chunkId: string; similarity: number }[]>;
+  /** Cosine similarity from which a dense match alone says the book covers the question. */
+  minSimilarity: number;
+}
+
 export interface RetrieverOptions {
   topK: number;
   maxChunksPerPage: number;
   embedder?: Embedder;
   thresholds?: DecisionThresholds;
+  /** Dense retrieval, fused with BM25 by reciprocal rank fusion when present. */
+  dense?: DenseSearch;
 }
+
+/**
+ * Reciprocal rank fusion: score(d) = Σ 1 / (RRF_K + rank(d)) over the BM25 and dense rankings
+ * (rank from 1). 60 is the constant of Cormack et al. (2009); it keeps one list's first places
+ * from drowning out agreement between the two.
+ */
+export const RRF_K = 60;
 
 export class Retriever {
   readonly embedder: Embedder;
@@ -99,6 +119,116 @@ export class Retriever {
   ) {
     this.embedder = options.embedder ?? noneEmbedder;
     this.thresholds = options.thresholds ?? DEFAULT_THRESHOLDS;
+  }
+
+  get denseEnabled(): boolean {
+    return this.options.dense !== undefined;
+  }
+
+  /**
+   * Hybrid retrieval when dense search is configured (BM25 and vector rankings fused by RRF,
+   * filters applied to both), plain BM25 otherwise. similarity_score stays 0..1: the larger of
+   * the calibrated BM25 score and the cosine similarity.
+   */
+  async search(
+    query: string,
+    options: RetrieveOptions & { signal?: AbortSignal } = {},
+  ): Promise<RetrievalResult> {
+    const dense = this.options.dense;
+    if (!dense) return this.retrieve(query, options);
+    const topK = clampTopK(options.topK ?? this.options.topK);
+    const lexical = this.retrieve(query, { ...options, topK: 20 });
+    const filter = buildFilter(options.filters);
+    const lexicalRanking = this.index.search(this.rankingTerms(lexical.terms), {
+      limit: 50,
+      ...(filter ? { filter } : {}),
+    });
+    const [embedding] = await dense.embedder.embed(
+      [query],
+      options.signal ? { signal: options.signal } : {},
+    );
+    const denseHits = embedding ? await dense.search(embedding, filter ? 200 : 50) : [];
+    const denseRanking = denseHits
+      .map((hit) => ({ chunk: this.index.chunkById(hit.chunkId), similarity: hit.similarity }))
+      .filter(
+        (hit): hit is { chunk: ChunkRecord; similarity: number } =>
+          hit.chunk !== undefined && (!filter || filter(hit.chunk)),
+      )
+      .slice(0, 50);
+
+    const fused = new Map<
+      string,
+      { chunk: ChunkRecord; rrf: number; bm25?: number; cosine?: number }
+    >();
+    for (const [rank, hit] of lexicalRanking.entries()) {
+      fused.set(hit.chunk.id, { chunk: hit.chunk, rrf: 1 / (RRF_K + rank + 1), bm25: hit.score });
+    }
+    for (const [rank, hit] of denseRanking.entries()) {
+      const entry = fused.get(hit.chunk.id) ?? { chunk: hit.chunk, rrf: 0 };
+      entry.rrf += 1 / (RRF_K + rank + 1);
+      entry.cosine = hit.similarity;
+      fused.set(hit.chunk.id, entry);
+    }
+    const bestBm25 = lexicalRanking[0]?.score ?? 0;
+    const ranked: RetrievedChunk[] = [...fused.values()]
+      .sort((left, right) => right.rrf - left.rrf)
+      .map((entry) => ({
+        chunk: entry.chunk,
+        score: entry.rrf,
+        similarityScore: 0,
+        coverage: 0,
+        ...(entry.cosine === undefined ? {} : { denseSimilarity: round(entry.cosine) }),
+        ...(entry.bm25 === undefined ? {} : { bm25: entry.bm25 }),
+      }));
+    const results = diversify(ranked, topK, this.options.maxChunksPerPage);
+    const { words } = analyzeQuery(query);
+    const idf = new Map(words.map((word) => [word, this.index.idf(word)]));
+    const totalIdf = sum(idf.values());
+    for (const result of results) {
+      const present = this.index.termsOfChunk(result.chunk);
+      const coverage =
+        totalIdf > 0
+          ? Math.min(
+              1,
+              sum(words.filter((word) => present.has(word)).map((word) => idf.get(word) ?? 0)) /
+                totalIdf,
+            )
+          : 0;
+      const bm25 = (result as RetrievedChunk & { bm25?: number }).bm25;
+      const lexicalSimilarity =
+        bm25 !== undefined && bestBm25 > 0 ? coverage * Math.sqrt(bm25 / bestBm25) : 0;
+      result.coverage = round(coverage);
+      result.similarityScore = round(Math.max(lexicalSimilarity, result.denseSimilarity ?? 0));
+      delete (result as RetrievedChunk & { bm25?: number }).bm25;
+    }
+    const bestCoverage = results.reduce((max, result) => Math.max(max, result.coverage), 0);
+    const bestDenseSimilarity = results.reduce(
+      (max, result) => Math.max(max, result.denseSimilarity ?? 0),
+      0,
+    );
+    const signals: RetrievalSignals = {
+      bestCoverage,
+      unknownShare: lexical.signals.unknownShare,
+      support: supportOf(bestCoverage, lexical.signals.unknownShare, this.thresholds.unknownWeight),
+      bestDenseSimilarity,
+    };
+    // Either side can vouch for the question: the words match well, or the meaning does.
+    const lexicalAnswer = decide(signals, results.length, this.thresholds) === "answer";
+    const denseAnswer = results.length > 0 && bestDenseSimilarity >= dense.minSimilarity;
+    const decision = lexicalAnswer || denseAnswer ? "answer" : "no_results";
+    return {
+      query,
+      terms: lexical.terms,
+      results,
+      decision,
+      lowConfidence:
+        decision === "answer" &&
+        signals.support < this.thresholds.lowConfidenceSupport &&
+        bestDenseSimilarity < dense.minSimilarity + 0.1,
+      bestSimilarity: results.reduce((max, result) => Math.max(max, result.similarityScore), 0),
+      signals,
+      candidateCount: fused.size,
+    };
   }
 
   /** A retriever over the same index with other decision thresholds (used by tuning). */

@@ -7,11 +7,11 @@ import type { SqlClient } from "./sql-client.ts";
 
 /** Opens the configured database (PostgreSQL when `databaseUrl` is set, else PGlite) and migrates it. */
 export async function openDatabase(
-  config: Pick<Config, "dataDir" | "databaseUrl">,
+  config: Pick<Config, "dataDir" | "databaseUrl"> & { vector?: boolean },
 ): Promise<SqlClient> {
   const db = config.databaseUrl
     ? await openPostgres(config.databaseUrl)
-    : await openPglite(path.join(config.dataDir, "db"));
+    : await openPglite(path.join(config.dataDir, "db"), { vector: config.vector ?? false });
   try {
     await migrate(db);
   } catch (error) {

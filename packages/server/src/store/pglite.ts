@@ -1,14 +1,20 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { createError } from "../errors.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
 /** Opens (or creates) an embedded PGlite database in `directory`, or in memory when omitted. */
-export async function openPglite(directory?: string): Promise<SqlClient> {
+export async function openPglite(
+  directory?: string,
+  options: { vector?: boolean } = {},
+): Promise<SqlClient> {
   let db: PGlite;
   try {
     if (directory) mkdirSync(directory, { recursive: true });
-    db = directory ? new PGlite(directory) : new PGlite();
+    // pgvector is loaded only when dense retrieval is on: it adds to start-up time.
+    const extensions = options.vector ? { extensions: { vector } } : {};
+    db = directory ? new PGlite(directory, extensions) : new PGlite(extensions);
     await db.waitReady;
     await db.query("SELECT 1");
   } catch (error) {
