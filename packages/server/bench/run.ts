@@ -11,6 +11,7 @@ import { Retriever } from "../src/search/retriever.ts";
 import type { ChunkRecord } from "../src/store/document-store.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 import { benchHttp } from "./http.ts";
+import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 
 /**
  * `npm run bench`: ingest throughput on a generated book, and retrieval latency at several index
@@ -207,6 +208,32 @@ if (values.only === undefined || values.only === "http") {
   }
   results.http = rows;
   await rm(dataDir, { recursive: true, force: true });
+}
+if (values.only === undefined || values.only === "model") {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-model-"));
+  const lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
+  await lectern.ingest(
+    fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
+  );
+  await lectern.close();
+  const ttft = await benchTimeToFirstToken(dataDir);
+  await rm(dataDir, { recursive: true, force: true });
+  console.log(
+    `\n## Time to first token (local OpenAI-compatible server, first token after ${ttft.modelFirstTokenDelayMs} ms, ${ttft.requests} requests)\n`,
+  );
+  console.log("| path | p50 (ms) | p95 (ms) |\n|---|---:|---:|");
+  console.log(
+    `| model server directly | ${ttft.directP50Ms.toFixed(1)} | ${ttft.directP95Ms.toFixed(1)} |`,
+  );
+  console.log(
+    `| Lectern /chat/stream (retrieval + prompt + model) | ${ttft.lecternP50Ms.toFixed(1)} | ${ttft.lecternP95Ms.toFixed(1)} |`,
+  );
+  console.log(`\nAdded by Lectern at p50: ${ttft.addedP50Ms.toFixed(1)} ms`);
+  const embedding = await benchEmbeddingIngest();
+  console.log(
+    `\n## Embedding at ingest (local /v1/embeddings server, ${embedding.dimensions} dimensions, batches of ${embedding.batchSize})\n\n${embedding.pages} pages → ${embedding.chunks} chunks embedded and stored in ${embedding.seconds.toFixed(2)} s: ${embedding.chunksPerSecond.toFixed(0)} chunks/s`,
+  );
+  results.model = { ttft, embedding };
 }
 await mkdir(".bench", { recursive: true });
 await writeFile(path.join(".bench", "results.json"), JSON.stringify(results, null, 2));
