@@ -55,7 +55,7 @@ describe("chat states", () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]?.url).toBe("https://api.example.com/chat/stream");
     const body = calls[0]?.body as Record<string, unknown>;
-    expect(body).toMatchObject({ query: QUESTION, source_url: window.location.href });
+    expect(body).toMatchObject({ query: QUESTION, source_url: "http://localhost:3000/" });
     expect(isUuidV4(body.session_id)).toBe(true);
 
     expect(store.getState().status).toBe("loading");

@@ -144,7 +144,8 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
       const body: ChatRequestBody = {
         query: pending.question,
         session_id: sessionId,
-        source_url: window.location.href,
+        // The page without its query or fragment, which may carry things that are not ours to send.
+        source_url: window.location.origin + window.location.pathname,
         ...(pending.selectedText ? { selected_text: pending.selectedText } : {}),
       };
       let answered = false;
@@ -209,7 +210,10 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
       open: () => set({ isOpen: true }),
       close: () => set({ isOpen: false }),
       toggle: () => set((state) => ({ isOpen: !state.isOpen })),
-      setOptions: (options) => set({ options }),
+      // A React host passes new props on every render; only real changes should re-render.
+      setOptions: (options) => {
+        if (!sameOptions(get().options, options)) set({ options });
+      },
 
       askAboutSelection: (text) => {
         const selection = text.trim();
@@ -308,6 +312,10 @@ function persistConversation(store: ChatStore, storageKey: string): () => void {
     savedSessionId = state.sessionId;
     saveConversation(storageKey, { sessionId: state.sessionId, messages: settled });
   });
+}
+
+function sameOptions(a: ResolvedOptions, b: ResolvedOptions): boolean {
+  return (Object.keys(a) as (keyof ResolvedOptions)[]).every((key) => a[key] === b[key]);
 }
 
 function sameMessages(a: ChatMessage[], b: ChatMessage[]): boolean {

@@ -23,7 +23,7 @@ export function loadConversation(key: string): PersistedConversation | null {
     const stored = JSON.parse(raw) as Partial<PersistedConversation> & { version?: number };
     if (stored.version !== FORMAT_VERSION || !isUuidV4(stored.sessionId)) return null;
     if (!Array.isArray(stored.messages) || !stored.messages.every(isStoredMessage)) return null;
-    return { sessionId: stored.sessionId, messages: stored.messages };
+    return { sessionId: stored.sessionId, messages: stored.messages.map(settle) };
   } catch {
     return null;
   }
@@ -54,4 +54,11 @@ function isStoredMessage(value: unknown): value is ChatMessage {
   if (typeof message.id !== "string" || typeof message.text !== "string") return false;
   if (message.role === "user") return true;
   return message.role === "assistant" && Array.isArray(message.sources);
+}
+
+/** A feedback request cut off by the reload never finished: offer the buttons again. */
+function settle(message: ChatMessage): ChatMessage {
+  if (message.role !== "assistant") return message;
+  const feedback = message.feedback?.status === "sent" ? message.feedback : null;
+  return { ...message, streaming: false, feedback };
 }

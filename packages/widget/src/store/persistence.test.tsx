@@ -68,6 +68,32 @@ describe("conversation persistence", () => {
     expect(window.sessionStorage.length).toBe(0);
   });
 
+  it("offers feedback again for a rating the reload cut off", () => {
+    const answer = {
+      role: "assistant",
+      text: "Answer",
+      sources: [],
+      messageId: "m1",
+      streaming: true,
+    };
+    window.sessionStorage.setItem(
+      STORAGE_KEY,
+      JSON.stringify({
+        version: 1,
+        sessionId: "550e8400-e29b-41d4-a716-446655440000",
+        messages: [
+          { ...answer, id: "a", feedback: { rating: "up", status: "sending" } },
+          { ...answer, id: "b", feedback: { rating: "down", status: "sent" } },
+        ],
+      }),
+    );
+    const { store } = renderWidget();
+    expect(store.getState().messages).toMatchObject([
+      { id: "a", feedback: null, streaming: false },
+      { id: "b", feedback: { rating: "down", status: "sent" } },
+    ]);
+  });
+
   it("ignores stored data it does not recognise", () => {
     window.sessionStorage.setItem(
       STORAGE_KEY,
