@@ -13,6 +13,7 @@ import type { HistoryStore } from "../store/history-store.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { ConcurrencyLimiter, TokenBucketLimiter } from "./rate-limit.ts";
 import { invalidSession, isUuidV4, readChatInput } from "./request.ts";
+import { type createSite, prefersHtml } from "./site.ts";
 import type { ChatResponse, ErrorBody, ResponseMetadata } from "./wire.ts";
 
 /** What the HTTP layer needs; passed in so tests can build the app without a socket. */
@@ -29,6 +30,8 @@ export interface AppDeps {
     /** The language model's circuit, when a model is configured. */
     model?: () => { provider: string; model: string; state: "closed" | "open" | "half-open" };
   };
+  /** The demo book site (pages and the widget script); omitted in API-only apps. */
+  site?: ReturnType<typeof createSite>;
   /** True once shutdown has begun: /ready answers 503. */
   isShuttingDown?: () => boolean;
   newId?: () => string;
@@ -110,7 +113,12 @@ export function buildApp(deps: AppDeps) {
     );
   });
 
-  app.notFound((context) => {
+  app.notFound(async (context) => {
+    // A book page, for browsers reading the demo site.
+    if (deps.site && context.req.method === "GET") {
+      const page = await deps.site.page(context);
+      if (page) return page;
+    }
     const requestId = context.get("requestId") ?? newId();
     context.header("X-Request-Id", requestId);
     return context.json(
@@ -407,15 +415,24 @@ export function buildApp(deps: AppDeps) {
     return context.json({ ready: true, indexed_chunks: deps.checks.indexedChunks() });
   });
 
-  app.get("/", (context) =>
-    context.json({
+  app.get("/lectern.js", async (context) => {
+    if (!deps.site) throw createError("NOT_FOUND", "No endpoint GET /lectern.js.");
+    return deps.site.widget(context);
+  });
+
+  app.get("/", async (context) => {
+    if (deps.site && prefersHtml(context)) {
+      const page = await deps.site.page(context);
+      if (page) return page;
+    }
+    return context.json({
       name: "Lectern",
       description: "Answers questions about a documentation book, with citations to its sections.",
       version: deps.version,
       endpoints: ENDPOINTS,
       openapi: "/openapi.json",
-    }),
-  );
+    });
+  });
 
   registerOpenApi(app, deps.version);
 
@@ -428,6 +445,7 @@ export function buildApp(deps: AppDeps) {
     "/ready": "GET",
     "/openapi.json": "GET",
     "/": "GET",
+    "/lectern.js": "GET",
   };
   for (const [path, methods] of Object.entries(allowed)) {
     app.all(path, (context) => {

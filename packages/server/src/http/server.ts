@@ -14,6 +14,7 @@ import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { buildApp } from "./app.ts";
+import { createSite } from "./site.ts";
 
 export const VERSION = "0.1.0";
 
@@ -97,6 +98,7 @@ export async function startServer(
       ...(model ? { model } : {}),
     },
     isShuttingDown: () => shuttingDown,
+    site: createSite({ store: lectern.store }),
   });
 
   const retentionMs = config.history.retentionDays * 86_400_000;

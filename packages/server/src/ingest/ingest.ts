@@ -19,6 +19,7 @@ import {
   parseMarkdown,
   splitFrontmatter,
 } from "./markdown.ts";
+import { renderBlocks } from "./render-html.ts";
 import {
   createHeadingSlugger,
   docUrl,
@@ -29,7 +30,7 @@ import {
 } from "./routes.ts";
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
-export const INGEST_VERSION = 1;
+export const INGEST_VERSION = 2;
 
 export interface IngestOptions {
   docsDir: string;
@@ -222,6 +223,12 @@ function buildPage(
     humanize(filePath);
   const tags = tagList(frontmatter.tags);
 
+  // The page's HTML gets its anchors from a slugger of its own, fed the same headings in order.
+  const htmlSlugger = createHeadingSlugger();
+  const html = renderBlocks(
+    parsed.blocks,
+    (heading) => headingAnchor(htmlSlugger, rawHeading(heading)).anchor,
+  );
   const slugger = createHeadingSlugger();
   const sections = buildSections(
     parsed.blocks,
@@ -267,6 +274,7 @@ function buildPage(
         ...(description ? { description } : {}),
       },
       chunkCount: chunks.length,
+      html,
     },
     chunks,
   };

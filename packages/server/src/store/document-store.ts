@@ -12,6 +12,16 @@ export interface DocumentRecord {
   tags: string[];
   metadata: Record<string, unknown>;
   chunkCount: number;
+  /** The page rendered for the demo book site. */
+  html?: string;
+}
+
+export interface PageSummary {
+  filePath: string;
+  title: string;
+  url: string;
+  categories: string[];
+  position: number | undefined;
 }
 
 export interface ChunkRecord {
@@ -104,8 +114,8 @@ export class DocumentStore {
       [this.collection, this.version, document.filePath],
     );
     await tx.query(
-      `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count, html)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         this.collection,
         this.version,
@@ -116,6 +126,7 @@ export class DocumentStore {
         JSON.stringify(document.tags),
         JSON.stringify(document.metadata),
         document.chunkCount,
+        document.html ?? null,
       ],
     );
     // Multi-row inserts keep a large page to a few round trips.
@@ -162,6 +173,44 @@ export class DocumentStore {
       [this.collection, this.version],
     );
     return rows.map(toChunk);
+  }
+
+  /** Every page, for the demo site's sidebar. */
+  async pages(): Promise<PageSummary[]> {
+    const rows = await this.db.query<{
+      file_path: string;
+      title: string;
+      url: string;
+      metadata: Record<string, unknown> | string;
+    }>(
+      "SELECT file_path, title, url, metadata FROM documents WHERE collection = $1 AND version = $2 ORDER BY file_path",
+      [this.collection, this.version],
+    );
+    return rows.map((row) => {
+      const metadata = (
+        typeof row.metadata === "string" ? JSON.parse(row.metadata) : row.metadata
+      ) as {
+        categories?: string[];
+        frontmatter?: { sidebar_position?: unknown };
+      };
+      const position = Number(metadata.frontmatter?.sidebar_position);
+      return {
+        filePath: row.file_path,
+        title: row.title,
+        url: row.url,
+        categories: metadata.categories ?? [],
+        position: Number.isFinite(position) ? position : undefined,
+      };
+    });
+  }
+
+  /** A page's rendered HTML by its file path. */
+  async pageHtml(filePath: string): Promise<string | undefined> {
+    const rows = await this.db.query<{ html: string | null }>(
+      "SELECT html FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+      [this.collection, this.version, filePath],
+    );
+    return rows[0]?.html ?? undefined;
   }
 
   /** Ids of the stored chunks of these files. */

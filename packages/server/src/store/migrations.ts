@@ -76,6 +76,11 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX conversations_session_idx ON conversations (session_id, id);
     `,
   },
+  {
+    version: 3,
+    name: "rendered page HTML for the demo book site",
+    sql: `ALTER TABLE documents ADD COLUMN IF NOT EXISTS html TEXT`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

@@ -1,0 +1,185 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import type { Context } from "hono";
+import { escapeHtml } from "../ingest/render-html.ts";
+import type { DocumentStore, PageSummary } from "../store/document-store.ts";
+
+/**
+ * The demo book site: the ingested pages rendered to HTML with a sidebar and the chat widget, so
+ * a browser pointed at `lectern serve` shows the reader's experience. API clients are unaffected:
+ * `/` answers HTML only to requests that prefer it.
+ */
+
+export const WIDGET_SCRIPT = fileURLToPath(
+  new URL("../../../widget/dist/lectern.js", import.meta.url),
+);
+
+export interface SiteDeps {
+  store: DocumentStore;
+  /** Path of the standalone widget build. */
+  widgetScript?: string;
+}
+
+export function prefersHtml(context: Context): boolean {
+  const accept = context.req.header("accept") ?? "";
+  const html = accept.indexOf("text/html");
+  const json = accept.indexOf("application/json");
+  return html >= 0 && (json < 0 || html < json);
+}
+
+function urlPath(url: string): string {
+  if (url.startsWith("/")) return url.split("#")[0] ?? url;
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+function normalizePath(path: string): string {
+  const trimmed = path.replace(/\/+$/, "");
+  return trimmed === "" ? "/" : trimmed;
+}
+
+export function createSite(deps: SiteDeps) {
+  let pages: { list: PageSummary[]; loaded: number } | undefined;
+  const allPages = async () => {
+    // The book does not change while the server runs; refresh now and then all the same.
+    if (!pages || Date.now() - pages.loaded > 60_000)
+      pages = { list: await deps.store.pages(), loaded: Date.now() };
+    return pages.list;
+  };
+  let script: { body: string; etag: string } | undefined;
+
+  return {
+    /** The page at this path, rendered, or undefined. */
+    async page(context: Context): Promise<Response | undefined> {
+      const list = await allPages();
+      const path = normalizePath(decodeURIComponent(context.req.path));
+      const page =
+        list.find((candidate) => normalizePath(urlPath(candidate.url)) === path) ??
+        (path === "/"
+          ? (list.find((candidate) => candidate.filePath === "index.md") ?? list[0])
+          : undefined);
+      if (!page) return undefined;
+      const html =
+        (await deps.store.pageHtml(page.filePath)) ??
+        "<p>This page has not been rendered yet; run lectern ingest again.</p>";
+      const origin = new URL(context.req.url).origin;
+      return context.html(pageTemplate(page, html, list, origin));
+    },
+
+    async widget(context: Context): Promise<Response> {
+      if (!script) {
+        try {
+          const body = await readFile(deps.widgetScript ?? WIDGET_SCRIPT, "utf8");
+          script = {
+            body,
+            etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 20)}"`,
+          };
+        } catch {
+          return context.text(
+            "// The widget is not built yet: run npm run build -w @lectern/widget\n",
+            404,
+            {
+              "content-type": "text/javascript; charset=utf-8",
+            },
+          );
+        }
+      }
+      const headers = {
+        "content-type": "text/javascript; charset=utf-8",
+        "cache-control": "public, max-age=3600, stale-while-revalidate=86400",
+        etag: script.etag,
+      };
+      if (context.req.header("if-none-match") === script.etag)
+        return context.body(null, 304, headers);
+      return context.body(script.body, 200, headers);
+    },
+  };
+}
+
+function sidebar(list: PageSummary[], current: PageSummary): string {
+  const groups = new Map<string, PageSummary[]>();
+  for (const page of list) {
+    const group = page.categories.join(" › ");
+    groups.set(group, [...(groups.get(group) ?? []), page]);
+  }
+  const link = (page: PageSummary) =>
+    `<li><a href="${escapeHtml(urlPath(page.url))}"${page === current ? ' aria-current="page"' : ""}>${escapeHtml(page.title)}</a></li>`;
+  const order = (pages: PageSummary[]) =>
+    [...pages].sort(
+      (left, right) =>
+        (left.position ?? 999) - (right.position ?? 999) ||
+        left.filePath.localeCompare(right.filePath),
+    );
+  return [...groups.entries()]
+    .map(
+      ([group, pages]) =>
+        (group ? `<h2>${escapeHtml(group)}</h2>` : "") +
+        `<ul>${order(pages).map(link).join("")}</ul>`,
+    )
+    .join("");
+}
+
+function pageTemplate(
+  page: PageSummary,
+  body: string,
+  list: PageSummary[],
+  origin: string,
+): string {
+  const bookTitle =
+    list.find((candidate) => candidate.filePath === "index.md")?.title ?? "The book";
+  return `<!doctype html>
+<html lang="en" data-theme="light">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(page.title)} · ${escapeHtml(bookTitle)}</title>
+<style>
+:root { color-scheme: light; --text: #1c1e21; --muted: #606770; --bg: #fff; --panel: #f5f6f7; --link: #2e6bd1; --code: #f0f2f5; }
+html[data-theme="dark"] { color-scheme: dark; --text: #e3e3e3; --muted: #a0a4ab; --bg: #1b1b1d; --panel: #242526; --link: #6ea8ff; --code: #2b2c2f; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.65 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--text); background: var(--bg); }
+header { display: flex; align-items: center; justify-content: space-between; padding: 0.6rem 1.2rem; border-bottom: 1px solid var(--panel); }
+header a { color: var(--text); font-weight: 700; text-decoration: none; }
+.layout { display: grid; grid-template-columns: 17rem minmax(0, 1fr); }
+nav { padding: 1rem; background: var(--panel); min-height: calc(100vh - 3rem); font-size: 0.92rem; }
+nav h2 { font-size: 0.78rem; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); margin: 1rem 0 0.3rem; }
+nav ul { list-style: none; margin: 0; padding: 0; }
+nav a { color: var(--text); text-decoration: none; display: block; padding: 0.15rem 0.4rem; border-radius: 4px; }
+nav a[aria-current="page"] { background: var(--bg); color: var(--link); font-weight: 600; }
+main { padding: 1.5rem 2.5rem 5rem; max-width: 52rem; }
+main a { color: var(--link); }
+h1 { font-size: 2.1rem; line-height: 1.2; }
+h2, h3, h4 { scroll-margin-top: 1rem; }
+.anchor { margin-left: 0.4rem; opacity: 0; text-decoration: none; }
+h2:hover .anchor, h3:hover .anchor, h4:hover .anchor { opacity: 0.6; }
+pre { background: var(--code); padding: 0.9rem; border-radius: 6px; overflow: auto; font-size: 0.88rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+table { border-collapse: collapse; margin: 1rem 0; }
+th, td { border: 1px solid var(--panel); padding: 0.35rem 0.6rem; text-align: left; }
+mark { background: #ffe58f; color: #1c1e21; }
+button.theme { background: none; border: 1px solid var(--muted); color: var(--text); border-radius: 6px; padding: 0.2rem 0.6rem; cursor: pointer; }
+@media (max-width: 760px) { .layout { grid-template-columns: 1fr; } nav { min-height: 0; } main { padding: 1rem; } }
+</style>
+<script>
+(function () { var saved = localStorage.getItem("theme"); if (saved) document.documentElement.dataset.theme = saved; })();
+</script>
+</head>
+<body>
+<header><a href="/">${escapeHtml(bookTitle)}</a><button class="theme" type="button" aria-label="Toggle dark mode" onclick="var t=document.documentElement.dataset.theme==='dark'?'light':'dark';document.documentElement.dataset.theme=t;localStorage.setItem('theme',t)">◐</button></header>
+<div class="layout">
+<nav aria-label="Book contents">${sidebar(list, page)}</nav>
+<main>
+<article>
+<h1>${escapeHtml(page.title)}</h1>
+${body}
+</article>
+</main>
+</div>
+<script src="/lectern.js" data-api="${escapeHtml(origin)}" data-title="Ask ${escapeHtml(bookTitle)}" defer></script>
+</body>
+</html>`;
+}
