@@ -1,0 +1,51 @@
+/** @import { LoadContext, Plugin, PostBuildProps } from "./types.js" */
+import { buildIngestCommand, findDocsLocation, runIngest } from "./ingest.js";
+import { PLUGIN_NAME, validateOptions } from "./options.js";
+import { widgetScriptTag } from "./tags.js";
+
+/**
+ * Docusaurus plugin: the Lectern chat widget on every page and, with `ingest.enabled`, the docs
+ * ingested by `lectern ingest` once `docusaurus build` has written the site.
+ * @param {LoadContext} _context
+ * @param {unknown} options the options validated by `validateOptions` (checked again here, so the
+ *   plugin can also be used as a function in `plugins: [[pluginLectern, options]]`)
+ * @returns {Plugin}
+ */
+export default function pluginLectern(_context, options) {
+  const normalized = validateOptions({ options });
+  const tag = widgetScriptTag(normalized);
+  return {
+    name: PLUGIN_NAME,
+
+    injectHtmlTags() {
+      return { postBodyTags: [tag] };
+    },
+
+    /** After the build rather than in loadContent, so `docusaurus start` never ingests. */
+    async postBuild(props) {
+      if (!normalized.ingest.enabled || !isDefaultLocale(props)) return;
+      const ingestCommand = buildIngestCommand({
+        siteDir: props.siteDir,
+        siteConfig: props.siteConfig,
+        ingest: normalized.ingest,
+        docs: findDocsLocation({ siteConfig: props.siteConfig, plugins: props.plugins }),
+      });
+      console.log(`[${PLUGIN_NAME}] Ingesting the docs into Lectern`);
+      await runIngest(ingestCommand);
+    },
+  };
+}
+
+// Docusaurus looks for validateOptions on the default export as well as beside it.
+pluginLectern.validateOptions = validateOptions;
+
+export { validateOptions };
+
+/**
+ * The docs are ingested once, with the default locale's URLs; a build of each other locale
+ * calls postBuild again with its own baseUrl.
+ * @param {PostBuildProps} props
+ */
+function isDefaultLocale(props) {
+  return !props.i18n || props.i18n.currentLocale === props.i18n.defaultLocale;
+}

@@ -1,0 +1,129 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pluginLectern, { validateOptions } from "./index.js";
+import type { LoadContext, PostBuildProps } from "./types.js";
+
+const context: LoadContext = {
+  siteDir: "/site",
+  siteConfig: { url: "https://book.example.com", baseUrl: "/" },
+};
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "lectern-docusaurus-plugin-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A stand-in for the lectern CLI that records the arguments it was given. */
+function recordingCommand(file: string): string[] {
+  return [
+    process.execPath,
+    "-e",
+    `require("fs").writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.argv.slice(1)))`,
+  ];
+}
+
+function postBuildProps(extra: Partial<PostBuildProps> = {}): PostBuildProps {
+  return {
+    siteDir: dir,
+    siteConfig: {
+      url: "https://book.example.com",
+      baseUrl: "/primer/",
+      presets: [["classic", { docs: { routeBasePath: "handbook" } }]],
+    },
+    plugins: [],
+    i18n: { defaultLocale: "en", currentLocale: "en" },
+    ...extra,
+  };
+}
+
+describe("pluginLectern", () => {
+  it("is a Docusaurus plugin module: a function with validateOptions on it and beside it", () => {
+    expect(pluginLectern.validateOptions).toBe(validateOptions);
+    expect(pluginLectern(context, { apiUrl: "https://api.example" }).name).toBe(
+      "docusaurus-plugin-lectern",
+    );
+  });
+
+  it("adds the widget script at the end of every page's body", () => {
+    const plugin = pluginLectern(context, {
+      apiUrl: "https://api.example",
+      title: "Ask",
+      persist: false,
+    });
+    expect(plugin.injectHtmlTags()).toEqual({
+      postBodyTags: [
+        {
+          tagName: "script",
+          attributes: {
+            defer: true,
+            src: "https://api.example/lectern.js",
+            "data-api": "https://api.example",
+            "data-title": "Ask",
+            "data-persist": "false",
+          },
+        },
+      ],
+    });
+  });
+
+  it("refuses wrong options even when used as an inline function plugin", () => {
+    expect(() => pluginLectern(context, { apiUrl: "https://api.example", theme: "blue" })).toThrow(
+      /option "theme"/,
+    );
+  });
+
+  it("ingests nothing after the build unless ingest is enabled", async () => {
+    const record = path.join(dir, "disabled.json");
+    const plugin = pluginLectern(context, {
+      apiUrl: "/api",
+      ingest: { enabled: false, command: recordingCommand(record) },
+    });
+    await plugin.postBuild(postBuildProps());
+    await expect(readFile(record)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("runs lectern ingest after the build with the site's docs, URL and route", async () => {
+    const record = path.join(dir, "enabled.json");
+    const plugin = pluginLectern(context, {
+      apiUrl: "/api",
+      ingest: { enabled: true, command: recordingCommand(record), dataDir: "index" },
+    });
+    await plugin.postBuild(postBuildProps());
+    expect(JSON.parse(await readFile(record, "utf8"))).toEqual([
+      "ingest",
+      "--docs",
+      path.join(dir, "docs"),
+      "--base-url",
+      "https://book.example.com/primer/",
+      "--route-base-path",
+      "handbook",
+      "--data-dir",
+      path.join(dir, "index"),
+    ]);
+  });
+
+  it("ingests once, for the default locale", async () => {
+    const record = path.join(dir, "locale.json");
+    const plugin = pluginLectern(context, {
+      apiUrl: "/api",
+      ingest: { enabled: true, command: recordingCommand(record) },
+    });
+    await plugin.postBuild(postBuildProps({ i18n: { defaultLocale: "en", currentLocale: "fr" } }));
+    await expect(readFile(record)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("fails the build when ingestion fails", async () => {
+    const plugin = pluginLectern(context, {
+      apiUrl: "/api",
+      ingest: { enabled: true, command: [process.execPath, "-e", "process.exit(3)"] },
+    });
+    await expect(plugin.postBuild(postBuildProps())).rejects.toThrow(
+      /Lectern ingestion failed: .* exited with code 3/,
+    );
+  });
+});

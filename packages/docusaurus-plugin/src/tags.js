@@ -1,0 +1,29 @@
+/** @import { HtmlTagObject, NormalizedOptions } from "./types.js" */
+
+/**
+ * `<script defer src="{apiUrl}/lectern.js" data-api="{apiUrl}" …>`: the widget's standalone script
+ * reads its options from these data-* attributes (packages/widget/src/options-from-dataset.ts)
+ * and mounts the chat on the page. Only options that were set are written, so the widget's own
+ * defaults apply to the rest.
+ * @param {NormalizedOptions} options
+ * @returns {HtmlTagObject}
+ */
+export function widgetScriptTag(options) {
+  /** @type {Record<string, string | boolean>} */
+  const attributes = { defer: true, src: options.scriptUrl, "data-api": options.apiUrl };
+  /** @param {string} name @param {string | number | boolean | undefined} value */
+  const set = (name, value) => {
+    if (value !== undefined) attributes[`data-${name}`] = String(value);
+  };
+  set("title", options.title);
+  set("placeholder", options.placeholder);
+  set("primary-color", options.colors.primary);
+  set("primary-text-color", options.colors.primaryText);
+  set("theme", options.theme);
+  set("persist", options.persist);
+  set("ask-about-selection", options.askAboutSelection);
+  set("timeout-ms", options.timeoutMs);
+  set("max-question-chars", options.maxQuestionChars);
+  set("max-selection-chars", options.maxSelectionChars);
+  return { tagName: "script", attributes };
+}

@@ -1,0 +1,166 @@
+/**
+ * Public types of docusaurus-plugin-lectern. The Docusaurus types used here are the small part of
+ * `@docusaurus/types` the plugin reads, written out so that the package needs nothing at runtime.
+ */
+
+/** Build-time ingestion: `lectern ingest` over the site's docs, so citations link to its pages. */
+export interface IngestOptions {
+  /** Run `lectern ingest` after `docusaurus build` (default false). */
+  enabled?: boolean;
+  /**
+   * The Lectern CLI as a command and its first arguments (default `["npx", "--no", "lectern"]`,
+   * the `lectern` installed in the site). E.g. `["node", "/srv/lectern/packages/server/bin/lectern.js"]`.
+   */
+  command?: string[];
+  /** `--data-dir` (relative to the site directory); default: Lectern's own (`./.lectern`). */
+  dataDir?: string;
+  /** The folder to ingest (relative to the site directory); default: the docs plugin's `path`. */
+  docsDir?: string;
+  /** `--base-url`; default: `siteConfig.url` + `siteConfig.baseUrl`. */
+  baseUrl?: string;
+  /** `--route-base-path`; default: the docs plugin's `routeBasePath` ("docs"). */
+  routeBasePath?: string;
+  /** `--collection`: the book's name inside the data directory; default: Lectern's ("default"). */
+  collection?: string;
+}
+
+/** Widget colours, as any CSS colour. */
+export interface ColorOptions {
+  /** The button, the reader's messages, links and chips. */
+  primary?: string;
+  /** Text drawn on the primary colour. */
+  primaryText?: string;
+}
+
+/** What goes in `plugins: [["docusaurus-plugin-lectern", { … }]]`. */
+export interface PluginOptions {
+  /** Docusaurus plugin instance id (only needed to use the plugin twice). */
+  id?: string;
+  /** Base URL of the Lectern API, e.g. `https://api.example.com` (required). */
+  apiUrl: string;
+  /** Where the widget script is loaded from; default `{apiUrl}/lectern.js`. */
+  scriptUrl?: string;
+  /** Heading of the chat panel and label of its button. */
+  title?: string;
+  /** Placeholder of the question box. */
+  placeholder?: string;
+  /** Main colour; the same as `colors.primary`. */
+  primaryColor?: string;
+  colors?: ColorOptions;
+  /** `auto` (default) follows the site's light/dark switch. */
+  theme?: "auto" | "light" | "dark";
+  /** Keep the conversation across page loads in sessionStorage (widget default true). */
+  persist?: boolean;
+  /** Offer "Ask about this" next to text selected on the page (widget default true). */
+  askAboutSelection?: boolean;
+  /** Longest the widget waits for an answer, in milliseconds. */
+  timeoutMs?: number;
+  /** Longest question the widget accepts (match the server's limit). */
+  maxQuestionChars?: number;
+  /** Longest selected text the widget sends (match the server's limit). */
+  maxSelectionChars?: number;
+  ingest?: IngestOptions;
+}
+
+/** Options after validation: defaults applied, `primaryColor` folded into `colors`. */
+export interface NormalizedOptions {
+  id: string;
+  apiUrl: string;
+  scriptUrl: string;
+  title?: string;
+  placeholder?: string;
+  colors: ColorOptions;
+  theme?: "auto" | "light" | "dark";
+  persist?: boolean;
+  askAboutSelection?: boolean;
+  timeoutMs?: number;
+  maxQuestionChars?: number;
+  maxSelectionChars?: number;
+  ingest: NormalizedIngestOptions;
+}
+
+export interface NormalizedIngestOptions {
+  enabled: boolean;
+  command: string[];
+  dataDir?: string;
+  docsDir?: string;
+  baseUrl?: string;
+  routeBasePath?: string;
+  collection?: string;
+}
+
+/** A plugin entry of `presets`, `plugins` or `themes` in docusaurus.config.js. */
+export type PluginConfig =
+  | string
+  | [unknown, unknown?]
+  | ((...args: never[]) => unknown)
+  | false
+  | null
+  | undefined;
+
+/** The part of Docusaurus' site config the plugin reads. */
+export interface SiteConfig {
+  url: string;
+  baseUrl: string;
+  presets?: PluginConfig[];
+  plugins?: PluginConfig[];
+  [key: string]: unknown;
+}
+
+/** The part of Docusaurus' `LoadContext` the plugin reads. */
+export interface LoadContext {
+  siteDir: string;
+  siteConfig: SiteConfig;
+  i18n?: { defaultLocale: string; currentLocale: string };
+  [key: string]: unknown;
+}
+
+/** A plugin as Docusaurus has loaded it (what `postBuild` receives in `plugins`). */
+export interface LoadedPlugin {
+  name: string;
+  options?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface PostBuildProps {
+  siteDir: string;
+  siteConfig: SiteConfig;
+  plugins?: LoadedPlugin[];
+  i18n?: { defaultLocale: string; currentLocale: string };
+  [key: string]: unknown;
+}
+
+export interface HtmlTagObject {
+  tagName: string;
+  attributes?: Record<string, string | boolean>;
+  innerHTML?: string;
+}
+
+export interface Plugin {
+  name: string;
+  injectHtmlTags: () => { postBodyTags: HtmlTagObject[] };
+  postBuild: (props: PostBuildProps) => Promise<void>;
+}
+
+/** Docusaurus calls it with the options written in the config; throws naming a wrong option. */
+export declare function validateOptions(args: { options: unknown }): NormalizedOptions;
+
+/** The default export: `plugins: [["docusaurus-plugin-lectern", { apiUrl }]]` loads it. */
+declare const pluginLectern: {
+  (context: LoadContext, options: PluginOptions): Plugin;
+  validateOptions: typeof validateOptions;
+};
+export default pluginLectern;
+
+/** Docs folder and route base path of the site's (default) docs plugin. */
+export interface DocsLocation {
+  path: string;
+  routeBasePath: string;
+}
+
+/** A command line to spawn: the program, its arguments and the directory to run it in. */
+export interface IngestCommand {
+  command: string;
+  args: string[];
+  cwd: string;
+}
