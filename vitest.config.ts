@@ -8,8 +8,9 @@ export default defineConfig({
       "packages/*/src/**/*.test.tsx",
       "packages/*/test/**/*.test.ts",
     ],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: the slowest tests start real servers and databases on a 2-core machine.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: "forks",
   },
 });
