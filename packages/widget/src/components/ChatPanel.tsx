@@ -57,6 +57,7 @@ export function ChatPanel({ id, onClose }: ChatPanelProps) {
         <button
           type="button"
           className="text-button"
+          aria-label="Clear conversation"
           disabled={!hasConversation}
           onClick={() => {
             void clearConversation();
@@ -64,7 +65,8 @@ export function ChatPanel({ id, onClose }: ChatPanelProps) {
             inputRef.current?.focus();
           }}
         >
-          Clear conversation
+          {/* Short on screen so the title keeps its line; the full name is for assistive tech. */}
+          Clear
         </button>
         <button type="button" className="icon-button" aria-label="Close chat" onClick={onClose}>
           <span aria-hidden="true">×</span>

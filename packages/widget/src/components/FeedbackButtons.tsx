@@ -2,18 +2,31 @@ import type { FeedbackRating } from "../api/send-feedback.ts";
 import type { AssistantMessage } from "../store/chat-message.ts";
 import { useChat } from "../store/chat-store-context.ts";
 
-const RATINGS: { rating: FeedbackRating; icon: string; label: string }[] = [
-  { rating: "up", icon: "👍", label: "Helpful answer" },
-  { rating: "down", icon: "👎", label: "Unhelpful answer" },
+const RATINGS: { rating: FeedbackRating; label: string }[] = [
+  { rating: "up", label: "Helpful answer" },
+  { rating: "down", label: "Unhelpful answer" },
 ];
 
-/** Thumbs up/down for one answer; once sent, a thank-you replaces nothing else. */
+/** A thumb drawn as SVG: emoji depend on the reader's fonts and show as boxes without them. */
+function ThumbIcon({ down }: { down: boolean }) {
+  return (
+    <svg aria-hidden="true" viewBox="0 0 24 24" width="16" height="16">
+      <path
+        fill="currentColor"
+        transform={down ? "rotate(180 12 12)" : undefined}
+        d="M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z"
+      />
+    </svg>
+  );
+}
+
+/** Thumbs up/down for one answer; after sending, a thank-you note. */
 export function FeedbackButtons({ message }: { message: AssistantMessage }) {
   const rate = useChat((state) => state.rate);
   const { feedback } = message;
   return (
     <div className="feedback">
-      {RATINGS.map(({ rating, icon, label }) => (
+      {RATINGS.map(({ rating, label }) => (
         <button
           key={rating}
           type="button"
@@ -23,7 +36,7 @@ export function FeedbackButtons({ message }: { message: AssistantMessage }) {
           disabled={feedback !== null}
           onClick={() => void rate(message.id, rating)}
         >
-          <span aria-hidden="true">{icon}</span>
+          <ThumbIcon down={rating === "down"} />
         </button>
       ))}
       <span className="feedback-status" role="status">
