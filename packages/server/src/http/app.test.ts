@@ -481,7 +481,15 @@ describe("other endpoints", () => {
     expect(Object.keys(openapi.paths)).toEqual(
       expect.arrayContaining(["/chat", "/chat/stream", "/history/{session_id}", "/health"]),
     );
-    expect(JSON.stringify(openapi.paths["/chat"])).toContain("selected_text");
+    const schemas = (
+      openapi as unknown as {
+        components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+      }
+    ).components.schemas;
+    expect(Object.keys(schemas.ChatRequest?.properties ?? {})).toEqual(
+      expect.arrayContaining(["query", "selected_text", "session_id", "filters"]),
+    );
+    expect(JSON.stringify(openapi.paths["/chat"])).toContain("#/components/schemas/ChatRequest");
   });
 
   it("allows only configured CORS origins", async () => {

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import { streamSSE } from "hono/streaming";
 import type { Logger } from "pino";
@@ -62,7 +61,7 @@ export function buildApp(deps: AppDeps) {
   const { config, logger } = deps;
   const newId = deps.newId ?? randomUUID;
   const now = deps.now ?? (() => performance.now());
-  const app = new OpenAPIHono<Env>();
+  const app = new Hono<Env>();
   const ipLimiter = new TokenBucketLimiter({
     capacity: config.rateLimit.perIpBurst,
     refillPerSecond: config.rateLimit.perIpPerMinute / 60,

@@ -1,5 +1,5 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
-import { z } from "zod";
+import type { Hono } from "hono";
+import * as z from "zod/mini";
 import {
   ChatRequestSchema,
   ChatResponseSchema,
@@ -8,107 +8,127 @@ import {
   HealthResponseSchema,
 } from "./wire.ts";
 
-/** Documents the routes from the same zod schemas the handlers use; served at /openapi.json. */
-// biome-ignore lint/suspicious/noExplicitAny: works with any app environment
-export function registerOpenApi(app: OpenAPIHono<any>, version: string): void {
-  const error = (description: string) => ({
+/**
+ * The API as OpenAPI 3.1, generated from the same zod schemas the handlers validate with (JSON
+ * Schema 2020-12, which OpenAPI 3.1 uses as is). Served at /openapi.json.
+ */
+export function openApiDocument(version: string) {
+  const schema = (zodSchema: z.core.$ZodType) => {
+    const { $schema: _dialect, ...rest } = z.toJSONSchema(zodSchema, {
+      io: "input",
+      unrepresentable: "any",
+    }) as Record<string, unknown>;
+    return rest;
+  };
+  const components = {
+    ChatRequest: schema(ChatRequestSchema),
+    ChatResponse: schema(ChatResponseSchema),
+    ErrorResponse: schema(ErrorBodySchema),
+    HealthResponse: schema(HealthResponseSchema),
+    ConversationHistoryResponse: schema(ConversationHistoryResponseSchema),
+  };
+  const ref = (name: keyof typeof components) => ({ $ref: `#/components/schemas/${name}` });
+  const json = (name: keyof typeof components, description: string) => ({
     description,
-    content: { "application/json": { schema: ErrorBodySchema } },
+    content: { "application/json": { schema: ref(name) } },
   });
-  const sessionParam = z.object({ session_id: z.string().uuid() });
-  const routes = [
-    createRoute({
-      method: "post",
-      path: "/chat",
-      summary: "Ask a question about the book",
-      request: {
-        body: { required: true, content: { "application/json": { schema: ChatRequestSchema } } },
-      },
-      responses: {
-        200: {
-          description: "Answer with sources",
-          content: { "application/json": { schema: ChatResponseSchema } },
+  const error = (description: string) => json("ErrorResponse", description);
+  const chatBody = {
+    required: true,
+    content: { "application/json": { schema: ref("ChatRequest") } },
+  };
+  const sessionParameter = {
+    name: "session_id",
+    in: "path",
+    required: true,
+    schema: { type: "string", format: "uuid" },
+  };
+  const limits = {
+    400: error("EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG or INVALID_JSON"),
+    413: error("PAYLOAD_TOO_LARGE"),
+    415: error("UNSUPPORTED_MEDIA_TYPE"),
+    422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
+    429: error("RATE_LIMITED (see Retry-After)"),
+    503: error("A service the answer needs is unavailable"),
+  };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Lectern API",
+      version,
+      description: "Answers questions about a documentation book, with citations.",
+    },
+    paths: {
+      "/chat": {
+        post: {
+          summary: "Ask a question about the book",
+          requestBody: chatBody,
+          responses: { 200: json("ChatResponse", "Answer with sources"), ...limits },
         },
-        400: error("EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG or INVALID_JSON"),
-        413: error("Body larger than the configured cap"),
-        415: error("Body is not JSON"),
-        422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
-        429: error("RATE_LIMITED (see Retry-After)"),
-        503: error("A service the answer needs is unavailable"),
       },
-    }),
-    createRoute({
-      method: "post",
-      path: "/chat/stream",
-      summary:
-        "Ask a question; the answer streams as Server-Sent Events (delta…, sources, done | error)",
-      request: {
-        body: { required: true, content: { "application/json": { schema: ChatRequestSchema } } },
-      },
-      responses: {
-        200: {
-          description: "text/event-stream",
-          content: { "text/event-stream": { schema: z.string() } },
-        },
-        400: error("Invalid request"),
-        422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
-        429: error("RATE_LIMITED"),
-      },
-    }),
-    createRoute({
-      method: "get",
-      path: "/history/{session_id}",
-      summary: "A session's exchanges, oldest first",
-      request: { params: sessionParam, query: z.object({ limit: z.string().optional() }) },
-      responses: {
-        200: {
-          description: "History",
-          content: { "application/json": { schema: ConversationHistoryResponseSchema } },
-        },
-        404: error("SESSION_NOT_FOUND"),
-        422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
-      },
-    }),
-    createRoute({
-      method: "delete",
-      path: "/history/{session_id}",
-      summary: "Delete a session and everything in it",
-      request: { params: sessionParam },
-      responses: {
-        200: {
-          description: "Deleted",
-          content: {
-            "application/json": {
-              schema: z.object({ session_id: z.string(), deleted: z.boolean() }),
+      "/chat/stream": {
+        post: {
+          summary: "Ask a question; Server-Sent Events: delta…, sources, done (or error)",
+          requestBody: chatBody,
+          responses: {
+            200: {
+              description: "text/event-stream",
+              content: { "text/event-stream": { schema: { type: "string" } } },
             },
+            ...limits,
           },
         },
-        404: error("SESSION_NOT_FOUND"),
       },
-    }),
-    createRoute({
-      method: "get",
-      path: "/health",
-      summary: "Status of the database and the index",
-      responses: {
-        200: {
-          description: "Healthy or degraded",
-          content: { "application/json": { schema: HealthResponseSchema } },
+      "/history/{session_id}": {
+        get: {
+          summary: "A session's exchanges, oldest first",
+          parameters: [
+            sessionParameter,
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              schema: { type: "integer", minimum: 1, maximum: 100, default: 50 },
+            },
+          ],
+          responses: {
+            200: json("ConversationHistoryResponse", "History"),
+            404: error("SESSION_NOT_FOUND"),
+            422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
+          },
+        },
+        delete: {
+          summary: "Delete a session and everything in it",
+          parameters: [sessionParameter],
+          responses: {
+            200: { description: "Deleted" },
+            404: error("SESSION_NOT_FOUND"),
+            422: error("INVALID_SESSION_ID"),
+          },
         },
       },
-    }),
-  ];
-  for (const route of routes) app.openAPIRegistry.registerPath(route);
-  app.get("/openapi.json", (context) =>
-    context.json(
-      app.getOpenAPI31Document({
-        openapi: "3.1.0",
-        info: {
-          title: "Lectern API",
-          version,
-          description: "Ask-the-book answers with citations.",
+      "/health": {
+        get: {
+          summary: "Status of the database, the index and the model",
+          responses: { 200: json("HealthResponse", "Healthy or degraded") },
         },
-      }),
-    ),
-  );
+      },
+      "/ready": {
+        get: {
+          summary: "Readiness for traffic",
+          responses: { 200: { description: "Ready" }, 503: { description: "Not ready" } },
+        },
+      },
+    },
+    components: { schemas: components },
+  };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: works with any app environment
+export function registerOpenApi(app: Hono<any>, version: string): void {
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  app.get("/openapi.json", (context) => {
+    document ??= openApiDocument(version);
+    return context.json(document);
+  });
 }

@@ -51,13 +51,11 @@ export async function readChatInput(
     const issue = parsed.error.issues[0];
     const field = issue?.path.join(".") || "body";
     if (field === "session_id") throw invalidSession();
-    throw createError(
-      "VALIDATION_ERROR",
-      `Invalid field "${field}": ${issue?.message ?? "invalid"}.`,
-      {
-        details: { field },
-      },
-    );
+    const expected = (issue as { expected?: string } | undefined)?.expected;
+    const reason = expected ? `expected ${expected}` : (issue?.message ?? "invalid");
+    throw createError("VALIDATION_ERROR", `Invalid field "${field}": ${reason}.`, {
+      details: { field },
+    });
   }
   const body = parsed.data;
   const rawQuery = body.query ?? body.question ?? body.query_text;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod/mini";
 
 /**
  * The wire format of Lectern's HTTP API, one zod schema per message. Compatible with the seeds'
@@ -7,8 +7,8 @@ import { z } from "zod";
  */
 
 export const MetadataFilterSchema = z.object({
-  source_url_prefix: z.string().optional(),
-  section: z.string().optional(),
+  source_url_prefix: z.optional(z.string()),
+  section: z.optional(z.string()),
 });
 
 /**
@@ -17,46 +17,46 @@ export const MetadataFilterSchema = z.object({
  * their own error codes.
  */
 export const ChatRequestSchema = z.object({
-  query: z.string().optional(),
-  question: z.string().optional(),
-  query_text: z.string().optional(),
-  selected_text: z.string().nullable().optional(),
-  session_id: z.string().nullable().optional(),
-  filters: MetadataFilterSchema.nullable().optional(),
-  source_url: z.string().nullable().optional(),
+  query: z.optional(z.string()),
+  question: z.optional(z.string()),
+  query_text: z.optional(z.string()),
+  selected_text: z.optional(z.nullable(z.string())),
+  session_id: z.optional(z.nullable(z.string())),
+  filters: z.optional(z.nullable(MetadataFilterSchema)),
+  source_url: z.optional(z.nullable(z.string())),
   /** Seed S4; `stream` is what /chat/stream does, so /chat accepts and ignores it. */
-  response_format: z.enum(["json", "stream"]).optional(),
-  top_k: z.number().int().min(1).max(20).optional(),
+  response_format: z.optional(z.enum(["json", "stream"])),
+  top_k: z.optional(z.int().check(z.minimum(1), z.maximum(20))),
 });
 export type ChatRequestBody = z.infer<typeof ChatRequestSchema>;
 
 export const SourceCitationSchema = z.object({
-  source_type: z.literal("book").optional(),
+  source_type: z.optional(z.literal("book")),
   /** Full URL of the section, with its #anchor. */
   source_url: z.string(),
   title: z.string(),
   section: z.string(),
-  chunk_position: z.number().int().min(0),
-  similarity_score: z.number().min(0).max(1),
+  chunk_position: z.int().check(z.minimum(0)),
+  similarity_score: z.number().check(z.minimum(0), z.maximum(1)),
   /** First 200 characters of the passage. */
-  snippet: z.string().max(200),
+  snippet: z.string().check(z.maxLength(200)),
   file_path: z.string(),
   /** Page title and headings down to the section. */
   section_path: z.array(z.string()),
   /** 1-based number used by [n] markers in the answer. */
-  citation_number: z.number().int().min(1),
+  citation_number: z.int().check(z.minimum(1)),
   /** Whether the answer cites this source (model answers only). */
-  cited: z.boolean().optional(),
+  cited: z.optional(z.boolean()),
 });
 export type SourceCitation = z.infer<typeof SourceCitationSchema>;
 
 export const SelectedTextCitationSchema = z.object({
   source_type: z.literal("selected_text"),
-  selection_length: z.number().int().min(0),
-  snippet: z.string().max(200),
+  selection_length: z.int().check(z.minimum(0)),
+  snippet: z.string().check(z.maxLength(200)),
   relevance_note: z.string(),
-  source_url: z.string().nullable().optional(),
-  citation_number: z.number().int().min(1),
+  source_url: z.optional(z.nullable(z.string())),
+  citation_number: z.int().check(z.minimum(1)),
 });
 export type SelectedTextCitation = z.infer<typeof SelectedTextCitationSchema>;
 
@@ -70,36 +70,36 @@ export const ConfidenceSchema = z.enum(["high", "medium", "low"]);
 export type Confidence = z.infer<typeof ConfidenceSchema>;
 
 export const ResponseMetadataSchema = z.object({
-  query_time_ms: z.number().min(0),
-  retrieval_count: z.number().int().min(0),
+  query_time_ms: z.number().check(z.minimum(0)),
+  retrieval_count: z.int().check(z.minimum(0)),
   mode: ResponseModeSchema,
   low_confidence: z.boolean(),
-  request_id: z.string().uuid(),
+  request_id: z.string().check(z.uuid()),
   /** The question as searched (normalised, or rewritten from a follow-up). */
-  search_query: z.string().nullable().optional(),
-  original_query: z.string().optional(),
+  search_query: z.optional(z.nullable(z.string())),
+  original_query: z.optional(z.string()),
   /** How the question was routed: a question for the book, or a greeting/thanks. */
-  route: z.enum(["question", "greeting", "thanks"]).optional(),
+  route: z.optional(z.enum(["question", "greeting", "thanks"])),
   /** The question looked like an attempt to override instructions; it was treated as plain text. */
-  injection_flagged: z.boolean().optional(),
+  injection_flagged: z.optional(z.boolean()),
   /** Milliseconds spent per pipeline stage. */
-  timings: z.record(z.string(), z.number()).optional(),
-  support: z.number().optional(),
+  timings: z.optional(z.record(z.string(), z.number())),
+  support: z.optional(z.number()),
   /** A model is configured but failed, so the answer quotes the book instead. */
-  degraded: z.boolean().optional(),
+  degraded: z.optional(z.boolean()),
 });
 export type ResponseMetadata = z.infer<typeof ResponseMetadataSchema>;
 
 export const ChatResponseSchema = z.object({
-  answer: z.string().nullable(),
-  fallback_message: z.string().nullable(),
+  answer: z.nullable(z.string()),
+  fallback_message: z.nullable(z.string()),
   sources: z.array(CitationSchema),
   metadata: ResponseMetadataSchema,
-  session_id: z.string().uuid(),
+  session_id: z.string().check(z.uuid()),
   /** Seed S4's rule: high when the top source scores > 0.75 with ≥ 2 sources, medium when the mean is > 0.5, else low. */
   confidence: ConfidenceSchema,
   /** Id of the stored exchange, for feedback; null when history is off. */
-  message_id: z.string().nullable().optional(),
+  message_id: z.optional(z.nullable(z.string())),
 });
 export type ChatResponse = z.infer<typeof ChatResponseSchema>;
 
@@ -107,7 +107,7 @@ export const ErrorBodySchema = z.object({
   error_code: z.string(),
   message: z.string(),
   request_id: z.string(),
-  details: z.record(z.string(), z.unknown()).nullable().optional(),
+  details: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
 });
 export type ErrorBody = z.infer<typeof ErrorBodySchema>;
 
@@ -117,14 +117,14 @@ export const StreamDeltaEventSchema = z.object({ delta: z.string() });
 export const StreamSourcesEventSchema = z.object({
   sources: z.array(CitationSchema),
   metadata: ResponseMetadataSchema,
-  session_id: z.string().uuid(),
+  session_id: z.string().check(z.uuid()),
   confidence: ConfidenceSchema,
-  answer: z.string().nullable(),
-  fallback_message: z.string().nullable(),
+  answer: z.nullable(z.string()),
+  fallback_message: z.nullable(z.string()),
 });
 export const StreamDoneEventSchema = z.object({
   done: z.literal(true),
-  message_id: z.string().nullable().optional(),
+  message_id: z.optional(z.nullable(z.string())),
 });
 export const StreamErrorEventSchema = z.object({
   error: z.object({
@@ -166,8 +166,8 @@ export function parseStreamEvent(name: string, data: string) {
 export const ServiceStatusSchema = z.object({
   name: z.string(),
   status: z.enum(["healthy", "degraded", "unavailable"]),
-  latency_ms: z.number().nullable().optional(),
-  error: z.string().nullable().optional(),
+  latency_ms: z.optional(z.nullable(z.number())),
+  error: z.optional(z.nullable(z.string())),
 });
 
 export const HealthResponseSchema = z.object({
@@ -182,14 +182,14 @@ export const HistoryEntrySchema = z.object({
   query: z.string(),
   response: z.string(),
   sources: z.array(z.unknown()),
-  selected_text: z.string().nullable(),
+  selected_text: z.nullable(z.string()),
   message_id: z.string(),
   request_id: z.string(),
   metadata: z.record(z.string(), z.unknown()),
 });
 
 export const ConversationHistoryResponseSchema = z.object({
-  session_id: z.string().uuid(),
+  session_id: z.string().check(z.uuid()),
   entries: z.array(HistoryEntrySchema),
-  total_entries: z.number().int().min(0),
+  total_entries: z.int().check(z.minimum(0)),
 });
