@@ -109,7 +109,7 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     const selected = await page.evaluate(() => {
       const paragraph = document.querySelector("article p");
       const text = paragraph?.firstChild;
-      if (!paragraph || !text || !text.textContent) return "";
+      if (!paragraph || !text?.textContent) return "";
       const end = text.textContent.indexOf(". ") + 1 || text.textContent.length;
       const range = document.createRange();
       range.setStart(text, 0);
