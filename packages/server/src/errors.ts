@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Send the request body as application/json." },
   SESSION_NOT_FOUND: { status: 404, message: "No conversation with this session id." },
+  UNAUTHORIZED: { status: 401, message: "A valid admin token is required." },
   NOT_FOUND: { status: 404, message: "No such endpoint." },
   METHOD_NOT_ALLOWED: { status: 405, message: "This method is not allowed here." },
   RATE_LIMITED: { status: 429, message: "Too many requests. Please wait and try again." },

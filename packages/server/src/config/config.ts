@@ -132,6 +132,7 @@ export const configSchema = z
     llm: llmSchema.default(() => llmSchema.parse({})),
     embeddings: embeddingsSchema.default(() => embeddingsSchema.parse({})),
     corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
+    adminToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /feedback
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
     requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000), // 60 s per chat
   })
@@ -172,6 +173,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   RATE_LIMIT_PER_SESSION_BURST: { key: ["rateLimit", "perSessionBurst"], type: "int" },
   TRUST_PROXY: { key: ["rateLimit", "trustProxy"], type: "boolean" },
   CORS_ORIGINS: { key: ["corsOrigins"], type: "list" },
+  LECTERN_ADMIN_TOKEN: { key: ["adminToken"], type: "string" },
   LLM_PROVIDER: { key: ["llm", "provider"], type: "string" },
   LLM_MODEL: { key: ["llm", "model"], type: "string" },
   LLM_BASE_URL: { key: ["llm", "baseUrl"], type: "string" },

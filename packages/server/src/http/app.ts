@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import { type Context, Hono } from "hono";
 import { cors } from "hono/cors";
 import { streamSSE } from "hono/streaming";
@@ -8,12 +8,18 @@ import { createError, isLecternError } from "../errors.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import { classifyError } from "../pipeline/error-recovery.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
+import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { ConcurrencyLimiter, TokenBucketLimiter } from "./rate-limit.ts";
 import { invalidSession, isUuidV4, readChatInput } from "./request.ts";
 import { type createSite, prefersHtml } from "./site.ts";
-import type { ChatResponse, ErrorBody, ResponseMetadata } from "./wire.ts";
+import {
+  type ChatResponse,
+  type ErrorBody,
+  FeedbackRequestSchema,
+  type ResponseMetadata,
+} from "./wire.ts";
 
 /** What the HTTP layer needs; passed in so tests can build the app without a socket. */
 export interface AppDeps {
@@ -31,6 +37,8 @@ export interface AppDeps {
   };
   /** The demo book site (pages and the widget script); omitted in API-only apps. */
   site?: ReturnType<typeof createSite>;
+  /** Where readers' feedback is stored; omitted, POST /feedback answers 503. */
+  feedback?: FeedbackStore;
   /** True once shutdown has begun: /ready answers 503. */
   isShuttingDown?: () => boolean;
   newId?: () => string;
@@ -54,6 +62,8 @@ const ENDPOINTS = [
   },
   { method: "GET", path: "/health", description: "Status of the database and the index" },
   { method: "GET", path: "/ready", description: "Readiness for traffic" },
+  { method: "POST", path: "/feedback", description: "Thumbs up or down on an answer" },
+  { method: "GET", path: "/feedback", description: "Export feedback (admin token)" },
   { method: "GET", path: "/openapi.json", description: "This API as OpenAPI 3.1" },
 ];
 
@@ -337,6 +347,72 @@ export function buildApp(deps: AppDeps) {
     return context.json({ session_id: sessionId.toLowerCase(), deleted: true });
   });
 
+  app.post("/feedback", async (context) => {
+    const contentType = context.req.header("content-type") ?? "";
+    if (!/^application\/json\b/i.test(contentType)) throw createError("UNSUPPORTED_MEDIA_TYPE");
+    const text = await context.req.text();
+    if (text.length > 16_384)
+      throw createError("PAYLOAD_TOO_LARGE", "Feedback is limited to 16 KiB.");
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw createError("INVALID_JSON");
+    }
+    const parsed = FeedbackRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const field = parsed.error.issues[0]?.path.join(".") || "body";
+      if (field === "session_id") throw invalidSession();
+      throw createError("VALIDATION_ERROR", `Invalid field "${field}".`, { details: { field } });
+    }
+    if (!isUuidV4(parsed.data.session_id)) throw invalidSession();
+    if (!deps.feedback)
+      throw createError("SERVICE_UNAVAILABLE", "Feedback is not stored on this server.");
+    await deps.feedback.save({
+      sessionId: parsed.data.session_id.toLowerCase(),
+      messageId: parsed.data.message_id,
+      rating: parsed.data.rating,
+      comment: parsed.data.comment?.trim() || null,
+    });
+    return context.json({ stored: true }, 201);
+  });
+
+  app.get("/feedback", async (context) => {
+    const token = context.req.header("authorization")?.replace(/^Bearer\s+/i, "");
+    if (!config.adminToken || !token || !sameSecret(token, config.adminToken)) {
+      throw createError(
+        "UNAUTHORIZED",
+        config.adminToken
+          ? "A valid admin token is required."
+          : "Set LECTERN_ADMIN_TOKEN to export feedback.",
+      );
+    }
+    if (!deps.feedback)
+      throw createError("SERVICE_UNAVAILABLE", "Feedback is not stored on this server.");
+    const entries = (await deps.feedback.all()).map((entry) => ({
+      session_id: entry.sessionId,
+      message_id: entry.messageId,
+      rating: entry.rating,
+      comment: entry.comment,
+      created_at: entry.createdAt.toISOString(),
+    }));
+    if (context.req.query("format") === "csv") {
+      const cell = (value: string | null) => `"${(value ?? "").replace(/"/g, '""')}"`;
+      const lines = [
+        "session_id,message_id,rating,comment,created_at",
+        ...entries.map((entry) =>
+          [entry.session_id, entry.message_id, entry.rating, entry.comment, entry.created_at]
+            .map(cell)
+            .join(","),
+        ),
+      ];
+      return context.body(`${lines.join("\n")}\n`, 200, {
+        "content-type": "text/csv; charset=utf-8",
+      });
+    }
+    return context.json({ entries, total: entries.length });
+  });
+
   app.get("/health", async (context) => {
     const services: Record<
       string,
@@ -445,6 +521,7 @@ export function buildApp(deps: AppDeps) {
     "/openapi.json": "GET",
     "/": "GET",
     "/lectern.js": "GET",
+    "/feedback": "GET, POST",
   };
   for (const [path, methods] of Object.entries(allowed)) {
     app.all(path, (context) => {
@@ -525,6 +602,13 @@ async function withTimeout<T>(work: Promise<T>, timeout: AbortSignal): Promise<T
   } finally {
     if (onAbort) timeout.removeEventListener("abort", onAbort);
   }
+}
+
+/** Compares secrets in constant time. */
+function sameSecret(given: string, expected: string): boolean {
+  const left = Buffer.from(given);
+  const right = Buffer.from(expected);
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 function round(value: number): number {

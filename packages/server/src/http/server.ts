@@ -9,6 +9,7 @@ import { type AnswerSynthesizer, ExtractiveSynthesizer } from "../pipeline/answe
 import { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import { LlmSynthesizer } from "../pipeline/llm-synthesizer.ts";
 import { HeuristicRewriter, LlmRewriter } from "../pipeline/query-rewriter.ts";
+import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
@@ -99,6 +100,7 @@ export async function startServer(
     },
     isShuttingDown: () => shuttingDown,
     site: createSite({ store: lectern.store }),
+    feedback: new FeedbackStore(lectern.db),
   });
 
   const retentionMs = config.history.retentionDays * 86_400_000;

@@ -193,3 +193,12 @@ export const ConversationHistoryResponseSchema = z.object({
   entries: z.array(HistoryEntrySchema),
   total_entries: z.int().check(z.minimum(0)),
 });
+
+/** POST /feedback: a reader's thumbs up or down on an answer. */
+export const FeedbackRequestSchema = z.object({
+  session_id: z.string(),
+  message_id: z.string().check(z.minLength(1), z.maxLength(200)),
+  rating: z.enum(["up", "down"]),
+  comment: z.optional(z.nullable(z.string().check(z.maxLength(2_000)))),
+});
+export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;

@@ -81,6 +81,22 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "rendered page HTML for the demo book site",
     sql: `ALTER TABLE documents ADD COLUMN IF NOT EXISTS html TEXT`,
   },
+  {
+    version: 4,
+    name: "reader feedback on answers",
+    sql: `
+      CREATE TABLE IF NOT EXISTS feedback (
+        id          BIGSERIAL PRIMARY KEY,
+        session_id  UUID NOT NULL,
+        message_id  TEXT NOT NULL,
+        rating      TEXT NOT NULL CHECK (rating IN ('up', 'down')),
+        comment     TEXT,
+        created_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+        UNIQUE (session_id, message_id)
+      );
+      CREATE INDEX IF NOT EXISTS feedback_created_idx ON feedback (created_at);
+    `,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

@@ -1,0 +1,151 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, openSampleBook, postJson } from "../../test/http-fixture.ts";
+import type { Lectern } from "../lectern.ts";
+import { FeedbackStore } from "../store/feedback-store.ts";
+import { MemoryHistoryStore } from "../store/memory-history-store.ts";
+import { createSite } from "./site.ts";
+import { ChatResponseSchema, ErrorBodySchema } from "./wire.ts";
+
+let lectern: Lectern;
+let cleanup: () => Promise<void>;
+let scriptDir: string;
+beforeAll(async () => {
+  ({ lectern, cleanup } = await openSampleBook());
+  scriptDir = await mkdtemp(path.join(tmpdir(), "lectern-widget-"));
+  await writeFile(path.join(scriptDir, "lectern.js"), "console.log('widget');\n");
+});
+afterAll(async () => {
+  await cleanup();
+  await rm(scriptDir, { recursive: true, force: true });
+});
+
+function app(env: Record<string, string> = {}) {
+  return createTestApp(lectern, {
+    history: new MemoryHistoryStore(),
+    env: { RATE_LIMIT_ENABLED: "false", ...env },
+    deps: {
+      site: createSite({ store: lectern.store, widgetScript: path.join(scriptDir, "lectern.js") }),
+      feedback: new FeedbackStore(lectern.db),
+    },
+  }).app;
+}
+
+describe("demo book site", () => {
+  it("serves the book to browsers at / and keeps JSON for API clients", async () => {
+    const site = app();
+    const html = await site.request("/", {
+      headers: { accept: "text/html,application/xhtml+xml" },
+    });
+    expect(html.headers.get("content-type")).toMatch(/text\/html/);
+    const body = await html.text();
+    expect(body).toContain("<h1>Robotics Primer</h1>");
+    expect(body).toMatch(
+      /<script src="\/lectern\.js" data-api="http:\/\/localhost" [^>]*defer><\/script>/,
+    );
+    expect(body).toContain('href="/docs/ros2/topics"');
+    const api = await site.request("/", { headers: { accept: "application/json" } });
+    expect(((await api.json()) as { name: string }).name).toBe("Lectern");
+  });
+
+  it("renders a page with the same heading anchors the citations use", async () => {
+    const site = app();
+    const body = await (
+      await site.request("/docs/ros2/topics", { headers: { accept: "text/html" } })
+    ).text();
+    const chunks = [...lectern.index.allChunks()].filter(
+      (chunk) => chunk.filePath === "02-ros2-fundamentals/02-topics-and-messages.mdx",
+    );
+    const anchors = chunks
+      .map((chunk) => chunk.url.split("#")[1])
+      .filter((anchor): anchor is string => Boolean(anchor));
+    expect(anchors.length).toBeGreaterThan(2);
+    for (const anchor of anchors) expect(body).toContain(`id="${anchor}"`);
+    expect(body).toContain('aria-current="page"');
+    // Book text is escaped, never passed through as HTML.
+    expect(body).not.toMatch(/<ros2_control>/);
+    expect((await site.request("/docs/no/such/page")).status).toBe(404);
+  });
+
+  it("serves the widget script with caching headers and answers 304 when unchanged", async () => {
+    const site = app();
+    const first = await site.request("/lectern.js");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toMatch(/javascript/);
+    expect(first.headers.get("cache-control")).toMatch(/max-age=\d+/);
+    const etag = first.headers.get("etag") ?? "";
+    expect(etag).toMatch(/^".+"$/);
+    const again = await site.request("/lectern.js", { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+  });
+});
+
+describe("feedback", () => {
+  it("stores a rating for an answer and exports it behind the admin token", async () => {
+    const token = "a-long-enough-admin-token";
+    const site = app({ LECTERN_ADMIN_TOKEN: token });
+    const answer = ChatResponseSchema.parse(
+      await (await postJson(site, "/chat", { query: "What is a node?" })).json(),
+    );
+    const vote = {
+      session_id: answer.session_id,
+      message_id: answer.message_id,
+      rating: "down",
+      comment: "Too short",
+    };
+    expect((await postJson(site, "/feedback", vote)).status).toBe(201);
+    expect(
+      (await postJson(site, "/feedback", { ...vote, rating: "up", comment: null })).status,
+    ).toBe(201); // changes the vote
+
+    expect((await site.request("/feedback")).status).toBe(401);
+    expect(
+      (
+        await site.request("/feedback", {
+          headers: { authorization: "Bearer wrong-token-of-some-length" },
+        })
+      ).status,
+    ).toBe(401);
+    const exported = (await (
+      await site.request("/feedback", { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as {
+      entries: { session_id: string; message_id: string; rating: string; comment: string | null }[];
+    };
+    const mine = exported.entries.filter((entry) => entry.session_id === answer.session_id);
+    expect(mine).toEqual([
+      expect.objectContaining({ message_id: answer.message_id, rating: "up", comment: null }),
+    ]);
+    const csv = await (
+      await site.request("/feedback?format=csv", { headers: { authorization: `Bearer ${token}` } })
+    ).text();
+    expect(csv.split("\n")[0]).toBe("session_id,message_id,rating,comment,created_at");
+    expect(csv).toContain(`"${answer.session_id}"`);
+  });
+
+  it("validates the vote", async () => {
+    const site = app();
+    const code = async (body: unknown) =>
+      ErrorBodySchema.parse(await (await postJson(site, "/feedback", body)).json()).error_code;
+    expect(await code({ session_id: "x", message_id: "m", rating: "up" })).toBe(
+      "INVALID_SESSION_ID",
+    );
+    expect(
+      await code({
+        session_id: "2f0c6a58-3b8e-4c1a-9d7e-5a4b3c2d1e0f",
+        message_id: "m",
+        rating: "meh",
+      }),
+    ).toBe("VALIDATION_ERROR");
+    expect(await code("{broken")).toBe("INVALID_JSON");
+    // Without a configured token nothing can be exported.
+    expect(
+      (
+        await site.request("/feedback", {
+          headers: { authorization: "Bearer anything-at-all-here" },
+        })
+      ).status,
+    ).toBe(401);
+  });
+});
