@@ -12,6 +12,7 @@ import type { ChunkRecord } from "../src/store/document-store.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 import { benchHttp } from "./http.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
+import { benchWidget } from "./widget.ts";
 
 /**
  * `npm run bench`: ingest throughput on a generated book, and retrieval latency at several index
@@ -234,6 +235,27 @@ if (values.only === undefined || values.only === "model") {
     `\n## Embedding at ingest (local /v1/embeddings server, ${embedding.dimensions} dimensions, batches of ${embedding.batchSize})\n\n${embedding.pages} pages → ${embedding.chunks} chunks embedded and stored in ${embedding.seconds.toFixed(2)} s: ${embedding.chunksPerSecond.toFixed(0)} chunks/s`,
   );
   results.model = { ttft, embedding };
+}
+if (values.only === undefined || values.only === "widget") {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-widget-"));
+  const config = loadConfig({ env: { LOG_LEVEL: "silent", PORT: "0" }, overrides: { dataDir } });
+  const lectern = await openLectern(config);
+  await lectern.ingest(
+    fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
+  );
+  await lectern.close();
+  const widget = await benchWidget(config);
+  await rm(dataDir, { recursive: true, force: true });
+  console.log("\n## Widget\n\n| build | raw | gzip |\n|---|---:|---:|");
+  for (const [file, size] of Object.entries(widget.sizes)) {
+    console.log(
+      `| ${file} | ${(size.raw / 1024).toFixed(1)} KB | ${(size.gzip / 1024).toFixed(1)} KB |`,
+    );
+  }
+  console.log(
+    `\nTime to interactive (navigation start → launcher button in the shadow root), demo page on localhost, ${widget.loads} loads: p50 ${widget.interactiveP50Ms.toFixed(0)} ms, p95 ${widget.interactiveP95Ms.toFixed(0)} ms`,
+  );
+  results.widget = widget;
 }
 await mkdir(".bench", { recursive: true });
 await writeFile(path.join(".bench", "results.json"), JSON.stringify(results, null, 2));
