@@ -1,0 +1,277 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * A real Docusaurus 3 site built with the plugin, as a site's author would: the plugin packed as
+ * it would be published, installed from the npm registry with Docusaurus and React into a
+ * temporary directory, `npx docusaurus build`, then the built HTML and the Lectern index that the
+ * build's ingestion wrote are read. Slow (an npm install and two production builds, a few
+ * minutes); LECTERN_SKIP_DOCUSAURUS_BUILD=1 skips it outside CI.
+ */
+
+const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url));
+const LECTERN_BIN = fileURLToPath(new URL("../../server/bin/lectern.js", import.meta.url));
+
+const SITE_URL = "https://handbook.example.com";
+const BASE_URL = "/handbook/";
+const ROUTE_BASE_PATH = "guide";
+const API_URL = "https://api.example.com";
+
+const WIDGET_OPTIONS = {
+  apiUrl: API_URL,
+  title: "Ask the handbook",
+  placeholder: "How do I tune a servo?",
+  primaryColor: "#2e8555",
+  persist: false,
+};
+
+const DOCS = {
+  "intro.md":
+    "---\nsidebar_position: 1\n---\n\n# Introduction\n\nThis handbook explains how to look after the servos of a small robot arm.\n",
+  "servo-tuning.md":
+    "---\nsidebar_position: 2\n---\n\n# Servo tuning\n\n## Gains\n\nRaise the proportional gain until the servo oscillates, then halve it. Add derivative gain to damp the overshoot.\n",
+};
+
+const skip = process.env.LECTERN_SKIP_DOCUSAURUS_BUILD === "1" && process.env.CI !== "true";
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/**
+ * npm run from `npm test` passes its own settings down (`npm_config_local_prefix`, the package
+ * being tested, …); the site's npm must see only the user's configuration (registry, cache).
+ */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    const lower = key.toLowerCase();
+    if (
+      lower.startsWith("npm_package_") ||
+      lower.startsWith("npm_lifecycle_") ||
+      lower.startsWith("npm_config_workspace") ||
+      [
+        "npm_config_local_prefix",
+        "npm_command",
+        "npm_config_call",
+        "init_cwd",
+        "node_env",
+      ].includes(lower)
+    ) {
+      continue;
+    }
+    env[key] = value;
+  }
+  return env;
+}
+
+function run(command: string, args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: childEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      output += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+async function runOk(command: string, args: string[], cwd: string): Promise<string> {
+  const result = await run(command, args, cwd);
+  if (result.code !== 0) {
+    throw new Error(
+      `${command} ${args.join(" ")} exited with ${result.code}:\n${result.output.slice(-6000)}`,
+    );
+  }
+  return result.output;
+}
+
+function siteConfig(ingest: Record<string, unknown>): string {
+  const plugin = { ...WIDGET_OPTIONS, ingest };
+  return `// Written by docusaurus-build.test.ts
+export default {
+  title: "Servo Handbook",
+  url: ${JSON.stringify(SITE_URL)},
+  baseUrl: ${JSON.stringify(BASE_URL)},
+  onBrokenLinks: "throw",
+  presets: [
+    ["classic", { docs: { routeBasePath: ${JSON.stringify(ROUTE_BASE_PATH)} }, blog: false }],
+  ],
+  plugins: [["docusaurus-plugin-lectern", ${JSON.stringify(plugin, null, 2)}]],
+};
+`;
+}
+
+/** The attributes of every `<script src="…/lectern.js">` in a page (the minifier may rewrite them). */
+function widgetScripts(html: string): Record<string, string>[] {
+  const scripts: Record<string, string>[] = [];
+  for (const [tag] of html.matchAll(/<script\b[^>]*>/g)) {
+    const attributes: Record<string, string> = {};
+    for (const match of tag.matchAll(/([\w-]+)(?:=(?:"([^"]*)"|'([^']*)'|([^\s>"']+)))?/g)) {
+      const name = match[1];
+      if (!name || name === "script") continue;
+      attributes[name] = match[2] ?? match[3] ?? match[4] ?? "";
+    }
+    if (attributes.src === `${API_URL}/lectern.js`) scripts.push(attributes);
+  }
+  return scripts;
+}
+
+/** The file Docusaurus wrote for a URL of the site, e.g. …/handbook/guide/intro → build/guide/intro/index.html. */
+function builtPage(siteDir: string, url: string): string {
+  const { pathname } = new URL(url);
+  expect(pathname.startsWith(BASE_URL)).toBe(true);
+  return path.join(siteDir, "build", pathname.slice(BASE_URL.length), "index.html");
+}
+
+describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern", () => {
+  let siteDir: string;
+  let buildOutput: string;
+
+  beforeAll(async () => {
+    siteDir = await mkdtemp(path.join(tmpdir(), "lectern-docusaurus-site-"));
+    const packed = JSON.parse(
+      await runOk("npm", ["pack", "--json", "--pack-destination", siteDir, PLUGIN_DIR], siteDir),
+    ) as { filename: string }[];
+    const tarball = packed[0]?.filename;
+    if (!tarball) throw new Error("npm pack named no tarball");
+
+    await writeFile(
+      path.join(siteDir, "package.json"),
+      `${JSON.stringify({ name: "lectern-docusaurus-site", private: true }, null, 2)}\n`,
+    );
+    await mkdir(path.join(siteDir, "docs"));
+    for (const [name, text] of Object.entries(DOCS)) {
+      await writeFile(path.join(siteDir, "docs", name), text);
+    }
+    await mkdir(path.join(siteDir, "src", "pages"), { recursive: true });
+    await writeFile(path.join(siteDir, "src", "pages", "index.md"), "# Servo Handbook\n");
+    await writeFile(
+      path.join(siteDir, "docusaurus.config.js"),
+      siteConfig({ enabled: true, command: [process.execPath, LECTERN_BIN], dataDir: ".lectern" }),
+    );
+
+    await runOk(
+      "npm",
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        // Packages already in npm's cache are taken from it without asking the registry again.
+        "--prefer-offline",
+        "@docusaurus/core@3",
+        "@docusaurus/preset-classic@3",
+        "react@18",
+        "react-dom@18",
+        `./${tarball}`,
+      ],
+      siteDir,
+    );
+    buildOutput = await runOk("npx", ["--no", "docusaurus", "build"], siteDir);
+  }, 8 * 60_000);
+
+  afterAll(async () => {
+    if (siteDir) await rm(siteDir, { recursive: true, force: true });
+  });
+
+  it("installed Docusaurus 3 and the packed plugin", async () => {
+    const core = JSON.parse(
+      await readFile(path.join(siteDir, "node_modules/@docusaurus/core/package.json"), "utf8"),
+    ) as { version: string };
+    expect(core.version).toMatch(/^3\./);
+    const plugin = path.join(siteDir, "node_modules/docusaurus-plugin-lectern");
+    expect(existsSync(path.join(plugin, "src/index.js"))).toBe(true);
+    expect(existsSync(path.join(plugin, "README.md"))).toBe(true);
+    expect(existsSync(path.join(plugin, "src/options.test.ts"))).toBe(false);
+  });
+
+  it("puts the widget script with the configured data attributes on every page", async () => {
+    for (const page of ["guide/servo-tuning", "guide/intro", ""]) {
+      const html = await readFile(path.join(siteDir, "build", page, "index.html"), "utf8");
+      const scripts = widgetScripts(html);
+      expect(scripts, page).toHaveLength(1);
+      const { defer, ...attributes } = scripts[0] ?? {};
+      expect(defer, page).toBeDefined();
+      expect(attributes, page).toEqual({
+        src: `${API_URL}/lectern.js`,
+        "data-api": API_URL,
+        "data-title": "Ask the handbook",
+        "data-placeholder": "How do I tune a servo?",
+        "data-primary-color": "#2e8555",
+        "data-persist": "false",
+      });
+    }
+  });
+
+  it("ran lectern ingest during the build, with URLs of the built pages", async () => {
+    expect(buildOutput).toContain("[docusaurus-plugin-lectern] Ingesting the docs into Lectern");
+    expect(buildOutput).toMatch(/Files: 2 added/);
+
+    const answer = JSON.parse(
+      await runOk(
+        process.execPath,
+        [
+          LECTERN_BIN,
+          "ask",
+          "How do I tune the servo gains?",
+          "--data-dir",
+          path.join(siteDir, ".lectern"),
+          "--json",
+        ],
+        siteDir,
+      ),
+    ) as { mode: string; sources: { source_url: string; file_path: string }[] };
+    expect(answer.mode).toBe("retrieval_only");
+    const top = answer.sources[0];
+    expect(top?.file_path).toBe("servo-tuning.md");
+    expect(top?.source_url).toBe(`${SITE_URL}${BASE_URL}${ROUTE_BASE_PATH}/servo-tuning#gains`);
+
+    // The citation is the page's own URL (its canonical link) and its anchor is on the page.
+    const sourceUrl = new URL(top?.source_url ?? "");
+    const html = await readFile(builtPage(siteDir, sourceUrl.href), "utf8");
+    sourceUrl.hash = "";
+    expect(html).toContain(`rel="canonical" href="${sourceUrl.href}"`);
+    expect(html).toContain('id="gains"');
+
+    // Every cited page exists in the build.
+    for (const source of answer.sources) {
+      expect(existsSync(builtPage(siteDir, source.source_url)), source.source_url).toBe(true);
+    }
+  });
+
+  it(
+    "fails the build with Lectern's error when ingestion fails",
+    async () => {
+      await writeFile(
+        path.join(siteDir, "docusaurus.config.js"),
+        siteConfig({
+          enabled: true,
+          command: [process.execPath, LECTERN_BIN],
+          dataDir: ".lectern",
+          docsDir: "missing-docs",
+        }),
+      );
+      const build = await run("npx", ["--no", "docusaurus", "build"], siteDir);
+      expect(build.code).not.toBe(0);
+      expect(build.output).toContain("docusaurus-plugin-lectern: Lectern ingestion failed:");
+      expect(build.output).toMatch(
+        /error \[DOCS_DIR_NOT_FOUND\]: Docs directory not found: .*missing-docs/,
+      );
+    },
+    5 * 60_000,
+  );
+});
