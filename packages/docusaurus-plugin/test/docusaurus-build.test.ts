@@ -1,17 +1,22 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../server/src/config/config.ts";
+import { startServer } from "../../server/src/http/server.ts";
+import { launchChromium, requireChromium } from "../../server/test/browser.ts";
 
 /**
  * A real Docusaurus 3 site built with the plugin, as a site's author would: the plugin packed as
  * it would be published, installed from the npm registry with Docusaurus and React into a
  * temporary directory, `npx docusaurus build`, then the built HTML and the Lectern index that the
  * build's ingestion wrote are read. Slow (an npm install and two production builds, a few
- * minutes); LECTERN_SKIP_DOCUSAURUS_BUILD=1 skips it outside CI.
+ * minutes); SKIP_DOCUSAURUS_BUILD=1 skips it outside CI.
  */
 
 const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url));
@@ -37,7 +42,7 @@ const DOCS = {
     "---\nsidebar_position: 2\n---\n\n# Servo tuning\n\n## Gains\n\nRaise the proportional gain until the servo oscillates, then halve it. Add derivative gain to damp the overshoot.\n",
 };
 
-const skip = process.env.LECTERN_SKIP_DOCUSAURUS_BUILD === "1" && process.env.CI !== "true";
+const skip = process.env.SKIP_DOCUSAURUS_BUILD === "1" && process.env.CI !== "true";
 
 interface Run {
   code: number | null;
@@ -250,6 +255,72 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     // Every cited page exists in the build.
     for (const source of answer.sources) {
       expect(existsSync(builtPage(siteDir, source.source_url)), source.source_url).toBe(true);
+    }
+  });
+
+  it("answers a reader who asks through the widget on a built page, against a running Lectern", async () => {
+    if (!requireChromium()) return;
+    // The built site, served as a static host would serve it.
+    const files = createServer(async (request, response) => {
+      const pathname = decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname);
+      const relative = pathname.startsWith(BASE_URL)
+        ? pathname.slice(BASE_URL.length)
+        : pathname.slice(1);
+      let file = path.join(siteDir, "build", relative);
+      if (!path.extname(file)) file = path.join(file, "index.html");
+      try {
+        const body = await readFile(file);
+        const type = file.endsWith(".html")
+          ? "text/html"
+          : file.endsWith(".js")
+            ? "text/javascript"
+            : file.endsWith(".css")
+              ? "text/css"
+              : "application/octet-stream";
+        response.writeHead(200, { "content-type": type }).end(body);
+      } catch {
+        response.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
+    const siteOrigin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    // Lectern over the index the build wrote, allowing the site's origin.
+    const config = loadConfig({
+      env: {
+        LOG_LEVEL: "silent",
+        PORT: "0",
+        CORS_ORIGINS: siteOrigin,
+        RATE_LIMIT_ENABLED: "false",
+      },
+      overrides: { dataDir: path.join(siteDir, ".lectern") },
+    });
+    const lectern = await startServer(config);
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      // The built page points at the production API host; here that host is the local Lectern.
+      await page.route(`${API_URL}/**`, async (route) => {
+        const target = route.request().url().replace(API_URL, lectern.url);
+        route.fulfill({ response: await route.fetch({ url: target }) });
+      });
+      await page.goto(`${siteOrigin}${BASE_URL}${ROUTE_BASE_PATH}/intro`);
+      const launcher = page.getByRole("button", { name: new RegExp(WIDGET_OPTIONS.title) });
+      await launcher.click();
+      const box = page.getByRole("textbox");
+      await box.fill("How do I tune the servo gains?");
+      await box.press("Enter");
+      const answer = page.getByRole("article", { name: "Answer" }).last();
+      await expect
+        .poll(async () => (await answer.textContent()) ?? "", { timeout: 20_000 })
+        .toMatch(/gain/i);
+      const link = answer.getByRole("link", { name: /^Source 1:/ }).first();
+      expect(await link.getAttribute("href")).toMatch(
+        new RegExp(`^${SITE_URL}${BASE_URL}${ROUTE_BASE_PATH}/servo-tuning#gains`),
+      );
+    } finally {
+      await browser.close();
+      await lectern.close();
+      await new Promise((resolve) => files.close(resolve));
     }
   });
 
