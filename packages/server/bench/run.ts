@@ -37,6 +37,18 @@ const results: Record<string, unknown> = {
   date: new Date().toISOString(),
 };
 
+/** The sample book ingested into a fresh data directory, for the benchmarks that serve it. */
+async function ingestSampleBook(dataDir: string): Promise<void> {
+  const lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
+  try {
+    await lectern.ingest(
+      fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
+    );
+  } finally {
+    await lectern.close();
+  }
+}
+
 function mb(bytes: number): string {
   return `${Math.round(bytes / 2 ** 20)} MB`;
 }
@@ -190,11 +202,7 @@ if (values.only === undefined || values.only === "retrieval") {
 }
 if (values.only === undefined || values.only === "http") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-http-"));
-  const lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
-  await lectern.ingest(
-    fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
-  );
-  await lectern.close();
+  await ingestSampleBook(dataDir);
   const rows = await benchHttp(dataDir, Number(values.seconds));
   console.log(
     `\n## POST /chat (sample book, retrieval-only, autocannon ${values.seconds} s per row)\n`,
@@ -212,11 +220,7 @@ if (values.only === undefined || values.only === "http") {
 }
 if (values.only === undefined || values.only === "model") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-model-"));
-  const lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
-  await lectern.ingest(
-    fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
-  );
-  await lectern.close();
+  await ingestSampleBook(dataDir);
   const ttft = await benchTimeToFirstToken(dataDir);
   await rm(dataDir, { recursive: true, force: true });
   console.log(
@@ -239,11 +243,7 @@ if (values.only === undefined || values.only === "model") {
 if (values.only === undefined || values.only === "widget") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-widget-"));
   const config = loadConfig({ env: { LOG_LEVEL: "silent", PORT: "0" }, overrides: { dataDir } });
-  const lectern = await openLectern(config);
-  await lectern.ingest(
-    fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
-  );
-  await lectern.close();
+  await ingestSampleBook(dataDir);
   const widget = await benchWidget(config);
   await rm(dataDir, { recursive: true, force: true });
   console.log("\n## Widget\n\n| build | raw | gzip |\n|---|---:|---:|");

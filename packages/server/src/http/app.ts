@@ -4,7 +4,7 @@ import { cors } from "hono/cors";
 import { streamSSE } from "hono/streaming";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
-import { createError, isLecternError } from "../errors.ts";
+import { createError } from "../errors.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import { classifyError } from "../pipeline/error-recovery.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
@@ -614,5 +614,3 @@ function sameSecret(given: string, expected: string): boolean {
 function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
-
-export { isLecternError };

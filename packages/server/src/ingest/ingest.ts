@@ -12,13 +12,7 @@ import type {
 } from "../store/document-store.ts";
 import { buildSections, type ChunkingOptions, chunkSections } from "./chunk.ts";
 import { scanDocs } from "./files.ts";
-import {
-  type Block,
-  decodeText,
-  MarkdownParseError,
-  parseMarkdown,
-  splitFrontmatter,
-} from "./markdown.ts";
+import { type Block, decodeText, MarkdownParseError, parseMarkdown } from "./markdown.ts";
 import { renderBlocks } from "./render-html.ts";
 import {
   createHeadingSlugger,
@@ -427,5 +421,3 @@ function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
-
-export { splitFrontmatter };
