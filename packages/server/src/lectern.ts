@@ -1,3 +1,4 @@
+import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import type { Config } from "./config/config.ts";
 import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
 import { createEmbedder } from "./llm/embedders.ts";
@@ -28,6 +29,8 @@ export interface Lectern {
   readonly vectors: VectorStore | undefined;
   index: LexicalIndex;
   retriever: Retriever;
+  /** What the book is about, for overview questions; undefined for an empty book. */
+  synopsis: Synopsis | undefined;
   ingest(
     docsDir: string,
     onProgress?: ProgressListener,
@@ -85,6 +88,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       vectors,
       index: loaded.index,
       retriever: makeRetriever(loaded.index),
+      synopsis: buildSynopsis(await store.pages(), loaded.index.allChunks()),
       async ingest(docsDir, onProgress) {
         const ingestOptions = ingestOptionsFromConfig(config, docsDir);
         const report = await ingestDocs(
@@ -100,6 +104,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
             report.indexVersion,
           );
           lectern.retriever = makeRetriever(lectern.index);
+          lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
         }
         if (!vectorStore) return report;
         return { ...report, embeddings: await lectern.embedPending(onProgress) };

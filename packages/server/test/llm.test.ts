@@ -1,10 +1,10 @@
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Config } from "../src/config/config.ts";
-import { createAnswering } from "../src/http/server.ts";
 import { ChatResponseSchema, ConversationHistoryResponseSchema } from "../src/http/wire.ts";
 import type { Lectern } from "../src/lectern.ts";
 import { createChatModel } from "../src/llm/providers.ts";
+import { createAnswering } from "../src/pipeline/answering.ts";
 import { MODEL_UNAVAILABLE_MESSAGE } from "../src/pipeline/llm-synthesizer.ts";
 import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
 import { type FakeModelServer, startFakeModelServer } from "./fake-model-server.ts";

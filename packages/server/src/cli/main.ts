@@ -4,7 +4,7 @@ import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { extractiveAnswer } from "../answer/extractive.ts";
+import pino from "pino";
 import { type Config, loadConfig } from "../config/config.ts";
 import { createError, isLecternError } from "../errors.ts";
 import { evaluate } from "../eval/evaluate.ts";
@@ -13,8 +13,13 @@ import { tuneThresholds } from "../eval/tune.ts";
 import { startServer } from "../http/server.ts";
 import { scanDocs } from "../ingest/files.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
-import type { RetrievalResult } from "../search/retriever.ts";
-import { formatIngestSummary, formatSources } from "./format.ts";
+import type { Exchange } from "../llm/prompts.ts";
+import { NO_RESULTS_MESSAGE } from "../pipeline/answer-synthesizer.ts";
+import { createChatPipeline } from "../pipeline/answering.ts";
+import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
+import type { ChatOutcome } from "../pipeline/types.ts";
+import type { Retriever } from "../search/retriever.ts";
+import { formatEvalReport, formatIngestSummary, formatSources } from "./format.ts";
 import { createProgressBar } from "./progress.ts";
 
 const USAGE = `lectern — ask the book
@@ -199,28 +204,41 @@ function positiveInt(value: string | undefined, flag: string, fallback: number):
   return number;
 }
 
-export function answerQuestion(
-  lectern: Lectern,
+/** The pipeline `/chat` runs, for the CLI's commands (logs go to stderr, warnings only). */
+function pipelineOf(lectern: Lectern, retriever?: Retriever): ChatPipeline {
+  const logger = pino({ level: "warn", base: null }, pino.destination(2));
+  return createChatPipeline(lectern, logger, retriever ? { retriever } : {}).pipeline;
+}
+
+let turnCounter = 0;
+
+/** One turn through the chat pipeline, as `POST /chat` answers it. */
+export async function askTurn(
+  pipeline: ChatPipeline,
   question: string,
   options: {
     topK?: number;
     sourceUrlPrefix?: string | undefined;
     section?: string | undefined;
+    history?: Exchange[];
   } = {},
-) {
-  const retrieval = lectern.retriever.retrieve(question, {
-    ...(options.topK ? { topK: options.topK } : {}),
-    filters: { sourceUrlPrefix: options.sourceUrlPrefix, section: options.section },
+): Promise<ChatOutcome> {
+  turnCounter++;
+  const filters =
+    options.sourceUrlPrefix || options.section
+      ? { sourceUrlPrefix: options.sourceUrlPrefix, section: options.section }
+      : undefined;
+  return pipeline.run({
+    requestId: `cli-${turnCounter}`,
+    sessionId: "cli",
+    query: question,
+    selectedText: null,
+    filters,
+    sourceUrl: null,
+    topK: options.topK,
+    history: options.history ?? [],
   });
-  if (retrieval.decision === "no_results") {
-    return { retrieval, answer: undefined, sources: [] as RetrievalResult["results"] };
-  }
-  const answer = extractiveAnswer(question, retrieval.results);
-  return { retrieval, answer, sources: retrieval.results };
 }
-
-const NO_RESULTS_MESSAGE =
-  "The book does not seem to cover this. Try other words, or ask about a topic from its contents.";
 
 async function commandAsk(config: Config, flags: Flags, question: string): Promise<number> {
   if (!question.trim())
@@ -229,7 +247,7 @@ async function commandAsk(config: Config, flags: Flags, question: string): Promi
   requireDataDir(config);
   return withLectern(config, async (lectern) => {
     requireIndex(lectern);
-    const { retrieval, answer, sources } = answerQuestion(lectern, question, {
+    const outcome = await askTurn(pipelineOf(lectern), question, {
       topK,
       sourceUrlPrefix: flags["source-url-prefix"],
       section: flags.section,
@@ -237,39 +255,33 @@ async function commandAsk(config: Config, flags: Flags, question: string): Promi
     if (flags.json) {
       const body = {
         query: question,
-        answer: answer?.text ?? null,
-        fallback_message: answer ? null : NO_RESULTS_MESSAGE,
-        mode: retrieval.decision === "no_results" ? "no_results" : "retrieval_only",
-        low_confidence: retrieval.lowConfidence,
-        sources: sources.map((result, index) => ({
-          n: index + 1,
-          source_url: result.chunk.url,
-          title: result.chunk.title,
-          section: result.chunk.section,
-          section_path: result.chunk.headingPath,
-          file_path: result.chunk.filePath,
-          chunk_position: result.chunk.chunkIndex,
-          similarity_score: result.similarityScore,
-          snippet: result.chunk.text.slice(0, 200),
-        })),
+        answer: outcome.answer,
+        fallback_message: outcome.fallbackMessage,
+        mode: outcome.mode,
+        low_confidence: outcome.lowConfidence,
+        confidence: outcome.confidence,
+        route: outcome.route,
+        search_query: outcome.searchQuery,
+        sources: outcome.sources,
       };
       process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
       return 0;
     }
-    printAnswer(retrieval, answer?.text);
+    printAnswer(outcome);
     return 0;
   });
 }
 
-function printAnswer(retrieval: RetrievalResult, answer: string | undefined): void {
-  if (!answer) {
-    process.stdout.write(`${NO_RESULTS_MESSAGE}\n`);
+function printAnswer(outcome: ChatOutcome): void {
+  if (outcome.mode === "no_results" || outcome.answer === null) {
+    process.stdout.write(`${outcome.fallbackMessage ?? NO_RESULTS_MESSAGE}\n`);
     return;
   }
-  const note = retrieval.lowConfidence
+  const note = outcome.lowConfidence
     ? "\n(Low confidence: the best passages only partly match the question.)"
     : "";
-  process.stdout.write(`${answer}${note}\n\nSources:\n${formatSources(retrieval)}\n`);
+  const sources = outcome.sources.length ? `\n\nSources:\n${formatSources(outcome.sources)}` : "";
+  process.stdout.write(`${outcome.answer}${note}${sources}\n`);
 }
 
 async function commandEval(config: Config, flags: Flags): Promise<number> {
@@ -286,43 +298,26 @@ async function commandEval(config: Config, flags: Flags): Promise<number> {
     requireIndex(lectern);
     let retriever = lectern.retriever;
     if (flags.tune) {
-      const tuned = tuneThresholds(retriever, splitQuestions(allQuestions, "tune"), k);
+      const tuneHalf = splitQuestions(allQuestions, "tune");
+      const tuned = await tuneThresholds(
+        retriever,
+        (candidate) => pipelineOf(lectern, candidate),
+        tuneHalf,
+        k,
+      );
       retriever = retriever.withThresholds(tuned.thresholds);
       process.stdout.write(
-        `Tuned on ${splitQuestions(allQuestions, "tune").length} questions: ${JSON.stringify(tuned.thresholds)} ` +
+        `Tuned on ${tuneHalf.length} questions: ${JSON.stringify(tuned.thresholds)} ` +
           `(balanced accuracy ${(tuned.balancedAccuracy * 100).toFixed(1)}%, low-confidence F1 ${tuned.lowConfidenceF1.toFixed(2)})\n` +
           "Held-out questions with these thresholds:\n",
       );
     }
-    const metrics = evaluate(retriever, questions, k);
+    const metrics = await evaluate(pipelineOf(lectern, retriever), questions, k);
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(metrics, null, 2)}\n`);
       return 0;
     }
-    const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
-    for (const result of metrics.results) {
-      const wrong =
-        result.expectedPages.length === 0
-          ? !result.predictedNoResults
-          : result.firstHit === undefined || result.predictedNoResults;
-      if (wrong) {
-        const got = result.predictedNoResults
-          ? "no_results"
-          : result.rankedPages.slice(0, 3).join(", ");
-        process.stdout.write(
-          `  miss ${result.id} (support ${result.support.toFixed(2)}) ${result.question}\n       expected ${result.expectedPages.join(", ") || "no_results"}; got ${got}\n`,
-        );
-      }
-    }
-    process.stdout.write(
-      `${[
-        `Questions: ${metrics.questions} (${metrics.answerable} answerable, ${metrics.offTopic} off-topic), split ${flags.tune ? "holdout" : split}`,
-        `hit@1 ${percent(metrics.hitAt1)}  hit@${k} ${percent(metrics.hitAtK)} (${percent(metrics.answeredHitAtK)} counting wrong rejections as misses)  MRR ${metrics.mrr.toFixed(3)}`,
-        `no-answer precision ${percent(metrics.noAnswerPrecision)}  recall ${percent(metrics.noAnswerRecall)}  (answerable questions rejected: ${metrics.falseRejections})`,
-        `low_confidence flagged ${metrics.lowConfidenceFlagged}, of which wrong ${metrics.lowConfidenceWrong}`,
-        `retrieval latency p50 ${metrics.latencyP50Ms.toFixed(2)} ms  p95 ${metrics.latencyP95Ms.toFixed(2)} ms`,
-      ].join("\n")}\n`,
-    );
+    process.stdout.write(`${formatEvalReport(metrics, flags.tune ? "holdout" : split)}\n`);
     return 0;
   });
 }
@@ -379,11 +374,14 @@ async function commandRepl(config: Config): Promise<number> {
       '\nAsk the book a question (empty line or Ctrl-D to quit). Example: "How do I publish on a topic?"\n? ',
     );
     // Iterating the lines (rather than prompting for each) also works when questions are piped in.
+    const pipeline = pipelineOf(lectern);
+    const history: Exchange[] = [];
     for await (const line of input) {
       const question = line.trim();
       if (!question) break;
-      const { retrieval, answer } = answerQuestion(lectern, question);
-      printAnswer(retrieval, answer?.text);
+      const outcome = await askTurn(pipeline, question, { history: history.slice(-3) });
+      history.push({ query: question, answer: outcome.answer ?? outcome.fallbackMessage ?? "" });
+      printAnswer(outcome);
       process.stdout.write("\n? ");
     }
     input.close();

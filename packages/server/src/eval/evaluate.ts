@@ -1,4 +1,6 @@
-import type { Retriever } from "../search/retriever.ts";
+import type { Exchange } from "../llm/prompts.ts";
+import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
+import type { RetrievalSignals } from "../search/retriever.ts";
 import type { EvalQuestion } from "./questions.ts";
 
 export interface EvalQuestionResult {
@@ -14,6 +16,14 @@ export interface EvalQuestionResult {
   bestCoverage: number;
   unknownShare: number;
   support: number;
+  signals: RetrievalSignals | undefined;
+  resultCount: number;
+  /** How the pipeline routed the question (question, overview, greeting, thanks). */
+  route: string;
+  answer: string | null;
+  /** Whether the answer contains one of the row's `must_contain_any` phrases (undefined: none given). */
+  containsPhrase: boolean | undefined;
+  /** Milliseconds in the retrieve stage. */
   latencyMs: number;
 }
 
@@ -37,36 +47,80 @@ export interface EvalMetrics {
   /** Answers flagged low_confidence, and how many of those were wrong (top page wrong or off-topic). */
   lowConfidenceFlagged: number;
   lowConfidenceWrong: number;
+  /** Rows with `must_contain_any`, and the share of their answers containing one of the phrases. */
+  phraseRows: number;
+  phraseShare: number;
   latencyP50Ms: number;
   latencyP95Ms: number;
   results: EvalQuestionResult[];
 }
 
-/** Hit@1, hit@k and MRR over pages, no-answer precision/recall and retrieval latency. */
-export function evaluate(retriever: Retriever, questions: EvalQuestion[], k = 5): EvalMetrics {
+/**
+ * Asks every question through the chat pipeline (the path `/chat` serves) and scores the pages
+ * it cites: hit@1, hit@k and MRR over pages, refusals, phrases the answer must contain and the
+ * time spent retrieving. A conversation's earlier turns are asked first, in order, with the
+ * answers fed back as history.
+ */
+export async function evaluate(
+  pipeline: ChatPipeline,
+  questions: EvalQuestion[],
+  k = 5,
+): Promise<EvalMetrics> {
   const results: EvalQuestionResult[] = [];
   for (const question of questions) {
-    const started = performance.now();
-    const retrieval = retriever.retrieve(question.question, { topK: k });
-    const latencyMs = performance.now() - started;
-    const rankedPages = [...new Set(retrieval.results.map((result) => result.chunk.filePath))];
+    const history: Exchange[] = [];
+    for (const turn of question.previousTurns) {
+      const earlier = await pipeline.run(chatInput(question.id, turn, history, k));
+      history.push({ query: turn, answer: earlier.answer ?? earlier.fallbackMessage ?? "" });
+    }
+    const outcome = await pipeline.run(chatInput(question.id, question.question, history, k));
+    const rankedPages = [
+      ...new Set(
+        outcome.sources.flatMap((source) => ("file_path" in source ? [source.file_path] : [])),
+      ),
+    ];
     const hitIndex = rankedPages.findIndex((page) => question.expected_pages.includes(page));
+    const answer = outcome.answer;
+    const phrases = question.must_contain_any;
+    const scores = outcome.sources.map((source) =>
+      "similarity_score" in source ? source.similarity_score : 0,
+    );
     results.push({
       id: question.id,
       question: question.question,
       expectedPages: question.expected_pages,
       rankedPages,
       firstHit: hitIndex >= 0 ? hitIndex + 1 : undefined,
-      predictedNoResults: retrieval.decision === "no_results",
-      lowConfidence: retrieval.lowConfidence,
-      bestSimilarity: retrieval.bestSimilarity,
-      bestCoverage: retrieval.signals.bestCoverage,
-      unknownShare: retrieval.signals.unknownShare,
-      support: retrieval.signals.support,
-      latencyMs,
+      predictedNoResults: outcome.mode === "no_results",
+      lowConfidence: outcome.lowConfidence,
+      bestSimilarity: Math.max(0, ...scores),
+      bestCoverage: outcome.signals?.bestCoverage ?? 0,
+      unknownShare: outcome.signals?.unknownShare ?? 0,
+      support: outcome.support ?? 0,
+      signals: outcome.signals,
+      resultCount: outcome.retrievalCount,
+      route: outcome.route,
+      answer,
+      containsPhrase: phrases
+        ? phrases.some((phrase) => (answer ?? "").toLowerCase().includes(phrase.toLowerCase()))
+        : undefined,
+      latencyMs: outcome.timings.retrieve ?? 0,
     });
   }
   return summarize(results, k);
+}
+
+function chatInput(id: string, query: string, history: Exchange[], k: number) {
+  return {
+    requestId: id,
+    sessionId: id,
+    query,
+    selectedText: null,
+    filters: undefined,
+    sourceUrl: null,
+    topK: k,
+    history: [...history],
+  };
 }
 
 export function summarize(results: EvalQuestionResult[], k: number): EvalMetrics {
@@ -110,6 +164,11 @@ export function summarize(results: EvalQuestionResult[], k: number): EvalMetrics
       (result) =>
         result.lowConfidence && (result.expectedPages.length === 0 || result.firstHit !== 1),
     ).length,
+    phraseRows: results.filter((result) => result.containsPhrase !== undefined).length,
+    phraseShare: share(
+      results.filter((result) => result.containsPhrase === true).length,
+      results.filter((result) => result.containsPhrase !== undefined).length,
+    ),
     latencyP50Ms: percentile(latencies, 0.5),
     latencyP95Ms: percentile(latencies, 0.95),
     results,

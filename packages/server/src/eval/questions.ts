@@ -2,15 +2,40 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { createError } from "../errors.ts";
 
+/**
+ * One evaluation row. A row asks one `question`, or holds a conversation in `turns` whose last turn
+ * is scored (the earlier turns are asked first, in the same session). `expected_pages` lists the
+ * files that answer it (any one counts; empty for a question the book does not cover), and
+ * `must_contain_any` phrases of which a right answer contains at least one (case-insensitive).
+ * Provenance fields (`source`, `kind`, `anchor`) are kept for reports and otherwise ignored.
+ */
 export const questionSchema = z
   .object({
     id: z.string().min(1),
-    question: z.string().trim().min(1),
+    question: z.string().trim().min(1).optional(),
+    turns: z.array(z.string().trim().min(1)).min(1).optional(),
     expected_pages: z.array(z.string().min(1)),
+    must_contain_any: z.array(z.string().trim().min(1)).min(1).optional(),
+    kind: z.string().optional(),
+    source: z.string().optional(),
+    anchor: z.string().nullable().optional(),
   })
-  .strict();
+  .strict()
+  .refine((row) => (row.question === undefined) !== (row.turns === undefined), {
+    message: "give either question or turns, not both",
+    path: ["question"],
+  });
 
-export type EvalQuestion = z.infer<typeof questionSchema>;
+export interface EvalQuestion {
+  id: string;
+  /** The scored question (the last turn of a conversation). */
+  question: string;
+  /** Earlier turns of the conversation, asked first; empty for a single question. */
+  previousTurns: string[];
+  expected_pages: string[];
+  must_contain_any?: string[];
+  kind?: string;
+}
 
 /** Reads a JSONL questions file; any malformed line fails with its line number. */
 export async function loadQuestions(file: string): Promise<EvalQuestion[]> {
@@ -58,7 +83,16 @@ export function parseQuestions(text: string, file = "questions"): EvalQuestion[]
       });
     }
     ids.add(parsed.data.id);
-    questions.push(parsed.data);
+    const row = parsed.data;
+    const turns = row.turns ?? [row.question ?? ""];
+    questions.push({
+      id: row.id,
+      question: turns.at(-1) ?? "",
+      previousTurns: turns.slice(0, -1),
+      expected_pages: row.expected_pages,
+      ...(row.must_contain_any ? { must_contain_any: row.must_contain_any } : {}),
+      ...(row.kind ? { kind: row.kind } : {}),
+    });
   }
   if (questions.length === 0) throw createError("QUESTIONS_FILE_INVALID", `${file}: no questions`);
   return questions;

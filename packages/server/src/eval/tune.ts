@@ -1,10 +1,13 @@
+import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import {
   type DecisionThresholds,
   decide,
+  NEVER_REJECT,
   type RetrievalSignals,
   type Retriever,
   supportOf,
 } from "../search/retriever.ts";
+import { type EvalQuestionResult, evaluate } from "./evaluate.ts";
 import type { EvalQuestion } from "./questions.ts";
 
 /**
@@ -38,16 +41,35 @@ const grid = (from: number, to: number, step: number) =>
     (_, index) => Math.round((from + index * step) * 100) / 100,
   );
 
-export function tuneThresholds(retriever: Retriever, questions: EvalQuestion[], k = 5): TuneResult {
-  const observations: Observation[] = questions.map((question) => {
-    const retrieval = retriever.retrieve(question.question, { topK: k });
-    return {
-      offTopic: question.expected_pages.length === 0,
-      signals: retrieval.signals,
-      resultCount: retrieval.results.length,
-      topPageCorrect: question.expected_pages.includes(retrieval.results[0]?.chunk.filePath ?? ""),
-    };
-  });
+/**
+ * Asks the questions through the chat pipeline with rejection turned off (so every question shows
+ * what it would have cited), then chooses thresholds from the signals. `pipelineFor` builds the
+ * pipeline `/chat` runs, over the given retriever.
+ */
+export async function tuneThresholds(
+  retriever: Retriever,
+  pipelineFor: (retriever: Retriever) => ChatPipeline,
+  questions: EvalQuestion[],
+  k = 5,
+): Promise<TuneResult> {
+  const permissive = retriever.withThresholds({ ...retriever.thresholds, ...NEVER_REJECT });
+  const metrics = await evaluate(pipelineFor(permissive), questions, k);
+  return chooseThresholds(metrics.results);
+}
+
+export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
+  const observations: Observation[] = results.flatMap((result) =>
+    result.signals && result.route === "question"
+      ? [
+          {
+            offTopic: result.expectedPages.length === 0,
+            signals: result.signals,
+            resultCount: result.resultCount,
+            topPageCorrect: result.firstHit === 1,
+          },
+        ]
+      : [],
+  );
   const offTopic = observations.filter((observation) => observation.offTopic);
   const answerable = observations.filter((observation) => !observation.offTopic);
 
@@ -76,8 +98,7 @@ export function tuneThresholds(retriever: Retriever, questions: EvalQuestion[], 
   );
 
   const decisionOnly = { unknownWeight, minSupport, lowConfidenceSupport: 0 };
-  const support = (observation: Observation) =>
-    supportOf(observation.signals.bestCoverage, observation.signals.unknownShare, unknownWeight);
+  const support = (observation: Observation) => supportOf(observation.signals, { unknownWeight });
   const accepted = observations.filter(
     (observation) =>
       decide(observation.signals, observation.resultCount, decisionOnly) === "answer",

@@ -3,12 +3,8 @@ import { serve } from "@hono/node-server";
 import pino, { type Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
-import { CircuitBreaker } from "../llm/circuit-breaker.ts";
-import { createChatModel } from "../llm/providers.ts";
-import { type AnswerSynthesizer, ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
-import { ChatPipeline } from "../pipeline/chat-pipeline.ts";
-import { LlmSynthesizer } from "../pipeline/llm-synthesizer.ts";
-import { HeuristicRewriter, LlmRewriter } from "../pipeline/query-rewriter.ts";
+import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
+import { createChatPipeline } from "../pipeline/answering.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
@@ -39,32 +35,6 @@ export function createHistoryStore(config: Config, lectern: Lectern): HistorySto
   }
 }
 
-/** The answer synthesizer and follow-up rewriter for the configured model (or none). */
-export function createAnswering(config: Config, logger: Logger) {
-  const handle = createChatModel(config.llm);
-  const extractive = new ExtractiveSynthesizer();
-  if (!handle)
-    return { synthesizer: extractive, rewriter: new HeuristicRewriter(), model: undefined };
-  const breaker = new CircuitBreaker({
-    failureThreshold: config.llm.breakerFailures,
-    cooldownMs: config.llm.breakerCooldownMs,
-  });
-  const synthesizer = new LlmSynthesizer({
-    handle,
-    config: config.llm,
-    breaker,
-    fallback: extractive,
-    onFailure: (error) =>
-      logger.warn({ err: error, provider: handle.provider }, "model call failed"),
-  });
-  return {
-    synthesizer,
-    rewriter: new LlmRewriter({ handle, breaker, config: config.llm }),
-    model: () => ({ provider: handle.provider, model: handle.modelId, state: breaker.state }),
-    breaker,
-  };
-}
-
 export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, base: null }, pino.destination(2));
 }
@@ -77,12 +47,11 @@ export async function startServer(
   const logger = options.logger ?? createLogger(config);
   const lectern = options.lectern ?? (await openLectern(config));
   const history = createHistoryStore(config, lectern);
-  const { synthesizer, rewriter, model } = createAnswering(config, logger);
-  const pipeline = new ChatPipeline({
-    retriever: () => lectern.retriever,
-    synthesizer: options.synthesizer ?? synthesizer,
-    rewriter,
-  });
+  const { pipeline, model } = createChatPipeline(
+    lectern,
+    logger,
+    options.synthesizer ? { synthesizer: options.synthesizer } : {},
+  );
   let shuttingDown = false;
 
   const app = buildApp({

@@ -78,8 +78,8 @@ export const ResponseMetadataSchema = z.object({
   /** The question as searched (normalised, or rewritten from a follow-up). */
   search_query: z.optional(z.nullable(z.string())),
   original_query: z.optional(z.string()),
-  /** How the question was routed: a question for the book, or a greeting/thanks. */
-  route: z.optional(z.enum(["question", "greeting", "thanks"])),
+  /** How the question was routed: a question for the book, one about the whole book, or small talk. */
+  route: z.optional(z.enum(["question", "greeting", "thanks", "overview"])),
   /** The question looked like an attempt to override instructions; it was treated as plain text. */
   injection_flagged: z.optional(z.boolean()),
   /** Milliseconds spent per pipeline stage. */

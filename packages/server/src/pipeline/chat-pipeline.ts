@@ -1,7 +1,8 @@
+import type { Synopsis } from "../answer/synopsis.ts";
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "../http/wire.ts";
-import type { RetrievedChunk, Retriever } from "../search/retriever.ts";
+import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import { type AnswerSynthesizer, emitInPieces, NO_RESULTS_MESSAGE } from "./answer-synthesizer.ts";
-import type { QueryRewriter } from "./query-rewriter.ts";
+import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
 import type { ChatInput, ChatOutcome, RequestState, RunOptions } from "./types.ts";
 
@@ -16,6 +17,8 @@ export class ChatPipeline {
       retriever: () => Retriever;
       synthesizer: AnswerSynthesizer;
       rewriter?: QueryRewriter;
+      /** What the book is about, for overview questions ("what is this book about?"). */
+      synopsis?: () => Synopsis | undefined;
       now?: () => number;
     },
   ) {}
@@ -41,6 +44,7 @@ export class ChatPipeline {
         injectionFlagged: routed.injectionFlagged,
         searchQuery: null as string | null,
         support: undefined as number | undefined,
+        signals: undefined as RetrievalResult["signals"] | undefined,
         degraded: false,
       };
       const history = input.history ?? [];
@@ -61,15 +65,52 @@ export class ChatPipeline {
         });
       }
 
+      const synopsis = routed.route === "overview" ? this.deps.synopsis?.() : undefined;
+      if (synopsis && input.selectedText === null) {
+        states.push("GENERATING");
+        await emitInPieces(synopsis.text, options);
+        states.push("COMPLETED");
+        return finish({
+          ...base,
+          answer: synopsis.text,
+          fallbackMessage: null,
+          sources: [
+            toCitation({ chunk: synopsis.intro, score: 1, similarityScore: 1, coverage: 1 }, 0),
+          ],
+          mode: "full",
+          lowConfidence: false,
+          confidence: "high",
+          retrievalCount: 1,
+        });
+      }
+      if (routed.route === "overview") base.route = "question";
+
       if (input.selectedText !== null) {
-        // Selected-text mode: no retrieval, the answer comes from the selection only.
+        // Selected-text mode: the answer comes from the selection, and from the book around it when
+        // the question goes beyond the selection (the selection is [1], book passages [2], [3], …).
+        states.push("RETRIEVING");
+        const around = await time("retrieve", () =>
+          this.deps.retriever().search(routed.normalized, {
+            ...(input.topK ? { topK: input.topK } : {}),
+            ...(input.filters ? { filters: input.filters } : {}),
+            ...(options.signal ? { signal: options.signal } : {}),
+          }),
+        );
+        if (options.signal?.aborted) throw abortError();
+        const bookResults = around.decision === "answer" ? around.results : [];
         states.push("GENERATING");
         const output = await time("generate", () =>
           this.deps.synthesizer.synthesize(
-            { question: routed.normalized, results: [], selectedText: input.selectedText, history },
+            {
+              question: routed.normalized,
+              results: bookResults,
+              selectedText: input.selectedText,
+              history,
+            },
             options,
           ),
         );
+        const usedBook = (output.citedNumbers ?? []).some((number) => number >= 2);
         const citation: SelectedTextCitation = {
           source_type: "selected_text",
           selection_length: input.selectedText.length,
@@ -80,40 +121,60 @@ export class ChatPipeline {
           source_url: input.sourceUrl,
           citation_number: 1,
         };
+        const book = usedBook
+          ? bookResults.map((result, index) => toCitation(result, index + 1))
+          : [];
+        const answered = output.answeredFromSelection || usedBook;
         states.push("COMPLETED");
         return finish({
           ...base,
           degraded: output.degraded ?? false,
           answer: output.answer,
           fallbackMessage: output.fallbackMessage,
-          sources: [citation],
+          sources: [citation, ...book],
           mode: "selected_text",
-          lowConfidence: !output.answeredFromSelection,
-          confidence: output.answeredFromSelection ? "high" : "low",
-          retrievalCount: 0,
+          lowConfidence: !answered,
+          confidence: answered ? "high" : "low",
+          retrievalCount: book.length,
         });
       }
 
-      // A follow-up is searched as a standalone question rewritten with the conversation so far.
-      const searchQuery =
-        history.length > 0 && this.deps.rewriter
-          ? await time(
-              "rewrite",
-              () =>
-                this.deps.rewriter?.rewrite(routed.normalized, history, options.signal) ??
-                routed.normalized,
-            )
-          : routed.normalized;
+      // A follow-up is searched as a standalone question: rewritten by the model when one is
+      // configured; otherwise the previous question's words join the search at a lower weight
+      // when the new one leans on it (pronouns, very short) or finds little on its own.
+      const useModelRewrite = history.length > 0 && this.deps.rewriter?.kind === "model";
+      const searchQuery = useModelRewrite
+        ? await time(
+            "rewrite",
+            () =>
+              this.deps.rewriter?.rewrite(routed.normalized, history, options.signal) ??
+              routed.normalized,
+          )
+        : routed.normalized;
+      const context =
+        history.length > 0 && !useModelRewrite
+          ? followUpContext(routed.normalized, history)
+          : undefined;
       states.push("RETRIEVING");
-      const retrieval = await time("retrieve", () =>
+      const searchWith = (withContext: string | undefined) =>
         this.deps.retriever().search(searchQuery, {
           ...(input.topK ? { topK: input.topK } : {}),
           ...(input.filters ? { filters: input.filters } : {}),
           ...(options.signal ? { signal: options.signal } : {}),
-        }),
+          ...(withContext ? { context: withContext } : {}),
+        });
+      let retrieval: RetrievalResult = await time("retrieve", () =>
+        searchWith(context?.dependent ? context.text : undefined),
       );
-      base.searchQuery = searchQuery;
+      if (context && !context.dependent && isWeak(retrieval)) {
+        const withContext = await time("retrieve", () => searchWith(context.text));
+        if (withContext.signals.support > retrieval.signals.support) retrieval = withContext;
+      }
+      base.searchQuery = retrieval.context
+        ? `${stripEnd(searchQuery)} (${stripEnd(retrieval.context)})`
+        : searchQuery;
       base.support = retrieval.signals.support;
+      base.signals = retrieval.signals;
       if (options.signal?.aborted) throw abortError();
 
       if (retrieval.decision === "no_results") {
@@ -179,6 +240,15 @@ export class ChatPipeline {
       return { ...outcome, timings, states };
     }
   }
+}
+
+/** Too little found to trust the question alone: refused, or only a loose match. */
+function isWeak(retrieval: RetrievalResult): boolean {
+  return retrieval.decision === "no_results" || retrieval.lowConfidence;
+}
+
+function stripEnd(text: string): string {
+  return text.replace(/[?!.]+$/, "").trim();
 }
 
 export function toCitation(result: RetrievedChunk, index: number): SourceCitation {

@@ -161,14 +161,15 @@ describe("ChatPipeline", () => {
     expect(outcome.sources[0]).toMatchObject({ source_url: "/docs/servos", citation_number: 1 });
   });
 
-  it("skips retrieval for the selected-text mode and for greetings", async () => {
+  it("answers a selection from the selection, and skips retrieval for greetings", async () => {
     const selected = await pipeline.run(
       input(
         "What must I never do to a cell?",
         "Never discharge a cell below three volts. Store it half charged.",
       ),
     );
-    expect(selected.states).toEqual(["RECEIVED", "GENERATING", "COMPLETED"]);
+    // The book around the selection is searched too, for questions that go beyond it.
+    expect(selected.states).toEqual(["RECEIVED", "RETRIEVING", "GENERATING", "COMPLETED"]);
     expect(selected.answer).toBe("Never discharge a cell below three volts. [1]");
     const unanswerable = await pipeline.run(
       input("What is the servo feedback loop?", "Never discharge a cell below three volts."),

@@ -10,6 +10,8 @@ import { analyze } from "../search/analyzer.ts";
  * conversation so far: by the model when one is configured, otherwise by the heuristic below.
  */
 export interface QueryRewriter {
+  /** "model" rewrites follow-ups into standalone questions; "heuristic" adds the earlier turn's words. */
+  readonly kind: "heuristic" | "model";
   rewrite(query: string, history: Exchange[], signal?: AbortSignal): Promise<string>;
 }
 
@@ -22,6 +24,7 @@ const REFERRING_WORDS =
  * subject being discussed. A question that stands alone is searched as it is.
  */
 export class HeuristicRewriter implements QueryRewriter {
+  readonly kind = "heuristic";
   async rewrite(query: string, history: Exchange[]): Promise<string> {
     return rewriteByHeuristic(query, history);
   }
@@ -36,7 +39,23 @@ export function rewriteByHeuristic(query: string, history: Exchange[]): string {
   return `${query.replace(/[?!.]+$/, "").trim()} (${previousTopic})`;
 }
 
+/**
+ * The earlier turn a follow-up may lean on, for searching without a model: its question is added
+ * to the search at a lower weight. `dependent` when the new question refers back or is too short
+ * to stand alone; otherwise the caller adds the context only if the question alone finds little.
+ */
+export function followUpContext(
+  query: string,
+  history: Exchange[],
+): { text: string; dependent: boolean } | undefined {
+  const previous = history.at(-1);
+  if (!previous) return undefined;
+  const topicWords = new Set(analyze(query));
+  return { text: previous.query, dependent: REFERRING_WORDS.test(query) || topicWords.size <= 2 };
+}
+
 export class LlmRewriter implements QueryRewriter {
+  readonly kind = "model";
   private readonly fallback = new HeuristicRewriter();
 
   constructor(

@@ -4,8 +4,10 @@
  * it is searched and answered as an ordinary question about the book.
  */
 
+export type Route = "question" | "greeting" | "thanks" | "overview";
+
 export interface RoutedQuery {
-  route: "question" | "greeting" | "thanks";
+  route: Route;
   normalized: string;
   injectionFlagged: boolean;
   /** The short reply for greetings and thanks. */
@@ -16,6 +18,34 @@ const GREETING =
   /^(hi|hello|hey|hiya|good (morning|afternoon|evening)|greetings|yo|howdy)( there)?( lectern| bot)?[\s!.,]*$/i;
 const THANKS =
   /^(thanks?( you)?( (so|very) much| a lot)?|thx|ty|cheers|much appreciated|(great|perfect|ok|okay),? thanks?( you)?)[\s!.,]*$/i;
+const BOOK = `(?:book|site|website|course|guide|documentation|docs|manual|tutorials?|textbook|primer|handbook|wiki)`;
+/** Questions about the book as a whole, answered from its synopsis rather than one passage. */
+const OVERVIEW_PATTERNS = [
+  new RegExp(`^what(?:'s| is| are)? (?:this|the|these) ${BOOK} (?:all |really )?about$`, "i"),
+  new RegExp(
+    `^what (?:does|do|will) (?:this|the|these) ${BOOK} (?:cover|teach|contain|explain|include|talk about)$`,
+    "i",
+  ),
+  new RegExp(
+    `^what (?:topics|subjects|parts|chapters) (?:are|does|do|is)(?: covered| in)?(?: (?:this|the) ${BOOK})?(?: cover)?$`,
+    "i",
+  ),
+  new RegExp(
+    `^what can i (?:learn|find) (?:here|in (?:this|the) ${BOOK}|from (?:this|the) ${BOOK})$`,
+    "i",
+  ),
+  new RegExp(
+    `^(?:give me |can you give me )?(?:an |a short |a quick )?(?:overview|summary|outline)(?: of)?(?: (?:this|the) ${BOOK})?$`,
+    "i",
+  ),
+  new RegExp(`^(?:summari[sz]e|describe) (?:this|the) ${BOOK}$`, "i"),
+  new RegExp(
+    `^(?:where|how) (?:do|should|can) i (?:start|begin)(?: (?:reading|with (?:this|the) ${BOOK}))?$`,
+    "i",
+  ),
+  /^(?:the )?table of contents$/i,
+];
+
 const INJECTION_PATTERNS = [
   /\bignore (all |any |the )?(previous|prior|above|earlier) (instructions|prompts?|messages|rules)\b/i,
   /\bdisregard (all |any |the )?(previous|prior|above|your) (instructions|prompts?|rules)\b/i,
@@ -47,5 +77,10 @@ export function routeQuery(query: string): RoutedQuery {
     return { route: "greeting", normalized, injectionFlagged, reply: GREETING_REPLY };
   if (THANKS.test(normalized))
     return { route: "thanks", normalized, injectionFlagged, reply: THANKS_REPLY };
+  const bare = normalized
+    .replace(/^(?:hi|hello|hey|so|ok|okay|please)[,!]?\s+/i, "")
+    .replace(/[\s?!.]+$/, "");
+  if (OVERVIEW_PATTERNS.some((pattern) => pattern.test(bare)))
+    return { route: "overview", normalized, injectionFlagged };
   return { route: "question", normalized, injectionFlagged };
 }

@@ -1,6 +1,7 @@
 import type { Citation, Confidence, ResponseMode } from "../http/wire.ts";
 import type { Exchange } from "../llm/prompts.ts";
-import type { SearchFilters } from "../search/retriever.ts";
+import type { RetrievalSignals, SearchFilters } from "../search/retriever.ts";
+import type { Route } from "./query-router.ts";
 
 /** The request states the orchestrator moves through, in order. */
 export type RequestState = "RECEIVED" | "RETRIEVING" | "GENERATING" | "COMPLETED" | "FAILED";
@@ -25,12 +26,14 @@ export interface ChatOutcome {
   lowConfidence: boolean;
   confidence: Confidence;
   retrievalCount: number;
-  route: "question" | "greeting" | "thanks";
+  route: Route;
   injectionFlagged: boolean;
   searchQuery: string | null;
   /** The answer fell back to quoting the book because the model failed. */
   degraded: boolean;
   support: number | undefined;
+  /** The retrieval signals behind the no-results and low-confidence decisions. */
+  signals?: RetrievalSignals | undefined;
   /** Milliseconds per stage: route, retrieve, generate, total. */
   timings: Record<string, number>;
   states: RequestState[];

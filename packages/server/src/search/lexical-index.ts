@@ -156,6 +156,7 @@ export class LexicalIndex {
   }
 
   add(chunks: Iterable<ChunkRecord>): void {
+    this.corrections.clear();
     const batch: IndexedFields[] = [];
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
@@ -170,6 +171,7 @@ export class LexicalIndex {
   }
 
   remove(ids: Iterable<string>): void {
+    this.corrections.clear();
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
@@ -210,18 +212,56 @@ export class LexicalIndex {
     return Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
   }
 
+  private readonly corrections = new Map<string, string | undefined>();
+
+  /**
+   * The book's term a word the book never uses is most likely a typo of: within edit distance 1
+   * (5–7 letters) or 2 (8 or more), transpositions counting as one edit; the most frequent such
+   * term wins. Undefined for short words, words with digits or symbols, and words with no match.
+   */
+  closestTerm(term: string): string | undefined {
+    if (term.length < 5 || !/^\p{L}+$/u.test(term)) return undefined;
+    if (this.corrections.has(term)) return this.corrections.get(term);
+    const maxDistance = term.length >= 8 ? 2 : 1;
+    let best: string | undefined;
+    let bestDistance = maxDistance + 1;
+    let bestFrequency = 0;
+    for (const [candidate, frequency] of this.documentFrequency) {
+      if (Math.abs(candidate.length - term.length) > maxDistance || candidate.length < 4) continue;
+      const distance = editDistance(term, candidate, maxDistance);
+      if (
+        distance < bestDistance ||
+        (distance === bestDistance && distance <= maxDistance && frequency > bestFrequency)
+      ) {
+        best = candidate;
+        bestDistance = distance;
+        bestFrequency = frequency;
+      }
+    }
+    const found = bestDistance <= maxDistance ? best : undefined;
+    if (this.corrections.size >= 10_000) this.corrections.clear();
+    this.corrections.set(term, found);
+    return found;
+  }
+
   search(
     terms: string[],
-    options: { limit: number; filter?: (chunk: ChunkRecord) => boolean },
+    options: {
+      limit: number;
+      filter?: (chunk: ChunkRecord) => boolean;
+      /** Per-term weight (default 1), e.g. lower for words carried over from an earlier turn. */
+      boost?: Map<string, number>;
+    },
   ): LexicalHit[] {
     if (terms.length === 0 || this.chunks.size === 0) return [];
     const filter = options.filter;
-    const results = this.miniSearch.search(
-      terms.join(" "),
-      filter
+    const boost = options.boost;
+    const results = this.miniSearch.search(terms.join(" "), {
+      ...(filter
         ? { filter: (result) => filter(this.chunks.get(result.id as string) as ChunkRecord) }
-        : {},
-    );
+        : {}),
+      ...(boost && boost.size > 0 ? { boostTerm: (term: string) => boost.get(term) ?? 1 } : {}),
+    });
     const hits: LexicalHit[] = [];
     for (const result of results.slice(0, options.limit)) {
       const chunk = this.chunks.get(result.id as string);
@@ -229,4 +269,40 @@ export class LexicalIndex {
     }
     return hits;
   }
+}
+
+/**
+ * Optimal string alignment distance (Levenshtein plus adjacent transpositions), giving up with
+ * `max + 1` as soon as every alignment exceeds `max`.
+ */
+export function editDistance(left: string, right: string, max: number): number {
+  if (Math.abs(left.length - right.length) > max) return max + 1;
+  let beforePrevious: number[] = [];
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let row = 1; row <= left.length; row++) {
+    const current = [row];
+    let rowMin = row;
+    for (let column = 1; column <= right.length; column++) {
+      const cost = left[row - 1] === right[column - 1] ? 0 : 1;
+      let value = Math.min(
+        (previous[column] ?? 0) + 1,
+        (current[column - 1] ?? 0) + 1,
+        (previous[column - 1] ?? 0) + cost,
+      );
+      if (
+        row > 1 &&
+        column > 1 &&
+        left[row - 1] === right[column - 2] &&
+        left[row - 2] === right[column - 1]
+      ) {
+        value = Math.min(value, (beforePrevious[column - 2] ?? 0) + 1);
+      }
+      current[column] = value;
+      rowMin = Math.min(rowMin, value);
+    }
+    if (rowMin > max) return max + 1;
+    beforePrevious = previous;
+    previous = current;
+  }
+  return previous[right.length] ?? max + 1;
 }

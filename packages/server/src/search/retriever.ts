@@ -34,6 +34,9 @@ export const DEFAULT_THRESHOLDS: DecisionThresholds = {
   lowConfidenceSupport: 0.68,
 };
 
+/** Thresholds under which nothing is refused (tuning looks at every question's results). */
+export const NEVER_REJECT = { minSupport: Number.NEGATIVE_INFINITY } as const;
+
 export interface DecisionThresholds {
   unknownWeight: number;
   minSupport: number;
@@ -64,6 +67,8 @@ export interface RetrievalSignals {
   bestDenseSimilarity?: number;
   bestCoverage: number;
   unknownShare: number;
+  /** The best passage's BM25 score over the question's total word weight (idf). */
+  scoreRatio: number;
   /** bestCoverage − unknownWeight × unknownShare: how well the book supports an answer. */
   support: number;
 }
@@ -71,6 +76,10 @@ export interface RetrievalSignals {
 export interface RetrievalResult {
   query: string;
   terms: string[];
+  /** Words the book never uses, searched as the book word they are a typo of. */
+  corrections?: { from: string; to: string }[];
+  /** The earlier turn whose words joined the search. */
+  context?: string;
   results: RetrievedChunk[];
   /** `no_results` when the book does not appear to cover the question. */
   decision: "answer" | "no_results";
@@ -84,6 +93,8 @@ export interface RetrievalResult {
 export interface RetrieveOptions {
   topK?: number;
   filters?: SearchFilters;
+  /** An earlier turn a follow-up leans on: its words join the search at CONTEXT_WEIGHT. */
+  context?: string | undefined;
 }
 
 export interface DenseSearch {
@@ -139,9 +150,11 @@ export class Retriever {
     const topK = clampTopK(options.topK ?? this.options.topK);
     const lexical = this.retrieve(query, { ...options, topK: 20 });
     const filter = buildFilter(options.filters);
-    const lexicalRanking = this.index.search(this.rankingTerms(lexical.terms), {
+    const analyzed = this.analyzeForSearch(query, options.context);
+    const lexicalRanking = this.index.search(this.rankingTerms(analyzed.terms), {
       limit: 50,
       ...(filter ? { filter } : {}),
+      boost: analyzed.boost,
     });
     const [embedding] = await dense.embedder.embed(
       [query],
@@ -181,19 +194,12 @@ export class Retriever {
         ...(entry.bm25 === undefined ? {} : { bm25: entry.bm25 }),
       }));
     const results = diversify(ranked, topK, this.options.maxChunksPerPage);
-    const { words } = analyzeQuery(query);
-    const idf = new Map(words.map((word) => [word, this.index.idf(word)]));
-    const totalIdf = sum(idf.values());
+    const { weights, totalWeight } = analyzed;
     for (const result of results) {
       const present = this.index.termsOfChunk(result.chunk);
-      const coverage =
-        totalIdf > 0
-          ? Math.min(
-              1,
-              sum(words.filter((word) => present.has(word)).map((word) => idf.get(word) ?? 0)) /
-                totalIdf,
-            )
-          : 0;
+      let covered = 0;
+      for (const [word, weight] of weights) if (present.has(word)) covered += weight;
+      const coverage = totalWeight > 0 ? Math.min(1, covered / totalWeight) : 0;
       const bm25 = (result as RetrievedChunk & { bm25?: number }).bm25;
       const lexicalSimilarity =
         bm25 !== undefined && bestBm25 > 0 ? coverage * Math.sqrt(bm25 / bestBm25) : 0;
@@ -209,9 +215,11 @@ export class Retriever {
     const signals: RetrievalSignals = {
       bestCoverage,
       unknownShare: lexical.signals.unknownShare,
-      support: supportOf(bestCoverage, lexical.signals.unknownShare, this.thresholds.unknownWeight),
+      scoreRatio: lexical.signals.scoreRatio,
+      support: 0,
       bestDenseSimilarity,
     };
+    signals.support = supportOf(signals, this.thresholds);
     // Either side can vouch for the question: the words match well, or the meaning does.
     const lexicalAnswer = decide(signals, results.length, this.thresholds) === "answer";
     const denseAnswer = results.length > 0 && bestDenseSimilarity >= dense.minSimilarity;
@@ -219,6 +227,8 @@ export class Retriever {
     return {
       query,
       terms: lexical.terms,
+      ...(lexical.corrections ? { corrections: lexical.corrections } : {}),
+      ...(options.context ? { context: options.context } : {}),
       results,
       decision,
       lowConfidence:
@@ -245,22 +255,16 @@ export class Retriever {
 
   retrieve(query: string, options: RetrieveOptions = {}): RetrievalResult {
     const topK = clampTopK(options.topK ?? this.options.topK);
-    const { terms, words } = analyzeQuery(query);
+    const analyzed = this.analyzeForSearch(query, options.context);
     const filter = buildFilter(options.filters);
     // Enough candidates that diversity can still fill top-k from other pages.
-    const rankingTerms = this.rankingTerms(terms);
+    const rankingTerms = this.rankingTerms(analyzed.terms);
     const hits = this.index.search(rankingTerms, {
       limit: Math.max(50, topK * 10),
       ...(filter ? { filter } : {}),
+      boost: analyzed.boost,
     });
 
-    const idf = new Map(words.map((word) => [word, this.index.idf(word)]));
-    const totalIdf = sum(idf.values());
-    const unknownIdf = sum(
-      words
-        .filter((word) => this.index.documentFrequencyOf(word) === 0)
-        .map((word) => idf.get(word) ?? 0),
-    );
     const best = hits[0]?.score ?? 0;
     const matched = new Map(hits.map((hit) => [hit.chunk.id, hit.matchedTerms]));
     const ranked: RetrievedChunk[] = hits.map((hit) => ({
@@ -270,31 +274,35 @@ export class Retriever {
       coverage: 0,
     }));
     const results = diversify(ranked, topK, this.options.maxChunksPerPage);
-    const allTermsRanked = rankingTerms.length === terms.length;
+    const allTermsRanked = rankingTerms.length === analyzed.terms.length;
+    const { weights, totalWeight } = analyzed;
     for (const result of results) {
       // Coverage looks at every word of the question, including common ones left out of ranking.
       const present = allTermsRanked
         ? new Set(matched.get(result.chunk.id))
         : this.index.termsOfChunk(result.chunk);
-      const covered = sum(
-        words.filter((word) => present.has(word)).map((word) => idf.get(word) ?? 0),
-      );
-      const coverage = totalIdf > 0 ? Math.min(1, covered / totalIdf) : 0;
+      let covered = 0;
+      for (const [word, weight] of weights) if (present.has(word)) covered += weight;
+      const coverage = totalWeight > 0 ? Math.min(1, covered / totalWeight) : 0;
       const relative = best > 0 ? result.score / best : 0;
       result.coverage = round(coverage);
       result.similarityScore = round(coverage * Math.sqrt(relative));
     }
     const bestCoverage = results.reduce((max, result) => Math.max(max, result.coverage), 0);
-    const unknownShare = totalIdf > 0 ? round(unknownIdf / totalIdf) : 1;
+    const unknownShare = totalWeight > 0 ? round(analyzed.unknownWeight / totalWeight) : 1;
     const signals: RetrievalSignals = {
       bestCoverage,
       unknownShare,
-      support: supportOf(bestCoverage, unknownShare, this.thresholds.unknownWeight),
+      scoreRatio: totalWeight > 0 ? round(best / totalWeight) : 0,
+      support: 0,
     };
+    signals.support = supportOf(signals, this.thresholds);
     const decision = decide(signals, results.length, this.thresholds);
     return {
       query,
-      terms,
+      terms: analyzed.terms,
+      ...(analyzed.corrections.length > 0 ? { corrections: analyzed.corrections } : {}),
+      ...(options.context ? { context: options.context } : {}),
       results,
       decision,
       lowConfidence:
@@ -304,7 +312,74 @@ export class Retriever {
       candidateCount: hits.length,
     };
   }
+
+  /**
+   * The question's search terms and their weights. Each word weighs its idf, except that:
+   * - a word the book never uses is first looked up in the book's vocabulary (a typo of a book
+   *   word, edit distance 1 for 5–7 letters, 2 from 8) and searched as that word;
+   * - a word in a non-Latin script that the book does not contain is left out (it says nothing
+   *   about whether the book covers the rest of the question);
+   * - a word the book never uses weighs at most as much as the rarest word the book does use, so
+   *   one stray word (a typo, slang, a prefix such as "chore:") cannot outweigh the rest;
+   * - words of the earlier turn (`context`) join the search at CONTEXT_WEIGHT.
+   */
+  private analyzeForSearch(query: string, context: string | undefined) {
+    const { terms, words } = analyzeQuery(query);
+    const searchTerms = new Set<string>();
+    const weights = new Map<string, number>();
+    const boost = new Map<string, number>();
+    const corrections: { from: string; to: string }[] = [];
+    const unknown: string[] = [];
+    for (const term of terms) {
+      if (this.index.documentFrequencyOf(term) > 0) {
+        searchTerms.add(term);
+        continue;
+      }
+      const corrected = this.index.closestTerm(term);
+      if (corrected) {
+        corrections.push({ from: term, to: corrected });
+        searchTerms.add(corrected);
+      } else searchTerms.add(term);
+    }
+    const correctedOf = new Map(corrections.map((entry) => [entry.from, entry.to]));
+    let knownMax = 0;
+    for (const word of words) {
+      const term = correctedOf.get(word) ?? word;
+      if (this.index.documentFrequencyOf(term) === 0) {
+        if (!isNonLatinTerm(term)) unknown.push(term);
+        continue;
+      }
+      const weight = this.index.idf(term);
+      weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+      knownMax = Math.max(knownMax, weight);
+    }
+    let unknownWeight = 0;
+    const unknownCap = knownMax > 0 ? knownMax : Number.POSITIVE_INFINITY;
+    for (const term of new Set(unknown)) {
+      const weight = Math.min(this.index.idf(term), unknownCap);
+      weights.set(term, weight);
+      unknownWeight += weight;
+    }
+    if (context) {
+      for (const term of analyzeQuery(context).terms) {
+        if (searchTerms.has(term) || this.index.documentFrequencyOf(term) === 0) continue;
+        searchTerms.add(term);
+        boost.set(term, CONTEXT_WEIGHT);
+      }
+    }
+    return {
+      terms: [...searchTerms],
+      weights,
+      totalWeight: sum(weights.values()),
+      unknownWeight,
+      boost,
+      corrections,
+    };
+  }
 }
+
+/** How much a word of the earlier turn counts in a follow-up's search, against 1 for its own words. */
+export const CONTEXT_WEIGHT = 0.5;
 
 /**
  * Terms in more than this share of the chunks are left out of BM25 ranking when the question has
@@ -316,11 +391,10 @@ export const COMMON_TERM_SHARE = 0.5;
 export const COMMON_TERMS_MIN_CHUNKS = 2_000;
 
 export function supportOf(
-  bestCoverage: number,
-  unknownShare: number,
-  unknownWeight: number,
+  signals: Pick<RetrievalSignals, "bestCoverage" | "unknownShare">,
+  thresholds: Pick<DecisionThresholds, "unknownWeight">,
 ): number {
-  return round(bestCoverage - unknownWeight * unknownShare);
+  return round(signals.bestCoverage - thresholds.unknownWeight * signals.unknownShare);
 }
 
 export function decide(
@@ -329,8 +403,12 @@ export function decide(
   thresholds: DecisionThresholds,
 ): "answer" | "no_results" {
   if (resultCount === 0) return "no_results";
-  const support = supportOf(signals.bestCoverage, signals.unknownShare, thresholds.unknownWeight);
-  return support < thresholds.minSupport ? "no_results" : "answer";
+  return supportOf(signals, thresholds) < thresholds.minSupport ? "no_results" : "answer";
+}
+
+/** True for a term with letters outside the Latin script (CJK, Cyrillic, Greek, …). */
+function isNonLatinTerm(term: string): boolean {
+  return /(?!\p{Script=Latin})\p{L}/u.test(term);
 }
 
 function sum(values: Iterable<number>): number {

@@ -22,6 +22,8 @@ export interface PageSummary {
   url: string;
   categories: string[];
   position: number | undefined;
+  /** The page's frontmatter description, when it has one. */
+  description?: string;
 }
 
 export interface ChunkRecord {
@@ -191,6 +193,7 @@ export class DocumentStore {
         typeof row.metadata === "string" ? JSON.parse(row.metadata) : row.metadata
       ) as {
         categories?: string[];
+        description?: unknown;
         frontmatter?: { sidebar_position?: unknown };
       };
       const position = Number(metadata.frontmatter?.sidebar_position);
@@ -200,6 +203,7 @@ export class DocumentStore {
         url: row.url,
         categories: metadata.categories ?? [],
         position: Number.isFinite(position) ? position : undefined,
+        ...(typeof metadata.description === "string" ? { description: metadata.description } : {}),
       };
     });
   }

@@ -1,0 +1,56 @@
+import type { Logger } from "pino";
+import type { Config } from "../config/config.ts";
+import type { Lectern } from "../lectern.ts";
+import { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { createChatModel } from "../llm/providers.ts";
+import type { Retriever } from "../search/retriever.ts";
+import { type AnswerSynthesizer, ExtractiveSynthesizer } from "./answer-synthesizer.ts";
+import { ChatPipeline } from "./chat-pipeline.ts";
+import { LlmSynthesizer } from "./llm-synthesizer.ts";
+import { HeuristicRewriter, LlmRewriter } from "./query-rewriter.ts";
+
+/** The answer synthesizer and follow-up rewriter for the configured model (or none). */
+export function createAnswering(config: Config, logger: Logger) {
+  const handle = createChatModel(config.llm);
+  const extractive = new ExtractiveSynthesizer();
+  if (!handle)
+    return { synthesizer: extractive, rewriter: new HeuristicRewriter(), model: undefined };
+  const breaker = new CircuitBreaker({
+    failureThreshold: config.llm.breakerFailures,
+    cooldownMs: config.llm.breakerCooldownMs,
+  });
+  const synthesizer = new LlmSynthesizer({
+    handle,
+    config: config.llm,
+    breaker,
+    fallback: extractive,
+    onFailure: (error) =>
+      logger.warn({ err: error, provider: handle.provider }, "model call failed"),
+  });
+  return {
+    synthesizer,
+    rewriter: new LlmRewriter({ handle, breaker, config: config.llm }),
+    model: () => ({ provider: handle.provider, model: handle.modelId, state: breaker.state }),
+    breaker,
+  };
+}
+
+/**
+ * The chat pipeline every entry point runs: `/chat`, `/chat/stream`, `lectern ask`, `repl`,
+ * `eval`, `tune` and the bench. The retriever is read on every turn, so a re-ingest is seen.
+ */
+export function createChatPipeline(
+  lectern: Lectern,
+  logger: Logger,
+  options: { synthesizer?: AnswerSynthesizer; retriever?: Retriever } = {},
+) {
+  const answering = createAnswering(lectern.config, logger);
+  const fixed = options.retriever;
+  const pipeline = new ChatPipeline({
+    retriever: () => fixed ?? lectern.retriever,
+    synthesizer: options.synthesizer ?? answering.synthesizer,
+    rewriter: answering.rewriter,
+    synopsis: () => lectern.synopsis,
+  });
+  return { pipeline, model: answering.model };
+}
