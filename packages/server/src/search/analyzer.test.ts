@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyze, tokenize } from "./analyzer.ts";
+import { analyze, analyzeQuery, tokenize } from "./analyzer.ts";
 
 describe("tokenize", () => {
   it("lower-cases words and drops punctuation", () => {
@@ -54,6 +54,93 @@ describe("tokenize", () => {
 
   it("returns nothing for text without letters or digits", () => {
     expect(tokenize("  --- !!! ... ")).toEqual([]);
+  });
+});
+
+describe("tokenize: which identifiers are split", () => {
+  it.each([
+    ["mapStateToProps", ["map", "state", "to", "props", "mapstatetoprops"]],
+    ["useSelector", ["use", "selector", "useselector"]],
+    ["createStore", ["create", "store", "createstore"]],
+  ])("splits the camelCase identifier %s into its words", (identifier, tokens) => {
+    expect(tokenize(identifier)).toEqual(tokens);
+  });
+
+  it.each([
+    ["PureComponent", ["pure", "component", "purecomponent"]],
+    ["ConnectedComponent", ["connected", "component", "connectedcomponent"]],
+    ["ReactDOM", ["react", "dom", "reactdom"]],
+    ["LaserScan", ["laser", "scan", "laserscan"]],
+  ])("splits the PascalCase name %s into its words", (identifier, tokens) => {
+    expect(tokenize(identifier)).toEqual(tokens);
+  });
+
+  it.each([
+    ["KaTeX", "katex"],
+    ["iOS", "ios"],
+    ["macOS", "macos"],
+    ["GraphQL", "graphql"],
+    ["NumPy", "numpy"],
+    ["MongoDB", "mongodb"],
+    ["RViz", "rviz"],
+    ["eProsima", "eprosima"],
+    ["kHz", "khz"],
+  ])("keeps %s whole: a part under three letters is a fragment, not a word", (name, whole) => {
+    expect(tokenize(name)).toEqual([whole]);
+  });
+
+  it.each([
+    ["JavaScript", "javascript"],
+    ["TypeScript", "typescript"],
+    ["GitHub", "github"],
+    ["GitLab", "gitlab"],
+    ["WebSocket", "websocket"],
+    ["PostgreSQL", "postgresql"],
+    ["MySQL", "mysql"],
+    ["YouTube", "youtube"],
+  ])("keeps the product name %s whole", (name, whole) => {
+    expect(tokenize(name)).toEqual([whole]);
+  });
+
+  it.each([
+    ["GitHub", "Github", "github", "GITHUB"],
+    ["JavaScript", "Javascript", "javascript"],
+    ["KaTeX", "Katex", "katex"],
+    ["macOS", "MacOS", "macos"],
+  ])("gives %s the same terms however a reader capitalises it", (name, ...spellings) => {
+    for (const spelling of spellings) expect(analyze(spelling)).toEqual(analyze(name));
+  });
+
+  it("makes a product name one word of the question, not two", () => {
+    expect(analyzeQuery("Does GitHub Pages host it?")).toEqual({
+      terms: ["github", "page", "host"],
+      words: ["github", "page", "host"],
+    });
+  });
+
+  it("glues a fragment to its neighbour and keeps the real words", () => {
+    expect(tokenize("QoSProfile")).toEqual(["qos", "profile", "qosprofile"]);
+    expect(tokenize("CMakeLists")).toEqual(["cmake", "lists", "cmakelists"]);
+  });
+
+  it("keeps a brand suffix whole inside a longer identifier", () => {
+    expect(tokenize("useWebSocket")).toEqual(["use", "websocket", "usewebsocket"]);
+  });
+
+  it("splits a brand suffix after a lower-case verb, where it is an ordinary word", () => {
+    expect(tokenize("runScript")).toEqual(["run", "script", "runscript"]);
+    expect(tokenize("openSocket")).toEqual(["open", "socket", "opensocket"]);
+  });
+
+  it("keeps short parts that are words of their own", () => {
+    expect(tokenize("groupId")).toEqual(["group", "id", "groupid"]);
+    expect(tokenize("timeoutMs")).toEqual(["timeout", "ms", "timeoutms"]);
+    expect(tokenize("IOError")).toEqual(["io", "error", "ioerror"]);
+    expect(tokenize("apiV2")).toEqual(["api", "v2", "apiv2"]);
+  });
+
+  it("keeps a product name whole inside a hyphenated word", () => {
+    expect(tokenize("GitHub-flavored")).toEqual(["github", "flavored", "github-flavored"]);
   });
 });
 
