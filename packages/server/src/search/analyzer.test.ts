@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyze, analyzeQuery, tokenize } from "./analyzer.ts";
+import { analyze, analyzeQuery, isNonLatinTerm, tokenize } from "./analyzer.ts";
 
 describe("tokenize", () => {
   it("lower-cases words and drops punctuation", () => {
@@ -141,6 +141,75 @@ describe("tokenize: which identifiers are split", () => {
 
   it("keeps a product name whole inside a hyphenated word", () => {
     expect(tokenize("GitHub-flavored")).toEqual(["github", "flavored", "github-flavored"]);
+  });
+});
+
+describe("tokenize: Chinese, Japanese and Korean", () => {
+  it("indexes a Chinese run as overlapping bigrams", () => {
+    expect(tokenize("中间件")).toEqual(["中间", "间件"]);
+    expect(tokenize("如何配置中间件")).toEqual(["如何", "何配", "配置", "置中", "中间", "间件"]);
+  });
+
+  it("keeps a lone CJK character as a unigram", () => {
+    expect(tokenize("中")).toEqual(["中"]);
+    expect(tokenize("redux 和 saga")).toEqual(["redux", "和", "saga"]);
+  });
+
+  it("splits a CJK run from Latin letters and digits glued to it", () => {
+    expect(tokenize("redux中间件")).toEqual(["redux", "中间", "间件"]);
+    expect(tokenize("如何使用redux中间件？")).toEqual([
+      "如何",
+      "何使",
+      "使用",
+      "redux",
+      "中间",
+      "间件",
+    ]);
+    expect(tokenize("vue3组件")).toEqual(["vue3", "vue", "组件"]);
+    expect(analyze("使用mapStateToProps")).toEqual(
+      expect.arrayContaining(["使用", "map", "state", "mapstatetoprop"]),
+    );
+  });
+
+  it("bigrams Japanese kana and kanji, keeping the prolonged sound mark", () => {
+    expect(tokenize("サーバー")).toEqual(["サー", "ーバ", "バー"]);
+    expect(tokenize("Reactのフック")).toEqual(["react", "のフ", "フッ", "ック"]);
+  });
+
+  it("bigrams Korean Hangul within each space-separated word", () => {
+    expect(tokenize("한국어 문서")).toEqual(["한국", "국어", "문서"]);
+  });
+
+  it("reads full-width Latin and half-width kana as their usual forms", () => {
+    expect(tokenize("ｒｅｄｕｘ２")).toEqual(tokenize("redux2"));
+    expect(tokenize("ｻｰﾊﾞｰ")).toEqual(tokenize("サーバー"));
+  });
+
+  it("finds a CJK question's phrase in a document sentence that contains it", () => {
+    const documentTerms = new Set(analyze("在Redux中，中间件用于处理异步操作。"));
+    for (const term of analyze("redux中间件")) expect(documentTerms).toContain(term);
+  });
+
+  it("leaves scripts written with spaces alone", () => {
+    expect(tokenize("Привет мир")).toEqual(["привет", "мир"]);
+  });
+});
+
+describe("isNonLatinTerm", () => {
+  it("is true for terms with letters outside the Latin script", () => {
+    for (const term of ["中间", "中", "サー", "한국", "привет", "αβ", "redux中"]) {
+      expect(isNonLatinTerm(term)).toBe(true);
+    }
+  });
+
+  it("is false for Latin words, accented words, numbers and identifiers", () => {
+    for (const term of ["redux", "café", "naïve", "2024", "ros2_control", "3.14"]) {
+      expect(isNonLatinTerm(term)).toBe(false);
+    }
+  });
+
+  it("recognises every term the analyzer makes from CJK text", () => {
+    expect(analyze("如何使用中间件").every(isNonLatinTerm)).toBe(true);
   });
 });
 

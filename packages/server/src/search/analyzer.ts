@@ -2,8 +2,9 @@ import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords.ts";
 
 /**
- * The text analyzer shared by indexing and querying. Words are lower-cased, stopwords dropped and
- * the rest Porter-stemmed.
+ * The text analyzer shared by indexing and querying. Text is NFKC-normalised (full-width `ｒｅｄｕｘ`
+ * and half-width kana, common in CJK text, become their usual forms), words are lower-cased,
+ * stopwords dropped and the rest Porter-stemmed.
  *
  * Code identifiers are split into their words and also kept whole, so both an exact identifier and
  * a description in words find the passage: `onBrokenLinks` → on broken links + onbrokenlinks,
@@ -26,6 +27,14 @@ import { STOPWORDS } from "./stopwords.ts";
  *   `PureComponent`, so this short list is the price of splitting two-part PascalCase at all. After
  *   a lower-case part (`runScript`, `openSocket`) the suffix is an ordinary word and splits.
  *
+ * Chinese, Japanese and Korean runs (Han, Hiragana, Katakana, Hangul) are cut from adjacent Latin
+ * letters and digits (`redux中间件` → redux + 中间件) and indexed as overlapping character bigrams
+ * (中间件 → 中间 间件; a lone character stays a unigram), as Lucene's CJK analyzer does. Bigrams
+ * rather than Intl.Segmenter: a dictionary segmenter cuts a phrase differently inside a book's
+ * sentence than alone in a short question, and its output changes with the ICU data of the Node
+ * build, whereas every bigram of a phrase is also a bigram of any text containing it, so index and
+ * query always agree. Other scripts without spaces (Thai) stay one token per run.
+ *
  * Bump ANALYZER_VERSION whenever the output changes: persisted indexes built with another version
  * are rebuilt.
  */
@@ -37,6 +46,9 @@ const SEPARATORS = /[._\-/:#]+/;
 const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}(?!s(?:\P{L}|$))\p{Ll})/u;
 const IDENTIFIER_SEPARATOR = /[._/:#]|\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
 const LETTERS_THEN_DIGITS = /^(\p{L}{2,})\p{N}+$/u;
+// The prolonged sound mark ー belongs to no script of its own but is part of katakana words.
+const CJK_RUN = /([\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}ー]+)/u;
+const NON_LATIN_LETTER = /(?!\p{sc=Latin})\p{L}/u;
 const SHORT_WORD_PARTS: ReadonlySet<string> = new Set(["id", "ms"]);
 const BRAND_SUFFIXES: ReadonlySet<string> = new Set([
   "script",
@@ -52,6 +64,14 @@ export function tokenize(text: string): string[] {
   return tokenizeDetailed(text).map((token) => token.text);
 }
 
+/**
+ * Whether a term has letters outside the Latin script (a CJK bigram, a Greek or Cyrillic word).
+ * Such terms are not in the English vocabulary the stopwords and stemming assume.
+ */
+export function isNonLatinTerm(term: string): boolean {
+  return NON_LATIN_LETTER.test(term);
+}
+
 interface Token {
   text: string;
   /** A whole identifier kept beside its parts (`ros2_control`), not a word of its own. */
@@ -60,6 +80,24 @@ interface Token {
 
 function tokenizeDetailed(text: string): Token[] {
   const tokens: Token[] = [];
+  // With a capturing group, split puts the CJK runs at the odd indices.
+  const pieces = text.normalize("NFKC").split(CJK_RUN);
+  pieces.forEach((piece, index) => {
+    if (index % 2 === 1) pushBigrams(piece, tokens);
+    else pushWords(piece, tokens);
+  });
+  return tokens;
+}
+
+function pushBigrams(run: string, tokens: Token[]): void {
+  const characters = [...run];
+  if (characters.length === 1) tokens.push({ text: run, compound: false });
+  for (let index = 0; index + 1 < characters.length; index++) {
+    tokens.push({ text: `${characters[index]}${characters[index + 1]}`, compound: false });
+  }
+}
+
+function pushWords(text: string, tokens: Token[]): void {
   for (const match of text.matchAll(COMPOUND)) {
     const compound = match[0].replace(/['’]/g, "'");
     const parts = compound.split(SEPARATORS).flatMap(caseParts);
@@ -75,7 +113,6 @@ function tokenizeDetailed(text: string): Token[] {
       tokens.push({ text: compound.toLowerCase(), compound: true });
     }
   }
-  return tokens;
 }
 
 /** The words of one separator-free segment at its case boundaries, fragments glued back. */
