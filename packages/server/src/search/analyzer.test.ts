@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { analyze, tokenize } from "./analyzer.ts";
+import { analyze, analyzeQuery, isNonLatinTerm, tokenize } from "./analyzer.ts";
 
 describe("tokenize", () => {
   it("lower-cases words and drops punctuation", () => {
@@ -54,6 +54,162 @@ describe("tokenize", () => {
 
   it("returns nothing for text without letters or digits", () => {
     expect(tokenize("  --- !!! ... ")).toEqual([]);
+  });
+});
+
+describe("tokenize: which identifiers are split", () => {
+  it.each([
+    ["mapStateToProps", ["map", "state", "to", "props", "mapstatetoprops"]],
+    ["useSelector", ["use", "selector", "useselector"]],
+    ["createStore", ["create", "store", "createstore"]],
+  ])("splits the camelCase identifier %s into its words", (identifier, tokens) => {
+    expect(tokenize(identifier)).toEqual(tokens);
+  });
+
+  it.each([
+    ["PureComponent", ["pure", "component", "purecomponent"]],
+    ["ConnectedComponent", ["connected", "component", "connectedcomponent"]],
+    ["ReactDOM", ["react", "dom", "reactdom"]],
+    ["LaserScan", ["laser", "scan", "laserscan"]],
+  ])("splits the PascalCase name %s into its words", (identifier, tokens) => {
+    expect(tokenize(identifier)).toEqual(tokens);
+  });
+
+  it.each([
+    ["KaTeX", "katex"],
+    ["iOS", "ios"],
+    ["macOS", "macos"],
+    ["GraphQL", "graphql"],
+    ["NumPy", "numpy"],
+    ["MongoDB", "mongodb"],
+    ["RViz", "rviz"],
+    ["eProsima", "eprosima"],
+    ["kHz", "khz"],
+  ])("keeps %s whole: a part under three letters is a fragment, not a word", (name, whole) => {
+    expect(tokenize(name)).toEqual([whole]);
+  });
+
+  it.each([
+    ["JavaScript", "javascript"],
+    ["TypeScript", "typescript"],
+    ["GitHub", "github"],
+    ["GitLab", "gitlab"],
+    ["WebSocket", "websocket"],
+    ["PostgreSQL", "postgresql"],
+    ["MySQL", "mysql"],
+    ["YouTube", "youtube"],
+  ])("keeps the product name %s whole", (name, whole) => {
+    expect(tokenize(name)).toEqual([whole]);
+  });
+
+  it.each([
+    ["GitHub", "Github", "github", "GITHUB"],
+    ["JavaScript", "Javascript", "javascript"],
+    ["KaTeX", "Katex", "katex"],
+    ["macOS", "MacOS", "macos"],
+  ])("gives %s the same terms however a reader capitalises it", (name, ...spellings) => {
+    for (const spelling of spellings) expect(analyze(spelling)).toEqual(analyze(name));
+  });
+
+  it("makes a product name one word of the question, not two", () => {
+    expect(analyzeQuery("Does GitHub Pages host it?")).toEqual({
+      terms: ["github", "page", "host"],
+      words: ["github", "page", "host"],
+    });
+  });
+
+  it("glues a fragment to its neighbour and keeps the real words", () => {
+    expect(tokenize("QoSProfile")).toEqual(["qos", "profile", "qosprofile"]);
+    expect(tokenize("CMakeLists")).toEqual(["cmake", "lists", "cmakelists"]);
+  });
+
+  it("keeps a brand suffix whole inside a longer identifier", () => {
+    expect(tokenize("useWebSocket")).toEqual(["use", "websocket", "usewebsocket"]);
+  });
+
+  it("splits a brand suffix after a lower-case verb, where it is an ordinary word", () => {
+    expect(tokenize("runScript")).toEqual(["run", "script", "runscript"]);
+    expect(tokenize("openSocket")).toEqual(["open", "socket", "opensocket"]);
+  });
+
+  it("keeps short parts that are words of their own", () => {
+    expect(tokenize("groupId")).toEqual(["group", "id", "groupid"]);
+    expect(tokenize("timeoutMs")).toEqual(["timeout", "ms", "timeoutms"]);
+    expect(tokenize("IOError")).toEqual(["io", "error", "ioerror"]);
+    expect(tokenize("apiV2")).toEqual(["api", "v2", "apiv2"]);
+  });
+
+  it("keeps a product name whole inside a hyphenated word", () => {
+    expect(tokenize("GitHub-flavored")).toEqual(["github", "flavored", "github-flavored"]);
+  });
+});
+
+describe("tokenize: Chinese, Japanese and Korean", () => {
+  it("indexes a Chinese run as overlapping bigrams", () => {
+    expect(tokenize("中间件")).toEqual(["中间", "间件"]);
+    expect(tokenize("如何配置中间件")).toEqual(["如何", "何配", "配置", "置中", "中间", "间件"]);
+  });
+
+  it("keeps a lone CJK character as a unigram", () => {
+    expect(tokenize("中")).toEqual(["中"]);
+    expect(tokenize("redux 和 saga")).toEqual(["redux", "和", "saga"]);
+  });
+
+  it("splits a CJK run from Latin letters and digits glued to it", () => {
+    expect(tokenize("redux中间件")).toEqual(["redux", "中间", "间件"]);
+    expect(tokenize("如何使用redux中间件？")).toEqual([
+      "如何",
+      "何使",
+      "使用",
+      "redux",
+      "中间",
+      "间件",
+    ]);
+    expect(tokenize("vue3组件")).toEqual(["vue3", "vue", "组件"]);
+    expect(analyze("使用mapStateToProps")).toEqual(
+      expect.arrayContaining(["使用", "map", "state", "mapstatetoprop"]),
+    );
+  });
+
+  it("bigrams Japanese kana and kanji, keeping the prolonged sound mark", () => {
+    expect(tokenize("サーバー")).toEqual(["サー", "ーバ", "バー"]);
+    expect(tokenize("Reactのフック")).toEqual(["react", "のフ", "フッ", "ック"]);
+  });
+
+  it("bigrams Korean Hangul within each space-separated word", () => {
+    expect(tokenize("한국어 문서")).toEqual(["한국", "국어", "문서"]);
+  });
+
+  it("reads full-width Latin and half-width kana as their usual forms", () => {
+    expect(tokenize("ｒｅｄｕｘ２")).toEqual(tokenize("redux2"));
+    expect(tokenize("ｻｰﾊﾞｰ")).toEqual(tokenize("サーバー"));
+  });
+
+  it("finds a CJK question's phrase in a document sentence that contains it", () => {
+    const documentTerms = new Set(analyze("在Redux中，中间件用于处理异步操作。"));
+    for (const term of analyze("redux中间件")) expect(documentTerms).toContain(term);
+  });
+
+  it("leaves scripts written with spaces alone", () => {
+    expect(tokenize("Привет мир")).toEqual(["привет", "мир"]);
+  });
+});
+
+describe("isNonLatinTerm", () => {
+  it("is true for terms with letters outside the Latin script", () => {
+    for (const term of ["中间", "中", "サー", "한국", "привет", "αβ", "redux中"]) {
+      expect(isNonLatinTerm(term)).toBe(true);
+    }
+  });
+
+  it("is false for Latin words, accented words, numbers and identifiers", () => {
+    for (const term of ["redux", "café", "naïve", "2024", "ros2_control", "3.14"]) {
+      expect(isNonLatinTerm(term)).toBe(false);
+    }
+  });
+
+  it("recognises every term the analyzer makes from CJK text", () => {
+    expect(analyze("如何使用中间件").every(isNonLatinTerm)).toBe(true);
   });
 });
 

@@ -2,15 +2,43 @@ import { stemmer } from "stemmer";
 import { STOPWORDS } from "./stopwords.ts";
 
 /**
- * The text analyzer shared by indexing and querying. Words are lower-cased, stopwords dropped and
- * the rest Porter-stemmed. Code identifiers are split into their words (`onBrokenLinks` → on broken
- * links, `ros2_control` → ros2 control, `rclpy.spin` → rclpy spin) and also kept whole, so both an
- * exact identifier and a description in words find the passage.
+ * The text analyzer shared by indexing and querying. Text is NFKC-normalised (full-width `ｒｅｄｕｘ`
+ * and half-width kana, common in CJK text, become their usual forms), words are lower-cased,
+ * stopwords dropped and the rest Porter-stemmed.
+ *
+ * Code identifiers are split into their words and also kept whole, so both an exact identifier and
+ * a description in words find the passage: `onBrokenLinks` → on broken links + onbrokenlinks,
+ * `ros2_control` → ros2 control + ros2_control, `rclpy.spin` → rclpy spin + rclpy.spin. The whole
+ * word is always a term; case boundaries only decide which parts are added beside it:
+ * - Every case boundary is a candidate (`mapStateToProps`, `PureComponent`, `ReactDOM`), also in
+ *   two-part PascalCase: in technical books those are mostly class and component names whose parts
+ *   are what a reader types (`LaserScan` → "laser scan").
+ * - A part shorter than three characters is a fragment of a name, not a word (`KaTeX`, `iOS`,
+ *   `macOS`, `GraphQL`, `NumPy`, `MongoDB`, `QoS`, `kHz`); it is glued to the part before it, or to
+ *   the part after it when it comes first (`eProsima`, `CMakeLists` → cmake lists). Short parts
+ *   that are words do stay parts: two-letter stopwords (`onBrokenLinks`, `mapStateToProps`), `id`
+ *   and `ms` (`groupId`, `timeoutMs`), a two-letter acronym starting a word (`IOError`), and parts
+ *   with digits (`apiV2`).
+ * - Product names built on a few suffixes are one word, not two: a capitalised part followed by
+ *   Script, Hub, Lab, SQL, Tube or Socket is glued (`JavaScript`, `TypeScript`, `GitHub`,
+ *   `GitLab`, `PostgreSQL`, `MySQL`, `YouTube`, `WebSocket`). Readers write these names in any case
+ *   ("Github", "javascript"), and only the whole word matches every spelling; their parts ("java",
+ *   "script", "hub") would match unrelated passages. No structural rule tells `JavaScript` from
+ *   `PureComponent`, so this short list is the price of splitting two-part PascalCase at all. After
+ *   a lower-case part (`runScript`, `openSocket`) the suffix is an ordinary word and splits.
+ *
+ * Chinese, Japanese and Korean runs (Han, Hiragana, Katakana, Hangul) are cut from adjacent Latin
+ * letters and digits (`redux中间件` → redux + 中间件) and indexed as overlapping character bigrams
+ * (中间件 → 中间 间件; a lone character stays a unigram), as Lucene's CJK analyzer does. Bigrams
+ * rather than Intl.Segmenter: a dictionary segmenter cuts a phrase differently inside a book's
+ * sentence than alone in a short question, and its output changes with the ICU data of the Node
+ * build, whereas every bigram of a phrase is also a bigram of any text containing it, so index and
+ * query always agree. Other scripts without spaces (Thai) stay one token per run.
  *
  * Bump ANALYZER_VERSION whenever the output changes: persisted indexes built with another version
  * are rebuilt.
  */
-export const ANALYZER_VERSION = 2;
+export const ANALYZER_VERSION = 3;
 
 const COMPOUND = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[._\-/:#][\p{L}\p{N}]+)*/gu;
 const SEPARATORS = /[._\-/:#]+/;
@@ -18,10 +46,30 @@ const SEPARATORS = /[._\-/:#]+/;
 const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}(?!s(?:\P{L}|$))\p{Ll})/u;
 const IDENTIFIER_SEPARATOR = /[._/:#]|\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
 const LETTERS_THEN_DIGITS = /^(\p{L}{2,})\p{N}+$/u;
+// The prolonged sound mark ー belongs to no script of its own but is part of katakana words.
+const CJK_RUN = /([\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}ー]+)/u;
+const NON_LATIN_LETTER = /(?!\p{sc=Latin})\p{L}/u;
+const SHORT_WORD_PARTS: ReadonlySet<string> = new Set(["id", "ms"]);
+const BRAND_SUFFIXES: ReadonlySet<string> = new Set([
+  "script",
+  "hub",
+  "lab",
+  "sql",
+  "tube",
+  "socket",
+]);
 
 /** Splits text into lower-cased words before stopwords and stemming, identifiers expanded. */
 export function tokenize(text: string): string[] {
   return tokenizeDetailed(text).map((token) => token.text);
+}
+
+/**
+ * Whether a term has letters outside the Latin script (a CJK bigram, a Greek or Cyrillic word).
+ * Such terms are not in the English vocabulary the stopwords and stemming assume.
+ */
+export function isNonLatinTerm(term: string): boolean {
+  return NON_LATIN_LETTER.test(term);
 }
 
 interface Token {
@@ -32,9 +80,27 @@ interface Token {
 
 function tokenizeDetailed(text: string): Token[] {
   const tokens: Token[] = [];
+  // With a capturing group, split puts the CJK runs at the odd indices.
+  const pieces = text.normalize("NFKC").split(CJK_RUN);
+  pieces.forEach((piece, index) => {
+    if (index % 2 === 1) pushBigrams(piece, tokens);
+    else pushWords(piece, tokens);
+  });
+  return tokens;
+}
+
+function pushBigrams(run: string, tokens: Token[]): void {
+  const characters = [...run];
+  if (characters.length === 1) tokens.push({ text: run, compound: false });
+  for (let index = 0; index + 1 < characters.length; index++) {
+    tokens.push({ text: `${characters[index]}${characters[index + 1]}`, compound: false });
+  }
+}
+
+function pushWords(text: string, tokens: Token[]): void {
   for (const match of text.matchAll(COMPOUND)) {
     const compound = match[0].replace(/['’]/g, "'");
-    const parts = compound.split(SEPARATORS).flatMap((part) => part.split(CAMEL_BOUNDARY));
+    const parts = compound.split(SEPARATORS).flatMap(caseParts);
     for (const part of parts) {
       const lower = part.toLowerCase();
       if (lower) tokens.push({ text: lower, compound: false });
@@ -47,7 +113,43 @@ function tokenizeDetailed(text: string): Token[] {
       tokens.push({ text: compound.toLowerCase(), compound: true });
     }
   }
-  return tokens;
+}
+
+/** The words of one separator-free segment at its case boundaries, fragments glued back. */
+function caseParts(segment: string): string[] {
+  const candidates = segment.split(CAMEL_BOUNDARY);
+  if (candidates.length === 1) return candidates;
+  const parts: string[] = [];
+  let previous: string | undefined;
+  candidates.forEach((candidate, index) => {
+    const last = parts.length - 1;
+    const glue =
+      last >= 0 &&
+      (isFragment(candidate, candidates[index + 1]) || isBrandSuffix(previous, candidate));
+    if (glue) parts[last] += candidate;
+    else parts.push(candidate);
+    previous = candidate;
+  });
+  const [first, second] = parts;
+  if (first !== undefined && second !== undefined && isFragment(first, second)) {
+    parts.splice(0, 2, first + second);
+  }
+  return parts;
+}
+
+function isFragment(part: string, next: string | undefined): boolean {
+  // Digits make a version or dimension ("apiV2"), worth keeping as a part.
+  if (part.length >= 3 || /\p{N}/u.test(part)) return false;
+  const lower = part.toLowerCase();
+  if (lower.length === 2 && (STOPWORDS.has(lower) || SHORT_WORD_PARTS.has(lower))) return false;
+  // An acronym that starts a word of its own: "IOError", "UIKit".
+  return !(next !== undefined && /^\p{Lu}{2}$/u.test(part));
+}
+
+function isBrandSuffix(previous: string | undefined, part: string): boolean {
+  return (
+    previous !== undefined && /^\p{Lu}/u.test(previous) && BRAND_SUFFIXES.has(part.toLowerCase())
+  );
 }
 
 const stemCache = new Map<string, string>();
