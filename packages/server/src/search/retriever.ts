@@ -1,5 +1,5 @@
 import type { ChunkRecord } from "../store/document-store.ts";
-import { analyzeQuery } from "./analyzer.ts";
+import { analyzeQuery, isNonLatinTerm } from "./analyzer.ts";
 import { type Embedder, noneEmbedder } from "./embedder.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 
@@ -404,11 +404,6 @@ export function decide(
 ): "answer" | "no_results" {
   if (resultCount === 0) return "no_results";
   return supportOf(signals, thresholds) < thresholds.minSupport ? "no_results" : "answer";
-}
-
-/** True for a term with letters outside the Latin script (CJK, Cyrillic, Greek, …). */
-function isNonLatinTerm(term: string): boolean {
-  return /(?!\p{Script=Latin})\p{L}/u.test(term);
 }
 
 function sum(values: Iterable<number>): number {
