@@ -52,7 +52,7 @@ const DEFAULTS: Config = {
   host: "127.0.0.1",
   logLevel: "info",
   chunking: { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 },
-  search: { topK: 5, maxChunksPerPage: 2 },
+  search: { topK: 5, maxChunksPerPage: 1 },
   history: { mode: "postgres", retentionDays: 7, window: 5 },
   limits: {
     maxQueryChars: 32_000,
@@ -217,7 +217,7 @@ describe("loadConfig from the environment", () => {
 
   it("keeps the defaults of sibling keys when one nested key is set", () => {
     const config = loadConfig({ env: { LECTERN_TOP_K: "10" }, cwd: emptyDirectory() });
-    expect(config.search).toEqual({ topK: 10, maxChunksPerPage: 2 });
+    expect(config.search).toEqual({ topK: 10, maxChunksPerPage: 1 });
     expect(config.chunking).toEqual(DEFAULTS.chunking);
   });
 
@@ -244,7 +244,7 @@ describe("loadConfig from lectern.config.json", () => {
     const config = loadConfig({ env: {}, cwd: directory });
     expect(config.docsDir).toBe("./docs");
     expect(config.port).toBe(4000);
-    expect(config.search).toEqual({ topK: 7, maxChunksPerPage: 2 });
+    expect(config.search).toEqual({ topK: 7, maxChunksPerPage: 1 });
     expect(config.chunking).toEqual({ targetTokens: 200, maxTokens: 600, overlapRatio: 0.15 });
   });
 

@@ -22,7 +22,7 @@ const chunkingSchema = z
 const searchSchema = z
   .object({
     topK: z.number().int().min(1).max(20).default(5),
-    maxChunksPerPage: z.number().int().min(1).max(20).default(2),
+    maxChunksPerPage: z.number().int().min(1).max(20).default(1),
   })
   .strict();
 
@@ -112,7 +112,7 @@ export const configSchema = z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),
     chunking: chunkingSchema.default({ targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 }),
-    search: searchSchema.default({ topK: 5, maxChunksPerPage: 2 }),
+    search: searchSchema.default({ topK: 5, maxChunksPerPage: 1 }),
     history: historySchema.default({ mode: "postgres", retentionDays: 7, window: 5 }),
     limits: limitsSchema.default({
       maxQueryChars: 32_000,

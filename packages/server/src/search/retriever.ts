@@ -229,7 +229,7 @@ export class Retriever {
       terms: lexical.terms,
       ...(lexical.corrections ? { corrections: lexical.corrections } : {}),
       ...(options.context ? { context: options.context } : {}),
-      results,
+      results: bySimilarity(results),
       decision,
       lowConfidence:
         decision === "answer" &&
@@ -283,10 +283,17 @@ export class Retriever {
         : this.index.termsOfChunk(result.chunk);
       let covered = 0;
       for (const [word, weight] of weights) if (present.has(word)) covered += weight;
-      const coverage = totalWeight > 0 ? Math.min(1, covered / totalWeight) : 0;
+      result.coverage = round(totalWeight > 0 ? Math.min(1, covered / totalWeight) : 0);
+    }
+    // Monotone in the BM25 score, so sources sorted by similarity keep the ranking's order: the
+    // best passage's coverage, scaled down for the others by their share of its score.
+    const topCoverage = results.reduce(
+      (top, result) => (result.score > top.score ? result : top),
+      results[0] ?? { score: 0, coverage: 0 },
+    ).coverage;
+    for (const result of results) {
       const relative = best > 0 ? result.score / best : 0;
-      result.coverage = round(coverage);
-      result.similarityScore = round(coverage * Math.sqrt(relative));
+      result.similarityScore = round(topCoverage * Math.sqrt(relative));
     }
     const bestCoverage = results.reduce((max, result) => Math.max(max, result.coverage), 0);
     const unknownShare = totalWeight > 0 ? round(analyzed.unknownWeight / totalWeight) : 1;
@@ -303,7 +310,7 @@ export class Retriever {
       terms: analyzed.terms,
       ...(analyzed.corrections.length > 0 ? { corrections: analyzed.corrections } : {}),
       ...(options.context ? { context: options.context } : {}),
-      results,
+      results: bySimilarity(results),
       decision,
       lowConfidence:
         decision === "answer" && signals.support < this.thresholds.lowConfidenceSupport,
@@ -441,8 +448,9 @@ function urlPath(url: string): string {
 }
 
 /**
- * Takes results in rank order with at most `perPage` chunks of one page, so five chunks of one page
- * do not crowd out other relevant pages; if there are too few other pages, the rest fills up top-k.
+ * Takes results in rank order with at most `perPage` chunks of one page, so several chunks of one
+ * page do not crowd out other relevant pages; if there are too few other pages, the rest fills up
+ * top-k, never with a second chunk of a section already chosen.
  */
 export function diversify(
   ranked: RetrievedChunk[],
@@ -452,21 +460,38 @@ export function diversify(
   const chosen: RetrievedChunk[] = [];
   const skipped: RetrievedChunk[] = [];
   const perFile = new Map<string, number>();
+  const sections = new Set<string>();
+  const sectionOf = (result: RetrievedChunk) =>
+    `${result.chunk.filePath}#${result.chunk.url.split("#")[1] ?? result.chunk.section}`;
   for (const result of ranked) {
     if (chosen.length >= topK) break;
     const count = perFile.get(result.chunk.filePath) ?? 0;
-    if (count >= perPage) {
+    if (count >= perPage || sections.has(sectionOf(result))) {
       skipped.push(result);
       continue;
     }
     perFile.set(result.chunk.filePath, count + 1);
+    sections.add(sectionOf(result));
     chosen.push(result);
   }
   for (const result of skipped) {
     if (chosen.length >= topK) break;
+    if (sections.has(sectionOf(result))) continue;
+    sections.add(sectionOf(result));
     chosen.push(result);
   }
   return chosen.sort((left, right) => right.score - left.score);
+}
+
+/** Sources are shown best first: by similarity score, then by rank. */
+function bySimilarity(results: RetrievedChunk[]): RetrievedChunk[] {
+  return results
+    .map((result, rank) => ({ result, rank }))
+    .sort(
+      (left, right) =>
+        right.result.similarityScore - left.result.similarityScore || left.rank - right.rank,
+    )
+    .map((entry) => entry.result);
 }
 
 function round(value: number): number {
