@@ -12,11 +12,12 @@ import type { ChunkRecord } from "../src/store/document-store.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 import { benchHttp } from "./http.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
+import { benchRerank } from "./rerank.ts";
 import { benchWidget } from "./widget.ts";
 
 /**
- * `npm run bench`: ingest throughput on a generated book, and retrieval latency at several index
- * sizes. Prints Markdown tables (pasted into docs/benchmarks.md) and writes .bench/results.json.
+ * `npm run bench`: ingest throughput on a generated book, retrieval latency at several index
+ * sizes, reranking latency, HTTP, model and widget timings. Prints Markdown tables (pasted into docs/benchmarks.md) and writes .bench/results.json.
  */
 
 const { values } = parseArgs({
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     queries: { type: "string", default: "500" },
     only: { type: "string" },
     seconds: { type: "string", default: "10" },
+    "rerank-model": { type: "string" }, // a real cross-encoder directory for --only rerank
   },
 });
 const pages = Number(values.pages);
@@ -199,6 +201,26 @@ if (values.only === undefined || values.only === "retrieval") {
     );
   }
   results.retrieval = retrieval;
+}
+if (values.only === undefined || values.only === "rerank") {
+  const rerank = await benchRerank(
+    values["rerank-model"] === undefined ? {} : { modelDir: values["rerank-model"] },
+  );
+  console.log(
+    `\n## Reranking (${rerank.model}, ${rerank.candidates} candidates, ${rerank.meanPairTokens.toFixed(0)} tokens per question + passage, ${rerank.runs} runs)\n`,
+  );
+  console.log(
+    "| batch size | model calls | p50 (ms) | p95 (ms) | mean (ms) |\n|---:|---:|---:|---:|---:|",
+  );
+  for (const row of rerank.rows) {
+    console.log(
+      `| ${row.batchSize} | ${row.modelCalls} | ${row.p50Ms.toFixed(2)} | ${row.p95Ms.toFixed(2)} | ${row.meanMs.toFixed(2)} |`,
+    );
+  }
+  console.log(
+    `\nTokenizing the ${rerank.candidates} pairs alone: p50 ${rerank.tokenizeP50Ms.toFixed(2)} ms, p95 ${rerank.tokenizeP95Ms.toFixed(2)} ms`,
+  );
+  results.rerank = rerank;
 }
 if (values.only === undefined || values.only === "http") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-http-"));

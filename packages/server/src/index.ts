@@ -5,3 +5,5 @@ export { buildApp } from "./http/app.ts";
 export { type RunningServer, startServer } from "./http/server.ts";
 export * from "./http/wire.ts";
 export { type Lectern, openLectern } from "./lectern.ts";
+export { createReranker } from "./llm/rerankers.ts";
+export type { Reranker } from "./search/reranker.ts";

@@ -1,8 +1,13 @@
 /**
- * Writes a tiny, complete feature-extraction model directory that transformers.js loads from disk:
- * a BERT-style `config.json`, a lower-casing WordPiece `tokenizer.json` + `tokenizer_config.json`
- * over a few dozen words, and `onnx/model.onnx`, a hand-encoded ONNX graph whose
- * `last_hidden_state` is a lookup in a fixed embedding table (token i → a deterministic vector).
+ * Writes tiny, complete model directories that transformers.js loads from disk: a BERT-style
+ * `config.json`, a lower-casing WordPiece `tokenizer.json` + `tokenizer_config.json` over a few
+ * dozen words, and `onnx/model.onnx`, a hand-encoded ONNX graph.
+ *
+ * - `writeTinyModel`: a feature-extraction model whose `last_hidden_state` is a lookup in a fixed
+ *   embedding table (token i → a deterministic vector).
+ * - `writeTinyCrossEncoder`: a sequence-classification model whose relevance logit is the number of
+ *   query words (segment A) that also occur in the passage (segment B).
+ *
  * Nothing is downloaded; the files are generated here so tests run offline in milliseconds.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -73,28 +78,84 @@ export async function writeTinyModel(
   options: TinyModelOptions = {},
 ): Promise<TinyModel> {
   const vocabulary = [...SPECIAL_TOKENS, ...WORDS];
-  const ids = Object.fromEntries(vocabulary.map((token, id) => [token, id]));
-  const omit = new Set(options.omit ?? []);
-
-  const files: Record<string, string | Uint8Array> = {
+  await writeModelFiles(directory, options, {
     "config.json": json({
       ...(options.nameOrPath === undefined ? {} : { _name_or_path: options.nameOrPath }),
+      ...bertConfig(vocabulary.length),
       architectures: ["BertModel"],
-      model_type: "bert",
-      hidden_size: HIDDEN_SIZE,
-      num_hidden_layers: 1,
-      num_attention_heads: 1,
-      intermediate_size: HIDDEN_SIZE,
-      max_position_embeddings: 512,
-      type_vocab_size: 2,
-      vocab_size: vocabulary.length,
-      pad_token_id: 0,
     }),
+    ...tokenizerFiles(vocabulary, 512),
+    "onnx/model.onnx": onnxModel(embeddingTable(vocabulary.length, HIDDEN_SIZE), HIDDEN_SIZE),
+  });
+  return { dimensions: HIDDEN_SIZE, vocabulary };
+}
+
+export interface TinyCrossEncoder {
+  /** Every token the tokenizer knows, in id order (special tokens first). */
+  vocabulary: string[];
+  /** The tokenizer's `model_max_length`: longer (query, passage) pairs must be truncated. */
+  maxLength: number;
+}
+
+export interface TinyCrossEncoderOptions extends TinyModelOptions {
+  /**
+   * 1: one relevance logit per pair, like the ms-marco cross-encoders. 2: two logits,
+   * [not relevant, relevant] = [-overlap, overlap]. Default 1.
+   */
+  labels?: 1 | 2;
+  /** The tokenizer's `model_max_length`, in tokens. Default 512. */
+  maxLength?: number;
+}
+
+/**
+ * A cross-encoder whose logit for a (query, passage) pair is the number of query word tokens
+ * (repeats included) that occur anywhere in the passage. Special tokens, unknown words and padding
+ * never count. Its scores are exact small integers, so tests can assert an order.
+ */
+export async function writeTinyCrossEncoder(
+  directory: string,
+  options: TinyCrossEncoderOptions = {},
+): Promise<TinyCrossEncoder> {
+  const vocabulary = [...SPECIAL_TOKENS, ...WORDS];
+  const labels = options.labels ?? 1;
+  const maxLength = options.maxLength ?? 512;
+  const labelNames = labels === 1 ? ["LABEL_0"] : ["not_relevant", "relevant"];
+  await writeModelFiles(directory, options, {
+    "config.json": json({
+      ...(options.nameOrPath === undefined ? {} : { _name_or_path: options.nameOrPath }),
+      ...bertConfig(vocabulary.length),
+      architectures: ["BertForSequenceClassification"],
+      id2label: Object.fromEntries(labelNames.map((label, index) => [String(index), label])),
+      label2id: Object.fromEntries(labelNames.map((label, index) => [label, index])),
+    }),
+    ...tokenizerFiles(vocabulary, maxLength),
+    "onnx/model.onnx": crossEncoderOnnxModel(SPECIAL_TOKENS.length - 1, labels),
+  });
+  return { vocabulary, maxLength };
+}
+
+function bertConfig(vocabularySize: number): Record<string, unknown> {
+  return {
+    model_type: "bert",
+    hidden_size: HIDDEN_SIZE,
+    num_hidden_layers: 1,
+    num_attention_heads: 1,
+    intermediate_size: HIDDEN_SIZE,
+    max_position_embeddings: 512,
+    type_vocab_size: 2,
+    vocab_size: vocabularySize,
+    pad_token_id: 0,
+  };
+}
+
+function tokenizerFiles(vocabulary: string[], maxLength: number): Record<string, string> {
+  const ids = Object.fromEntries(vocabulary.map((token, id) => [token, id]));
+  return {
     "tokenizer.json": json(tokenizerJson(vocabulary, ids)),
     "tokenizer_config.json": json({
       tokenizer_class: "BertTokenizer",
       do_lower_case: true,
-      model_max_length: 512,
+      model_max_length: maxLength,
       clean_up_tokenization_spaces: true,
       pad_token: "[PAD]",
       unk_token: "[UNK]",
@@ -102,16 +163,21 @@ export async function writeTinyModel(
       sep_token: "[SEP]",
       mask_token: "[MASK]",
     }),
-    "onnx/model.onnx": onnxModel(embeddingTable(vocabulary.length, HIDDEN_SIZE), HIDDEN_SIZE),
   };
+}
 
+async function writeModelFiles(
+  directory: string,
+  options: TinyModelOptions,
+  files: Record<string, string | Uint8Array>,
+): Promise<void> {
+  const omit = new Set(options.omit ?? []);
   for (const [name, content] of Object.entries(files)) {
     if (omit.has(name)) continue;
     const target = path.join(directory, name);
     await mkdir(path.dirname(target), { recursive: true });
     await writeFile(target, content);
   }
-  return { dimensions: HIDDEN_SIZE, vocabulary };
 }
 
 function json(value: unknown): string {
@@ -192,6 +258,7 @@ function embeddingTable(rows: number, hidden: number): Float32Array {
 const FLOAT = 1;
 const INT64 = 7;
 const ATTRIBUTE_INT = 2;
+const ATTRIBUTE_INTS = 7;
 
 function onnxModel(table: Float32Array, hidden: number): Uint8Array {
   const rows = table.length / hidden;
@@ -224,6 +291,71 @@ function onnxModel(table: Float32Array, hidden: number): Uint8Array {
   ]);
 }
 
+// The cross-encoder's logits, from the same three inputs:
+//
+// word      = Cast(input_ids > last_special_id) * Cast(attention_mask)       [batch, seq]
+// query     = word * (1 - Cast(token_type_ids)),  passage = word * Cast(token_type_ids)
+// found     = ReduceMax(Cast(input_ids[:, :, None] == input_ids[:, None, :]) * passage[:, None, :], axis 2)
+// relevance = ReduceSum(found * query, axis 1, keepdims)                      [batch, 1]
+// logits    = relevance, or Concat(-relevance, relevance) for two labels
+
+function crossEncoderOnnxModel(lastSpecialId: number, labels: 1 | 2): Uint8Array {
+  const batchBySequence = [{ param: "batch_size" }, { param: "sequence_length" }];
+  const nodes = [
+    node("Greater", ["input_ids", "last_special_id"], ["is_word"]),
+    node("Cast", ["is_word"], ["word_float"], [intAttribute("to", FLOAT)]),
+    node("Cast", ["attention_mask"], ["mask_float"], [intAttribute("to", FLOAT)]),
+    node("Mul", ["word_float", "mask_float"], ["live_words"]),
+    node("Cast", ["token_type_ids"], ["in_passage"], [intAttribute("to", FLOAT)]),
+    node("Sub", ["one", "in_passage"], ["in_query"]),
+    node("Mul", ["live_words", "in_query"], ["query_words"]),
+    node("Mul", ["live_words", "in_passage"], ["passage_words"]),
+    node("Unsqueeze", ["input_ids", "axis_2"], ["ids_column"]),
+    node("Unsqueeze", ["input_ids", "axis_1"], ["ids_row"]),
+    node("Equal", ["ids_column", "ids_row"], ["same_token"]),
+    node("Cast", ["same_token"], ["same_token_float"], [intAttribute("to", FLOAT)]),
+    node("Unsqueeze", ["passage_words", "axis_1"], ["passage_row"]),
+    node("Mul", ["same_token_float", "passage_row"], ["matches"]),
+    node(
+      "ReduceMax",
+      ["matches"],
+      ["found_in_passage"],
+      [intsAttribute("axes", [2]), intAttribute("keepdims", 0)],
+    ),
+    node("Mul", ["found_in_passage", "query_words"], ["query_hits"]),
+    node(
+      "ReduceSum",
+      ["query_hits", "axis_1"],
+      [labels === 1 ? "logits" : "relevance"],
+      [intAttribute("keepdims", 1)],
+    ),
+    ...(labels === 1
+      ? []
+      : [
+          node("Neg", ["relevance"], ["irrelevance"]),
+          node("Concat", ["irrelevance", "relevance"], ["logits"], [intAttribute("axis", 1)]),
+        ]),
+  ];
+  const graphFields = [
+    ...nodeFields(nodes),
+    bytesField(2, utf8("tiny_cross_encoder_graph")),
+    bytesField(5, int64Tensor("last_special_id", [], [lastSpecialId])),
+    bytesField(5, floatTensor("one", [], new Float32Array([1]))),
+    bytesField(5, int64Tensor("axis_1", [1], [1])),
+    bytesField(5, int64Tensor("axis_2", [1], [2])),
+    bytesField(11, valueInfo("input_ids", INT64, batchBySequence)),
+    bytesField(11, valueInfo("attention_mask", INT64, batchBySequence)),
+    bytesField(11, valueInfo("token_type_ids", INT64, batchBySequence)),
+    bytesField(12, valueInfo("logits", FLOAT, [{ param: "batch_size" }, { value: labels }])),
+  ];
+  return concat([
+    varintField(1, 8), // ir_version
+    bytesField(2, utf8("lectern-tests")), // producer_name
+    bytesField(7, concat(graphFields)), // graph
+    bytesField(8, concat([bytesField(1, utf8("")), varintField(2, 13)])), // opset_import
+  ]);
+}
+
 function nodeFields(nodes: Uint8Array[]): Uint8Array[] {
   return nodes.map((encoded) => bytesField(1, encoded));
 }
@@ -245,6 +377,14 @@ function node(
 
 function intAttribute(name: string, value: number): Uint8Array {
   return concat([bytesField(1, utf8(name)), varintField(3, value), varintField(20, ATTRIBUTE_INT)]);
+}
+
+function intsAttribute(name: string, values: number[]): Uint8Array {
+  return concat([
+    bytesField(1, utf8(name)),
+    ...values.map((value) => varintField(8, value)),
+    varintField(20, ATTRIBUTE_INTS),
+  ]);
 }
 
 function floatTensor(name: string, dims: number[], values: Float32Array): Uint8Array {

@@ -83,6 +83,7 @@ const DEFAULTS: Config = {
     temperature: 0.2,
   },
   embeddings: { provider: "none", batchSize: 64, minDenseSimilarity: 0.5 },
+  rerank: { candidates: 20 },
   corsOrigins: [],
   shutdownTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
@@ -113,6 +114,39 @@ describe("loadConfig for the server", () => {
     expect(loadError({ env: { HISTORY: "redis" }, cwd: emptyDirectory() }).message).toContain(
       "HISTORY",
     );
+  });
+});
+
+describe("loadConfig for the reranker", () => {
+  it("leaves reranking off unless a model directory is given", () => {
+    const config = loadConfig({ env: {}, cwd: emptyDirectory() });
+    expect(config.rerank.modelDir).toBeUndefined();
+    expect(config.rerank.candidates).toBe(20);
+  });
+
+  it("reads the model directory and candidate count from the environment", () => {
+    const config = loadConfig({
+      env: { LECTERN_RERANK_MODEL_DIR: "./models/reranker", LECTERN_RERANK_CANDIDATES: "30" },
+      cwd: emptyDirectory(),
+    });
+    expect(config.rerank).toEqual({ modelDir: "./models/reranker", candidates: 30 });
+  });
+
+  it("reads the rerank keys from lectern.config.json, the environment winning", () => {
+    const directory = directoryWithFile({ rerank: { modelDir: "./from-file", candidates: 10 } });
+    const config = loadConfig({ env: { LECTERN_RERANK_CANDIDATES: "15" }, cwd: directory });
+    expect(config.rerank).toEqual({ modelDir: "./from-file", candidates: 15 });
+  });
+
+  it.each(["0", "101"])("rejects LECTERN_RERANK_CANDIDATES=%s, naming the variable", (value) => {
+    const error = loadError({ env: { LECTERN_RERANK_CANDIDATES: value }, cwd: emptyDirectory() });
+    expect(error.message).toContain("environment variable LECTERN_RERANK_CANDIDATES");
+    expect(error.details).toEqual({ key: "rerank.candidates" });
+  });
+
+  it("rejects an unknown rerank key in the file, naming its path", () => {
+    const error = loadError({ env: {}, cwd: directoryWithFile({ rerank: { model: "x" } }) });
+    expect(error.message).toContain('"rerank.model"');
   });
 });
 
@@ -209,6 +243,7 @@ describe("loadConfig from the environment", () => {
       },
       llm: DEFAULTS.llm,
       embeddings: DEFAULTS.embeddings,
+      rerank: DEFAULTS.rerank,
       corsOrigins: ["https://docs.example.com"],
       shutdownTimeoutMs: 2000,
       requestTimeoutMs: 5000,

@@ -95,6 +95,13 @@ const embeddingsSchema = z
   })
   .strict();
 
+const rerankSchema = z
+  .object({
+    modelDir: z.string().min(1).optional(), // local cross-encoder (transformers.js export); unset = off
+    candidates: z.number().int().min(1).max(100).default(20), // top retrieval candidates rescored
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     dataDir: z.string().min(1).default("./.lectern"),
@@ -131,6 +138,7 @@ export const configSchema = z
     }),
     llm: llmSchema.default(() => llmSchema.parse({})),
     embeddings: embeddingsSchema.default(() => embeddingsSchema.parse({})),
+    rerank: rerankSchema.default(() => rerankSchema.parse({})),
     corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
     adminToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /feedback
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
@@ -198,6 +206,8 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   EMBEDDINGS_DIMENSIONS: { key: ["embeddings", "dimensions"], type: "int" },
   EMBEDDINGS_BATCH_SIZE: { key: ["embeddings", "batchSize"], type: "int" },
   EMBEDDINGS_MIN_SIMILARITY: { key: ["embeddings", "minDenseSimilarity"], type: "number" },
+  LECTERN_RERANK_MODEL_DIR: { key: ["rerank", "modelDir"], type: "string" },
+  LECTERN_RERANK_CANDIDATES: { key: ["rerank", "candidates"], type: "int" },
   LECTERN_SHUTDOWN_TIMEOUT_MS: { key: ["shutdownTimeoutMs"], type: "int" },
   LECTERN_REQUEST_TIMEOUT_MS: { key: ["requestTimeoutMs"], type: "int" },
 };

@@ -1,0 +1,268 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { env } from "@huggingface/transformers";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { writeTinyCrossEncoder, writeTinyModel } from "../../test/tiny-onnx-model.ts";
+import { loadConfig } from "../config/config.ts";
+import { isLecternError, type LecternError } from "../errors.ts";
+import type { Reranker } from "../search/reranker.ts";
+import { createLocalReranker, type LocalReranker } from "./local-reranker.ts";
+import { createReranker } from "./rerankers.ts";
+
+// The tiny cross-encoder's logit is the number of question words (special tokens and unknown
+// words aside, repeats included) that occur in the passage: exact integers, so exact assertions.
+
+let root: string;
+let modelDir: string;
+let reranker: LocalReranker;
+const opened: Reranker[] = [];
+
+async function open(options: Parameters<typeof createLocalReranker>[0]): Promise<LocalReranker> {
+  const created = await createLocalReranker(options);
+  opened.push(created);
+  return created;
+}
+
+async function crossEncoderIn(name: string, options?: Parameters<typeof writeTinyCrossEncoder>[1]) {
+  const directory = path.join(root, name);
+  await writeTinyCrossEncoder(directory, options);
+  return directory;
+}
+
+async function configError(promise: Promise<unknown>): Promise<LecternError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!isLecternError(error)) throw new Error(`expected a LecternError, got ${String(error)}`);
+  expect(error.code).toBe("CONFIG_INVALID");
+  return error;
+}
+
+/** Passage indices from the highest score to the lowest. */
+function ranking(scores: number[]): number[] {
+  return scores.map((_, index) => index).sort((a, b) => (scores[b] ?? 0) - (scores[a] ?? 0));
+}
+
+const QUESTION = "How do I calibrate the robot arm?";
+const PASSAGES = [
+  "The quick brown fox jumps over the lazy dog.",
+  "Install the Python package.",
+  "Calibrate the robot arm joint by joint.",
+  "The robot arm has a motor.",
+];
+
+beforeAll(async () => {
+  root = await mkdtemp(path.join(tmpdir(), "lectern-local-reranker-"));
+  modelDir = await crossEncoderIn("tiny-cross-encoder");
+  reranker = await open({ modelDir });
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((created) => created.dispose?.()));
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("createLocalReranker", () => {
+  it("describes itself from the model directory", async () => {
+    expect(reranker.modelId).toBe("tiny-cross-encoder");
+    expect(reranker.maxLength).toBe(512);
+    const named = await open({
+      modelDir: await crossEncoderIn("named", { nameOrPath: "cross-encoder/tiny" }),
+    });
+    expect(named.modelId).toBe("cross-encoder/tiny");
+  });
+
+  it("scores every passage against the question and ranks the one sharing its words first", async () => {
+    const scores = await reranker.rerank(QUESTION, PASSAGES);
+    // calibrate + the + robot + arm; the + robot + arm; "the" only, twice.
+    expect(scores).toEqual([1, 1, 4, 3]);
+    expect(ranking(scores).slice(0, 2)).toEqual([2, 3]);
+  });
+
+  it("keeps question and passage apart: words repeated within the passage do not count", async () => {
+    const scores = await reranker.rerank("lidar", ["robot robot robot", "lidar", "lidar lidar"]);
+    expect(scores).toEqual([0, 1, 1]);
+    // The question's own words never match themselves.
+    expect(await reranker.rerank("robot arm", ["", "blue"])).toEqual([0, 0]);
+  });
+
+  it("returns no scores for no passages without running the model", async () => {
+    expect(await reranker.rerank(QUESTION, [])).toEqual([]);
+  });
+
+  it("gives each passage the same score whatever the batch size and the passage order", async () => {
+    const passages = [
+      "The robot arm has a motor and a joint sensor on every joint of the arm.",
+      "red",
+      "calibrate",
+      "How to calibrate the camera and the lidar of the robot before a map is made.",
+      "lazy dog",
+      "the arm",
+      "Install the python package, then configure the network.",
+    ];
+    const whole = await reranker.rerank(QUESTION, passages);
+    expect(whole).toEqual([3, 0, 1, 4, 0, 2, 1]);
+    for (const batchSize of [1, 2, 3]) {
+      const batched = await open({ modelDir, batchSize });
+      expect(await batched.rerank(QUESTION, passages)).toEqual(whole);
+    }
+    const reversed = await reranker.rerank(QUESTION, [...passages].reverse());
+    expect(reversed).toEqual([...whole].reverse());
+  });
+
+  it("runs one model call per batch", async () => {
+    const batched = await open({ modelDir, batchSize: 2 });
+    // The signal is checked once before tokenizing and once before each model call.
+    const controller = new AbortController();
+    const check = vi.spyOn(controller.signal, "throwIfAborted");
+    await batched.rerank(QUESTION, PASSAGES.concat("robot"), { signal: controller.signal });
+    expect(check).toHaveBeenCalledTimes(1 + 3);
+  });
+
+  it("takes the relevant class's log-odds from a two-label model", async () => {
+    const twoLabels = await open({ modelDir: await crossEncoderIn("two-labels", { labels: 2 }) });
+    // The tiny model's two logits are [-overlap, overlap].
+    const scores = await twoLabels.rerank(QUESTION, PASSAGES);
+    expect(scores).toEqual([2, 2, 8, 6]);
+    expect(ranking(scores).slice(0, 2)).toEqual([2, 3]);
+  });
+
+  it("cuts long pairs to the model's length from the end of the passage", async () => {
+    const short = await open({ modelDir: await crossEncoderIn("short", { maxLength: 16 }) });
+    expect(short.maxLength).toBe(16);
+    const filler = Array.from({ length: 40 }, () => "blue").join(" ");
+    // [CLS] lidar [SEP] = 3 tokens, so 12 passage tokens fit before the closing [SEP].
+    const scores = await short.rerank("lidar", [
+      `lidar ${filler}`,
+      `${filler} lidar`,
+      `${Array.from({ length: 11 }, () => "blue").join(" ")} lidar ${filler}`,
+      `${Array.from({ length: 12 }, () => "blue").join(" ")} lidar ${filler}`,
+    ]);
+    expect(scores).toEqual([1, 0, 1, 0]);
+  });
+
+  it("stops before a model call once the signal is aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(
+      reranker.rerank(QUESTION, PASSAGES, { signal: controller.signal }),
+    ).rejects.toMatchObject({ name: "AbortError" });
+
+    const batched = await open({ modelDir, batchSize: 1 });
+    const during = new AbortController();
+    const check = during.signal.throwIfAborted.bind(during.signal);
+    let checks = 0;
+    // Abort once the first batch is done: the second must not run.
+    during.signal.throwIfAborted = () => {
+      checks += 1;
+      if (checks === 3) during.abort();
+      check();
+    };
+    await expect(
+      batched.rerank(QUESTION, PASSAGES, { signal: during.signal }),
+    ).rejects.toMatchObject({ name: "AbortError" });
+    expect(checks).toBe(3);
+  });
+
+  it("names a directory that does not exist", async () => {
+    const missing = path.join(root, "no-such-model");
+    const error = await configError(createLocalReranker({ modelDir: missing }));
+    expect(error.message).toContain(missing);
+    expect(error.message).toContain("does not exist");
+    expect(error.details).toMatchObject({ modelDir: missing });
+  });
+
+  it("names a path that is a file, not a directory", async () => {
+    const file = path.join(modelDir, "config.json");
+    const error = await configError(createLocalReranker({ modelDir: file }));
+    expect(error.message).toContain("is not a directory");
+  });
+
+  it("names the missing model and tokenizer files", async () => {
+    const directory = await crossEncoderIn("incomplete", {
+      omit: ["onnx/model.onnx", "tokenizer.json"],
+    });
+    const error = await configError(createLocalReranker({ modelDir: directory }));
+    expect(error.message).toContain(directory);
+    expect(error.message).toContain("onnx/model.onnx");
+    expect(error.details).toMatchObject({
+      modelDir: directory,
+      missing: ["tokenizer.json", "onnx/model.onnx"],
+    });
+  });
+
+  it("reports a broken config.json or model file as configuration errors", async () => {
+    const badConfig = await crossEncoderIn("bad-config");
+    await writeFile(path.join(badConfig, "config.json"), "{ not json");
+    const configFailure = await configError(createLocalReranker({ modelDir: badConfig }));
+    expect(configFailure.message).toContain(path.join(badConfig, "config.json"));
+
+    const badModel = await crossEncoderIn("bad-model");
+    await writeFile(path.join(badModel, "onnx", "model.onnx"), "not a model");
+    const modelFailure = await configError(createLocalReranker({ modelDir: badModel }));
+    expect(modelFailure.message).toContain(badModel);
+    expect(modelFailure.message).toContain("could not be loaded");
+  });
+
+  it("refuses a model that is not a cross-encoder", async () => {
+    const embeddingModel = path.join(root, "embedding-model");
+    await writeTinyModel(embeddingModel);
+    const error = await configError(createLocalReranker({ modelDir: embeddingModel }));
+    expect(error.message).toContain(embeddingModel);
+    expect(error.message).toContain("failed on a test input");
+    expect(error.message).toContain("logits");
+  });
+
+  it("rejects invalid options", async () => {
+    await configError(createLocalReranker({ modelDir, batchSize: 0 }));
+    await configError(createLocalReranker({ modelDir, batchSize: 1.5 }));
+    await configError(createLocalReranker({ modelDir: "  " }));
+  });
+
+  it("never reaches for the network", async () => {
+    const globalFetch = vi.spyOn(globalThis, "fetch");
+    const libraryFetch = vi.fn(async () => {
+      throw new Error("network access attempted");
+    });
+    const originalFetch = env.fetch;
+    env.fetch = libraryFetch;
+    try {
+      const local = await open({ modelDir: await crossEncoderIn("offline") });
+      await local.rerank(QUESTION, PASSAGES);
+      // A hub-style id is a relative path here: it is looked up on disk and not downloaded.
+      const hubId = "cross-encoder/ms-marco-MiniLM-L-6-v2";
+      const error = await configError(createLocalReranker({ modelDir: hubId }));
+      expect(error.message).toContain(path.resolve(hubId));
+      expect(env.allowRemoteModels).toBe(false);
+      expect(libraryFetch).not.toHaveBeenCalled();
+      expect(globalFetch).not.toHaveBeenCalled();
+    } finally {
+      env.fetch = originalFetch;
+      globalFetch.mockRestore();
+    }
+  });
+});
+
+describe("createReranker", () => {
+  it("returns no reranker when no model directory is configured", async () => {
+    expect(await createReranker(loadConfig({ env: {}, cwd: root }))).toBeUndefined();
+  });
+
+  it("loads the model named by LECTERN_RERANK_MODEL_DIR", async () => {
+    const config = loadConfig({ env: { LECTERN_RERANK_MODEL_DIR: modelDir }, cwd: root });
+    const configured = await createReranker(config);
+    if (!configured) throw new Error("expected a reranker");
+    opened.push(configured);
+    expect(configured.modelId).toBe("tiny-cross-encoder");
+    expect(ranking(await configured.rerank(QUESTION, PASSAGES))[0]).toBe(2);
+  });
+
+  it("fails at start-up with CONFIG_INVALID for a directory that does not exist", async () => {
+    const missing = path.join(root, "not-there");
+    const config = loadConfig({ env: { LECTERN_RERANK_MODEL_DIR: missing }, cwd: root });
+    const error = await configError(createReranker(config));
+    expect(error.message).toContain(missing);
+  });
+});
