@@ -2,9 +2,11 @@ import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import type { Config } from "./config/config.ts";
 import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
 import { createEmbedder } from "./llm/embedders.ts";
+import { createReranker } from "./llm/rerankers.ts";
 import { type Embedder, isDenseEnabled } from "./search/embedder.ts";
 import { applyToIndex, loadLexicalIndex, saveLexicalIndex } from "./search/index-store.ts";
 import type { LexicalIndex } from "./search/lexical-index.ts";
+import type { Reranker } from "./search/reranker.ts";
 import { Retriever } from "./search/retriever.ts";
 import { DocumentStore } from "./store/document-store.ts";
 import { openDatabase } from "./store/open.ts";
@@ -45,10 +47,13 @@ export interface OpenOptions {
   embedder?: Embedder;
   /** Drop stored embeddings of another model and embed again. */
   reembed?: boolean;
+  /** Overrides the configured reranker. */
+  reranker?: Reranker;
 }
 
 export async function openLectern(config: Config, options: OpenOptions = {}): Promise<Lectern> {
   const embedder = options.embedder ?? (await createEmbedder(config));
+  const reranker = options.reranker ?? (await createReranker(config));
   const dense = isDenseEnabled(embedder);
   const db = await openDatabase({ ...config, vector: dense });
   try {
@@ -68,6 +73,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         topK: config.search.topK,
         maxChunksPerPage: config.search.maxChunksPerPage,
         embedder,
+        ...(reranker ? { rerank: { reranker, candidates: config.rerank.candidates } } : {}),
         ...(vectorStore
           ? {
               dense: {
@@ -147,6 +153,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       },
       close: async () => {
         await (embedder as { dispose?: () => Promise<void> }).dispose?.();
+        await reranker?.dispose?.();
         await db.close();
       },
     };

@@ -308,7 +308,7 @@ async function commandEval(config: Config, flags: Flags): Promise<number> {
       retriever = retriever.withThresholds(tuned.thresholds);
       process.stdout.write(
         `Tuned on ${tuneHalf.length} questions: ${JSON.stringify(tuned.thresholds)} ` +
-          `(balanced accuracy ${(tuned.balancedAccuracy * 100).toFixed(1)}%, low-confidence F1 ${tuned.lowConfidenceF1.toFixed(2)})\n` +
+          `(decision score ${tuned.decisionScore.toFixed(3)}, low-confidence F1 ${tuned.lowConfidenceF1.toFixed(2)})\n` +
           "Held-out questions with these thresholds:\n",
       );
     }

@@ -14,9 +14,10 @@ import type { EvalQuestion } from "./questions.ts";
  * Chooses the no-results and low-confidence thresholds from labelled questions (in practice the
  * tune half of the sample questions; the other half stays unseen and only checks the result).
  *
- * - no_results: the grid point (unknownWeight, minSupport) with the best balanced accuracy (mean
- *   of off-topic questions rejected and answerable questions accepted); among equally good points
- *   the middle one, so the boundary sits away from the examples on both sides.
+ * - no_results: the grid point (unknownWeight, minSupport) with the best score: the share of
+ *   off-topic questions rejected minus FALSE_REJECTION_COST × the share of answerable questions
+ *   rejected; among equally good points the middle one, so the boundary sits away from the
+ *   examples on both sides.
  * - low_confidence: with those, the lowConfidenceSupport whose flag best predicts a wrong answer
  *   (F1), wrong meaning an off-topic question answered or a first source from a page that does not
  *   answer the question; ties again take the middle.
@@ -29,9 +30,16 @@ interface Observation {
   topPageCorrect: boolean;
 }
 
+/**
+ * Refusing a question the book answers costs a reader more than answering an off-topic one (which
+ * still shows its sources and the low-confidence flag), so a wrong refusal weighs this many times.
+ */
+export const FALSE_REJECTION_COST = 3;
+
 export interface TuneResult {
   thresholds: DecisionThresholds;
-  balancedAccuracy: number;
+  /** Share of off-topic questions refused minus FALSE_REJECTION_COST × answerable ones refused. */
+  decisionScore: number;
   lowConfidenceF1: number;
 }
 
@@ -73,16 +81,14 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
   const offTopic = observations.filter((observation) => observation.offTopic);
   const answerable = observations.filter((observation) => !observation.offTopic);
 
-  let best = -1;
+  let best = Number.NEGATIVE_INFINITY;
   let optimal: { unknownWeight: number; minSupport: number }[] = [];
   for (const unknownWeight of grid(0, 2, 0.25)) {
     for (const minSupport of grid(-0.5, 0.8, 0.02)) {
       const thresholds = { unknownWeight, minSupport, lowConfidenceSupport: 0 };
       const rejected = (observation: Observation) =>
         decide(observation.signals, observation.resultCount, thresholds) === "no_results";
-      const score =
-        (share(offTopic, rejected) + share(answerable, (observation) => !rejected(observation))) /
-        2;
+      const score = share(offTopic, rejected) - FALSE_REJECTION_COST * share(answerable, rejected);
       if (score > best + 1e-9) {
         best = score;
         optimal = [];
@@ -124,7 +130,7 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
   }
   return {
     thresholds: { unknownWeight, minSupport, lowConfidenceSupport: median(optimalLow) },
-    balancedAccuracy: best,
+    decisionScore: best,
     lowConfidenceF1: bestF1,
   };
 }

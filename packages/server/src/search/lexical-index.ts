@@ -217,7 +217,7 @@ export class LexicalIndex {
   /**
    * The book's term a word the book never uses is most likely a typo of: within edit distance 1
    * (5–7 letters) or 2 (8 or more), transpositions counting as one edit; the most frequent such
-   * term wins. Undefined for short words, words with digits or symbols, and words with no match.
+   * term wins; the first letter must match. Undefined for short words, words with digits or symbols, and words with no match.
    */
   closestTerm(term: string): string | undefined {
     if (term.length < 5 || !/^\p{L}+$/u.test(term)) return undefined;
@@ -227,7 +227,13 @@ export class LexicalIndex {
     let bestDistance = maxDistance + 1;
     let bestFrequency = 0;
     for (const [candidate, frequency] of this.documentFrequency) {
-      if (Math.abs(candidate.length - term.length) > maxDistance || candidate.length < 4) continue;
+      // A reader's typo rarely changes the first letter; "bread" is not a typo of "read".
+      if (
+        candidate[0] !== term[0] ||
+        Math.abs(candidate.length - term.length) > maxDistance ||
+        candidate.length < 4
+      )
+        continue;
       const distance = editDistance(term, candidate, maxDistance);
       if (
         distance < bestDistance ||

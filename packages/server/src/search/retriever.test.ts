@@ -207,3 +207,70 @@ describe("retriever on a large book", () => {
     expect(result.results).toHaveLength(5);
   });
 });
+
+describe("retrieval for readers' wording", () => {
+  it("searches a typo of a book word as that word, and a stray word cannot sink the question", () => {
+    const result = retriever.retrieve("How does the jacobain relate joint velocities?");
+    expect(result.corrections).toEqual([{ from: "jacobain", to: "jacobian" }]);
+    expect(result.results[0]?.chunk.url).toBe("https://b.example/docs/arm/ik#jacobian");
+    expect(result.decision).toBe("answer");
+    // A word the book never uses weighs no more than the question's rarest known word.
+    const slang = retriever.retrieve("chore: damped least squares singularities");
+    expect(slang.decision).toBe("answer");
+    expect(slang.signals.unknownShare).toBeLessThan(0.5);
+  });
+
+  it("does not take a different word for a typo when the first letter differs", () => {
+    expect(index.closestTerm("notat")).toBeUndefined();
+    expect(index.closestTerm("jacobain")).toBe("jacobian");
+  });
+
+  it("never counts words in another script as unknown", () => {
+    const result = retriever.retrieve("逆運動学 inverse kinematics solver joint limits");
+    expect(result.signals.unknownShare).toBe(0);
+    expect(result.decision).toBe("answer");
+  });
+
+  it("adds an earlier turn's words at a lower weight", () => {
+    const alone = retriever.retrieve("what happens near singularities?");
+    const followUp = retriever.retrieve("and what does it clamp?", {
+      context: "How do joint limits work in inverse kinematics?",
+    });
+    expect(alone.results[0]?.chunk.url).toBe("https://b.example/docs/arm/ik#jacobian");
+    expect(followUp.context).toBe("How do joint limits work in inverse kinematics?");
+    expect(followUp.results[0]?.chunk.url).toBe("https://b.example/docs/arm/ik#limits");
+  });
+
+  it("lists sources by similarity, best first, one section at most once", () => {
+    const result = new Retriever(index, { topK: 6, maxChunksPerPage: 1 }).retrieve(
+      "inverse kinematics joint solver angles",
+    );
+    const scores = result.results.map((entry) => entry.similarityScore);
+    expect(scores).toEqual([...scores].sort((left, right) => right - left));
+    const urls = result.results.map((entry) => entry.chunk.url);
+    expect(new Set(urls).size).toBe(urls.length);
+    // One chunk per page first: both matching pages come before a second chunk of either.
+    expect(result.results.slice(0, 2).map((entry) => entry.chunk.filePath).sort()).toEqual([
+      "arm/fk.md",
+      "arm/ik.md",
+    ]);
+  });
+
+  it("lets a reranker reorder the candidates, keeping the shown scores best first", async () => {
+    const reranker = {
+      modelId: "prefers-limits",
+      async rerank(_query: string, passages: string[]) {
+        return passages.map((passage) => (passage.includes("Joint limits") ? 10 : 0));
+      },
+    };
+    const reranked = new Retriever(index, {
+      topK: 3,
+      maxChunksPerPage: 2,
+      rerank: { reranker, candidates: 20 },
+    });
+    const result = await reranked.search("inverse kinematics solver singularities");
+    expect(result.results[0]?.chunk.url).toBe("https://b.example/docs/arm/ik#limits");
+    const scores = result.results.map((entry) => entry.similarityScore);
+    expect(scores).toEqual([...scores].sort((left, right) => right - left));
+  });
+});

@@ -2,6 +2,7 @@ import type { ChunkRecord } from "../store/document-store.ts";
 import { analyzeQuery, isNonLatinTerm } from "./analyzer.ts";
 import { type Embedder, noneEmbedder } from "./embedder.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
+import type { Reranker } from "./reranker.ts";
 
 /**
  * The `search` stage: BM25 candidates, filters, page diversity, a 0..1 similarity score and the
@@ -111,6 +112,8 @@ export interface RetrieverOptions {
   thresholds?: DecisionThresholds;
   /** Dense retrieval, fused with BM25 by reciprocal rank fusion when present. */
   dense?: DenseSearch;
+  /** A cross-encoder that reorders the first `candidates` results (optional). */
+  rerank?: { reranker: Reranker; candidates: number };
 }
 
 /**
@@ -145,6 +148,32 @@ export class Retriever {
     query: string,
     options: RetrieveOptions & { signal?: AbortSignal } = {},
   ): Promise<RetrievalResult> {
+    const rerank = this.options.rerank;
+    if (rerank) {
+      const topK = clampTopK(options.topK ?? this.options.topK);
+      const { rerank: _, ...rest } = this.options;
+      const wide = await new Retriever(this.index, rest).search(query, {
+        ...options,
+        topK: Math.max(topK, Math.min(20, rerank.candidates)),
+      });
+      if (wide.decision === "no_results" || wide.results.length < 2) {
+        return { ...wide, results: wide.results.slice(0, topK) };
+      }
+      const scores = await rerank.reranker.rerank(
+        query,
+        wide.results.map(
+          (result) => `${result.chunk.headingPath.join(" › ")}\n${result.chunk.text}`,
+        ),
+        options.signal ? { signal: options.signal } : {},
+      );
+      // The model decides the order; the shown scores keep their values, best first.
+      const similarities = wide.results.map((result) => result.similarityScore);
+      const reordered = wide.results
+        .map((result, index) => ({ result, score: scores[index] ?? Number.NEGATIVE_INFINITY }))
+        .sort((left, right) => right.score - left.score)
+        .map((entry, index) => ({ ...entry.result, similarityScore: similarities[index] ?? 0 }));
+      return { ...wide, results: reordered.slice(0, topK) };
+    }
     const dense = this.options.dense;
     if (!dense) return this.retrieve(query, options);
     const topK = clampTopK(options.topK ?? this.options.topK);
@@ -350,6 +379,7 @@ export class Retriever {
     }
     const correctedOf = new Map(corrections.map((entry) => [entry.from, entry.to]));
     let knownMax = 0;
+    let unknownWeight = 0;
     for (const word of words) {
       const term = correctedOf.get(word) ?? word;
       if (this.index.documentFrequencyOf(term) === 0) {
@@ -359,8 +389,9 @@ export class Retriever {
       const weight = this.index.idf(term);
       weights.set(term, Math.max(weights.get(term) ?? 0, weight));
       knownMax = Math.max(knownMax, weight);
+      // A corrected word is a guess: it counts as half unknown when deciding whether to answer.
+      if (term !== word) unknownWeight += CORRECTION_DOUBT * weight;
     }
-    let unknownWeight = 0;
     const unknownCap = knownMax > 0 ? knownMax : Number.POSITIVE_INFINITY;
     for (const term of new Set(unknown)) {
       const weight = Math.min(this.index.idf(term), unknownCap);
@@ -384,6 +415,9 @@ export class Retriever {
     };
   }
 }
+
+/** The share of a corrected word's weight that still counts as unknown. */
+export const CORRECTION_DOUBT = 0.5;
 
 /** How much a word of the earlier turn counts in a follow-up's search, against 1 for its own words. */
 export const CONTEXT_WEIGHT = 0.5;
