@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,8 @@ async function writeDoc(
   await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
   await writeFile(path.join(root, relative), content);
 }
+
+const FIXTURES = new URL("../../test/fixtures/mdx/", import.meta.url);
 
 const page = (title: string, body: string) =>
   `---\ntitle: ${title}\ntags: [demo]\n---\n\n${body}\n`;
@@ -131,16 +133,43 @@ describe("incremental ingestion", () => {
     expect(lectern.retriever.retrieve("welcome planetary").results).toEqual([]);
   });
 
+  it("indexes a page with math and an .mdx page MDX cannot parse, warning about the latter", async () => {
+    await writeDoc(docsDir, "02-physics/ratios.mdx", await readFile(new URL("math.mdx", FIXTURES)));
+    const broken = await readFile(new URL("unclosed-tabs.mdx", FIXTURES), "utf8");
+    await writeDoc(docsDir, "02-physics/broken-tabs.mdx", broken);
+    const report = await lectern.ingest(docsDir);
+    expect(report.failures).toEqual([]);
+    expect(report.added.sort()).toEqual(["02-physics/broken-tabs.mdx", "02-physics/ratios.mdx"]);
+    const tabLine = broken.split("\n").findIndex((line) => line.includes("<TabItem")) + 1;
+    expect(report.warnings).toEqual([
+      {
+        filePath: "02-physics/broken-tabs.mdx",
+        line: tabLine,
+        reason: expect.stringMatching(/^cannot parse MDX: .*<TabItem>.*; indexed as CommonMark$/),
+        message: expect.stringMatching(
+          new RegExp(`^02-physics/broken-tabs\\.mdx:${tabLine}: cannot parse MDX`),
+        ),
+      },
+    ]);
+    const ratio = lectern.retriever.retrieve("lever arm torque ratio").results[0]?.chunk;
+    expect(ratio?.filePath).toBe("02-physics/ratios.mdx");
+    expect(ratio?.text).toContain("```math\n\\frac{a}{b}\n```");
+    expect(lectern.retriever.retrieve("content of tab").results[0]?.chunk.filePath).toBe(
+      "02-physics/broken-tabs.mdx",
+    );
+  });
+
   it("keeps a page's previous version when it stops parsing, and reports it with its line", async () => {
     await writeDoc(
       docsDir,
       "01-basics/02-care.mdx",
-      "---\ntitle: Care\n---\n\n## Maintenance\n\n<Tabs>\nunclosed\n",
+      "---\ntitle: Care\ntags: [unclosed\n---\n\n## Maintenance\n\nNew text.\n",
     );
     const report = await lectern.ingest(docsDir);
     expect(report.failures).toHaveLength(1);
     expect(report.failures[0]?.filePath).toBe("01-basics/02-care.mdx");
-    expect(report.failures[0]?.line).toBeGreaterThanOrEqual(7);
+    expect(report.failures[0]?.code).toBe("INVALID_FRONTMATTER");
+    expect(report.failures[0]?.line).toBeGreaterThanOrEqual(3);
     expect(report.failures[0]?.message).toMatch(/^01-basics\/02-care\.mdx:\d+: /);
     expect(report.removed).toEqual([]);
     expect(lectern.retriever.retrieve("grease bearings").results[0]?.chunk.filePath).toBe(

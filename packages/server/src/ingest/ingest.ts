@@ -12,7 +12,13 @@ import type {
 } from "../store/document-store.ts";
 import { buildSections, type ChunkingOptions, chunkSections } from "./chunk.ts";
 import { scanDocs } from "./files.ts";
-import { type Block, decodeText, MarkdownParseError, parseMarkdown } from "./markdown.ts";
+import {
+  type Block,
+  decodeText,
+  MarkdownParseError,
+  type ParseWarning,
+  parseMarkdown,
+} from "./markdown.ts";
 import { renderBlocks } from "./render-html.ts";
 import {
   createHeadingSlugger,
@@ -24,7 +30,7 @@ import {
 } from "./routes.ts";
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
-export const INGEST_VERSION = 2;
+export const INGEST_VERSION = 3;
 
 export interface IngestOptions {
   docsDir: string;
@@ -41,6 +47,9 @@ export interface IngestFailure {
   message: string;
 }
 
+/** A page (or partial) that was indexed despite a problem, e.g. MDX read as CommonMark. */
+export type IngestWarning = ParseWarning;
+
 export interface IngestReport {
   added: string[];
   updated: string[];
@@ -48,6 +57,8 @@ export interface IngestReport {
   unchanged: number;
   skippedDrafts: string[];
   failures: IngestFailure[];
+  /** Problems in the pages (re)ingested by this run; unchanged pages are not read again. */
+  warnings: IngestWarning[];
   chunksAdded: number;
   chunksRemoved: number;
   totalDocuments: number;
@@ -113,6 +124,7 @@ export async function ingestDocs(
       code: "INVALID_CATEGORY",
       message,
     })),
+    warnings: [],
     chunksAdded: 0,
     chunksRemoved: 0,
     totalDocuments: 0,
@@ -154,7 +166,8 @@ export async function ingestDocs(
         seen.delete(filePath);
         continue;
       }
-      changes.upserts.push(page);
+      report.warnings.push(...page.warnings);
+      changes.upserts.push({ document: page.document, chunks: page.chunks });
       (stored.has(filePath) ? report.updated : report.added).push(filePath);
     } catch (error) {
       // Keep the previous version of a page that now fails: nothing is lost.
@@ -163,6 +176,7 @@ export async function ingestDocs(
     }
   }
   options.onProgress?.({ done: pages.length, total: pages.length, file: "" });
+  report.warnings.push(...sources.partialWarnings());
 
   for (const filePath of stored.keys()) {
     if (!seen.has(filePath)) {
@@ -199,7 +213,7 @@ function buildPage(
   categories: string[],
   sources: SourceCache,
   options: IngestOptions,
-): { document: DocumentRecord; chunks: ChunkRecord[] } | undefined {
+): { document: DocumentRecord; chunks: ChunkRecord[]; warnings: ParseWarning[] } | undefined {
   const parsed = parseMarkdown(text, {
     filePath,
     format: formatOf(filePath),
@@ -271,6 +285,7 @@ function buildPage(
       html,
     },
     chunks,
+    warnings: parsed.warnings,
   };
 }
 
@@ -284,6 +299,7 @@ class SourceCache {
   /** Texts already read, for the synchronous partial lookups made while parsing. */
   private readonly settled = new Map<string, string>();
   private readonly blocks = new Map<string, Block[] | undefined>();
+  private readonly warnings = new Map<string, ParseWarning[]>();
   private readonly resolving = new Set<string>();
 
   constructor(private readonly root: string) {}
@@ -348,16 +364,22 @@ class SourceCache {
     if (text === undefined) return undefined;
     this.resolving.add(target);
     try {
-      const blocks = parseMarkdown(text, {
+      const parsed = parseMarkdown(text, {
         filePath: target,
         format: formatOf(target),
         resolvePartial: (nested) => this.partialBlocks(target, nested),
-      }).blocks;
-      this.blocks.set(target, blocks);
-      return blocks;
+      });
+      this.blocks.set(target, parsed.blocks);
+      this.warnings.set(target, parsed.warnings);
+      return parsed.blocks;
     } finally {
       this.resolving.delete(target);
     }
+  }
+
+  /** Warnings of the partials parsed so far, each partial once however many pages use it. */
+  partialWarnings(): ParseWarning[] {
+    return [...this.warnings.values()].flat();
   }
 }
 
