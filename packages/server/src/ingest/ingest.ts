@@ -30,7 +30,7 @@ import {
 } from "./routes.ts";
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
-export const INGEST_VERSION = 3;
+export const INGEST_VERSION = 4;
 
 export interface IngestOptions {
   docsDir: string;
@@ -230,6 +230,7 @@ function buildPage(
     (firstHeading?.kind === "heading" ? firstHeading.text : undefined) ??
     humanize(filePath);
   const tags = tagList(frontmatter.tags);
+  const searchText = authorSearchText(title, frontmatter);
 
   // The page's HTML gets its anchors from a slugger of its own, fed the same headings in order.
   const htmlSlugger = createHeadingSlugger();
@@ -261,6 +262,7 @@ function buildPage(
       headingPath: draft.headingPath,
       url: draft.anchor ? `${pageUrl}#${draft.anchor}` : pageUrl,
       tags,
+      searchText,
       text: draft.text,
       contentHash,
       tokenCount: draft.tokens,
@@ -424,6 +426,32 @@ function tagList(value: unknown): string[] {
   return value
     .map((tag) => (typeof tag === "string" ? tag : (tag as { label?: unknown } | null)?.label))
     .filter((tag): tag is string => typeof tag === "string" && tag.length > 0);
+}
+
+/**
+ * What the author wrote for search engines and the sidebar (`description`, `keywords` as a list
+ * or a comma-separated string, `sidebar_label`), each once and none that merely repeats the title.
+ */
+export function authorSearchText(title: string, frontmatter: Record<string, unknown>): string {
+  const keywords = frontmatter.keywords;
+  const keywordList = Array.isArray(keywords)
+    ? keywords.filter((keyword): keyword is string => typeof keyword === "string")
+    : typeof keywords === "string"
+      ? keywords.split(",")
+      : [];
+  const seen = new Set([normalized(title)]);
+  const parts: string[] = [];
+  for (const part of [frontmatter.description, ...keywordList, frontmatter.sidebar_label]) {
+    const text = stringValue(part);
+    if (!text || seen.has(normalized(text))) continue;
+    seen.add(normalized(text));
+    parts.push(text);
+  }
+  return parts.join("\n");
+}
+
+function normalized(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, " ").trim();
 }
 
 function humanize(filePath: string): string {
