@@ -30,7 +30,7 @@ import {
 } from "./routes.ts";
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
-export const INGEST_VERSION = 4;
+export const INGEST_VERSION = 5;
 
 export interface IngestOptions {
   docsDir: string;
