@@ -100,11 +100,14 @@ function shareOf(queryTerms: Set<string>, terms: Set<string>): number {
   return matched / queryTerms.size;
 }
 
-/** The prose paragraphs of a chunk: code blocks and table rows are not quotable sentences. */
+/**
+ * The prose paragraphs of a chunk: code blocks, table rows and the heading lines of sections
+ * merged into the chunk are not quotable sentences.
+ */
 function proseOf(text: string): string[] {
   return text
     .replace(/(`{3,})[^\n]*\n[\s\S]*?\n\1/g, "\n\n")
     .split(/\n{2,}/)
     .map((paragraph) => paragraph.trim())
-    .filter((paragraph) => paragraph && !paragraph.includes(" | "));
+    .filter((paragraph) => paragraph && !paragraph.includes(" | ") && !/^#{1,6} /.test(paragraph));
 }

@@ -87,10 +87,13 @@ describe("lectern CLI", () => {
     const result = await runCli(["ingest", "--docs", docs, "--data-dir", dataDir]);
     expectCleanFailure(result, /binary\.md: not a text file/);
     expect(result.stderr).toMatch(/bad-yaml\.md:\d+: invalid frontmatter YAML/);
-    expect(result.stderr).toMatch(/bad\.mdx:5: cannot parse MDX/);
     expect(result.stderr).toMatch(/dangling\.md: cannot read file \(ENOENT\)/);
-    expect(result.stderr).toContain("4 file(s) could not be ingested");
-    expect(result.stdout).toContain("Files: 1 added, 0 updated, 0 removed, 0 unchanged, 4 failed");
+    expect(result.stderr).toContain("3 file(s) could not be ingested");
+    // MDX that does not parse is indexed as CommonMark, with a warning.
+    expect(result.stdout).toContain(
+      "Files: 2 added, 0 updated, 0 removed, 0 unchanged, 3 failed, 1 warning",
+    );
+    expect(result.stdout).toMatch(/⚠ bad\.mdx:5: cannot parse MDX/);
 
     const ask = await runCli([
       "ask",

@@ -6,7 +6,11 @@ export function formatIngestSummary(report: IngestReport): string {
   const lines = [
     `Files: ${report.added.length} added, ${report.updated.length} updated, ${report.removed.length} removed, ${report.unchanged} unchanged` +
       (report.skippedDrafts.length ? `, ${report.skippedDrafts.length} drafts skipped` : "") +
-      (report.failures.length ? `, ${report.failures.length} failed` : ""),
+      (report.failures.length ? `, ${report.failures.length} failed` : "") +
+      (report.warnings.length
+        ? `, ${report.warnings.length} warning${report.warnings.length === 1 ? "" : "s"}`
+        : ""),
+    ...report.warnings.map((warning) => `⚠ ${warning.message}`),
     `Chunks: +${report.chunksAdded} −${report.chunksRemoved}; index holds ${report.totalDocuments} pages, ${report.totalChunks} chunks`,
     `Done in ${report.seconds.toFixed(2)} s`,
   ];

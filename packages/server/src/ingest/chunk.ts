@@ -1,10 +1,10 @@
 import type { Block } from "./markdown.ts";
 
 /**
- * Heading-aware chunking. A document is cut into sections at its headings; each section is packed
- * into chunks of about `targetTokens`, never more than `maxTokens`, and consecutive chunks of one
- * section share about `overlapRatio` of the target as overlap. A fenced code block is never split
- * unless it alone exceeds `maxTokens`.
+ * Heading-aware chunking. A document is cut into sections at its headings; consecutive small
+ * sections are packed together and large ones split, into chunks of about `targetTokens`, never
+ * more than `maxTokens`; consecutive chunks of one section share about `overlapRatio` of the
+ * target as overlap. A fenced code block is never split unless it alone exceeds `maxTokens`.
  */
 
 export interface ChunkingOptions {
@@ -82,45 +82,82 @@ interface Unit {
   /** Placed before this unit when it follows another one in a chunk. */
   joiner: string;
   code: boolean;
+  /** A section's heading line: shown inside a chunk, left out when it starts one. */
+  heading: boolean;
+  /** Index of the section the unit belongs to. */
+  section: number;
 }
 
+/**
+ * A chunk whose new text is under this share of the target is joined to a neighbour when the
+ * result stays within `maxTokens` (≈ 87 tokens for the default target of 350): short sections
+ * whose heading happens to match one query word otherwise outrank the passage that explains.
+ */
+const MIN_SHARE = 0.25;
+
+/**
+ * Chunks one page. Consecutive sections share a chunk while it stays within `targetTokens`; a
+ * merged section keeps its heading as a Markdown heading line, and the chunk takes the section,
+ * heading path and anchor of its first section. A section too large to join is split with
+ * overlap; a piece smaller than `MIN_SHARE` of the target is joined to a neighbour when that stays
+ * within `maxTokens`.
+ */
 export function chunkSections(sections: Section[], options: ChunkingOptions): ChunkDraft[] {
+  const minTokens = Math.floor(options.targetTokens * MIN_SHARE);
+  const chunks = joinSmallChunks(packSections(sections, options, minTokens), options, minTokens);
   const drafts: ChunkDraft[] = [];
-  for (const section of sections) {
-    for (const text of packUnits(sectionUnits(section, options), options)) {
-      drafts.push({
-        text,
-        tokens: estimateTokens(text),
-        section: section.heading,
-        headingPath: section.headingPath,
-        anchor: section.anchor,
-      });
-    }
+  for (const units of chunks) {
+    const text = render(units);
+    const section = sections[units[0]?.section ?? 0];
+    if (!text || !section) continue;
+    drafts.push({
+      text,
+      tokens: estimateTokens(text),
+      section: section.heading,
+      headingPath: section.headingPath,
+      anchor: section.anchor,
+    });
   }
   return drafts;
 }
 
 const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z0-9`"'([])/;
 
-function sectionUnits(section: Section, options: ChunkingOptions): Unit[] {
-  const units: Unit[] = [];
+function headingUnit(section: Section, index: number): Unit {
+  const level = "#".repeat(Math.min(6, Math.max(2, section.headingPath.length)));
+  const text = `${level} ${section.heading}`;
+  return {
+    text,
+    tokens: estimateTokens(text),
+    joiner: "\n\n",
+    code: false,
+    heading: true,
+    section: index,
+  };
+}
+
+function sectionUnits(section: Section, index: number, options: ChunkingOptions): Unit[] {
+  const units: Unit[] = [headingUnit(section, index)];
+  const push = (text: string, joiner: string, code: boolean) =>
+    units.push({
+      text,
+      tokens: estimateTokens(text),
+      joiner,
+      code,
+      heading: false,
+      section: index,
+    });
   for (const block of section.blocks) {
     if (block.kind === "code") {
       const fenced = fence(block.lang, block.code);
-      if (estimateTokens(fenced) <= options.maxTokens) {
-        units.push({ text: fenced, tokens: estimateTokens(fenced), joiner: "\n\n", code: true });
-      } else {
-        for (const [index, piece] of splitCode(
+      if (estimateTokens(fenced) <= options.maxTokens) push(fenced, "\n\n", true);
+      else {
+        for (const [pieceIndex, piece] of splitCode(
           block.lang,
           block.code,
           options.maxTokens,
         ).entries()) {
-          units.push({
-            text: piece,
-            tokens: estimateTokens(piece),
-            joiner: index === 0 ? "\n\n" : "\n",
-            code: true,
-          });
+          push(piece, pieceIndex === 0 ? "\n\n" : "\n", true);
         }
       }
       continue;
@@ -130,16 +167,11 @@ function sectionUnits(section: Section, options: ChunkingOptions): Unit[] {
     let firstOfBlock = true;
     for (const line of lines) {
       const sentences = line.split(SENTENCE_END);
-      for (const [index, sentence] of sentences.entries()) {
-        const joiner = firstOfBlock ? "\n\n" : index === 0 ? "\n" : " ";
+      for (const [sentenceIndex, sentence] of sentences.entries()) {
+        const joiner = firstOfBlock ? "\n\n" : sentenceIndex === 0 ? "\n" : " ";
         firstOfBlock = false;
         for (const [pieceIndex, piece] of splitLongText(sentence, options.maxTokens).entries()) {
-          units.push({
-            text: piece,
-            tokens: estimateTokens(piece),
-            joiner: pieceIndex === 0 ? joiner : " ",
-            code: false,
-          });
+          push(piece, pieceIndex === 0 ? joiner : " ", false);
         }
       }
     }
@@ -147,35 +179,81 @@ function sectionUnits(section: Section, options: ChunkingOptions): Unit[] {
   return units;
 }
 
-function packUnits(units: Unit[], options: ChunkingOptions): string[] {
+const size = (units: Unit[]) => estimateTokens(render(units));
+
+function packSections(sections: Section[], options: ChunkingOptions, minTokens: number): Unit[][] {
   const chunks: Unit[][] = [];
   const overlapBudget = Math.floor(options.targetTokens * options.overlapRatio);
   let current: Unit[] = [];
-  let fresh = 0; // units in `current` that are not overlap
+  let fresh = 0; // units at the end of `current` that are not overlap
+  const hasContent = () => current.slice(current.length - fresh).some((unit) => !unit.heading);
+  const freshTokens = () => size(current.slice(current.length - fresh));
 
-  const size = (list: Unit[]) => estimateTokens(render(list));
-  for (const unit of units) {
-    if (fresh > 0 && size([...current, unit]) > options.targetTokens) {
-      chunks.push(current);
-      current = overlapTail(current, overlapBudget);
-      fresh = 0;
+  for (const [index, section] of sections.entries()) {
+    const units = sectionUnits(section, index, options);
+    if (hasContent()) {
+      const whole = size([...current, ...units]);
+      if (
+        whole <= options.targetTokens ||
+        (freshTokens() < minTokens && whole <= options.maxTokens)
+      ) {
+        // The whole section joins the chunk.
+        current.push(...units);
+        fresh += units.length;
+        continue;
+      }
+      if (freshTokens() >= minTokens) {
+        // A section that does not fit starts a chunk of its own, without overlap.
+        chunks.push(current);
+        current = [];
+        fresh = 0;
+      }
+      // Otherwise the small start rides along with the section that follows it.
     }
-    current.push(unit);
-    fresh++;
-    // Overlap gives way when it would push a chunk past the hard maximum.
-    while (current.length > fresh && size(current) > options.maxTokens) current.shift();
+    for (const unit of units) {
+      if (hasContent() && size([...current, unit]) > options.targetTokens) {
+        // A heading never ends a chunk: it moves on with the text under it.
+        const carried = current.at(-1)?.heading ? current.splice(-1) : [];
+        chunks.push(current);
+        current = carried.length > 0 ? carried : overlapTail(current, overlapBudget);
+        fresh = carried.length;
+      }
+      current.push(unit);
+      fresh++;
+      // Overlap gives way when it would push a chunk past the hard maximum.
+      while (current.length > fresh && size(current) > options.maxTokens) current.shift();
+    }
   }
-  if (fresh > 0) chunks.push(current);
+  if (hasContent()) chunks.push(current);
+  return chunks;
+}
 
-  // A small trailing piece reads better as part of the chunk before it.
-  const last = chunks.at(-1);
-  const previous = chunks.at(-2);
-  if (last && previous && size(last) < options.targetTokens * 0.2) {
-    const overlapCount = last.filter((unit) => previous.includes(unit)).length;
-    const merged = [...previous, ...last.slice(overlapCount)];
-    if (size(merged) <= options.maxTokens) chunks.splice(-2, 2, merged);
+/** Joins every chunk with too little new text to its previous (else next) chunk where it fits. */
+function joinSmallChunks(chunks: Unit[][], options: ChunkingOptions, minTokens: number): Unit[][] {
+  const joined = [...chunks];
+  let index = 0;
+  while (index < joined.length && joined.length > 1) {
+    const chunk = joined[index] as Unit[];
+    const previous = joined[index - 1];
+    const next = joined[index + 1];
+    const fresh = previous ? chunk.filter((unit) => !previous.includes(unit)) : chunk;
+    if (size(fresh) < minTokens) {
+      const withPrevious = previous && [...previous, ...fresh];
+      if (withPrevious && size(withPrevious) <= options.maxTokens) {
+        joined.splice(index - 1, 2, withPrevious);
+        index = Math.max(0, index - 2);
+        continue;
+      }
+      const withNext = next && [...chunk, ...next.filter((unit) => !chunk.includes(unit))];
+      if (withNext && size(withNext) <= options.maxTokens) {
+        joined.splice(index, 2, withNext);
+        index = Math.max(0, index - 1);
+        continue;
+      }
+    }
+    index++;
   }
-  return chunks.map(render);
+  return joined;
 }
 
 function overlapTail(chunk: Unit[], budget: number): Unit[] {
@@ -183,7 +261,8 @@ function overlapTail(chunk: Unit[], budget: number): Unit[] {
   let tokens = 0;
   for (let index = chunk.length - 1; index >= 0; index--) {
     const unit = chunk[index];
-    if (!unit || unit.code) break;
+    // Overlap stays within one section and never repeats code.
+    if (!unit || unit.code || unit.heading) break;
     // Allow one sentence a little over budget so long sentences still overlap.
     const limit = tail.length === 0 ? budget * 2 : budget;
     if (tokens + unit.tokens > limit) break;
@@ -194,8 +273,14 @@ function overlapTail(chunk: Unit[], budget: number): Unit[] {
   return tail.length === chunk.length ? tail.slice(1) : tail;
 }
 
+/** The chunk's text; heading lines that open it are left out (the chunk's metadata names them). */
 function render(units: Unit[]): string {
-  return units.map((unit, index) => (index === 0 ? unit.text : unit.joiner + unit.text)).join("");
+  const start = units.findIndex((unit) => !unit.heading);
+  if (start < 0) return "";
+  return units
+    .slice(start)
+    .map((unit, index) => (index === 0 ? unit.text : unit.joiner + unit.text))
+    .join("");
 }
 
 function fenceMarker(code: string): string {

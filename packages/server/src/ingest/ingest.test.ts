@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import { loadLexicalIndex } from "../search/index-store.ts";
+import { authorSearchText } from "./ingest.ts";
 
 async function writeDoc(
   root: string,
@@ -14,6 +15,8 @@ async function writeDoc(
   await mkdir(path.dirname(path.join(root, relative)), { recursive: true });
   await writeFile(path.join(root, relative), content);
 }
+
+const FIXTURES = new URL("../../test/fixtures/mdx/", import.meta.url);
 
 const page = (title: string, body: string) =>
   `---\ntitle: ${title}\ntags: [demo]\n---\n\n${body}\n`;
@@ -131,16 +134,73 @@ describe("incremental ingestion", () => {
     expect(lectern.retriever.retrieve("welcome planetary").results).toEqual([]);
   });
 
+  it("indexes the frontmatter description, keywords and sidebar label, and re-indexes a page when they change", async () => {
+    const gears = (description: string) =>
+      `---\ntitle: Gears\ndescription: ${description}\nkeywords: [spur, worm drive]\nsidebar_label: Gear trains\n---\n\nHelical gears run quietly.\n`;
+    await writeDoc(docsDir, "01-basics/deep/gears.md", gears("Choosing gears for conveyor belts"));
+    let report = await lectern.ingest(docsDir);
+    expect(report.updated).toEqual(["01-basics/deep/gears.md"]);
+    const chunk = lectern.retriever.retrieve("conveyor").results[0]?.chunk;
+    expect(chunk?.filePath).toBe("01-basics/deep/gears.md");
+    expect(chunk?.searchText).toBe(
+      "Choosing gears for conveyor belts\nspur\nworm drive\nGear trains",
+    );
+    expect(chunk?.text).not.toContain("conveyor");
+    expect(lectern.retriever.retrieve("worm drive").results[0]?.chunk.filePath).toBe(
+      "01-basics/deep/gears.md",
+    );
+    // Only the description changes: the page is re-indexed with the new one.
+    await writeDoc(docsDir, "01-basics/deep/gears.md", gears("Choosing gears for escalators"));
+    report = await lectern.ingest(docsDir);
+    expect(report.updated).toEqual(["01-basics/deep/gears.md"]);
+    expect(lectern.retriever.retrieve("conveyor").results).toEqual([]);
+    expect(lectern.retriever.retrieve("escalators").results[0]?.chunk.filePath).toBe(
+      "01-basics/deep/gears.md",
+    );
+    // Stored and read back the same.
+    const stored = (await lectern.store.allChunks()).find(
+      (candidate) => candidate.filePath === "01-basics/deep/gears.md",
+    );
+    expect(stored?.searchText).toBe("Choosing gears for escalators\nspur\nworm drive\nGear trains");
+  });
+
+  it("indexes a page with math and an .mdx page MDX cannot parse, warning about the latter", async () => {
+    await writeDoc(docsDir, "02-physics/ratios.mdx", await readFile(new URL("math.mdx", FIXTURES)));
+    const broken = await readFile(new URL("unclosed-tabs.mdx", FIXTURES), "utf8");
+    await writeDoc(docsDir, "02-physics/broken-tabs.mdx", broken);
+    const report = await lectern.ingest(docsDir);
+    expect(report.failures).toEqual([]);
+    expect(report.added.sort()).toEqual(["02-physics/broken-tabs.mdx", "02-physics/ratios.mdx"]);
+    const tabLine = broken.split("\n").findIndex((line) => line.includes("<TabItem")) + 1;
+    expect(report.warnings).toEqual([
+      {
+        filePath: "02-physics/broken-tabs.mdx",
+        line: tabLine,
+        reason: expect.stringMatching(/^cannot parse MDX: .*<TabItem>.*; indexed as CommonMark$/),
+        message: expect.stringMatching(
+          new RegExp(`^02-physics/broken-tabs\\.mdx:${tabLine}: cannot parse MDX`),
+        ),
+      },
+    ]);
+    const ratio = lectern.retriever.retrieve("lever arm torque ratio").results[0]?.chunk;
+    expect(ratio?.filePath).toBe("02-physics/ratios.mdx");
+    expect(ratio?.text).toContain("```math\n\\frac{a}{b}\n```");
+    expect(lectern.retriever.retrieve("content of tab").results[0]?.chunk.filePath).toBe(
+      "02-physics/broken-tabs.mdx",
+    );
+  });
+
   it("keeps a page's previous version when it stops parsing, and reports it with its line", async () => {
     await writeDoc(
       docsDir,
       "01-basics/02-care.mdx",
-      "---\ntitle: Care\n---\n\n## Maintenance\n\n<Tabs>\nunclosed\n",
+      "---\ntitle: Care\ntags: [unclosed\n---\n\n## Maintenance\n\nNew text.\n",
     );
     const report = await lectern.ingest(docsDir);
     expect(report.failures).toHaveLength(1);
     expect(report.failures[0]?.filePath).toBe("01-basics/02-care.mdx");
-    expect(report.failures[0]?.line).toBeGreaterThanOrEqual(7);
+    expect(report.failures[0]?.code).toBe("INVALID_FRONTMATTER");
+    expect(report.failures[0]?.line).toBeGreaterThanOrEqual(3);
     expect(report.failures[0]?.message).toMatch(/^01-basics\/02-care\.mdx:\d+: /);
     expect(report.removed).toEqual([]);
     expect(lectern.retriever.retrieve("grease bearings").results[0]?.chunk.filePath).toBe(
@@ -152,5 +212,34 @@ describe("incremental ingestion", () => {
     const loaded = await loadLexicalIndex(lectern.store, lectern.config.dataDir);
     expect(loaded.rebuilt).toBe(false);
     expect(loaded.index.size).toBe(lectern.index.size);
+  });
+});
+
+describe("authorSearchText", () => {
+  it("joins description, keywords and sidebar label", () => {
+    expect(
+      authorSearchText("Gears", {
+        description: "How gears mesh.",
+        keywords: ["spur", "helical"],
+        sidebar_label: "Gear basics",
+      }),
+    ).toBe("How gears mesh.\nspur\nhelical\nGear basics");
+  });
+
+  it("reads keywords written as a comma-separated string", () => {
+    expect(authorSearchText("Gears", { keywords: "spur, helical ,, worm drive" })).toBe(
+      "spur\nhelical\nworm drive",
+    );
+  });
+
+  it("leaves out what repeats the title or an earlier part, and what is not text", () => {
+    expect(
+      authorSearchText("Gear Basics", {
+        description: "  ",
+        keywords: ["gear basics", 42, "Spur", "spur"],
+        sidebar_label: "Gear  basics",
+      }),
+    ).toBe("Spur");
+    expect(authorSearchText("Gears", {})).toBe("");
   });
 });

@@ -12,7 +12,13 @@ import type {
 } from "../store/document-store.ts";
 import { buildSections, type ChunkingOptions, chunkSections } from "./chunk.ts";
 import { scanDocs } from "./files.ts";
-import { type Block, decodeText, MarkdownParseError, parseMarkdown } from "./markdown.ts";
+import {
+  type Block,
+  decodeText,
+  MarkdownParseError,
+  type ParseWarning,
+  parseMarkdown,
+} from "./markdown.ts";
 import { renderBlocks } from "./render-html.ts";
 import {
   createHeadingSlugger,
@@ -24,7 +30,7 @@ import {
 } from "./routes.ts";
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
-export const INGEST_VERSION = 2;
+export const INGEST_VERSION = 5;
 
 export interface IngestOptions {
   docsDir: string;
@@ -41,6 +47,9 @@ export interface IngestFailure {
   message: string;
 }
 
+/** A page (or partial) that was indexed despite a problem, e.g. MDX read as CommonMark. */
+export type IngestWarning = ParseWarning;
+
 export interface IngestReport {
   added: string[];
   updated: string[];
@@ -48,6 +57,8 @@ export interface IngestReport {
   unchanged: number;
   skippedDrafts: string[];
   failures: IngestFailure[];
+  /** Problems in the pages (re)ingested by this run; unchanged pages are not read again. */
+  warnings: IngestWarning[];
   chunksAdded: number;
   chunksRemoved: number;
   totalDocuments: number;
@@ -113,6 +124,7 @@ export async function ingestDocs(
       code: "INVALID_CATEGORY",
       message,
     })),
+    warnings: [],
     chunksAdded: 0,
     chunksRemoved: 0,
     totalDocuments: 0,
@@ -154,7 +166,8 @@ export async function ingestDocs(
         seen.delete(filePath);
         continue;
       }
-      changes.upserts.push(page);
+      report.warnings.push(...page.warnings);
+      changes.upserts.push({ document: page.document, chunks: page.chunks });
       (stored.has(filePath) ? report.updated : report.added).push(filePath);
     } catch (error) {
       // Keep the previous version of a page that now fails: nothing is lost.
@@ -163,6 +176,7 @@ export async function ingestDocs(
     }
   }
   options.onProgress?.({ done: pages.length, total: pages.length, file: "" });
+  report.warnings.push(...sources.partialWarnings());
 
   for (const filePath of stored.keys()) {
     if (!seen.has(filePath)) {
@@ -199,7 +213,7 @@ function buildPage(
   categories: string[],
   sources: SourceCache,
   options: IngestOptions,
-): { document: DocumentRecord; chunks: ChunkRecord[] } | undefined {
+): { document: DocumentRecord; chunks: ChunkRecord[]; warnings: ParseWarning[] } | undefined {
   const parsed = parseMarkdown(text, {
     filePath,
     format: formatOf(filePath),
@@ -216,6 +230,7 @@ function buildPage(
     (firstHeading?.kind === "heading" ? firstHeading.text : undefined) ??
     humanize(filePath);
   const tags = tagList(frontmatter.tags);
+  const searchText = authorSearchText(title, frontmatter);
 
   // The page's HTML gets its anchors from a slugger of its own, fed the same headings in order.
   const htmlSlugger = createHeadingSlugger();
@@ -247,6 +262,7 @@ function buildPage(
       headingPath: draft.headingPath,
       url: draft.anchor ? `${pageUrl}#${draft.anchor}` : pageUrl,
       tags,
+      searchText,
       text: draft.text,
       contentHash,
       tokenCount: draft.tokens,
@@ -271,6 +287,7 @@ function buildPage(
       html,
     },
     chunks,
+    warnings: parsed.warnings,
   };
 }
 
@@ -284,6 +301,7 @@ class SourceCache {
   /** Texts already read, for the synchronous partial lookups made while parsing. */
   private readonly settled = new Map<string, string>();
   private readonly blocks = new Map<string, Block[] | undefined>();
+  private readonly warnings = new Map<string, ParseWarning[]>();
   private readonly resolving = new Set<string>();
 
   constructor(private readonly root: string) {}
@@ -348,16 +366,22 @@ class SourceCache {
     if (text === undefined) return undefined;
     this.resolving.add(target);
     try {
-      const blocks = parseMarkdown(text, {
+      const parsed = parseMarkdown(text, {
         filePath: target,
         format: formatOf(target),
         resolvePartial: (nested) => this.partialBlocks(target, nested),
-      }).blocks;
-      this.blocks.set(target, blocks);
-      return blocks;
+      });
+      this.blocks.set(target, parsed.blocks);
+      this.warnings.set(target, parsed.warnings);
+      return parsed.blocks;
     } finally {
       this.resolving.delete(target);
     }
+  }
+
+  /** Warnings of the partials parsed so far, each partial once however many pages use it. */
+  partialWarnings(): ParseWarning[] {
+    return [...this.warnings.values()].flat();
   }
 }
 
@@ -402,6 +426,32 @@ function tagList(value: unknown): string[] {
   return value
     .map((tag) => (typeof tag === "string" ? tag : (tag as { label?: unknown } | null)?.label))
     .filter((tag): tag is string => typeof tag === "string" && tag.length > 0);
+}
+
+/**
+ * What the author wrote for search engines and the sidebar (`description`, `keywords` as a list
+ * or a comma-separated string, `sidebar_label`), each once and none that merely repeats the title.
+ */
+export function authorSearchText(title: string, frontmatter: Record<string, unknown>): string {
+  const keywords = frontmatter.keywords;
+  const keywordList = Array.isArray(keywords)
+    ? keywords.filter((keyword): keyword is string => typeof keyword === "string")
+    : typeof keywords === "string"
+      ? keywords.split(",")
+      : [];
+  const seen = new Set([normalized(title)]);
+  const parts: string[] = [];
+  for (const part of [frontmatter.description, ...keywordList, frontmatter.sidebar_label]) {
+    const text = stringValue(part);
+    if (!text || seen.has(normalized(text))) continue;
+    seen.add(normalized(text));
+    parts.push(text);
+  }
+  return parts.join("\n");
+}
+
+function normalized(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, " ").trim();
 }
 
 function humanize(filePath: string): string {

@@ -6,6 +6,7 @@ import {
   decodeText,
   MarkdownParseError,
   type ParseOptions,
+  type ParseWarning,
   parseMarkdown,
   splitFrontmatter,
 } from "./markdown.ts";
@@ -555,66 +556,118 @@ describe(".md files", () => {
   });
 });
 
-describe("parse errors", () => {
-  it("reports an unclosed <Tabs> in .mdx with PARSE_ERROR at the unclosed tag's line", () => {
+describe("pages MDX cannot parse", () => {
+  /** The one warning a parse produced. */
+  function onlyWarning(parsed: ReturnType<typeof parse>): ParseWarning {
+    expect(parsed.warnings).toHaveLength(1);
+    const [warning] = parsed.warnings;
+    if (!warning) throw new Error("expected a warning");
+    return warning;
+  }
+
+  it("reads an unclosed <Tabs> in .mdx as CommonMark, warning at the unclosed tag's line", () => {
     const source = readFixture("unclosed-tabs.mdx");
-    const error = parseError(() => parse(source, { filePath: "unclosed-tabs.mdx" }));
-    expect(error.code).toBe("PARSE_ERROR");
-    expect(error.filePath).toBe("unclosed-tabs.mdx");
-    expect(error.reason).toContain("<TabItem>");
+    const parsed = parse(source, { filePath: "unclosed-tabs.mdx" });
+    expect(parsed.blocks.map((block) => (block.kind === "code" ? block.code : block.text))).toEqual(
+      ["Broken tabs", "Some introduction.", "Content of tab A."],
+    );
+    const warning = onlyWarning(parsed);
+    expect(warning.filePath).toBe("unclosed-tabs.mdx");
+    expect(warning.reason).toContain("<TabItem>");
+    expect(warning.reason).toMatch(/^cannot parse MDX: .*; indexed as CommonMark$/);
     // The innermost unclosed element, counted from the top of the file (frontmatter included).
-    expect(error.line).toBe(lineOf(source, "<TabItem"));
-    expect(error.message).toBe(`unclosed-tabs.mdx:${error.line}: ${error.reason}`);
+    expect(warning.line).toBe(lineOf(source, "<TabItem"));
+    expect(warning.message).toBe(`unclosed-tabs.mdx:${warning.line}: ${warning.reason}`);
   });
 
-  it("reports an unclosed outer element at its own line", () => {
+  it("warns about an unclosed outer element at its own line", () => {
     const source = "---\ntitle: T\n---\n\nIntro.\n\n<Tabs>\n\nContent.\n";
-    const error = parseError(() => parse(source));
-    expect(error.code).toBe("PARSE_ERROR");
-    expect(error.line).toBe(lineOf(source, "<Tabs>"));
+    const parsed = parse(source);
+    expect(onlyWarning(parsed).line).toBe(lineOf(source, "<Tabs>"));
+    expect(textsOf(source)).toEqual(["Intro.", "Content."]);
   });
 
-  it("reports a mismatched closing tag at the closing tag's line", () => {
+  it("warns about a mismatched closing tag at the closing tag's line", () => {
     const source = "---\ntitle: T\n---\n\n<Tabs>\n  <TabItem>\n\nContent.\n\n</Tabs>\n";
-    const error = parseError(() => parse(source));
-    expect(error.code).toBe("PARSE_ERROR");
-    expect(error.line).toBe(lineOf(source, "</Tabs>"));
+    expect(onlyWarning(parse(source)).line).toBe(lineOf(source, "</Tabs>"));
   });
 
-  it("reports a stray { in .mdx with PARSE_ERROR at its line", () => {
+  it("keeps the text around a stray { in .mdx, warning at its line", () => {
     const source = readFixture("stray-brace.mdx");
-    const error = parseError(() => parse(source, { filePath: "stray-brace.mdx" }));
-    expect(error.code).toBe("PARSE_ERROR");
-    expect(error.line).toBe(lineOf(source, "as { in"));
-    expect(error.reason).toMatch(/^cannot parse MDX: /);
+    const parsed = parse(source, { filePath: "stray-brace.mdx" });
+    expect(onlyWarning(parsed).line).toBe(lineOf(source, "as { in"));
+    expect(parsed.blocks).toEqual([
+      { kind: "prose", text: "A first paragraph.", line: lineOf(source, "A first") },
+      { kind: "prose", text: "Pass the value as { in a template.", line: lineOf(source, "as {") },
+      { kind: "prose", text: "A last paragraph.", line: lineOf(source, "A last") },
+    ]);
   });
 
-  it("reports an HTML comment in .mdx with PARSE_ERROR at its line", () => {
-    const source = "Visible.\n\n<!-- hidden -->\n";
-    const error = parseError(() => parse(source));
-    expect(error.code).toBe("PARSE_ERROR");
-    expect(error.line).toBe(3);
+  it("warns about an HTML comment in .mdx at its line and drops the comment", () => {
+    const parsed = parse("Visible.\n\n<!-- hidden -->\n");
+    expect(onlyWarning(parsed).line).toBe(3);
+    expect(parsed.blocks.map((block) => block.kind === "prose" && block.text)).toEqual([
+      "Visible.",
+    ]);
   });
 
-  it("falls back to CommonMark for the same broken content in a .md file", () => {
+  it("reads the same broken content in a .md file as CommonMark, without a warning", () => {
     const tabs = readFixture("unclosed-tabs.mdx");
+    const parsed = parse(tabs, { format: "md" });
+    expect(parsed.warnings).toEqual([]);
     expect(textsOf(tabs, { format: "md" })).toEqual([
       "Broken tabs",
       "Some introduction.",
       "Content of tab A.",
     ]);
-    const brace = readFixture("stray-brace.mdx");
-    const blocks = blocksOf(brace, { format: "md" });
-    expect(blocks).toEqual([
-      { kind: "prose", text: "A first paragraph.", line: lineOf(brace, "A first") },
-      { kind: "prose", text: "Pass the value as { in a template.", line: lineOf(brace, "as {") },
-      { kind: "prose", text: "A last paragraph.", line: lineOf(brace, "A last") },
-    ]);
+  });
+
+  it("parses a valid page without warnings", () => {
+    expect(parse("# Title\n\n<Tabs>\n\nBody.\n\n</Tabs>\n").warnings).toEqual([]);
   });
 
   it("still rejects invalid frontmatter in a .md file", () => {
     const error = parseError(() => parse("---\ntitle: [x\n---\nBody\n", { format: "md" }));
     expect(error.code).toBe("INVALID_FRONTMATTER");
+  });
+});
+
+describe("math", () => {
+  it("keeps block math as a math code block and inline math in the prose, without warnings", () => {
+    const source = readFixture("math.mdx");
+    const parsed = parse(source, { filePath: "math.mdx" });
+    expect(parsed.warnings).toEqual([]);
+    expect(parsed.blocks).toEqual([
+      { kind: "heading", depth: 1, text: "Ratios", line: lineOf(source, "# Ratios") },
+      {
+        kind: "prose",
+        text: "A ratio $\\frac{a}{b}$ compares two quantities, such as $x^{2}$ and $y$.",
+        line: lineOf(source, "A ratio"),
+      },
+      { kind: "code", lang: "math", code: "\\frac{a}{b}", line: lineOf(source, "$$\\frac") },
+      {
+        kind: "code",
+        lang: "math",
+        code: "\\tau = \\frac{F}{r} \\cdot \\sin{\\theta}",
+        line: lineOf(source, "\\tau") - 1,
+      },
+      {
+        kind: "prose",
+        text: "The torque grows with the lever arm.",
+        line: lineOf(source, "The torque"),
+      },
+    ]);
+  });
+
+  it("parses math in .md files the same way", () => {
+    expect(blocksOf("Area $\\pi r^{2}$.\n\n$$\ne^{i\\pi}\n$$\n", { format: "md" })).toEqual([
+      { kind: "prose", text: "Area $\\pi r^{2}$.", line: 1 },
+      { kind: "code", lang: "math", code: "e^{i\\pi}", line: 3 },
+    ]);
+  });
+
+  it("leaves prices with dollar signs as they were written", () => {
+    expect(textsOf("It costs $5 and $10 today.\n")).toEqual(["It costs $5 and $10 today."]);
   });
 });
 

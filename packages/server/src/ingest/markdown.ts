@@ -1,6 +1,7 @@
 import matter from "gray-matter";
 import remarkDirective from "remark-directive";
 import remarkGfm from "remark-gfm";
+import remarkMath from "remark-math";
 import remarkMdx from "remark-mdx";
 import remarkParse from "remark-parse";
 import { unified } from "unified";
@@ -11,6 +12,9 @@ import { createError } from "../errors.ts";
  * `{#id}`), prose, code (with its language), tables, lists and admonitions as text. Import and
  * export lines and JS expressions are dropped; text inside JSX children is kept; a JSX element
  * that renders an imported partial is replaced by the partial's blocks (via `resolvePartial`).
+ * Math is parsed as remark-math does on Docusaurus sites and kept as TeX: `$$` blocks become
+ * `math` code blocks, inline `$…$` stays in the prose. An `.mdx` page that MDX cannot parse is read
+ * as CommonMark instead, with a warning, so it is still indexed.
  */
 
 export type Block =
@@ -23,12 +27,27 @@ export interface ParsedMarkdown {
   blocks: Block[];
   /** Relative specifiers of imported Markdown/MDX files (partials), by the component name. */
   imports: Map<string, string>;
+  /** Problems that did not stop the page from being read (an MDX error, read as CommonMark). */
+  warnings: ParseWarning[];
+}
+
+/** A problem in a page that was still indexed, tied to a place in the source. */
+export interface ParseWarning {
+  filePath: string;
+  /** 1-based, counted from the top of the file (frontmatter included). */
+  line: number | undefined;
+  reason: string;
+  /** `path:line: reason`, as parse errors are shown. */
+  message: string;
 }
 
 export interface ParseOptions {
   /** Displayed in errors. */
   filePath: string;
-  /** `.mdx` always parses as MDX; `.md` tries MDX first (Docusaurus 3 default) then CommonMark. */
+  /**
+   * `.mdx` parses as MDX, falling back to CommonMark (with a warning) when MDX fails; `.md` parses
+   * as CommonMark, as Docusaurus' `format: detect` reads it.
+   */
   format: "mdx" | "md";
   /** Returns the blocks of an imported partial, or undefined when it cannot be resolved. */
   resolvePartial?: (specifier: string) => Block[] | undefined;
@@ -101,37 +120,52 @@ export function parseMarkdown(source: string, options: ParseOptions): ParsedMark
   const { frontmatter, body, bodyLineOffset } = splitFrontmatter(source, options.filePath);
   const { text, explicitIds } = preprocess(body);
 
+  const warnings: ParseWarning[] = [];
   let tree: MdNode;
   try {
     tree = parseTree(text, options.format === "mdx");
   } catch (error) {
-    if (options.format === "md") {
-      // Plain CommonMark never fails; Docusaurus' `format: detect` reads .md this way too.
-      tree = parseTree(text, false);
-    } else {
-      const place = (error as { place?: { line?: number; start?: { line?: number } } }).place;
-      const reason =
-        ((error as { reason?: string }).reason ?? (error as Error).message).split("\n")[0] ?? "";
-      // Some MDX errors carry their place only in the text, as "(line:column-line:column)".
-      const quoted = /\((\d+):\d+(?:-\d+:\d+)?\)/.exec(reason)?.[1];
-      const line = place?.line ?? place?.start?.line ?? (quoted ? Number(quoted) : undefined);
-      throw new MarkdownParseError(
+    // Plain CommonMark never fails: the page is indexed with what CommonMark makes of it.
+    tree = parseTree(text, false);
+    const { line, reason } = mdxErrorPlace(error);
+    warnings.push(
+      warningAt(
         options.filePath,
         line === undefined ? undefined : line + bodyLineOffset,
-        `cannot parse MDX: ${reason.replace(/\s*\(\d+:\d+(?:-\d+:\d+)?\)/, "")}`,
-        "PARSE_ERROR",
-      );
-    }
+        `cannot parse MDX: ${reason}; indexed as CommonMark`,
+      ),
+    );
   }
 
   const imports = collectImports(tree);
   const walker = new BlockWalker(explicitIds, bodyLineOffset, imports, options.resolvePartial);
   walker.walkChildren(tree);
-  return { frontmatter, blocks: walker.blocks, imports };
+  return { frontmatter, blocks: walker.blocks, imports, warnings };
 }
 
-const mdxProcessor = unified().use(remarkParse).use(remarkMdx).use(remarkGfm).use(remarkDirective);
-const mdProcessor = unified().use(remarkParse).use(remarkGfm).use(remarkDirective);
+function mdxErrorPlace(error: unknown): { line: number | undefined; reason: string } {
+  const place = (error as { place?: { line?: number; start?: { line?: number } } }).place;
+  const reason =
+    ((error as { reason?: string }).reason ?? (error as Error).message).split("\n")[0] ?? "";
+  // Some MDX errors carry their place only in the text, as "(line:column-line:column)".
+  const quoted = /\((\d+):\d+(?:-\d+:\d+)?\)/.exec(reason)?.[1];
+  return {
+    line: place?.line ?? place?.start?.line ?? (quoted ? Number(quoted) : undefined),
+    reason: reason.replace(/\s*\(\d+:\d+(?:-\d+:\d+)?\)/, ""),
+  };
+}
+
+function warningAt(filePath: string, line: number | undefined, reason: string): ParseWarning {
+  return { filePath, line, reason, message: `${filePath}${line ? `:${line}` : ""}: ${reason}` };
+}
+
+const mdxProcessor = unified()
+  .use(remarkParse)
+  .use(remarkMdx)
+  .use(remarkGfm)
+  .use(remarkDirective)
+  .use(remarkMath);
+const mdProcessor = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkMath);
 
 function parseTree(text: string, mdx: boolean): MdNode {
   return (mdx ? mdxProcessor : mdProcessor).parse(text) as unknown as MdNode;
@@ -223,6 +257,12 @@ class BlockWalker {
     if (trimmed) this.blocks.push({ kind: "prose", text: trimmed, line: this.line(node) });
   }
 
+  /** TeX reads like code, not sentences: a `math` code block keeps it out of quoted answers. */
+  private math(tex: string, node: MdNode): void {
+    if (tex.trim())
+      this.blocks.push({ kind: "code", lang: "math", code: tex, line: this.line(node) });
+  }
+
   private walk(node: MdNode): void {
     switch (node.type) {
       case "yaml":
@@ -246,9 +286,18 @@ class BlockWalker {
         });
         return;
       }
-      case "paragraph":
+      case "paragraph": {
+        // `$$…$$` on one line parses as inline math alone in its paragraph: display math all the same.
+        const parts = (node.children ?? []).filter(
+          (child) => !(child.type === "text" && !child.value?.trim()),
+        );
+        if (parts.length === 1 && parts[0]?.type === "inlineMath") {
+          this.math(parts[0].value ?? "", node);
+          return;
+        }
         this.prose(inlineText(node), node);
         return;
+      }
       case "code":
         this.blocks.push({
           kind: "code",
@@ -256,6 +305,9 @@ class BlockWalker {
           code: node.value ?? "",
           line: this.line(node),
         });
+        return;
+      case "math":
+        this.math(node.value ?? "", node);
         return;
       case "table":
         this.prose(tableText(node), node);
@@ -317,6 +369,8 @@ export function inlineText(node: MdNode): string {
     case "text":
     case "inlineCode":
       return node.value ?? "";
+    case "inlineMath":
+      return `$${node.value ?? ""}$`;
     case "break":
       return "\n";
     case "image":

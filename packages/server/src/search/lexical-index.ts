@@ -5,7 +5,8 @@ import { ANALYZER_VERSION, analyze } from "./analyzer.ts";
 
 /**
  * The BM25 index over chunks (MiniSearch), with the document frequency of every term kept beside
- * it for score calibration. Title and heading path are separate, boosted fields. The index is
+ * it for score calibration. Title (with tags and the page's search text) and heading path are
+ * separate, boosted fields. The index is
  * saved as a snapshot tagged with the store's index version, so a restart loads it instead of
  * tokenising the book again.
  */
@@ -25,7 +26,7 @@ export interface LexicalHit {
   matchedTerms: string[];
 }
 
-const SNAPSHOT_FORMAT = 2;
+const SNAPSHOT_FORMAT = 3;
 /** Field boosts: a word in a heading says more about a passage than the same word in its body. */
 export const FIELD_BOOSTS = { title: 1.5, headings: 2, text: 1 } as const;
 /** BM25 parameters (the usual k1 1.2, b 0.75; `d` is BM25+'s lower bound per matched term). */
@@ -56,7 +57,7 @@ function miniSearchOptions(): Options<IndexedFields> {
 function fieldsOf(chunk: ChunkRecord): IndexedFields {
   return {
     id: chunk.id,
-    title: analyze([chunk.title, ...chunk.tags].join(" ")).join(" "),
+    title: analyze([chunk.title, ...chunk.tags, chunk.searchText].join(" ")).join(" "),
     headings: analyze(chunk.headingPath.slice(1).join(" ")).join(" "),
     text: analyze(chunk.text).join(" "),
   };

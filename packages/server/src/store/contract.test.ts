@@ -35,6 +35,7 @@ function chunkRecords(filePath: string, count = 2, label = "v1"): ChunkRecord[] 
     headingPath: [`Title of ${filePath}`, `Section ${index}`],
     url: `https://book.example/docs/x#section-${index}`,
     tags: ["ros2"],
+    searchText: `Nodes that publish "topics" ${label}`,
     text: `Chunk ${index} of ${filePath} (${label}) with "quotes" and ünïcödé.`,
     contentHash: `hash-${index}-${label}`,
     tokenCount: 12,

@@ -40,6 +40,11 @@ export interface ChunkRecord {
   /** Full URL including the section's `#anchor`. */
   url: string;
   tags: string[];
+  /**
+   * What the page's author wrote for search (frontmatter `description`, `keywords`,
+   * `sidebar_label`), indexed with the title; empty or absent when there is none.
+   */
+  searchText?: string;
   text: string;
   contentHash: string;
   tokenCount: number;
@@ -132,7 +137,7 @@ export class DocumentStore {
       ],
     );
     // Multi-row inserts keep a large page to a few round trips.
-    const columns = 14;
+    const columns = 15;
     const batchSize = 200;
     for (let start = 0; start < chunks.length; start += batchSize) {
       const batch = chunks.slice(start, start + batchSize);
@@ -153,13 +158,14 @@ export class DocumentStore {
           chunk.text,
           chunk.contentHash,
           chunk.tokenCount,
+          chunk.searchText ?? "",
         );
         const base = row * columns;
         return `(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(", ")})`;
       });
       await tx.query(
         `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
-           heading_path, url, tags, text, content_hash, token_count)
+           heading_path, url, tags, text, content_hash, token_count, search_text)
          VALUES ${tuples.join(", ")}`,
         params,
       );
@@ -169,7 +175,7 @@ export class DocumentStore {
   async allChunks(): Promise<ChunkRecord[]> {
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count
+              url, tags, text, content_hash, token_count, search_text
          FROM chunks WHERE collection = $1 AND version = $2
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version],
@@ -252,6 +258,7 @@ interface ChunkRow {
   text: string;
   content_hash: string;
   token_count: number;
+  search_text: string;
 }
 
 function parseJson<T>(value: T | string): T {
@@ -271,6 +278,7 @@ function toChunk(row: ChunkRow): ChunkRecord {
     headingPath: parseJson(row.heading_path),
     url: row.url,
     tags: parseJson(row.tags),
+    searchText: row.search_text,
     text: row.text,
     contentHash: row.content_hash,
     tokenCount: row.token_count,

@@ -97,6 +97,11 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX IF NOT EXISTS feedback_created_idx ON feedback (created_at);
     `,
   },
+  {
+    version: 5,
+    name: "chunk search text from the page's frontmatter",
+    sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS search_text TEXT NOT NULL DEFAULT ''`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {
