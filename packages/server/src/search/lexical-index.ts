@@ -26,7 +26,7 @@ export interface LexicalHit {
   matchedTerms: string[];
 }
 
-const SNAPSHOT_FORMAT = 3;
+const SNAPSHOT_FORMAT = 4;
 /** Field boosts: a word in a heading says more about a passage than the same word in its body. */
 export const FIELD_BOOSTS = { title: 1.5, headings: 2, text: 1 } as const;
 /** BM25 parameters (the usual k1 1.2, b 0.75; `d` is BM25+'s lower bound per matched term). */
@@ -58,9 +58,16 @@ function fieldsOf(chunk: ChunkRecord): IndexedFields {
   return {
     id: chunk.id,
     title: analyze([chunk.title, ...chunk.tags, chunk.searchText].join(" ")).join(" "),
-    headings: analyze(chunk.headingPath.slice(1).join(" ")).join(" "),
+    // Sections merged into one chunk keep their headings as "## …" lines: they count as headings.
+    headings: analyze(
+      [...chunk.headingPath.slice(1), ...innerHeadings(chunk.text)].join(" "),
+    ).join(" "),
     text: analyze(chunk.text).join(" "),
   };
+}
+
+function innerHeadings(text: string): string[] {
+  return Array.from(text.matchAll(/^#{1,6} +(.+)$/gm), (match) => match[1] ?? "");
 }
 
 function termsOfFields(fields: IndexedFields): Set<string> {
