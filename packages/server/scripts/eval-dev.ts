@@ -4,7 +4,12 @@
  * next to the repository, which a plain clone does not have: then it says so and stops. Also
  * reports the sample book's question files, so every change is seen on both.
  *
- *   npm run eval:dev [-- --details] [-- --json]
+ *   npm run eval:dev [-- --details] [-- --json] [-- --tune]
+ *
+ * `--tune` chooses the no-results and low-confidence thresholds on the pooled questions of
+ * different styles (the dev set's paraphrased and raw titles with its off-topic controls, and the
+ * tune half of the sample book's questions), prints them, and reports every set with them. The
+ * sample book's held-out half and questions-fresh.jsonl never take part in tuning.
  */
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -14,9 +19,11 @@ import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { type EvalMetrics, evaluate } from "../src/eval/evaluate.ts";
-import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
+import { type EvalQuestion, loadQuestions, splitQuestions } from "../src/eval/questions.ts";
+import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
+import { type DecisionThresholds, NEVER_REJECT } from "../src/search/retriever.ts";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const devsets = path.resolve(
@@ -25,6 +32,7 @@ const devsets = path.resolve(
 const sample = path.join(repoRoot, "examples/robotics-primer");
 const details = process.argv.includes("--details");
 const json = process.argv.includes("--json");
+const tune = process.argv.includes("--tune");
 const K = 5;
 
 interface Row {
@@ -91,8 +99,11 @@ function printMisses(set: string, metrics: EvalMetrics): void {
   }
 }
 
+let tuned: DecisionThresholds | undefined;
+
 async function run(lectern: Lectern, set: string, questions: EvalQuestion[], rows: Row[]) {
-  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }));
+  const retriever = tuned ? lectern.retriever.withThresholds(tuned) : lectern.retriever;
+  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), { retriever });
   const metrics = await evaluate(pipeline, questions, K);
   rows.push(row(set, metrics));
   printMisses(set, metrics);
@@ -119,6 +130,46 @@ async function askOverview(lectern: Lectern, book: string) {
     answer: outcome.answer,
     cited: first && "file_path" in first ? first.file_path : undefined,
   });
+}
+
+/** The pooled tuning questions' results with rejection off, for `--tune`. */
+async function tuningResults(lectern: Lectern, questions: EvalQuestion[]) {
+  const permissive = lectern.retriever.withThresholds({
+    ...lectern.retriever.thresholds,
+    ...NEVER_REJECT,
+  });
+  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), {
+    retriever: permissive,
+  });
+  return (await evaluate(pipeline, questions, K)).results;
+}
+
+if (tune) {
+  const pooled = [];
+  if (existsSync(path.join(devsets, "redux"))) {
+    const dir = path.join(devsets, "redux");
+    pooled.push(
+      ...(await withBook(path.join(dir, "docs"), async (lectern) =>
+        tuningResults(lectern, [
+          ...(await loadQuestions(path.join(dir, "questions.jsonl"))),
+          ...(await loadQuestions(path.join(dir, "questions_raw.jsonl"))),
+        ]),
+      )),
+    );
+  }
+  pooled.push(
+    ...(await withBook(path.join(sample, "docs"), async (lectern) =>
+      tuningResults(
+        lectern,
+        splitQuestions(await loadQuestions(path.join(sample, "questions.jsonl")), "tune"),
+      ),
+    )),
+  );
+  const chosen = chooseThresholds(pooled);
+  tuned = chosen.thresholds;
+  console.log(
+    `Tuned on ${pooled.length} pooled questions: ${JSON.stringify(chosen.thresholds)} (decision score ${chosen.decisionScore.toFixed(3)}, low-confidence F1 ${chosen.lowConfidenceF1.toFixed(2)})`,
+  );
 }
 
 if (!existsSync(path.join(devsets, "redux"))) {

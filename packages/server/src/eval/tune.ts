@@ -14,10 +14,9 @@ import type { EvalQuestion } from "./questions.ts";
  * Chooses the no-results and low-confidence thresholds from labelled questions (in practice the
  * tune half of the sample questions; the other half stays unseen and only checks the result).
  *
- * - no_results: the grid point (unknownWeight, minSupport) with the best score: the share of
- *   off-topic questions rejected minus FALSE_REJECTION_COST × the share of answerable questions
- *   rejected; among equally good points the middle one, so the boundary sits away from the
- *   examples on both sides.
+ * - no_results: among grid points (unknownWeight, minSupport) that refuse at most
+ *   MAX_FALSE_REJECTION of the answerable questions, the one that refuses the most off-topic ones;
+ *   among equally good points the middle one, so the boundary sits away from the examples.
  * - low_confidence: with those, the lowConfidenceSupport whose flag best predicts a wrong answer
  *   (F1), wrong meaning an off-topic question answered or a first source from a page that does not
  *   answer the question; ties again take the middle.
@@ -32,13 +31,15 @@ interface Observation {
 
 /**
  * Refusing a question the book answers costs a reader more than answering an off-topic one (which
- * still shows its sources and the low-confidence flag), so a wrong refusal weighs this many times.
+ * still shows its sources and the low-confidence flag): tuning only considers thresholds that
+ * refuse at most this share of the answerable questions, and among those rejects the most
+ * off-topic ones.
  */
-export const FALSE_REJECTION_COST = 3;
+export const MAX_FALSE_REJECTION = 0.01;
 
 export interface TuneResult {
   thresholds: DecisionThresholds;
-  /** Share of off-topic questions refused minus FALSE_REJECTION_COST × answerable ones refused. */
+  /** Share of off-topic questions refused minus the share of answerable ones refused. */
   decisionScore: number;
   lowConfidenceF1: number;
 }
@@ -88,7 +89,9 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
       const thresholds = { unknownWeight, minSupport, lowConfidenceSupport: 0 };
       const rejected = (observation: Observation) =>
         decide(observation.signals, observation.resultCount, thresholds) === "no_results";
-      const score = share(offTopic, rejected) - FALSE_REJECTION_COST * share(answerable, rejected);
+      // Refuse only what the book does not cover: wrong refusals stay within the budget.
+      if (share(answerable, rejected) > MAX_FALSE_REJECTION) continue;
+      const score = share(offTopic, rejected) - share(answerable, rejected);
       if (score > best + 1e-9) {
         best = score;
         optimal = [];
