@@ -194,7 +194,7 @@ const ADMONITION = /^(?:note|tip|info|warning|caution|danger|important)\s*:\s+/i
 const POINTS_BACK =
   /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?)\b/i;
 const POINTS_FORWARD =
-  /\b(?:below|the following|as follows|(?:^|\s)here(?:'s| is| are)|this (?:example|snippet|code|file|command|listing))\b/i;
+  /\b(?:(?:shown|listed|given|described|example|code|snippet|command|commands|table|steps?|file|output) below|below:|the following|as follows|this (?:example|snippet|code|file|command|listing))\b|^["'(]*here(?:'s| is| are)\b/i;
 const COPULA = /\s(?:is|are|stands for|means|refers to|describes)\s|\s[—–]\s|\s-{1,2}\s/;
 const CALLED = /\b(?:is|are) (?:called|known as|named|termed)\s+(.+)$/i;
 const ACTIONABLE =
