@@ -127,7 +127,9 @@ export function quotePassage(
     // Quote only sentences that say something about the question.
     if (units.some((unit) => !anyOf(weights, unit.terms))) return;
     const coverage = coverageOf(weights, total, units);
-    const score = coverage - 0.01 * start - 0.001 * units.length;
+    // Sentences that each carry more of the topic first, then the earlier passage.
+    const density = sum(units.map((unit) => coverageOf(weights, total, [unit]))) / units.length;
+    const score = coverage + 0.1 * density - 0.001 * start + 0.0001 * units.length;
     if (!best || score > best.score) best = { start, end, score, coverage };
   });
   const chosen = best as { start: number; end: number; coverage: number } | null;
@@ -165,6 +167,8 @@ interface Unit {
   appositions: Set<string>[];
   /** The first few words, for sentences that open a paragraph by naming their subject. */
   leadTerms: Set<string>;
+  /** The opening words include a parenthesis: "A lidar (light detection and ranging) measures …". */
+  expandsLead: boolean;
   opensParagraph: boolean;
   /** Reads as an instruction ("Use …", "Run …", "Instead, call …"). */
   actionable: boolean;
@@ -338,6 +342,7 @@ function unitOf(
     appositions: appositionsOf(prose),
     actionable: ACTIONABLE.test(prose),
     leadTerms: new Set(analyze(prose.split(" ").slice(0, 8).join(" "))),
+    expandsLead: prose.split(" ").slice(0, 8).join(" ").includes("("),
     opensParagraph: place.first,
   };
 }
@@ -695,7 +700,7 @@ function bestWindow(
 /**
  * How clearly a unit defines the question's subject: up to 1 for "X is …" where X is the subject
  * and little else ("The ros2 topic command is …" does not define "topic"), 0.5 for a paragraph
- * opening on the subject without a copula ("A lidar (…) measures …").
+ * opening on the subject and its expansion without a copula ("A lidar (…) measures …").
  */
 function definitionStrength(query: WeightedQuestion, unit: Unit): number {
   const subject = query.subject;
@@ -716,7 +721,7 @@ function definitionStrength(query: WeightedQuestion, unit: Unit): number {
   }
   // "What does ZMP stand for?": a sentence spelling the letters out ("zero moment point").
   if (query.acronym?.test(`${unit.text} ${unit.attachment ?? ""}`)) strength = 1;
-  if (strength === 0 && unit.opensParagraph)
+  if (strength === 0 && unit.opensParagraph && unit.expandsLead)
     strength = 0.5 * shareOf(subject, query.subjectTotal, unit.leadTerms);
   return strength;
 }
