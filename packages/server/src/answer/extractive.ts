@@ -627,6 +627,8 @@ function bestWindow(
       // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
       if (!opener || opener.pointsBack || (opener.item && !opener.opensParagraph)) return;
       if (units.some((unit) => excluded.has(normalize(unit.text)))) return;
+      // A second passage stays short: no list, code or table of its own.
+      if (options.exclude && units.some((unit) => unit.attachment)) return;
       const covered = new Map<string, number>();
       // The heading above a passage is part of what it says ("Building with colcon").
       for (const term of source.headingTerms[opener.section] ?? []) covered.set(term, 0.5);
