@@ -1,7 +1,7 @@
-import { extractiveAnswer } from "../answer/extractive.ts";
+import { extractiveAnswer, quotePassage } from "../answer/extractive.ts";
 import type { ResponseMode } from "../http/wire.ts";
 import type { Exchange } from "../llm/prompts.ts";
-import { analyze } from "../search/analyzer.ts";
+import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { RunOptions } from "./types.ts";
 
@@ -50,8 +50,6 @@ const DEICTIC_WORDS = new Set(
   ),
 );
 
-const SENTENCE = /(?<=[.!?])\s+(?=[A-Z0-9`"'([])/;
-
 export class ExtractiveSynthesizer implements AnswerSynthesizer {
   readonly kind = "extractive";
 
@@ -62,36 +60,48 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     return { answer: text, fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE, mode: "retrieval_only" };
   }
 
+  /**
+   * Selected-text mode. Citation [1] is the selection; the book passages retrieved for the
+   * question, when there are any, follow it as [2], [3], … (result i is cited as [i + 2]).
+   *
+   * - A question about the selection ("explain this") or whose topic words the selection contains
+   *   is answered by quoting the selection's most relevant 2–3 sentences, never the whole of it.
+   * - A question whose topic words the selection mostly lacks is answered from the book passages.
+   * - When neither has the words, SELECTION_UNANSWERABLE_MESSAGE.
+   */
   private async fromSelection(
     input: SynthesisInput,
     options: RunOptions,
   ): Promise<SynthesisOutput> {
     const selection = input.selectedText ?? "";
-    const sentences = selection
-      .split(/\n{2,}/)
-      .flatMap((paragraph) => paragraph.split(SENTENCE))
-      .map((sentence) => sentence.replace(/\s+/g, " ").trim())
-      .filter((sentence) => sentence.length > 0);
-    const topicTerms = new Set(analyze(input.question).filter((term) => !DEICTIC_WORDS.has(term)));
-    let chosen: string[];
-    if (topicTerms.size === 0) {
-      // "Explain this": the selection's opening sentences are the best quote without a model.
-      chosen = sentences.slice(0, 3);
-    } else {
-      chosen = sentences
-        .map((sentence, order) => {
-          const terms = new Set(analyze(sentence));
-          let matched = 0;
-          for (const term of topicTerms) if (terms.has(term)) matched++;
-          return { sentence, order, matched };
-        })
-        .filter((entry) => entry.matched > 0)
-        .sort((left, right) => right.matched - left.matched || left.order - right.order)
-        .slice(0, 3)
-        .sort((left, right) => left.order - right.order)
-        .map((entry) => entry.sentence);
+    const topicTerms = analyzeQuery(input.question).words.filter(
+      (term) => !DEICTIC_WORDS.has(term),
+    );
+    const selectionTerms = new Set(analyze(selection));
+    const inSelection = topicTerms.filter((term) => selectionTerms.has(term)).length;
+    const aboutSelection = topicTerms.length === 0 || inSelection * 2 >= topicTerms.length;
+
+    if (!aboutSelection && input.results.length > 0) {
+      const book = extractiveAnswer(input.question, input.results, { citationOffset: 1 });
+      if (book.text) {
+        await emitInPieces(book.text, options);
+        return {
+          answer: book.text,
+          fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE,
+          mode: "selected_text",
+          answeredFromSelection: false,
+          citedNumbers: book.cited,
+        };
+      }
     }
-    if (chosen.length === 0) {
+    const quoted =
+      topicTerms.length === 0 || inSelection > 0
+        ? quotePassage(
+            selection,
+            topicTerms.filter((term) => selectionTerms.has(term)),
+          )
+        : null;
+    if (!quoted) {
       await emitInPieces(SELECTION_UNANSWERABLE_MESSAGE, options);
       return {
         answer: SELECTION_UNANSWERABLE_MESSAGE,
@@ -100,13 +110,14 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
         answeredFromSelection: false,
       };
     }
-    const text = `${chosen.join(" ")} [1]`;
+    const text = `${quoted.text} [1]`;
     await emitInPieces(text, options);
     return {
       answer: text,
       fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE,
       mode: "selected_text",
       answeredFromSelection: true,
+      citedNumbers: [1],
     };
   }
 }

@@ -171,8 +171,16 @@ describe("ChatPipeline", () => {
     // The book around the selection is searched too, for questions that go beyond it.
     expect(selected.states).toEqual(["RECEIVED", "RETRIEVING", "GENERATING", "COMPLETED"]);
     expect(selected.answer).toBe("Never discharge a cell below three volts. [1]");
-    const unanswerable = await pipeline.run(
+    // Beyond the selection: answered from the book, the selection being [1] and the book [2].
+    const beyond = await pipeline.run(
       input("What is the servo feedback loop?", "Never discharge a cell below three volts."),
+    );
+    expect(beyond.answer).toContain("A servo holds its angle with a feedback loop.");
+    expect(beyond.answer).toContain("[2]");
+    expect(beyond.sources.map((source) => source.citation_number)).toEqual([1, 2]);
+    expect(beyond.sources[1]).toMatchObject({ source_url: "/docs/servos" });
+    const unanswerable = await pipeline.run(
+      input("What is the best sourdough recipe?", "Never discharge a cell below three volts."),
     );
     expect(unanswerable.answer).toBe(SELECTION_UNANSWERABLE_MESSAGE);
     const explain = await pipeline.run(
