@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
 import { evaluate } from "../src/eval/evaluate.ts";
 import { type EvalQuestion, loadQuestions, splitQuestions } from "../src/eval/questions.ts";
-import { tuneThresholds } from "../src/eval/tune.ts";
+import { MAX_FALSE_REJECTION, tuneThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
-import { DEFAULT_THRESHOLDS, type Retriever } from "../src/search/retriever.ts";
+import type { Retriever } from "../src/search/retriever.ts";
 import { SAMPLE_DOCS, SAMPLE_QUESTIONS } from "./cli.ts";
 
 /**
@@ -71,13 +71,42 @@ describe("sample book", () => {
     }
   });
 
-  it("keeps the shipped thresholds equal to what tuning on the tune half chooses", async () => {
+  it("tuning on the tune half alone refuses no more answerable questions than its budget", async () => {
     const tuned = await tuneThresholds(
       lectern.retriever,
       pipelineOver,
       splitQuestions(questions, "tune"),
     );
-    expect(tuned.thresholds).toEqual(DEFAULT_THRESHOLDS);
+    const metrics = await evaluate(
+      pipelineOver(lectern.retriever.withThresholds(tuned.thresholds)),
+      splitQuestions(questions, "tune"),
+      5,
+    );
+    expect(metrics.falseRejections / metrics.answerable).toBeLessThanOrEqual(MAX_FALSE_REJECTION);
+    expect(metrics.noAnswerRecall).toBeGreaterThan(0.5);
+  });
+
+  it("answers what-is and how-do-I questions with the phrase a right answer contains", async () => {
+    const rows = questions.filter((question) => question.must_contain_any);
+    expect(rows.length).toBeGreaterThanOrEqual(20);
+    const metrics = await evaluate(pipelineOver(lectern.retriever), rows, 5);
+    // The floor measured when these rows were added (12 of 20); the aim is 0.85 (docs/retrieval.md).
+    expect(metrics.phraseShare).toBeGreaterThanOrEqual(0.6);
+  });
+
+  it("answers the overview question from the synopsis, citing the introduction", async () => {
+    const outcome = await pipelineOver(lectern.retriever).run({
+      requestId: "r",
+      sessionId: "s",
+      query: "What is this book about?",
+      selectedText: null,
+      filters: undefined,
+      sourceUrl: null,
+      topK: 5,
+    });
+    expect(outcome.route).toBe("overview");
+    expect(outcome.answer).toContain("textbook");
+    expect(outcome.sources[0]).toMatchObject({ file_path: "index.md", source_url: "/docs" });
   });
 
   it("meets the targets on the held-out half", async () => {
@@ -92,14 +121,15 @@ describe("sample book", () => {
     expect(metrics.noAnswerPrecision).toBeGreaterThanOrEqual(0.7);
   });
 
-  // Written after the decision rule was fixed and never used to tune or design it. Checked with the
-  // issue's metrics (ranking hit@5, off-topic rejection); its stricter numbers are in
-  // docs/retrieval.md.
-  it("meets the targets on questions written after the rule was fixed", async () => {
+  // Never used to tune or design anything. The rule now refuses only what the book does not
+  // cover: fewer wrong refusals of readers' own wording, at the price of answering more off-topic
+  // questions (with low_confidence); the trade-off is reported in docs/retrieval.md.
+  it("meets the targets on questions never used for tuning", async () => {
     const fresh = await loadQuestions(FRESH_QUESTIONS);
     const metrics = await evaluate(pipelineOver(lectern.retriever), fresh, 5);
     expect(metrics.hitAtK).toBeGreaterThanOrEqual(0.9);
-    expect(metrics.noAnswerRecall).toBeGreaterThanOrEqual(0.8);
+    expect(metrics.falseRejections / metrics.answerable).toBeLessThanOrEqual(0.05);
+    expect(metrics.noAnswerRecall).toBeGreaterThanOrEqual(0.5);
     expect(metrics.noAnswerPrecision).toBeGreaterThanOrEqual(0.7);
   });
 });

@@ -59,9 +59,9 @@ function fieldsOf(chunk: ChunkRecord): IndexedFields {
     id: chunk.id,
     title: analyze([chunk.title, ...chunk.tags, chunk.searchText].join(" ")).join(" "),
     // Sections merged into one chunk keep their headings as "## …" lines: they count as headings.
-    headings: analyze(
-      [...chunk.headingPath.slice(1), ...innerHeadings(chunk.text)].join(" "),
-    ).join(" "),
+    headings: analyze([...chunk.headingPath.slice(1), ...innerHeadings(chunk.text)].join(" ")).join(
+      " ",
+    ),
     text: analyze(chunk.text).join(" "),
   };
 }
