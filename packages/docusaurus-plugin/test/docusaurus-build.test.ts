@@ -95,6 +95,11 @@ function run(command: string, args: string[], cwd: string): Promise<Run> {
   });
 }
 
+function jsonPart(output: string): string {
+  const start = output.search(/^\[/m);
+  return start >= 0 ? output.slice(start) : output;
+}
+
 async function runOk(command: string, args: string[], cwd: string): Promise<string> {
   const result = await run(command, args, cwd);
   if (result.code !== 0) {
@@ -150,7 +155,10 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
   beforeAll(async () => {
     siteDir = await mkdtemp(path.join(tmpdir(), "lectern-docusaurus-site-"));
     const packed = JSON.parse(
-      await runOk("npm", ["pack", "--json", "--pack-destination", siteDir, PLUGIN_DIR], siteDir),
+      // npm may print warnings before the JSON (its output here mixes both streams).
+      jsonPart(
+        await runOk("npm", ["pack", "--json", "--pack-destination", siteDir, PLUGIN_DIR], siteDir),
+      ),
     ) as { filename: string }[];
     const tarball = packed[0]?.filename;
     if (!tarball) throw new Error("npm pack named no tarball");

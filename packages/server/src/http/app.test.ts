@@ -95,10 +95,22 @@ describe("POST /chat", () => {
         snippet: selection.slice(0, 200),
       }),
     ]);
-    const unanswerable = ChatResponseSchema.parse(
+    // A question beyond the selection is answered from the book: the selection is [1].
+    const beyond = ChatResponseSchema.parse(
       await (
         await postJson(app, "/chat", {
           query: "How do I configure QoS durability?",
+          selected_text: selection,
+        })
+      ).json(),
+    );
+    expect(beyond.sources[0]).toMatchObject({ source_type: "selected_text", citation_number: 1 });
+    expect(beyond.sources.slice(1).every((source) => source.source_type === "book")).toBe(true);
+    expect(beyond.answer).toMatch(/\[[2-9]\]/);
+    const unanswerable = ChatResponseSchema.parse(
+      await (
+        await postJson(app, "/chat", {
+          query: "What is the best sourdough bread recipe?",
           selected_text: selection,
         })
       ).json(),
