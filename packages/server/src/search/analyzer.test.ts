@@ -139,6 +139,14 @@ describe("tokenize: which identifiers are split", () => {
     expect(tokenize("apiV2")).toEqual(["api", "v2", "apiv2"]);
   });
 
+  it("adds a hyphenated word written together, so either spelling finds the other", () => {
+    expect(tokenize("re-render")).toEqual(["re", "render", "rerender"]);
+    expect(analyze("Why doesn't it rerender?")).toEqual(analyze("rerender"));
+    expect(analyze("re-rendering").at(-1)).toBe(analyze("rerendering")[0]);
+    // Longer chains and identifiers are not glued: "state-of-the-art" is just its words.
+    expect(tokenize("state-of-the-art")).toEqual(["state", "of", "the", "art"]);
+  });
+
   it("keeps a product name whole inside a hyphenated word", () => {
     expect(tokenize("GitHub-flavored")).toEqual(["github", "flavored", "github-flavored"]);
   });

@@ -38,13 +38,15 @@ import { STOPWORDS } from "./stopwords.ts";
  * Bump ANALYZER_VERSION whenever the output changes: persisted indexes built with another version
  * are rebuilt.
  */
-export const ANALYZER_VERSION = 3;
+export const ANALYZER_VERSION = 4;
 
 const COMPOUND = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[._\-/:#][\p{L}\p{N}]+)*/gu;
 const SEPARATORS = /[._\-/:#]+/;
 // "HTTPServer" → HTTP Server, but a plural acronym ("URLs", "APIs") stays one word.
 const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}(?!s(?:\P{L}|$))\p{Ll})/u;
 const IDENTIFIER_SEPARATOR = /[._/:#]|\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
+/** Two or three letter-only parts joined by single hyphens ("re-render", "built-in"). */
+const HYPHENATED_WORDS = /^\p{L}+(?:-\p{L}+){1,2}$/u;
 const LETTERS_THEN_DIGITS = /^(\p{L}{2,})\p{N}+$/u;
 // The prolonged sound mark ー belongs to no script of its own but is part of katakana words.
 const CJK_RUN = /([\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}ー]+)/u;
@@ -108,9 +110,12 @@ function pushWords(text: string, tokens: Token[]): void {
       const letters = LETTERS_THEN_DIGITS.exec(lower)?.[1];
       if (letters) tokens.push({ text: letters, compound: true });
     }
-    // Identifiers are also indexed whole; hyphenated prose ("two-legged") is just its words.
+    // Identifiers are also indexed whole; hyphenated prose ("two-legged") is its words, plus the
+    // words written together, which readers often do ("re-render" / "rerender", "e-mail").
     if (parts.length > 1 && IDENTIFIER_SEPARATOR.test(compound)) {
       tokens.push({ text: compound.toLowerCase(), compound: true });
+    } else if (parts.length > 1 && HYPHENATED_WORDS.test(compound)) {
+      tokens.push({ text: compound.replace(/-/g, "").toLowerCase(), compound: true });
     }
   }
 }
