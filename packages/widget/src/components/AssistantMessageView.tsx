@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { findCitation } from "../citations/citation-kind.ts";
 import { MarkdownView } from "../markdown/MarkdownView.tsx";
-import type { AssistantMessage } from "../store/chat-message.ts";
+import { type AssistantMessage, isSmallTalk } from "../store/chat-message.ts";
 import { CitationChip, PendingCitationChip } from "./CitationChip.tsx";
 import { FeedbackButtons } from "./FeedbackButtons.tsx";
 import { SourceList } from "./SourceList.tsx";
@@ -11,7 +11,12 @@ export const LOW_CONFIDENCE_MESSAGE =
   "The book matches this question only loosely, so this answer may miss the point. Check the sources.";
 
 export function AssistantMessageView({ message }: { message: AssistantMessage }) {
-  const { complete, streaming, mode, sources } = message;
+  const { complete, streaming, mode, sources, route } = message;
+  // A greeting or thanks gets a canned reply: there is no retrieval to qualify and nothing to rate.
+  const smallTalk = isSmallTalk(route);
+  // Confidence grades how well book passages matched; an overview is the synopsis, not a match.
+  const showConfidence =
+    complete && message.confidence !== null && mode !== "no_results" && route === "question";
   const renderCitation = (number: number): ReactNode => {
     const citation = findCitation(sources, number);
     if (citation) return <CitationChip citation={citation} />;
@@ -30,21 +35,19 @@ export function AssistantMessageView({ message }: { message: AssistantMessage })
         <p className="thinking">Looking in the book…</p>
       ) : null}
       {message.stopped ? <p className="notice">Answer stopped.</p> : null}
-      {complete && mode === "retrieval_only" && message.fallbackMessage ? (
+      {complete && !smallTalk && mode === "retrieval_only" && message.fallbackMessage ? (
         <p className="notice" data-notice="retrieval-only">
           {message.fallbackMessage}
         </p>
       ) : null}
-      {complete && message.lowConfidence ? (
+      {complete && !smallTalk && message.lowConfidence ? (
         <p className="notice warning" data-notice="low-confidence">
           {LOW_CONFIDENCE_MESSAGE}
         </p>
       ) : null}
       {complete && sources.length > 0 ? <SourceList sources={sources} /> : null}
-      {complete && message.confidence && mode !== "no_results" ? (
-        <p className="confidence">Confidence: {message.confidence}</p>
-      ) : null}
-      {!streaming && message.messageId ? <FeedbackButtons message={message} /> : null}
+      {showConfidence ? <p className="confidence">Confidence: {message.confidence}</p> : null}
+      {!streaming && !smallTalk && message.messageId ? <FeedbackButtons message={message} /> : null}
     </article>
   );
 }

@@ -1,4 +1,10 @@
-import type { Citation, Confidence, ResponseMode } from "@lectern/server/wire";
+import {
+  type Citation,
+  type Confidence,
+  type ResponseMetadata,
+  ResponseMetadataSchema,
+  type ResponseMode,
+} from "@lectern/server/wire";
 import type { FeedbackRating } from "../api/send-feedback.ts";
 
 export interface UserMessage {
@@ -28,6 +34,8 @@ export interface AssistantMessage {
   sources: Citation[];
   confidence: Confidence | null;
   mode: ResponseMode | null;
+  /** How the server routed the question; "question" until the `sources` event says otherwise. */
+  route: AnswerRoute;
   lowConfidence: boolean;
   fallbackMessage: string | null;
   /** Id of the stored exchange (from the `done` event), needed for feedback. */
@@ -36,6 +44,23 @@ export interface AssistantMessage {
 }
 
 export type ChatMessage = UserMessage | AssistantMessage;
+
+export type AnswerRoute = NonNullable<ResponseMetadata["route"]>;
+
+/**
+ * Reads a route from the server's metadata or from storage. Servers that send no route, answers
+ * saved before routes were stored and routes this widget does not know are all plain questions,
+ * which keep every signal (confidence, notices, feedback) on display.
+ */
+export function answerRouteOf(value: unknown): AnswerRoute {
+  const parsed = ResponseMetadataSchema.shape.route.safeParse(value);
+  return parsed.success && parsed.data !== undefined ? parsed.data : "question";
+}
+
+/** Greetings and thanks: a canned reply, not an answer from the book. */
+export function isSmallTalk(route: AnswerRoute): boolean {
+  return route === "greeting" || route === "thanks";
+}
 
 export function newAssistantMessage(id: string): AssistantMessage {
   return {
@@ -48,6 +73,7 @@ export function newAssistantMessage(id: string): AssistantMessage {
     sources: [],
     confidence: null,
     mode: null,
+    route: "question",
     lowConfidence: false,
     fallbackMessage: null,
     messageId: null,

@@ -6,7 +6,12 @@ import { type FeedbackRating, sendFeedback } from "../api/send-feedback.ts";
 import { type ChatAnswerEvent, streamChat } from "../api/stream-chat.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { randomUuid } from "../util/random-uuid.ts";
-import { type AssistantMessage, type ChatMessage, newAssistantMessage } from "./chat-message.ts";
+import {
+  type AssistantMessage,
+  answerRouteOf,
+  type ChatMessage,
+  newAssistantMessage,
+} from "./chat-message.ts";
 import {
   loadConversation,
   removeConversation,
@@ -108,6 +113,7 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
             sources: data.sources,
             confidence: data.confidence,
             mode: data.metadata.mode,
+            route: answerRouteOf(data.metadata.route),
             lowConfidence: data.metadata.low_confidence,
             fallbackMessage: data.fallback_message,
           }));

@@ -1,5 +1,5 @@
 import { isUuidV4 } from "../util/random-uuid.ts";
-import type { ChatMessage } from "./chat-message.ts";
+import { type AssistantMessage, answerRouteOf, type ChatMessage } from "./chat-message.ts";
 
 /** What survives a reload: the session and the messages the reader could see. */
 export interface PersistedConversation {
@@ -7,7 +7,13 @@ export interface PersistedConversation {
   messages: ChatMessage[];
 }
 
+// Fields added later are optional in storage, so conversations saved by an earlier widget still load.
 const FORMAT_VERSION = 1;
+
+/** A message as read back from storage: answers saved before routes were stored have none. */
+type StoredMessage =
+  | Exclude<ChatMessage, AssistantMessage>
+  | (Omit<AssistantMessage, "route"> & { route?: unknown });
 
 /** One conversation per API, so two widgets for two books on one site stay apart. */
 export function storageKeyFor(apiUrl: string): string {
@@ -48,7 +54,7 @@ export function removeConversation(key: string): void {
   }
 }
 
-function isStoredMessage(value: unknown): value is ChatMessage {
+function isStoredMessage(value: unknown): value is StoredMessage {
   if (typeof value !== "object" || value === null) return false;
   const message = value as Partial<ChatMessage>;
   if (typeof message.id !== "string" || typeof message.text !== "string") return false;
@@ -57,8 +63,8 @@ function isStoredMessage(value: unknown): value is ChatMessage {
 }
 
 /** A feedback request cut off by the reload never finished: offer the buttons again. */
-function settle(message: ChatMessage): ChatMessage {
+function settle(message: StoredMessage): ChatMessage {
   if (message.role !== "assistant") return message;
   const feedback = message.feedback?.status === "sent" ? message.feedback : null;
-  return { ...message, streaming: false, feedback };
+  return { ...message, streaming: false, feedback, route: answerRouteOf(message.route) };
 }

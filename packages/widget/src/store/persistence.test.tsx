@@ -1,9 +1,15 @@
 // @vitest-environment jsdom
-import { cleanup, screen, waitFor } from "@testing-library/react";
+import { cleanup, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { type FetchCall, installFetch, jsonResponse, sseResponse } from "../test/fetch-mock.ts";
 import { API_URL, ask, renderWidget } from "../test/render-widget.tsx";
-import { answerEvents, REQUEST_ID } from "../test/sse-fixtures.ts";
+import {
+  answerEvents,
+  REQUEST_ID,
+  ROS2_CONTROL_SOURCE,
+  smallTalkEvents,
+  URDF_ANSWER,
+} from "../test/sse-fixtures.ts";
 import { isUuidV4 } from "../util/random-uuid.ts";
 import { storageKeyFor } from "./persisted-conversation.ts";
 
@@ -92,6 +98,58 @@ describe("conversation persistence", () => {
       { id: "a", feedback: null, streaming: false },
       { id: "b", feedback: { rating: "down", status: "sent" } },
     ]);
+  });
+
+  it("shows an answer saved before routes were stored with its confidence and thumbs", async () => {
+    window.sessionStorage.setItem(
+      STORAGE_KEY,
+      JSON.stringify({
+        version: 1,
+        sessionId: "550e8400-e29b-41d4-a716-446655440000",
+        messages: [
+          { id: "q", role: "user", text: "What is a URDF?", selectedText: null },
+          {
+            id: "a",
+            role: "assistant",
+            text: URDF_ANSWER,
+            streaming: false,
+            stopped: false,
+            complete: true,
+            sources: [ROS2_CONTROL_SOURCE],
+            confidence: "medium",
+            mode: "full",
+            lowConfidence: false,
+            fallbackMessage: null,
+            messageId: "m1",
+            feedback: null,
+          },
+        ],
+      }),
+    );
+    const { user, store } = renderWidget();
+    expect(store.getState().messages[1]).toMatchObject({ id: "a", route: "question" });
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    const answer = screen.getByRole("article", { name: "Answer" });
+    expect(within(answer).getByText("Confidence: medium")).toBeInTheDocument();
+    expect(within(answer).getByRole("button", { name: "Helpful answer" })).toBeInTheDocument();
+  });
+
+  it("keeps a greeting a plain reply across a reload", async () => {
+    installFetch(() => sseResponse(smallTalkEvents("greeting")));
+    const first = renderWidget();
+    await first.user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(first.user, "hello");
+    await waitFor(() => expect(first.store.getState().status).toBe("success"));
+
+    cleanup();
+    const second = renderWidget();
+    await second.user.click(screen.getByRole("button", { name: "Ask the book" }));
+    const greeting = screen.getByRole("article", { name: "Answer" });
+    expect(greeting).toHaveTextContent("Hello!");
+    expect(within(greeting).queryByText(/Confidence:/)).not.toBeInTheDocument();
+    expect(
+      within(greeting).queryByRole("button", { name: "Helpful answer" }),
+    ).not.toBeInTheDocument();
   });
 
   it("ignores stored data it does not recognise", () => {

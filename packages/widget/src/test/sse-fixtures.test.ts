@@ -5,7 +5,9 @@ import {
   answerEvents,
   errorEvent,
   NO_RESULTS_EVENTS,
+  OVERVIEW_EVENTS,
   SELECTION_SOURCE,
+  smallTalkEvents,
   sourcesEvent,
 } from "./sse-fixtures.ts";
 
@@ -16,6 +18,10 @@ describe("SSE fixtures", () => {
       answerEvents({ lowConfidence: true, confidence: "low" }),
       [sourcesEvent({ mode: "selected_text", sources: [SELECTION_SOURCE] })],
       NO_RESULTS_EVENTS,
+      smallTalkEvents("greeting"),
+      smallTalkEvents("thanks"),
+      OVERVIEW_EVENTS,
+      answerEvents({ route: null }),
       [errorEvent("TIMEOUT", "The answer took too long.")],
     ];
     for (const events of streams) {

@@ -1,4 +1,9 @@
-import type { Citation, SelectedTextCitation, SourceCitation } from "@lectern/server/wire";
+import type {
+  Citation,
+  ResponseMetadata,
+  SelectedTextCitation,
+  SourceCitation,
+} from "@lectern/server/wire";
 
 /**
  * Server-Sent Events text as `POST /chat/stream` writes it (taken from a real response of the
@@ -73,6 +78,8 @@ interface SourcesEventOptions {
   confidence?: "high" | "medium" | "low";
   fallbackMessage?: string | null;
   sessionId?: string;
+  /** How the server routed the question; "question" by default, null for a server that sends none. */
+  route?: NonNullable<ResponseMetadata["route"]> | null;
 }
 
 export function sourcesEvent(options: SourcesEventOptions = {}): string {
@@ -88,7 +95,7 @@ export function sourcesEvent(options: SourcesEventOptions = {}): string {
       request_id: REQUEST_ID,
       search_query: "What is a URDF?",
       original_query: "What is a URDF?",
-      route: "question",
+      ...(options.route === null ? {} : { route: options.route ?? "question" }),
       injection_flagged: false,
       timings: { route: 1.98, retrieve: 4.07, generate: 13.41, total: 19.86 },
       support: 1,
@@ -129,3 +136,55 @@ export const NO_RESULTS_EVENTS = [
   }),
   doneEvent(),
 ];
+
+/* Small talk and the overview, as the server's router answers them. */
+
+export const GREETING_REPLY =
+  "Hello! Ask me anything about this book, or select a passage on the page and ask about it.";
+export const THANKS_REPLY = "You're welcome! Ask another question about the book any time.";
+
+/** Greetings and thanks: the reply streamed, no sources, mode "full" and confidence "high". */
+export function smallTalkEvents(route: "greeting" | "thanks", options: SourcesEventOptions = {}) {
+  const reply = route === "greeting" ? GREETING_REPLY : THANKS_REPLY;
+  return answerEvents({
+    deltas: [reply],
+    answer: reply,
+    sources: [],
+    mode: "full",
+    confidence: "high",
+    fallbackMessage: null,
+    route,
+    ...options,
+  });
+}
+
+export const INTRO_SOURCE: SourceCitation = {
+  source_type: "book",
+  source_url: "/docs/#robotics-primer",
+  title: "Robotics Primer",
+  section: "Robotics Primer",
+  chunk_position: 0,
+  similarity_score: 1,
+  snippet:
+    "Welcome to the **Robotics Primer**, a short textbook about the software that makes robots move, sense and decide. It is written for programmers who already know Python or C++ and want a structured pa",
+  file_path: "index.md",
+  section_path: ["Robotics Primer"],
+  citation_number: 1,
+};
+
+export const OVERVIEW_ANSWER = [
+  "Welcome to the **Robotics Primer**, a short textbook about the software that makes robots move, sense and decide. [1]",
+  "It is organised in these parts: Getting Started, ROS 2 Fundamentals, Robot Description, Sensors and Perception, Kinematics, Simulation, Humanoids.",
+  'A good place to start is "Robotics Primer" [1].',
+].join("\n\n");
+
+/** "What is this book about?": the synopsis, citing the introduction page. */
+export const OVERVIEW_EVENTS = answerEvents({
+  deltas: [OVERVIEW_ANSWER],
+  answer: OVERVIEW_ANSWER,
+  sources: [INTRO_SOURCE],
+  mode: "full",
+  confidence: "high",
+  fallbackMessage: null,
+  route: "overview",
+});
