@@ -83,7 +83,9 @@ export class ChatPipeline {
           retrievalCount: 1,
         });
       }
-      if (routed.route === "overview") base.route = "question";
+      // Anything not answered by the routes above is a question about the book (a greeting sent
+      // with a selection is answered from the selection).
+      base.route = "question";
 
       if (input.selectedText !== null) {
         // Selected-text mode: the answer comes from the selection, and from the book around it when
