@@ -63,6 +63,25 @@ describe("QueryRouter", () => {
     expect(routeQuery("Thanks, but what is a servo?").route).toBe("question");
     expect(routeQuery("thank you so much!").route).toBe("thanks");
     expect(routeQuery("Hello, how do servos hold their angle?").route).toBe("question");
+    expect(routeQuery("thanks, that helped").route).toBe("thanks");
+    expect(routeQuery("That makes sense, thank you!").route).toBe("thanks");
+    expect(routeQuery("ok, got it, thx").route).toBe("thanks");
+    expect(routeQuery("Thanks! How do I publish on a topic?").route).toBe("question");
+  });
+
+  it("recognises questions about the whole book, nothing narrower", () => {
+    for (const question of [
+      "What is this book about?",
+      "what does this site cover",
+      "Where do I start?",
+      "Hi, what is the documentation about?",
+      "Give me an overview of the book",
+      "What topics does this book cover?",
+    ]) {
+      expect(routeQuery(question).route, question).toBe("overview");
+    }
+    expect(routeQuery("What is this node about?").route).toBe("question");
+    expect(routeQuery("Where do I start the simulator?").route).toBe("question");
   });
 
   it("flags text that tries to override instructions", () => {
