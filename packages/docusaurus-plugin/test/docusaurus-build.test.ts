@@ -40,6 +40,9 @@ const DOCS = {
     "---\nsidebar_position: 1\n---\n\n# Introduction\n\nThis handbook explains how to look after the servos of a small robot arm.\n",
   "servo-tuning.md":
     "---\nsidebar_position: 2\n---\n\n# Servo tuning\n\n## Gains\n\nRaise the proportional gain until the servo oscillates, then halve it. Add derivative gain to damp the overshoot.\n",
+  // Math as Docusaurus sites write it (remark-math): the MDX parser alone fails on `{…}` in `$$`.
+  "gear-ratio.mdx":
+    "---\nsidebar_position: 3\n---\n\n# Gear ratio\n\nThe output torque of a gearbox grows with its reduction ratio $n$:\n\n$$\n\\tau_{out} = n \\, \\eta \\, \\tau_{in}\n$$\n\nwhere the efficiency $\\eta$ of a planetary stage is about 0.9.\n",
 };
 
 const skip = process.env.SKIP_DOCUSAURUS_BUILD === "1" && process.env.CI !== "true";
@@ -113,13 +116,26 @@ async function runOk(command: string, args: string[], cwd: string): Promise<stri
 function siteConfig(ingest: Record<string, unknown>): string {
   const plugin = { ...WIDGET_OPTIONS, ingest };
   return `// Written by docusaurus-build.test.ts
+import remarkMath from "remark-math";
+import rehypeKatex from "rehype-katex";
+
 export default {
   title: "Servo Handbook",
   url: ${JSON.stringify(SITE_URL)},
   baseUrl: ${JSON.stringify(BASE_URL)},
   onBrokenLinks: "throw",
   presets: [
-    ["classic", { docs: { routeBasePath: ${JSON.stringify(ROUTE_BASE_PATH)} }, blog: false }],
+    [
+      "classic",
+      {
+        docs: {
+          routeBasePath: ${JSON.stringify(ROUTE_BASE_PATH)},
+          remarkPlugins: [remarkMath],
+          rehypePlugins: [rehypeKatex],
+        },
+        blog: false,
+      },
+    ],
   ],
   plugins: [["docusaurus-plugin-lectern", ${JSON.stringify(plugin, null, 2)}]],
 };
@@ -190,6 +206,8 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
         "@docusaurus/preset-classic@3",
         "react@18",
         "react-dom@18",
+        "remark-math@6",
+        "rehype-katex@7",
         `./${tarball}`,
       ],
       siteDir,
@@ -232,7 +250,9 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
 
   it("ran lectern ingest during the build, with URLs of the built pages", async () => {
     expect(buildOutput).toContain("[docusaurus-plugin-lectern] Ingesting the docs into Lectern");
-    expect(buildOutput).toMatch(/Files: 2 added/);
+    // Every page of the site is indexed, the math page included.
+    expect(buildOutput).toMatch(/Files: 3 added/);
+    expect(existsSync(path.join(siteDir, "build", "guide", "gear-ratio", "index.html"))).toBe(true);
 
     const answer = JSON.parse(
       await runOk(
@@ -264,6 +284,23 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     for (const source of answer.sources) {
       expect(existsSync(builtPage(siteDir, source.source_url)), source.source_url).toBe(true);
     }
+
+    // The math page answers too.
+    const math = JSON.parse(
+      await runOk(
+        process.execPath,
+        [
+          LECTERN_BIN,
+          "ask",
+          "How does the reduction ratio change the output torque?",
+          "--data-dir",
+          path.join(siteDir, ".lectern"),
+          "--json",
+        ],
+        siteDir,
+      ),
+    ) as { sources: { file_path: string }[] };
+    expect(math.sources[0]?.file_path).toBe("gear-ratio.mdx");
   });
 
   it("answers a reader who asks through the widget on a built page, against a running Lectern", async () => {

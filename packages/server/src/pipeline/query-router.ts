@@ -16,8 +16,8 @@ export interface RoutedQuery {
 
 const GREETING =
   /^(hi|hello|hey|hiya|good (morning|afternoon|evening)|greetings|yo|howdy)( there)?( lectern| bot)?[\s!.,]*$/i;
-const THANKS_CORE = String.raw`(?:thanks?(?: you)?(?: (?:so|very) much| a lot| again)?|thx|ty|cheers|much appreciated|appreciate it)`;
-const ACKNOWLEDGEMENT = String.raw`(?:(?:that|this|it|you) (?:helped|helps|was (?:very |really |super )?(?:helpful|useful|great|clear))|got it|(?:that |it |this )?makes sense|(?:great|perfect|ok|okay|cool|nice|awesome|understood)(?: answer)?)`;
+const THANKS_CORE = `(?:thanks?(?: you)?(?: (?:so|very) much| a lot| again)?|thx|ty|cheers|much appreciated|appreciate it)`;
+const ACKNOWLEDGEMENT = `(?:(?:that|this|it|you) (?:helped|helps|was (?:very |really |super )?(?:helpful|useful|great|clear))|got it|(?:that |it |this )?makes sense|(?:great|perfect|ok|okay|cool|nice|awesome|understood)(?: answer)?)`;
 /** "thanks", "ok, thanks!", "thanks, that helped", "that helped, thank you", "great, got it, thx". */
 const THANKS = new RegExp(
   String.raw`^(?:${ACKNOWLEDGEMENT}[\s,.!]+)*${THANKS_CORE}(?:[\s,.!]+${ACKNOWLEDGEMENT})*[\s!.,]*$`,
