@@ -90,8 +90,9 @@ describe("sample book", () => {
     const rows = questions.filter((question) => question.must_contain_any);
     expect(rows.length).toBeGreaterThanOrEqual(20);
     const metrics = await evaluate(pipelineOver(lectern.retriever), rows, 5);
-    // The floor measured when these rows were added (12 of 20); the aim is 0.85 (docs/retrieval.md).
-    expect(metrics.phraseShare).toBeGreaterThanOrEqual(0.6);
+    // 12 of 20 when these rows were added, 19 of 20 since answers reach a result's page opening,
+    // section start and glossary entry; the aim is 0.85 (docs/retrieval.md).
+    expect(metrics.phraseShare).toBeGreaterThanOrEqual(0.85);
   });
 
   it("answers the overview question from the synopsis, citing the introduction", async () => {

@@ -284,8 +284,13 @@ describe("extractiveAnswer", () => {
     expect(answer).toEqual({
       text: "Charge a lithium cell with a balance charger at one C. [2]",
       cited: [2],
+      extraSources: [],
     });
-    expect(extractiveAnswer("How do I charge a cell?", [])).toEqual({ text: "", cited: [] });
+    expect(extractiveAnswer("How do I charge a cell?", [])).toEqual({
+      text: "",
+      cited: [],
+      extraSources: [],
+    });
   });
 
   it("falls back to the opening of the first source when no question word matches", () => {
@@ -327,5 +332,311 @@ describe("extractiveAnswer on merged sections", () => {
     expect(answer.text).not.toContain("##");
     expect(answer.text).not.toContain("Choosing a gear ratio");
     expect(answer.text).toContain("A higher gear ratio gives more torque at a lower speed.");
+  });
+});
+
+/** A chunk of a multi-chunk page, as retrieval returns it. */
+function pageChunk(
+  page: string,
+  chunkIndex: number,
+  text: string,
+  title: string,
+  headingPath: string[] = [title],
+): ChunkRecord {
+  return {
+    id: `${page}#${chunkIndex}`,
+    collection: "default",
+    version: "",
+    filePath: `${page}.md`,
+    chunkIndex,
+    totalChunks: 3,
+    title,
+    section: headingPath[headingPath.length - 1] ?? title,
+    headingPath,
+    url: `/docs/${page}`,
+    tags: [],
+    text,
+    contentHash: `${page}:${chunkIndex}:${text.length}`,
+    tokenCount: Math.ceil(text.length / 4),
+  };
+}
+
+const retrieved = (chunk: ChunkRecord, similarityScore = 0.8): RetrievedChunk => ({
+  chunk,
+  score: 10 * similarityScore,
+  similarityScore,
+  coverage: 0.5,
+});
+
+const pagesOf = (chunks: ChunkRecord[]) => (filePath: string) =>
+  chunks.filter((chunk) => chunk.filePath === filePath);
+
+describe("extractiveAnswer: what a sentence defines", () => {
+  const define = (question: string, definition: string, distractor: string) =>
+    extractiveAnswer(question, [
+      result("other", distractor, "Other", 0.9),
+      result("definition", definition, "Definition", 0.7),
+    ]);
+
+  it("reads 'X are named …' as defining X, and the verb 'is called when' as no definition", () => {
+    expect(
+      define(
+        "What are parameters?",
+        "Hard-coding a gain means recompiling. Parameters are named configuration values that belong to a node.",
+        "Every parameter is owned by one node and nodes declare parameters at start-up.",
+      ).text,
+    ).toBe("Parameters are named configuration values that belong to a node. [2]");
+    // "is called when …" says when a function runs, not what it is named.
+    expect(
+      define(
+        "What is a callback?",
+        "Your function is called when a message arrives on the topic.",
+        "A callback is a function the executor runs when its event happens.",
+      ).text,
+    ).toBe("A callback is a function the executor runs when its event happens. [1]");
+  });
+
+  it("reads 'X is, quite simply, a …', 'The word X means …' and 'In Redux, X are …' as definitions", () => {
+    expect(
+      define(
+        "What is an action creator?",
+        "An action creator is, quite simply, a function that creates an action.",
+        "Notice that the action creator colorChanged accepts two different arguments here.",
+      ).text,
+    ).toBe("An action creator is, quite simply, a function that creates an action. [2]");
+    expect(
+      define(
+        "What is a thunk?",
+        'The word "thunk" means "a piece of code that does some delayed work".',
+        "Using a thunk requires the thunk middleware to be added to the store.",
+      ).text,
+    ).toContain('The word "thunk" means');
+    expect(
+      define(
+        "What is a reducer?",
+        "In Redux, reducers are functions that compute the next state from an action.",
+        "Writing reducers by hand for every slice of state gets repetitive quickly.",
+      ).text,
+    ).toContain("In Redux, reducers are functions");
+  });
+
+  it("does not take 'In these frameworks, X is …' for a definition of X here", () => {
+    const answer = extractiveAnswer("What is middleware?", [
+      result(
+        "express",
+        "Express and Koa are server frameworks for Node. In these frameworks, middleware is code between request and response.",
+        "Background",
+        0.9,
+      ),
+      result(
+        "redux",
+        "Middleware is the suggested way to extend the store with custom behaviour. It wraps dispatch.",
+        "Middleware",
+        0.7,
+      ),
+    ]);
+    expect(answer.text.startsWith("Middleware is the suggested way")).toBe(true);
+  });
+
+  it("counts 'A thunk function is a function …' as defining thunk despite its generic head noun", () => {
+    const answer = extractiveAnswer("What is a thunk?", [
+      result("setup", "The store is set up to run thunks, a way to write async logic.", "Setup"),
+      result(
+        "definition",
+        "A thunk function is a function that receives dispatch and getState as arguments.",
+        "API",
+      ),
+    ]);
+    expect(answer.text.startsWith("A thunk function is a function")).toBe(true);
+  });
+
+  it("prefers the sentence naming an acronym and its words to one that only mentions the words", () => {
+    const answer = extractiveAnswer("What does ZMP stand for in humanoid walking?", [
+      result(
+        "intro",
+        "This page introduces the criterion humanoid walking controllers use, the zero moment point.",
+        "ZMP and balance",
+      ),
+      result(
+        "definition",
+        "The zero moment point (ZMP) is the point on the ground where inertial forces produce no horizontal moment.",
+        "The zero moment point",
+      ),
+      result("stairs", "Humanoid walking on stairs needs a slower gait.", "Stairs", 0.5),
+      result("gait", "A humanoid walking gait alternates single and double support.", "Gait", 0.5),
+    ]);
+    expect(answer.text.startsWith("The zero moment point (ZMP) is the point")).toBe(true);
+    expect(answer.cited).toEqual([2]);
+  });
+});
+
+describe("extractiveAnswer: chunks of the results' pages", () => {
+  const urdfPage = [
+    pageChunk(
+      "urdf",
+      0,
+      "Software that plans a robot needs to know what it looks like. The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down.",
+      "Describing a Robot with URDF",
+    ),
+    pageChunk(
+      "urdf",
+      1,
+      "Xacro macros generate the URDF from a shorter template. Run check_urdf on the generated URDF to find errors in the URDF.",
+      "Describing a Robot with URDF",
+      ["Describing a Robot with URDF", "Reducing repetition with xacro"],
+    ),
+  ];
+  const launch = pageChunk(
+    "launch",
+    2,
+    "Launch files pass the URDF to robot_state_publisher, which publishes the URDF frames.",
+    "Launch Files",
+    ["Launch Files", "Robot description"],
+  );
+
+  it("quotes the opening chunk of a result's page whose title names the term, as a source after the results", () => {
+    const results = [retrieved(launch, 0.9), retrieved(urdfPage[1] as ChunkRecord, 0.8)];
+    const answer = extractiveAnswer("What is a URDF?", results, {
+      pageChunks: pagesOf([...urdfPage, launch]),
+    });
+    expect(answer.text).toBe(
+      "The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down. [3]",
+    );
+    expect(answer.cited).toEqual([3]);
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["urdf#0"]);
+    // Weighed as the result of its page that led to it.
+    expect(answer.extraSources[0]?.similarityScore).toBe(0.8);
+    // Without the page's chunks the answer stays within the results.
+    const within = extractiveAnswer("What is a URDF?", results);
+    expect(within.extraSources).toEqual([]);
+    expect(within.text).not.toContain("Unified Robot Description Format");
+  });
+
+  it("numbers a quoted page chunk after the offset too", () => {
+    const answer = extractiveAnswer("What is a URDF?", [retrieved(urdfPage[1] as ChunkRecord)], {
+      pageChunks: pagesOf(urdfPage),
+      citationOffset: 1,
+    });
+    expect(answer.text.endsWith("[3]")).toBe(true);
+    expect(answer.cited).toEqual([3]);
+  });
+
+  it("leaves the page alone for other questions and for pages whose title does not name the term", () => {
+    const results = [retrieved(launch, 0.9), retrieved(urdfPage[1] as ChunkRecord, 0.8)];
+    const pageChunks = pagesOf([...urdfPage, launch]);
+    expect(
+      extractiveAnswer("How do I check a URDF for errors?", results, { pageChunks }).extraSources,
+    ).toEqual([]);
+    const xacro = extractiveAnswer("What is xacro?", [retrieved(urdfPage[1] as ChunkRecord)], {
+      pageChunks,
+    });
+    expect(xacro.extraSources).toEqual([]);
+  });
+
+  it("quotes the first chunk of a section whose heading names the term when the result continues it", () => {
+    const path = ["ZMP and the Inverted Pendulum", "The zero moment point"];
+    const page = [
+      pageChunk("zmp", 0, "A walking robot is never in static equilibrium.", path[0] as string),
+      pageChunk(
+        "zmp",
+        1,
+        "All forces on the sole can be replaced by one. The zero moment point (ZMP) is the point where the forces produce no horizontal moment.",
+        path[0] as string,
+        path,
+      ),
+      pageChunk(
+        "zmp",
+        2,
+        "With the CoM standing still the ZMP sits below it. Braking moves the ZMP towards the toes.",
+        path[0] as string,
+        path,
+      ),
+    ];
+    const answer = extractiveAnswer(
+      "What does ZMP stand for?",
+      [retrieved(page[2] as ChunkRecord)],
+      {
+        pageChunks: pagesOf(page),
+      },
+    );
+    expect(answer.text.startsWith("The zero moment point (ZMP) is the point")).toBe(true);
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["zmp#1"]);
+  });
+
+  it("quotes a glossary page's entry for the term from another chunk of the glossary", () => {
+    const glossary = [
+      pageChunk(
+        "glossary",
+        0,
+        "Action — A pattern for long-running goals.\n\nNode — A single participant in the ROS graph, with one responsibility.",
+        "Glossary",
+        ["Glossary", "A–N"],
+      ),
+      pageChunk(
+        "glossary",
+        1,
+        "Pose — Position and orientation together.\n\nTopic — A named channel for a stream of messages.",
+        "Glossary",
+        ["Glossary", "O–Z"],
+      ),
+    ];
+    const answer = extractiveAnswer(
+      "What is a node?",
+      [
+        retrieved(
+          pageChunk(
+            "net",
+            4,
+            "Nodes on two machines need the same domain id to see each other.",
+            "Networking",
+          ),
+          0.9,
+        ),
+        retrieved(glossary[1] as ChunkRecord, 0.6),
+      ],
+      { pageChunks: pagesOf(glossary) },
+    );
+    expect(answer.text).toBe(
+      "Node — A single participant in the ROS graph, with one responsibility. [3]",
+    );
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["glossary#0"]);
+  });
+});
+
+describe("extractiveAnswer: how-to passages", () => {
+  it("runs a passage describing a problem on to the sentence that gives the fix", () => {
+    const answer = extractiveAnswer(
+      "How do I call a service from a callback without freezing the node?",
+      [
+        result(
+          "deadlock",
+          "Calling a service from inside a callback and blocking freezes the node. The thread that would deliver the response is the blocked one, so the callback never returns.\n\nNever call the synchronous client from a callback on a single-threaded executor. The node will deadlock. Instead, use call_async and attach a done-callback to the future.",
+          "Avoiding deadlocks",
+        ),
+      ],
+    );
+    expect(answer.text).toContain("Never call the synchronous client");
+    expect(answer.text).toMatch(
+      /Instead, use call_async and attach a done-callback to the future\. \[1\]$/,
+    );
+  });
+
+  it("does not run on past the section or when the passage already gives the fix", () => {
+    const answer = extractiveAnswer("How do I keep the node from freezing in a service callback?", [
+      result(
+        "deadlock",
+        "A service callback that blocks freezes the node on a single-threaded executor. Blocking in a callback stops every other callback of the node.\n\n## Spinning\n\nUse a MultiThreadedExecutor to run callbacks of several groups at once.",
+        "Services",
+      ),
+    ]);
+    expect(answer.text).not.toContain("MultiThreadedExecutor");
+    const fixed = extractiveAnswer("How do I avoid freezing the node in a service callback?", [
+      result(
+        "async",
+        "Use call_async in a service callback so the node does not freeze. The response arrives in a done-callback. Instead, you could also use a reentrant callback group with several threads.",
+        "Services",
+      ),
+    ]);
+    expect(fixed.text).not.toContain("reentrant callback group");
   });
 });

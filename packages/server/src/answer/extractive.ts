@@ -1,5 +1,6 @@
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
 
 /**
  * The answer given when no language model is configured: the best contiguous passage of the
@@ -16,9 +17,25 @@ import type { RetrievedChunk } from "../search/retriever.ts";
  *   + 0.15 ×   share of the question's words in the heading path above the window;
  *   + 0.20 ×   the chunk's calibrated similarity score, + 0.04 for ranking first (less further down);
  *   + 0.35 ×   strength of a defining sentence ("X is …", "X (…) is a …", "X stands for …", "… is
- *              called X") opening the window, for "what is X" questions (0.10 when it is inside);
+ *              called X", "The word X means …") opening the window, for "what is X" questions
+ *              (0.10 when it is inside); a sentence that only spells out an acronym's words
+ *              counts 0.6, one that also names the acronym 1;
  *   − 0.03     per sentence without any question word, and per paragraph break crossed;
  *   − 0.08     for a single sentence when its paragraph goes on (2–4 sentences read better).
+ *
+ * In a "what is X" question the words outside X ("… in humanoid walking") weigh 0.3: they place
+ * the term, and the sentence defining it rarely repeats them.
+ *
+ * Definitions sit where a retrieved chunk may not be: at the opening of the page about X, at the
+ * start of the section about X, in the glossary. Given the pages' chunks (`pageChunks`), a "what
+ * is X" question also weighs the opening chunk of a result's page whose title names X, the first
+ * chunk of the section whose heading names X when a result continues it, and the chunk of a
+ * glossary page holding X's entry. A chunk quoted this way is returned in `extraSources` and cited
+ * after the results.
+ *
+ * A "how do I" passage that stops before the fix ("… so the node freezes. Never call …") runs on
+ * to the sentence giving it ("Instead, use …") when that follows within three sentences of the
+ * same text.
  *
  * The weights were set by reading answers to the sample book's definition and how-to questions
  * (examples/robotics-primer/questions.jsonl, rows a001–a020), not by fitting a number.
@@ -34,6 +51,11 @@ export interface ExtractiveAnswer {
   text: string;
   /** 1-based source numbers the answer cites. */
   cited: number[];
+  /**
+   * Chunks the answer quotes that are not among the results (see `pageChunks`), in citation
+   * order: the first is cited as [results.length + 1 + citationOffset], the next one after it.
+   */
+  extraSources: RetrievedChunk[];
 }
 
 export interface ExtractiveOptions {
@@ -43,6 +65,11 @@ export interface ExtractiveOptions {
   maxPassages?: number;
   /** Added to every [n] marker, for answers whose sources follow other citations; default 0. */
   citationOffset?: number;
+  /**
+   * The chunks of a page in page order. With it, a definition question also weighs the chunks of
+   * the results' pages where a definition usually sits (`definingChunks`).
+   */
+  pageChunks?: (filePath: string) => ChunkRecord[];
 }
 
 export function extractiveAnswer(
@@ -53,28 +80,48 @@ export function extractiveAnswer(
   const maxSentences = options.maxSentences ?? 4;
   const maxPassages = options.maxPassages ?? 2;
   const offset = options.citationOffset ?? 0;
-  const sources = results.map((result) => parsedChunk(result.chunk));
-  const query = weighQuestion(question, sources);
+  const candidates: Candidate[] = results.map((result, rank) => ({
+    result,
+    parsed: parsedChunk(result.chunk),
+    rank,
+  }));
+  const query = weighQuestion(
+    question,
+    candidates.map((candidate) => candidate.parsed),
+  );
+  if (query.subject && options.pageChunks)
+    candidates.push(...definingChunks(query, results, options.pageChunks));
   const passages: Passage[] = [];
-  const first = bestWindow(query, results, sources, { maxSentences });
+  const best = bestWindow(query, candidates, { maxSentences, rankCount: results.length });
+  const first = best && query.howTo ? throughTheFix(best, candidates) : best;
   if (first) {
     passages.push(first);
     if (maxPassages > 1 && first.coverage < 0.5) {
-      const second = bestWindow(query, results, sources, {
+      const second = bestWindow(query, candidates, {
         maxSentences: 2,
+        rankCount: results.length,
         exclude: first,
       });
       if (second && second.newCoverage >= 0.2) passages.push(second);
     }
   } else {
-    const opening = openingPassage(results, sources);
+    const opening = openingPassage(candidates);
     if (opening) passages.push(opening);
   }
+  const extraSources: RetrievedChunk[] = [];
+  const citationOf = (passage: Passage) => {
+    const candidate = candidates[passage.source];
+    if (passage.source < results.length || !candidate) return passage.source + 1 + offset;
+    if (!extraSources.includes(candidate.result)) extraSources.push(candidate.result);
+    return results.length + extraSources.indexOf(candidate.result) + 1 + offset;
+  };
+  const citations = passages.map(citationOf);
   return {
     text: passages
-      .map((passage) => render(passage.units, passage.source + 1 + offset))
+      .map((passage, index) => render(passage.units, citations[index] ?? null))
       .join("\n\n"),
-    cited: [...new Set(passages.map((passage) => passage.source + 1 + offset))],
+    cited: [...new Set(citations)],
+    extraSources,
   };
 }
 
@@ -199,10 +246,18 @@ const POINTS_BACK =
   /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?)\b/i;
 const POINTS_FORWARD =
   /\b(?:(?:shown|listed|given|described|example|code|snippet|command|commands|table|steps?|file|output) below|below:|the following|as follows|this (?:example|snippet|code|file|command|listing))\b|^["'(]*here(?:'s| is| are)\b/i;
-const COPULA = /\s(?:is|are|stands for|means|refers to|describes)\s|\s[—–]\s|\s-{1,2}\s/;
+// "X is, quite simply, a function …": a short aside between the copula and the definition.
+const COPULA =
+  /\s(?:(?:is|are)(?:,[^,]{1,30},)?|stands for|means|refers to|describes)\s|\s[—–]\s|\s-{1,2}\s/;
 const CALLED = /\b(?:is|are) (?:called|known as|named|termed)\s+(.+)$/i;
+/** "The callback is called when …": the verb call, not a name. */
+const CALLED_VERB =
+  /^(?:once|when|whenever|while|by|from|with|after|before|on|in|at|every|each|only|again|twice|back|for|if|to|periodically|repeatedly)\b/i;
 const ACTIONABLE =
   /^(?:instead,? |to [^,]{3,60}, )?(?:use|run|call|add|set|pass|put|declare|install|source|build|create|write|launch|start|open|edit|give|keep|make|check|try|remove|replace|define|register|list|spawn|load|record|store|avoid|never|always|do not|don't)\b/i;
+const PROHIBITION = /^(?:never|avoid|do not|don't)\b/i;
+/** How many sentences past a how-to passage its fix may sit. */
+const FIX_LOOKAHEAD = 3;
 const HOW_TO = /^(?:how (?:do|can|should|would|could) (?:i|you|we)|how to)\b/i;
 const MIN_WORDS = 4;
 const MAX_CODE_LINES = 15;
@@ -347,29 +402,37 @@ function unitOf(
   };
 }
 
-/** What a sentence defines: "X is …", "X (…) is …", "X — …", "X stands for …", "… is called X". */
+/**
+ * What a sentence defines: "X is …", "X (…) is …", "X — …", "X stands for …", "… is called X".
+ * "Parameters are named configuration values …" reads both ways, so both readings are kept.
+ */
 function definiendaOf(sentence: string): Set<string>[] {
+  const subjects: string[] = [];
   const called = CALLED.exec(sentence);
-  let subject: string;
-  if (called?.[1]) {
-    subject =
+  if (called?.[1] && !CALLED_VERB.test(called[1]))
+    subjects.push(
       called[1]
         .split(/[,;.:]/)[0]
         ?.split(" ")
         .slice(0, 8)
-        .join(" ") ?? "";
-  } else {
-    const copula = COPULA.exec(sentence);
-    if (!copula || copula.index > 120) return [];
-    subject = sentence.slice(0, copula.index);
-  }
-  const outside = subject.replace(/\([^)]*\)?/g, " ");
-  // A clause before the subject ("When the robot moves, the odom frame is …") is not a definition.
-  if (outside.trim().split(/\s+/).length > 8 || outside.includes(",")) return [];
-  const parentheses = [...subject.matchAll(/\(([^)]*)\)?/g)].map((match) => match[1] ?? "");
-  return [outside, ...parentheses]
-    .map((part) => new Set(analyzeQuery(part).words))
-    .filter((terms) => terms.size > 0);
+        .join(" ") ?? "",
+    );
+  const copula = COPULA.exec(sentence);
+  if (copula && copula.index <= 120) subjects.push(sentence.slice(0, copula.index));
+  return subjects.flatMap((subject) => {
+    const outside = subject
+      .replace(/\([^)]*\)?/g, " ")
+      // "In ROS 2, a node is …" still defines a node ("In these frameworks, …" defines it for
+      // something else); "The word "thunk" means …" defines thunk.
+      .replace(/^\s*(?:in|for|within) (?!(?:this|these|that|those|such)\b)[^,]{1,40}, /i, "")
+      .replace(/^\s*the (?:word|term|name|phrase|acronym|abbreviation)\s+/i, "");
+    // A clause before the subject ("When the robot moves, the odom frame is …") is not a definition.
+    if (outside.trim().split(/\s+/).length > 8 || outside.includes(",")) return [];
+    const parentheses = [...subject.matchAll(/\(([^)]*)\)?/g)].map((match) => match[1] ?? "");
+    return [outside, ...parentheses]
+      .map((part) => new Set(analyzeQuery(part).words))
+      .filter((terms) => terms.size > 0);
+  });
 }
 
 /** The nouns an apposition defines: "ROS 2 offers services, a remote procedure call pattern". */
@@ -535,7 +598,16 @@ interface WeightedQuestion {
   howTo: boolean;
 }
 
+/** A chunk the answer may quote: a retrieval result, or a chunk of a result's page. */
+interface Candidate {
+  result: RetrievedChunk;
+  parsed: ParsedChunk;
+  /** Rank of the result it is (or whose page it belongs to), from 0. */
+  rank: number;
+}
+
 interface Passage {
+  /** Index in the candidates. */
   source: number;
   units: Unit[];
   coverage: number;
@@ -545,6 +617,8 @@ interface Passage {
 
 const DEFINITION_QUESTION =
   /^(?:what|who)(?:'s|\s+(?:is|are|was|were))\s+(?:an?\s+|the\s+)?(.+?)\??$|^what\s+(?:does|do|did)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for|do)\b.*$|^(?:define|definition\s+of|meaning\s+of|what\s+is\s+meant\s+by)\s+(?:an?\s+|the\s+)?(.+?)\??$/i;
+/** Nouns that name what kind of thing a term is, not which: "a reducer function", "the URDF file". */
+const GENERIC_HEADS = new Set(analyze("function file object value type class pattern concept"));
 /** Question words that frame a definition question rather than name its topic. */
 const FRAME_TERMS = new Set(
   analyze("mean meaning means stand stands used use defined definition define meant refer"),
@@ -571,7 +645,7 @@ function weighQuestion(question: string, sources: ParsedChunk[]): WeightedQuesti
   for (const term of words) {
     if (definition && FRAME_TERMS.has(term)) continue;
     const inSubject = subjectTerms.includes(term);
-    const weight = idf(term) * (subjectTerms.length === 0 || inSubject ? 1 : 0.5);
+    const weight = idf(term) * (subjectTerms.length === 0 || inSubject ? 1 : 0.3);
     if (weight > 0) weights.set(term, weight);
   }
   // Subject words every candidate contains ("ROS 2" in "a ROS 2 service") qualify the subject
@@ -605,9 +679,8 @@ function weighQuestion(question: string, sources: ParsedChunk[]): WeightedQuesti
 
 function bestWindow(
   query: WeightedQuestion,
-  results: RetrievedChunk[],
-  sources: ParsedChunk[],
-  options: { maxSentences: number; exclude?: Passage },
+  candidates: Candidate[],
+  options: { maxSentences: number; rankCount: number; exclude?: Passage },
 ): Passage | null {
   if (query.total === 0) return null;
   const excluded = new Set(options.exclude?.units.map((unit) => normalize(unit.text)) ?? []);
@@ -615,12 +688,12 @@ function bestWindow(
   for (const unit of options.exclude?.units ?? [])
     for (const term of [...unit.terms, ...unit.attachmentTerms]) alreadyCovered.add(term);
   let best: Passage | null = null;
-  for (const [position, source] of sources.entries()) {
+  for (const [position, candidate] of candidates.entries()) {
     if (options.exclude && position === options.exclude.source) continue;
-    const result = results[position];
-    if (!result) continue;
+    const source = candidate.parsed;
     const rankScore =
-      0.2 * result.similarityScore + 0.04 * (1 - position / Math.max(1, results.length));
+      0.2 * candidate.result.similarityScore +
+      0.04 * (1 - candidate.rank / Math.max(1, options.rankCount));
     forEachWindow(source.units, options.maxSentences, (start, end) => {
       const units = source.units.slice(start, end + 1);
       const opener = units[0];
@@ -711,9 +784,14 @@ function definitionStrength(query: WeightedQuestion, unit: Unit): number {
   for (const terms of unit.definienda) {
     const recall = shareOf(subject, query.subjectTotal, terms);
     if (recall < 0.5) continue;
+    // A generic head noun ("A thunk function is …") does not make the subject another thing.
     let matched = 0;
-    for (const term of terms) if (query.subjectWords.has(term)) matched++;
-    const purity = matched / terms.size;
+    let counted = 0;
+    for (const term of terms) {
+      if (query.subjectWords.has(term)) matched++;
+      if (query.subjectWords.has(term) || !GENERIC_HEADS.has(term)) counted++;
+    }
+    const purity = counted === 0 ? 0 : matched / counted;
     strength = Math.max(strength, recall * purity);
   }
   for (const terms of unit.appositions) {
@@ -721,11 +799,123 @@ function definitionStrength(query: WeightedQuestion, unit: Unit): number {
     if (shareOf(subject, query.subjectTotal, terms) >= 0.5 && terms.size === 1)
       strength = Math.max(strength, 0.8 * shareOf(subject, query.subjectTotal, terms));
   }
-  // "What does ZMP stand for?": a sentence spelling the letters out ("zero moment point").
-  if (query.acronym?.test(`${unit.text} ${unit.attachment ?? ""}`)) strength = 1;
+  // "What does ZMP stand for?": a sentence spelling the letters out ("zero moment point"), fully
+  // when it names the acronym too ("The zero moment point (ZMP) is …"), less when it only
+  // mentions the words ("This page introduces the zero moment point").
+  if (query.acronym?.test(`${unit.text} ${unit.attachment ?? ""}`))
+    strength = Math.max(
+      strength,
+      [...subject.keys()].every((term) => unit.terms.has(term)) ? 1 : 0.6,
+    );
   if (strength === 0 && unit.opensParagraph && unit.expandsLead)
     strength = 0.5 * shareOf(subject, query.subjectTotal, unit.leadTerms);
   return strength;
+}
+
+/** Reads as a way out ("Instead, use …", "To fix this, run …"), not only as a warning ("Never …"). */
+function givesFix(unit: Unit): boolean {
+  return unit.actionable && !PROHIBITION.test(unit.text.replace(/^(?:[-*+]|\d{1,3}[.)])\s+/, ""));
+}
+
+/**
+ * A how-to passage that stops at the problem ("… so the node freezes forever. Never call …")
+ * runs on to the sentence that gives the fix when it follows within FIX_LOOKAHEAD sentences of
+ * the same passage of text.
+ */
+function throughTheFix(passage: Passage, candidates: Candidate[]): Passage {
+  if (passage.units.some(givesFix)) return passage;
+  const units = candidates[passage.source]?.parsed.units ?? [];
+  const last = passage.units[passage.units.length - 1];
+  const end = last ? units.indexOf(last) : -1;
+  if (!last || end < 0) return passage;
+  for (let index = end + 1; index <= end + FIX_LOOKAHEAD; index++) {
+    const unit = units[index];
+    if (!unit || unit.run !== last.run || unit.section !== last.section) break;
+    if (givesFix(unit))
+      return { ...passage, units: [...passage.units, ...units.slice(end + 1, index + 1)] };
+  }
+  return passage;
+}
+
+/** Glossary pages, by title: each of their entries defines one term. */
+const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
+/** Most chunks of the results' pages added for a definition question. */
+const MAX_DEFINING_CHUNKS = 4;
+
+/**
+ * For a definition question, the chunks of the results' pages where the definition of X usually
+ * sits, when they are not among the results themselves: the opening chunk of a page whose title
+ * names X ("Describing a Robot with URDF"), the first chunk of a section whose heading names X
+ * when the result only continues it, and the chunk of a glossary page whose entry defines X. Each
+ * is weighed as the result that led to it (same rank and similarity).
+ */
+function definingChunks(
+  query: WeightedQuestion,
+  results: RetrievedChunk[],
+  pageChunks: (filePath: string) => ChunkRecord[],
+): Candidate[] {
+  const seen = new Set(results.map((result) => result.chunk.id));
+  const pages = new Map<string, ChunkRecord[]>();
+  const pageOf = (filePath: string) => {
+    let page = pages.get(filePath);
+    if (!page) {
+      page = pageChunks(filePath);
+      pages.set(filePath, page);
+    }
+    return page;
+  };
+  const found: Candidate[] = [];
+  for (const [rank, result] of results.entries()) {
+    const { chunk } = result;
+    const wanted: (ChunkRecord | undefined)[] = [];
+    if (namesSubject(query, chunk.title)) wanted.push(pageOf(chunk.filePath)[0]);
+    const heading = chunk.headingPath.length > 1 ? chunk.headingPath.at(-1) : undefined;
+    if (heading && namesSubject(query, heading))
+      wanted.push(sectionStart(pageOf(chunk.filePath), chunk));
+    if (GLOSSARY_TITLE.test(chunk.title)) wanted.push(glossaryEntry(query, pageOf(chunk.filePath)));
+    for (const extra of wanted) {
+      if (!extra || seen.has(extra.id) || found.length >= MAX_DEFINING_CHUNKS) continue;
+      seen.add(extra.id);
+      found.push({ result: { ...result, chunk: extra }, parsed: parsedChunk(extra), rank });
+    }
+  }
+  return found;
+}
+
+/** Whether a title or heading names the question's subject (all of it, or its acronym spelled out). */
+function namesSubject(query: WeightedQuestion, text: string): boolean {
+  if (!query.subject) return false;
+  if (query.acronym?.test(text)) return true;
+  return shareOf(query.subject, query.subjectTotal, new Set(analyze(text))) >= 0.5;
+}
+
+/** The first of the consecutive chunks of a page that share `chunk`'s heading path. */
+function sectionStart(page: ChunkRecord[], chunk: ChunkRecord): ChunkRecord {
+  const path = chunk.headingPath.join("\n");
+  let start = chunk;
+  for (let index = page.findIndex((other) => other.id === chunk.id) - 1; index >= 0; index--) {
+    const previous = page[index];
+    if (!previous || previous.headingPath.join("\n") !== path) break;
+    start = previous;
+  }
+  return start;
+}
+
+/** The chunk of a glossary page whose entry defines the subject, if one does. */
+function glossaryEntry(query: WeightedQuestion, page: ChunkRecord[]): ChunkRecord | undefined {
+  let best: ChunkRecord | undefined;
+  let bestStrength = 0;
+  for (const chunk of page) {
+    const heading = chunk.headingPath.length > 1 ? chunk.headingPath.at(-1) : undefined;
+    let strength = heading && namesSubject(query, heading) ? 0.8 : 0;
+    for (const unit of parsedChunk(chunk).units)
+      strength = Math.max(strength, definitionStrength(query, unit));
+    if (strength > bestStrength) {
+      best = chunk;
+      bestStrength = strength;
+    }
+  }
+  return bestStrength >= 0.8 ? best : undefined;
 }
 
 /** Calls `visit(start, end)` for every window of 1..max consecutive units of one run. */
@@ -746,10 +936,9 @@ function forEachWindow(
 }
 
 /** The opening of the first source, for questions none of whose words the passages contain. */
-function openingPassage(results: RetrievedChunk[], sources: ParsedChunk[]): Passage | null {
-  if (!results[0]) return null;
+function openingPassage(candidates: Candidate[]): Passage | null {
   const units: Unit[] = [];
-  for (const unit of sources[0]?.units ?? []) {
+  for (const unit of candidates[0]?.parsed.units ?? []) {
     if (units.length === 0 && unit.pointsBack) continue;
     const opener = units[0];
     if (opener && (unit.run !== opener.run || units.length >= 2)) break;

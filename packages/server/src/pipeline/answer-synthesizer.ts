@@ -3,6 +3,7 @@ import type { ResponseMode } from "../http/wire.ts";
 import type { Exchange } from "../llm/prompts.ts";
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
 import type { RunOptions } from "./types.ts";
 
 /**
@@ -17,6 +18,8 @@ export interface SynthesisInput {
   selectedText: string | null;
   /** Earlier exchanges of the session, oldest first. */
   history?: Exchange[];
+  /** The chunks of a page in page order, for answers that quote a result's page beyond the result. */
+  pageChunks?: (filePath: string) => ChunkRecord[];
 }
 
 export interface SynthesisOutput {
@@ -29,6 +32,11 @@ export interface SynthesisOutput {
   citedNumbers?: number[];
   /** True when a model was configured but the answer fell back to quoting the book. */
   degraded?: boolean;
+  /**
+   * Chunks the answer quotes that are not among `results`: they are listed as sources after the
+   * results, cited in this order with the numbers that follow.
+   */
+  extraSources?: RetrievedChunk[];
 }
 
 export interface AnswerSynthesizer {
@@ -55,9 +63,16 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
 
   async synthesize(input: SynthesisInput, options: RunOptions = {}): Promise<SynthesisOutput> {
     if (input.selectedText !== null) return this.fromSelection(input, options);
-    const { text } = extractiveAnswer(input.question, input.results);
+    const { text, extraSources } = extractiveAnswer(input.question, input.results, {
+      ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
+    });
     await emitInPieces(text, options);
-    return { answer: text, fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE, mode: "retrieval_only" };
+    return {
+      answer: text,
+      fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE,
+      mode: "retrieval_only",
+      ...(extraSources.length > 0 ? { extraSources } : {}),
+    };
   }
 
   /**

@@ -51,6 +51,7 @@ export function createChatPipeline(
     synthesizer: options.synthesizer ?? answering.synthesizer,
     rewriter: answering.rewriter,
     synopsis: () => lectern.synopsis,
+    pageChunks: (filePath) => lectern.index.chunksOfPage(filePath),
   });
   return { pipeline, model: answering.model };
 }

@@ -1,6 +1,7 @@
 import type { Synopsis } from "../answer/synopsis.ts";
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "../http/wire.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
 import { type AnswerSynthesizer, emitInPieces, NO_RESULTS_MESSAGE } from "./answer-synthesizer.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
@@ -19,6 +20,8 @@ export class ChatPipeline {
       rewriter?: QueryRewriter;
       /** What the book is about, for overview questions ("what is this book about?"). */
       synopsis?: () => Synopsis | undefined;
+      /** The chunks of a page in page order; the synthesizer may quote them beyond the results. */
+      pageChunks?: (filePath: string) => ChunkRecord[];
       now?: () => number;
     },
   ) {}
@@ -195,9 +198,17 @@ export class ChatPipeline {
       }
 
       states.push("GENERATING");
+      // Other chunks of a result's page may be quoted, unless a section filter rules them out.
+      const pageChunks = input.filters?.section ? undefined : this.deps.pageChunks;
       const output = await time("generate", () =>
         this.deps.synthesizer.synthesize(
-          { question: routed.normalized, results: retrieval.results, selectedText: null, history },
+          {
+            question: routed.normalized,
+            results: retrieval.results,
+            selectedText: null,
+            history,
+            ...(pageChunks ? { pageChunks } : {}),
+          },
           options,
         ),
       );
@@ -216,7 +227,9 @@ export class ChatPipeline {
         });
       }
       const cited = output.citedNumbers ? new Set(output.citedNumbers) : undefined;
-      const sources = retrieval.results.map((result, index) => ({
+      // Chunks the answer quotes beyond the results follow them, numbered on.
+      const quoted = [...retrieval.results, ...(output.extraSources ?? [])];
+      const sources = quoted.map((result, index) => ({
         ...toCitation(result, index),
         ...(cited ? { cited: cited.has(index + 1) } : {}),
       }));
@@ -228,7 +241,8 @@ export class ChatPipeline {
         sources,
         mode: output.mode,
         lowConfidence: retrieval.lowConfidence,
-        confidence: confidenceOf(sources),
+        // How well retrieval matched, whatever the answer added.
+        confidence: confidenceOf(sources.slice(0, retrieval.results.length)),
         retrievalCount: retrieval.results.length,
       });
     } catch (error) {

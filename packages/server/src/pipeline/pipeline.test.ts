@@ -236,3 +236,107 @@ describe("ChatPipeline", () => {
     ]);
   });
 });
+
+describe("ChatPipeline: sources the answer adds", () => {
+  const pageChunk = (
+    page: string,
+    chunkIndex: number,
+    text: string,
+    headingPath: string[],
+  ): ChunkRecord => ({
+    ...chunk(`${page}-${chunkIndex}`, text, headingPath[0] ?? page),
+    filePath: `${page}.md`,
+    chunkIndex,
+    totalChunks: 2,
+    section: headingPath[headingPath.length - 1] ?? page,
+    headingPath,
+    url: `/docs/${page}#${chunkIndex}`,
+  });
+  const index = LexicalIndex.build([
+    pageChunk(
+      "urdf",
+      0,
+      "Software that plans a robot needs to know what it looks like. The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down.",
+      ["Describing a Robot with URDF"],
+    ),
+    pageChunk(
+      "urdf",
+      1,
+      "Run check_urdf on a generated URDF file: check_urdf prints the URDF link tree and URDF errors.",
+      ["Describing a Robot with URDF", "Checking a URDF"],
+    ),
+    pageChunk(
+      "launch",
+      0,
+      "Launch files pass the URDF to robot_state_publisher, which publishes the frames of the URDF.",
+      ["Launch Files"],
+    ),
+  ]);
+  const bookRetriever = new Retriever(index, { topK: 2, maxChunksPerPage: 1 });
+  const book = new ChatPipeline({
+    retriever: () => bookRetriever,
+    synthesizer: new ExtractiveSynthesizer(),
+    pageChunks: (filePath) => index.chunksOfPage(filePath),
+  });
+
+  it("lists a quoted chunk that retrieval did not return after the results, with the next number", async () => {
+    const outcome = await book.run(input("What is a URDF?"));
+    const retrieved = outcome.sources.slice(0, outcome.retrievalCount);
+    // Retrieval shows the page by its check_urdf section, not by its opening.
+    expect(retrieved.map((source) => source.source_url)).toContain("/docs/urdf#1");
+    expect(retrieved.map((source) => source.source_url)).not.toContain("/docs/urdf#0");
+    const added = outcome.retrievalCount + 1;
+    expect(outcome.sources).toHaveLength(added);
+    expect(outcome.sources[added - 1]).toMatchObject({
+      source_url: "/docs/urdf#0",
+      citation_number: added,
+      file_path: "urdf.md",
+    });
+    expect(outcome.answer).toBe(
+      `The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down. [${added}]`,
+    );
+  });
+
+  it("appends what the synthesizer returns and keeps the retrieval's count and confidence", async () => {
+    const extra = {
+      chunk: pageChunk("extra", 0, "An extra passage quoted by the answer.", ["Extra"]),
+      score: 1,
+      similarityScore: 0.1,
+      coverage: 0.1,
+    };
+    const answering = (extraSources: (typeof extra)[]) =>
+      new ChatPipeline({
+        retriever: () => retriever,
+        synthesizer: {
+          kind: "stub",
+          async synthesize(synthesis) {
+            expect(synthesis.pageChunks).toBeUndefined();
+            return {
+              answer: "Quoted. [3]",
+              fallbackMessage: null,
+              mode: "retrieval_only",
+              extraSources,
+            };
+          },
+        },
+      });
+    const plain = await answering([]).run(input("How does a servo hold its angle?"));
+    const outcome = await answering([extra]).run(input("How does a servo hold its angle?"));
+    expect(outcome.retrievalCount).toBe(plain.retrievalCount);
+    expect(outcome.confidence).toBe(plain.confidence);
+    expect(outcome.sources.slice(0, -1)).toEqual(plain.sources);
+    expect(outcome.sources.at(-1)).toMatchObject({
+      source_url: "/docs/extra#0",
+      citation_number: plain.sources.length + 1,
+    });
+  });
+
+  it("keeps to the results when a section filter is set", async () => {
+    const outcome = await book.run({
+      ...input("What is a URDF?"),
+      filters: { section: "Checking a URDF" },
+    });
+    expect(outcome.sources.map((source) => source.source_url)).toEqual(["/docs/urdf#1"]);
+    expect(outcome.answer).not.toContain("Unified Robot Description Format");
+  });
+});

@@ -163,6 +163,13 @@ export class LexicalIndex {
     return this.chunks.values();
   }
 
+  /** The chunks of one page, in page order. */
+  chunksOfPage(filePath: string): ChunkRecord[] {
+    const page: ChunkRecord[] = [];
+    for (const chunk of this.chunks.values()) if (chunk.filePath === filePath) page.push(chunk);
+    return page.sort((left, right) => left.chunkIndex - right.chunkIndex);
+  }
+
   add(chunks: Iterable<ChunkRecord>): void {
     this.corrections.clear();
     const batch: IndexedFields[] = [];
