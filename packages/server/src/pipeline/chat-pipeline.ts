@@ -228,7 +228,15 @@ export class ChatPipeline {
       }
       const cited = output.citedNumbers ? new Set(output.citedNumbers) : undefined;
       // Chunks the answer quotes beyond the results follow them, numbered on.
-      const quoted = [...retrieval.results, ...(output.extraSources ?? [])];
+      // Their shown score is capped at the last result's, so sources stay listed best first.
+      const lowest = retrieval.results.at(-1)?.similarityScore ?? 0;
+      const quoted = [
+        ...retrieval.results,
+        ...(output.extraSources ?? []).map((extra) => ({
+          ...extra,
+          similarityScore: Math.min(extra.similarityScore, lowest),
+        })),
+      ];
       const sources = quoted.map((result, index) => ({
         ...toCitation(result, index),
         ...(cited ? { cited: cited.has(index + 1) } : {}),

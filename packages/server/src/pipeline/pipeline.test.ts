@@ -329,6 +329,14 @@ describe("ChatPipeline: sources the answer adds", () => {
       source_url: "/docs/extra#0",
       citation_number: plain.sources.length + 1,
     });
+    // Still listed best first: an added source never scores above the results before it.
+    const promoted = await answering([{ ...extra, similarityScore: 0.99 }]).run(
+      input("How does a servo hold its angle?"),
+    );
+    const scores = promoted.sources.map((source) =>
+      "similarity_score" in source ? source.similarity_score : 0,
+    );
+    expect(scores).toEqual([...scores].sort((left, right) => right - left));
   });
 
   it("keeps to the results when a section filter is set", async () => {
