@@ -61,7 +61,7 @@ interface BenchQuery {
   unknown?: string[];
 }
 
-export function generateChunks(count: number, generator: TextGenerator): ChunkRecord[] {
+function generateChunks(count: number, generator: TextGenerator): ChunkRecord[] {
   return Array.from({ length: count }, (_, index) => {
     // ~350 tokens (~1,400 characters), the chunker's target size.
     const text = [generator.paragraph(7), generator.paragraph(7)].join("\n\n");

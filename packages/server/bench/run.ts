@@ -13,8 +13,9 @@ import { benchRetrieval, QUERY_KINDS, type RetrievalRow } from "./retrieval.ts";
 import { benchWidget } from "./widget.ts";
 
 /**
- * `npm run bench`: ingest throughput on a generated book, retrieval latency at several index
- * sizes, reranking latency, HTTP, model and widget timings. Prints Markdown tables (pasted into docs/benchmarks.md) and writes .bench/results.json.
+ * `npm run bench`: ingest throughput on a generated book, retrieval latency through the chat
+ * pipeline at several index sizes, reranking latency, HTTP, model and widget timings. Prints
+ * Markdown tables (pasted into docs/benchmarks.md) and writes .bench/results.json.
  */
 
 const { values } = parseArgs({
