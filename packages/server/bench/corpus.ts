@@ -147,3 +147,57 @@ export class TextGenerator {
     };
   }
 }
+
+/**
+ * A reader's typo of `word`: one substitution, deletion, insertion or swap of neighbours, never
+ * in the first letter (the retriever assumes a typo keeps it).
+ */
+export function typoOf(word: string, random: () => number): string {
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  const position = 1 + Math.floor(random() * (word.length - 1));
+  const letter = letters[Math.floor(random() * letters.length)] ?? "e";
+  switch (Math.floor(random() * 4)) {
+    case 0:
+      return `${word.slice(0, position)}${letter}${word.slice(position + 1)}`;
+    case 1:
+      return `${word.slice(0, position)}${word.slice(position + 1)}`;
+    case 2:
+      return `${word.slice(0, position)}${letter}${word.slice(position)}`;
+    default:
+      return position < word.length - 1
+        ? `${word.slice(0, position)}${word[position + 1]}${word[position]}${word.slice(position + 2)}`
+        : `${word.slice(0, position)}${letter}`;
+  }
+}
+
+/** English-looking syllables none of the corpus words are made of. */
+const FOREIGN_SYLLABLES = [
+  "wal",
+  "ther",
+  "quin",
+  "pho",
+  "gle",
+  "dry",
+  "zem",
+  "hux",
+  "mor",
+  "ble",
+  "fen",
+  "wick",
+  "tor",
+  "sham",
+  "yel",
+  "lop",
+  "bur",
+  "cand",
+  "sey",
+  "gum",
+];
+
+/** A word a reader might use that the generated corpus never does (5 letters or more). */
+export function foreignWord(random: () => number): string {
+  let word = "";
+  while (word.length < 5)
+    word += FOREIGN_SYLLABLES[Math.floor(random() * FOREIGN_SYLLABLES.length)];
+  return word;
+}

@@ -4,20 +4,18 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
-import { percentile } from "../src/eval/evaluate.ts";
 import { openLectern } from "../src/lectern.ts";
-import { LexicalIndex } from "../src/search/lexical-index.ts";
-import { Retriever } from "../src/search/retriever.ts";
-import type { ChunkRecord } from "../src/store/document-store.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 import { benchHttp } from "./http.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
+import { benchRetrieval, QUERY_KINDS, type RetrievalRow } from "./retrieval.ts";
 import { benchWidget } from "./widget.ts";
 
 /**
- * `npm run bench`: ingest throughput on a generated book, retrieval latency at several index
- * sizes, reranking latency, HTTP, model and widget timings. Prints Markdown tables (pasted into docs/benchmarks.md) and writes .bench/results.json.
+ * `npm run bench`: ingest throughput on a generated book, retrieval latency through the chat
+ * pipeline at several index sizes, reranking latency, HTTP, model and widget timings. Prints
+ * Markdown tables (pasted into docs/benchmarks.md) and writes .bench/results.json.
  */
 
 const { values } = parseArgs({
@@ -49,6 +47,17 @@ async function ingestSampleBook(dataDir: string): Promise<void> {
   } finally {
     await lectern.close();
   }
+}
+
+function ms(value: number): string {
+  return value.toFixed(2);
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((load) => load.toFixed(2))
+    .join(", ");
 }
 
 function mb(bytes: number): string {
@@ -121,85 +130,45 @@ async function benchIngest(): Promise<void> {
   console.log(`\nRSS after ingest: ${mb(process.memoryUsage().rss)}`);
 }
 
-function generateChunks(count: number, generator: TextGenerator): ChunkRecord[] {
-  return Array.from({ length: count }, (_, index) => {
-    // ~350 tokens (~1,400 characters), the chunker's target size.
-    const text = [generator.paragraph(7), generator.paragraph(7)].join("\n\n");
-    const page = Math.floor(index / 6);
-    return {
-      id: `chunk-${index}`,
-      collection: "default",
-      version: "",
-      filePath: `part/${page}.md`,
-      chunkIndex: index % 6,
-      totalChunks: 6,
-      title: `${generator.word()} ${generator.word()}`,
-      section: generator.word(),
-      headingPath: [`page ${page}`, generator.word()],
-      url: `/docs/part/${page}#${index % 6}`,
-      tags: [],
-      text,
-      contentHash: String(index),
-      tokenCount: Math.ceil(text.length / 4),
-    };
-  });
-}
-
-function benchRetrieval(size: number): Record<string, number> {
-  const random = createRandom(size);
-  const generator = new TextGenerator(random);
-  const chunks = generateChunks(size, generator);
-  global.gc?.();
-  const heapBefore = process.memoryUsage().heapUsed;
-  let started = performance.now();
-  const index = LexicalIndex.build(chunks);
-  const buildSeconds = (performance.now() - started) / 1000;
-  const heapIndex = process.memoryUsage().heapUsed - heapBefore;
-  const retriever = new Retriever(index, { topK: 5, maxChunksPerPage: 2 });
-
-  // Queries made of words of a random chunk, plus a few common words, like a reader's question.
-  const queries = Array.from({ length: queryCount }, () => {
-    const words = (chunks[Math.floor(random() * chunks.length)]?.text ?? "")
-      .split(/\W+/)
-      .filter((word) => word.length > 3);
-    const picked = Array.from(
-      { length: 4 },
-      () => words[Math.floor(random() * words.length)] ?? "robot",
-    );
-    return `how does the ${picked.join(" ")} work`;
-  });
-  for (const query of queries.slice(0, 50)) retriever.retrieve(query); // warm-up
-  const latencies: number[] = [];
-  for (const query of queries) {
-    started = performance.now();
-    retriever.retrieve(query);
-    latencies.push(performance.now() - started);
-  }
-  latencies.sort((a, b) => a - b);
-  return {
-    chunks: size,
-    buildSeconds,
-    p50Ms: percentile(latencies, 0.5),
-    p95Ms: percentile(latencies, 0.95),
-    heapMb: heapIndex / 2 ** 20,
-  };
-}
-
-console.log(`Machine: ${results.machine}`);
+console.log(`Machine: ${results.machine}; load average at start: ${loadAverage()}`);
 if (values.only === undefined || values.only === "ingest") await benchIngest();
 if (values.only === undefined || values.only === "retrieval") {
-  console.log(`\n## Retrieval (BM25 + calibration + diversity, top-5, ${queryCount} queries)\n`);
-  console.log(
-    "| chunks | index build (s) | p50 (ms) | p95 (ms) | heap for corpus+index |\n|---:|---:|---:|---:|---:|",
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-retrieval-"));
+  const lectern = await openLectern(
+    loadConfig({ env: { LOG_LEVEL: "silent" }, overrides: { dataDir } }),
   );
-  const retrieval: Record<string, number>[] = [];
+  const { topK, maxChunksPerPage } = lectern.config.search;
+  console.log(
+    `\n## Retrieval through the chat pipeline (BM25 + calibration + diversity, top-${topK}, ${maxChunksPerPage} chunk per page, ${queryCount} queries)\n`,
+  );
+  const retrieval: RetrievalRow[] = [];
+  const loads: string[] = [];
   for (const size of sizes) {
-    const row = benchRetrieval(size);
-    retrieval.push(row);
+    retrieval.push(await benchRetrieval(lectern, size, queryCount));
+    loads.push(`${size.toLocaleString("en")} chunks: ${loadAverage()}`);
+  }
+  await lectern.close();
+  await rm(dataDir, { recursive: true, force: true });
+  console.log(
+    "| chunks | queries | retrieve p50 (ms) | retrieve p95 (ms) | retrieve p99 (ms) | turn p50 (ms) | turn p95 (ms) | refused |\n|---|---:|---:|---:|---:|---:|---:|---:|",
+  );
+  for (const row of retrieval) {
+    for (const kind of ["all", ...QUERY_KINDS] as const) {
+      const summary = row.byKind[kind];
+      console.log(
+        `| ${row.chunks.toLocaleString("en")} ${kind} | ${summary.queries} | ${ms(summary.retrieveP50Ms)} | ${ms(summary.retrieveP95Ms)} | ${ms(summary.retrieveP99Ms)} | ${ms(summary.totalP50Ms)} | ${ms(summary.totalP95Ms)} | ${summary.noResults} |`,
+      );
+    }
+  }
+  console.log(
+    "\n| chunks | index build (s) | heap for corpus + index | typos corrected | unknown words matched |\n|---:|---:|---:|---:|---:|",
+  );
+  for (const row of retrieval) {
     console.log(
-      `| ${size.toLocaleString("en")} | ${row.buildSeconds?.toFixed(2)} | ${row.p50Ms?.toFixed(2)} | ${row.p95Ms?.toFixed(2)} | ${Math.round(row.heapMb ?? 0)} MB |`,
+      `| ${row.chunks.toLocaleString("en")} | ${row.buildSeconds.toFixed(2)} | ${Math.round(row.heapMb)} MB | ${row.typosCorrected}/${row.byKind.typo.queries} | ${row.unknownCorrected}/${2 * row.byKind.unknown.queries} |`,
     );
   }
+  console.log(`\nLoad average (1, 5, 15 min) after each size: ${loads.join("; ")}`);
   results.retrieval = retrieval;
 }
 if (values.only === undefined || values.only === "rerank") {

@@ -1,0 +1,249 @@
+import pino from "pino";
+import { percentile } from "../src/eval/evaluate.ts";
+import type { Lectern } from "../src/lectern.ts";
+import { createChatPipeline } from "../src/pipeline/answering.ts";
+import type { ChatInput } from "../src/pipeline/types.ts";
+import { analyzeQuery } from "../src/search/analyzer.ts";
+import { LexicalIndex } from "../src/search/lexical-index.ts";
+import { Retriever } from "../src/search/retriever.ts";
+import type { ChunkRecord } from "../src/store/document-store.ts";
+import { createRandom, foreignWord, TextGenerator, typoOf } from "./corpus.ts";
+
+/**
+ * Retrieval latency through the chat pipeline `/chat` runs (`createChatPipeline`), over a
+ * generated corpus of a given size: the `retrieve` stage and the whole turn (routing, retrieval,
+ * extractive answer) as the pipeline times them.
+ *
+ * Queries come in three kinds, because a word the book never uses costs more than one it does
+ * (the retriever scans the vocabulary for a word it could be a typo of):
+ * - vocabulary: four words of a random chunk;
+ * - typo: the same with one word mistyped (one edit, first letter kept);
+ * - unknown: the same with two words the corpus never uses.
+ * Every mistyped and unknown word is used once, so the retriever's cache of corrections never
+ * answers for it: each such query pays the scan, as a reader's first use of a word does.
+ */
+
+export const QUERY_KINDS = ["vocabulary", "typo", "unknown"] as const;
+export type QueryKind = (typeof QUERY_KINDS)[number];
+
+/** The share of each kind in the mix. */
+const KIND_SHARES: Record<QueryKind, number> = { vocabulary: 0.7, typo: 0.15, unknown: 0.15 };
+const WARM_UP_QUERIES = 50;
+
+export interface LatencySummary {
+  queries: number;
+  retrieveP50Ms: number;
+  retrieveP95Ms: number;
+  retrieveP99Ms: number;
+  totalP50Ms: number;
+  totalP95Ms: number;
+  /** Turns refused as not covered by the book (they skip the answer). */
+  noResults: number;
+}
+
+export interface RetrievalRow {
+  chunks: number;
+  buildSeconds: number;
+  heapMb: number;
+  byKind: Record<QueryKind | "all", LatencySummary>;
+  /** Typos the retriever mapped back to the word they were made from. */
+  typosCorrected: number;
+  /** Unknown words the retriever mapped to some corpus word anyway. */
+  unknownCorrected: number;
+}
+
+interface BenchQuery {
+  kind: QueryKind;
+  query: string;
+  /** For typo queries: the analysed typo and the analysed word it was made from. */
+  typo?: { term: string; original: string };
+  /** For unknown queries: the analysed unknown words. */
+  unknown?: string[];
+}
+
+function generateChunks(count: number, generator: TextGenerator): ChunkRecord[] {
+  return Array.from({ length: count }, (_, index) => {
+    // ~350 tokens (~1,400 characters), the chunker's target size.
+    const text = [generator.paragraph(7), generator.paragraph(7)].join("\n\n");
+    const page = Math.floor(index / 6);
+    return {
+      id: `chunk-${index}`,
+      collection: "default",
+      version: "",
+      filePath: `part/${page}.md`,
+      chunkIndex: index % 6,
+      totalChunks: 6,
+      title: `${generator.word()} ${generator.word()}`,
+      section: generator.word(),
+      headingPath: [`page ${page}`, generator.word()],
+      url: `/docs/part/${page}#${index % 6}`,
+      tags: [],
+      text,
+      contentHash: String(index),
+      tokenCount: Math.ceil(text.length / 4),
+    };
+  });
+}
+
+/** The single analysed term of a word, if it is one the retriever would look up by edit distance. */
+function scannedTerm(word: string): string | undefined {
+  const terms = analyzeQuery(word).terms;
+  const term = terms[0];
+  return terms.length === 1 && term !== undefined && term.length >= 5 && /^\p{L}+$/u.test(term)
+    ? term
+    : undefined;
+}
+
+class QueryGenerator {
+  /** Mistyped and unknown terms already used, so none is asked twice. */
+  private readonly used = new Set<string>();
+
+  constructor(
+    private readonly chunks: ChunkRecord[],
+    private readonly index: LexicalIndex,
+    private readonly random: () => number,
+  ) {}
+
+  next(): BenchQuery {
+    const roll = this.random();
+    if (roll < KIND_SHARES.vocabulary) return this.vocabulary();
+    if (roll < KIND_SHARES.vocabulary + KIND_SHARES.typo) return this.typo();
+    return this.unknown();
+  }
+
+  private chunkWords(): string[] {
+    const words = (this.chunks[Math.floor(this.random() * this.chunks.length)]?.text ?? "")
+      .split(/\W+/)
+      .filter((word) => word.length > 3);
+    return Array.from(
+      { length: 4 },
+      () => words[Math.floor(this.random() * words.length)] ?? "robot",
+    );
+  }
+
+  private vocabulary(): BenchQuery {
+    return { kind: "vocabulary", query: wrap(this.chunkWords()) };
+  }
+
+  private typo(): BenchQuery {
+    for (;;) {
+      const words = this.chunkWords();
+      const position = Math.floor(this.random() * words.length);
+      const original = scannedTerm(words[position] ?? "");
+      if (!original) continue;
+      const typo = typoOf(words[position]?.toLowerCase() ?? "", this.random);
+      const term = scannedTerm(typo);
+      if (!term || !this.isNew(term)) continue;
+      words[position] = typo;
+      return { kind: "typo", query: wrap(words), typo: { term, original } };
+    }
+  }
+
+  private unknown(): BenchQuery {
+    const words = this.chunkWords();
+    const unknown: string[] = [];
+    for (const position of [1, 3]) {
+      for (;;) {
+        const word = foreignWord(this.random);
+        const term = scannedTerm(word);
+        if (!term || !this.isNew(term)) continue;
+        words[position] = word;
+        unknown.push(term);
+        break;
+      }
+    }
+    return { kind: "unknown", query: wrap(words), unknown };
+  }
+
+  /** A term the corpus never uses and no earlier query used; claims it. */
+  private isNew(term: string): boolean {
+    if (this.used.has(term) || this.index.documentFrequencyOf(term) > 0) return false;
+    this.used.add(term);
+    return true;
+  }
+}
+
+function wrap(words: string[]): string {
+  return `how does the ${words.join(" ")} work`;
+}
+
+function chatInput(id: number, query: string): ChatInput {
+  return {
+    requestId: `bench-${id}`,
+    sessionId: `bench-${id}`,
+    query,
+    selectedText: null,
+    filters: undefined,
+    sourceUrl: null,
+    topK: undefined,
+    history: [],
+  };
+}
+
+function summarize(samples: { retrieve: number; total: number; refused: boolean }[]) {
+  const retrieve = samples.map((sample) => sample.retrieve).sort((a, b) => a - b);
+  const total = samples.map((sample) => sample.total).sort((a, b) => a - b);
+  return {
+    queries: samples.length,
+    retrieveP50Ms: percentile(retrieve, 0.5),
+    retrieveP95Ms: percentile(retrieve, 0.95),
+    retrieveP99Ms: percentile(retrieve, 0.99),
+    totalP50Ms: percentile(total, 0.5),
+    totalP95Ms: percentile(total, 0.95),
+    noResults: samples.filter((sample) => sample.refused).length,
+  };
+}
+
+/**
+ * Builds the index for `size` generated chunks and runs `queryCount` questions, one at a time,
+ * through the chat pipeline over a retriever configured as `openLectern` configures it.
+ */
+export async function benchRetrieval(
+  lectern: Lectern,
+  size: number,
+  queryCount: number,
+): Promise<RetrievalRow> {
+  const random = createRandom(size);
+  const chunks = generateChunks(size, new TextGenerator(random));
+  global.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const started = performance.now();
+  const index = LexicalIndex.build(chunks);
+  const buildSeconds = (performance.now() - started) / 1000;
+  const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
+  const retriever = new Retriever(index, {
+    topK: lectern.config.search.topK,
+    maxChunksPerPage: lectern.config.search.maxChunksPerPage,
+    embedder: lectern.embedder,
+  });
+  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), { retriever });
+
+  const generator = new QueryGenerator(chunks, index, random);
+  for (let count = 0; count < WARM_UP_QUERIES; count++) {
+    await pipeline.run(chatInput(count, generator.next().query));
+  }
+  const queries = Array.from({ length: queryCount }, () => generator.next());
+  const samples = [];
+  for (const [position, query] of queries.entries()) {
+    const outcome = await pipeline.run(chatInput(position, query.query));
+    const retrieve = outcome.timings.retrieve;
+    const total = outcome.timings.total;
+    if (retrieve === undefined || total === undefined) {
+      throw new Error(`"${query.query}" did not go through retrieval (route ${outcome.route})`);
+    }
+    samples.push({ kind: query.kind, retrieve, total, refused: outcome.mode === "no_results" });
+  }
+
+  const byKind = { all: summarize(samples) } as RetrievalRow["byKind"];
+  for (const kind of QUERY_KINDS) {
+    byKind[kind] = summarize(samples.filter((sample) => sample.kind === kind));
+  }
+  // The corrections are cached by now, so these lookups cost nothing.
+  const typosCorrected = queries.filter(
+    (query) => query.typo && index.closestTerm(query.typo.term) === query.typo.original,
+  ).length;
+  const unknownCorrected = queries
+    .flatMap((query) => query.unknown ?? [])
+    .filter((term) => index.closestTerm(term) !== undefined).length;
+  return { chunks: size, buildSeconds, heapMb, byKind, typosCorrected, unknownCorrected };
+}
