@@ -172,6 +172,7 @@ export class LexicalIndex {
 
   add(chunks: Iterable<ChunkRecord>): void {
     this.corrections.clear();
+    this.buckets = undefined;
     const batch: IndexedFields[] = [];
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
@@ -187,6 +188,7 @@ export class LexicalIndex {
 
   remove(ids: Iterable<string>): void {
     this.corrections.clear();
+    this.buckets = undefined;
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
@@ -241,28 +243,42 @@ export class LexicalIndex {
     let best: string | undefined;
     let bestDistance = maxDistance + 1;
     let bestFrequency = 0;
-    for (const [candidate, frequency] of this.documentFrequency) {
-      // A reader's typo rarely changes the first letter; "bread" is not a typo of "read".
-      if (
-        candidate[0] !== term[0] ||
-        Math.abs(candidate.length - term.length) > maxDistance ||
-        candidate.length < 4
-      )
-        continue;
-      const distance = editDistance(term, candidate, maxDistance);
-      if (
-        distance < bestDistance ||
-        (distance === bestDistance && distance <= maxDistance && frequency > bestFrequency)
-      ) {
-        best = candidate;
-        bestDistance = distance;
-        bestFrequency = frequency;
+    // Only terms with the same first letter and a length within reach can match.
+    const buckets = this.vocabularyBuckets();
+    for (let length = term.length - maxDistance; length <= term.length + maxDistance; length++) {
+      if (length < 4) continue;
+      for (const candidate of buckets.get(`${term[0]}${length}`) ?? []) {
+        const distance = editDistance(term, candidate, maxDistance);
+        if (distance > maxDistance) continue;
+        const frequency = this.documentFrequency.get(candidate) ?? 0;
+        if (distance < bestDistance || (distance === bestDistance && frequency > bestFrequency)) {
+          best = candidate;
+          bestDistance = distance;
+          bestFrequency = frequency;
+        }
       }
     }
     const found = bestDistance <= maxDistance ? best : undefined;
     if (this.corrections.size >= 10_000) this.corrections.clear();
     this.corrections.set(term, found);
     return found;
+  }
+
+  private buckets: Map<string, string[]> | undefined;
+
+  /** The vocabulary's letter-only terms grouped by first letter and length, built on first use. */
+  private vocabularyBuckets(): Map<string, string[]> {
+    if (this.buckets) return this.buckets;
+    const buckets = new Map<string, string[]>();
+    for (const candidate of this.documentFrequency.keys()) {
+      if (candidate.length < 4 || !/^\p{L}+$/u.test(candidate)) continue;
+      const key = `${candidate[0]}${candidate.length}`;
+      const bucket = buckets.get(key);
+      if (bucket) bucket.push(candidate);
+      else buckets.set(key, [candidate]);
+    }
+    this.buckets = buckets;
+    return buckets;
   }
 
   search(
@@ -294,21 +310,30 @@ export class LexicalIndex {
 
 /**
  * Optimal string alignment distance (Levenshtein plus adjacent transpositions), giving up with
- * `max + 1` as soon as every alignment exceeds `max`.
+ * `max + 1` as soon as every alignment exceeds `max`. Only cells within `max` of the diagonal are
+ * computed, in three reused rows.
  */
 export function editDistance(left: string, right: string, max: number): number {
   if (Math.abs(left.length - right.length) > max) return max + 1;
-  let beforePrevious: number[] = [];
-  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  const width = right.length + 1;
+  const outside = max + 1;
+  let beforePrevious: Uint16Array = rows.get(width, 0);
+  let previous: Uint16Array = rows.get(width, 1);
+  let current: Uint16Array = rows.get(width, 2);
+  for (let column = 0; column < width; column++)
+    previous[column] = column <= max ? column : outside;
   for (let row = 1; row <= left.length; row++) {
-    const current = [row];
-    let rowMin = row;
-    for (let column = 1; column <= right.length; column++) {
+    const from = Math.max(1, row - max);
+    const to = Math.min(right.length, row + max);
+    current[0] = row <= max ? row : outside;
+    if (from > 1) current[from - 1] = outside;
+    let rowMin = current[0] ?? outside;
+    for (let column = from; column <= to; column++) {
       const cost = left[row - 1] === right[column - 1] ? 0 : 1;
       let value = Math.min(
-        (previous[column] ?? 0) + 1,
-        (current[column - 1] ?? 0) + 1,
-        (previous[column - 1] ?? 0) + cost,
+        (previous[column] ?? outside) + 1,
+        (current[column - 1] ?? outside) + 1,
+        (previous[column - 1] ?? outside) + cost,
       );
       if (
         row > 1 &&
@@ -316,14 +341,27 @@ export function editDistance(left: string, right: string, max: number): number {
         left[row - 1] === right[column - 2] &&
         left[row - 2] === right[column - 1]
       ) {
-        value = Math.min(value, (beforePrevious[column - 2] ?? 0) + 1);
+        value = Math.min(value, (beforePrevious[column - 2] ?? outside) + 1);
       }
-      current[column] = value;
+      current[column] = Math.min(value, outside);
       rowMin = Math.min(rowMin, value);
     }
-    if (rowMin > max) return max + 1;
-    beforePrevious = previous;
-    previous = current;
+    if (to < right.length) current[to + 1] = outside;
+    if (rowMin > max) return outside;
+    [beforePrevious, previous, current] = [previous, current, beforePrevious];
   }
-  return previous[right.length] ?? max + 1;
+  return Math.min(previous[right.length] ?? outside, outside);
 }
+
+/** Three rows of scratch space for editDistance, grown as needed and reused across calls. */
+const rows = {
+  buffers: [new Uint16Array(64), new Uint16Array(64), new Uint16Array(64)] as Uint16Array[],
+  get(width: number, index: number): Uint16Array {
+    let buffer = this.buffers[index] as Uint16Array;
+    if (buffer.length < width) {
+      buffer = new Uint16Array(width * 2);
+      this.buffers[index] = buffer;
+    }
+    return buffer;
+  },
+};
