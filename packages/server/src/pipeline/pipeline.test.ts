@@ -7,6 +7,7 @@ import type { ChunkRecord } from "../store/document-store.ts";
 import { ExtractiveSynthesizer, SELECTION_UNANSWERABLE_MESSAGE } from "./answer-synthesizer.ts";
 import { ChatPipeline, confidenceOf } from "./chat-pipeline.ts";
 import { classifyError } from "./error-recovery.ts";
+import { followUpContext } from "./query-rewriter.ts";
 import { normalizeQuery, routeQuery } from "./query-router.ts";
 import type { ChatInput, RequestState } from "./types.ts";
 
@@ -346,5 +347,28 @@ describe("ChatPipeline: sources the answer adds", () => {
     });
     expect(outcome.sources.map((source) => source.source_url)).toEqual(["/docs/urdf#1"]);
     expect(outcome.answer).not.toContain("Unified Robot Description Format");
+  });
+});
+
+describe("follow-up context without a model", () => {
+  const exchange = (query: string) => ({ query, answer: "…" });
+
+  it("adds the previous question when the new one refers back to it", () => {
+    expect(followUpContext("What are its parts?", [exchange("What is a servo?")])).toEqual({
+      text: "What is a servo?",
+      dependent: true,
+    });
+  });
+
+  it("lets a short question stand alone, and never leans on small talk or an overview", () => {
+    expect(followUpContext("What is a URDF?", [exchange("How do servos work?")])).toEqual({
+      text: "How do servos work?",
+      dependent: false,
+    });
+    expect(followUpContext("What is a URDF?", [exchange("What is this book about?")])).toBe(
+      undefined,
+    );
+    expect(followUpContext("and its parts?", [exchange("thanks, that helped")])).toBe(undefined);
+    expect(followUpContext("What is a URDF?", [])).toBe(undefined);
   });
 });

@@ -4,6 +4,7 @@ import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { buildHistory, type Exchange, fenceSafe, REWRITE_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { analyze } from "../search/analyzer.ts";
+import { routeQuery } from "./query-router.ts";
 
 /**
  * Turns a follow-up ("what are its main components?") into a standalone search query using the
@@ -41,17 +42,19 @@ export function rewriteByHeuristic(query: string, history: Exchange[]): string {
 
 /**
  * The earlier turn a follow-up may lean on, for searching without a model: its question is added
- * to the search at a lower weight. `dependent` when the new question refers back or is too short
- * to stand alone; otherwise the caller adds the context only if the question alone finds little.
+ * to the search at a lower weight. `dependent` when the new question refers back ("it", "that",
+ * "then", …); otherwise the caller adds the context only if the question alone finds little.
  */
 export function followUpContext(
   query: string,
   history: Exchange[],
 ): { text: string; dependent: boolean } | undefined {
   const previous = history.at(-1);
-  if (!previous) return undefined;
-  const topicWords = new Set(analyze(query));
-  return { text: previous.query, dependent: REFERRING_WORDS.test(query) || topicWords.size <= 2 };
+  // Small talk and questions about the whole book say nothing about the next question's topic.
+  if (!previous || routeQuery(previous.query).route !== "question") return undefined;
+  // A short question without a pronoun ("What is a URDF?") may well stand alone: it gets the
+  // earlier words only if alone it finds little.
+  return { text: previous.query, dependent: REFERRING_WORDS.test(query) };
 }
 
 export class LlmRewriter implements QueryRewriter {
