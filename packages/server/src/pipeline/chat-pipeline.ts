@@ -168,10 +168,16 @@ export class ChatPipeline {
           ...(options.signal ? { signal: options.signal } : {}),
           ...(withContext ? { context: withContext } : {}),
         });
+      // Both searches are kept apart and the better supported one wins: the earlier words can
+      // pull a follow-up back to the earlier topic ("…without mutating it then?" after a
+      // question about re-rendering) as easily as they can complete it.
       let retrieval: RetrievalResult = await time("retrieve", () =>
         searchWith(context?.dependent ? context.text : undefined),
       );
-      if (context && !context.dependent && isWeak(retrieval)) {
+      if (context?.dependent) {
+        const alone = await time("retrieve", () => searchWith(undefined));
+        if (alone.signals.support > retrieval.signals.support) retrieval = alone;
+      } else if (context && isWeak(retrieval)) {
         const withContext = await time("retrieve", () => searchWith(context.text));
         if (withContext.signals.support > retrieval.signals.support) retrieval = withContext;
       }
