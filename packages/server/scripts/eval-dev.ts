@@ -7,7 +7,8 @@
  *   npm run eval:dev [-- --details] [-- --json] [-- --tune]
  *
  * `--tune` chooses the no-results and low-confidence thresholds on the pooled questions of
- * different styles (the dev set's paraphrased and raw titles with its off-topic controls, and the
+ * different styles (the dev set's paraphrased and raw titles with its off-topic controls, its
+ * follow-up conversations, and the
  * tune half of the sample book's questions), prints them, and reports every set with them. The
  * sample book's held-out half and questions-fresh.jsonl never take part in tuning.
  */
@@ -153,6 +154,7 @@ if (tune) {
         tuningResults(lectern, [
           ...(await loadQuestions(path.join(dir, "questions.jsonl"))),
           ...(await loadQuestions(path.join(dir, "questions_raw.jsonl"))),
+          ...(await loadQuestions(path.join(dir, "followups.jsonl"))),
         ]),
       )),
     );

@@ -115,7 +115,11 @@ describe("tokenize: which identifiers are split", () => {
     expect(analyzeQuery("Does GitHub Pages host it?")).toEqual({
       terms: ["github", "page", "host"],
       words: ["github", "page", "host"],
+      identifiers: [],
     });
+    expect(analyzeQuery("What does mapStateToProps return?").identifiers).toEqual([
+      "mapstatetoprop",
+    ]);
   });
 
   it("glues a fragment to its neighbour and keeps the real words", () => {

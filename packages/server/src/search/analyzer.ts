@@ -78,6 +78,8 @@ interface Token {
   text: string;
   /** A whole identifier kept beside its parts (`ros2_control`), not a word of its own. */
   compound: boolean;
+  /** A whole code identifier (`makeAutoObservable`, `functools.reduce`). */
+  identifier?: boolean;
 }
 
 function tokenizeDetailed(text: string): Token[] {
@@ -113,7 +115,7 @@ function pushWords(text: string, tokens: Token[]): void {
     // Identifiers are also indexed whole; hyphenated prose ("two-legged") is its words, plus the
     // words written together, which readers often do ("re-render" / "rerender", "e-mail").
     if (parts.length > 1 && IDENTIFIER_SEPARATOR.test(compound)) {
-      tokens.push({ text: compound.toLowerCase(), compound: true });
+      tokens.push({ text: compound.toLowerCase(), compound: true, identifier: true });
     } else if (parts.length > 1 && HYPHENATED_WORDS.test(compound)) {
       tokens.push({ text: compound.replace(/-/g, "").toLowerCase(), compound: true });
     }
@@ -187,14 +189,20 @@ export function analyze(text: string): string[] {
  * A query's distinct terms, split into the words a reader used and the extra whole-identifier
  * forms. Only the words weigh in on how much of the question a passage covers.
  */
-export function analyzeQuery(text: string): { terms: string[]; words: string[] } {
+export function analyzeQuery(text: string): {
+  terms: string[];
+  words: string[];
+  identifiers: string[];
+} {
   const terms = new Set<string>();
   const words = new Set<string>();
+  const identifiers = new Set<string>();
   for (const token of tokenizeDetailed(text)) {
     const term = normalizeTerm(token.text);
     if (!term) continue;
     terms.add(term);
     if (!token.compound) words.add(term);
+    if (token.identifier) identifiers.add(term);
   }
-  return { terms: [...terms], words: [...words] };
+  return { terms: [...terms], words: [...words], identifiers: [...identifiers] };
 }

@@ -334,3 +334,13 @@ describe("editDistance", () => {
     expect(editDistance("detemine", "determine", 2)).toBe(1);
   });
 });
+
+describe("identifiers the book never mentions", () => {
+  it("count as unknown, though their parts are words of the book", () => {
+    const known = retriever.retrieve("How does rclpy.spin process callbacks?");
+    expect(known.signals.unknownShare).toBe(0);
+    const foreign = retriever.retrieve("How does rclpy.spinForever process callbacks?");
+    expect(foreign.signals.unknownShare).toBeGreaterThan(0);
+    expect(foreign.signals.support).toBeLessThan(known.signals.support);
+  });
+});

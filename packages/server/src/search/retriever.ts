@@ -26,14 +26,14 @@ import type { Reranker } from "./reranker.ts";
 
 /**
  * Chosen by `npm run eval:dev -- --tune` on pooled questions of different styles (the Redux dev
- * set's paraphrased questions, raw thread titles and off-topic controls, and the tune half of the
- * sample book's questions): the thresholds that refuse at most 1 % of the answerable questions and
+ * set's paraphrased questions, raw thread titles, off-topic controls and follow-up conversations,
+ * and the tune half of the sample book's questions): the thresholds that refuse at most 1 % of the answerable questions and
  * the most off-topic ones. Checked on the sample book's held-out half and questions-fresh.jsonl,
  * which never take part; see docs/retrieval.md.
  */
 export const DEFAULT_THRESHOLDS: DecisionThresholds = {
-  unknownWeight: 1.5,
-  minSupport: -0.1,
+  unknownWeight: 1.75,
+  minSupport: -0.2,
   lowConfidenceSupport: 0.78,
 };
 
@@ -359,10 +359,12 @@ export class Retriever {
    *   about whether the book covers the rest of the question);
    * - a word the book never uses weighs at most as much as the rarest word the book does use, so
    *   one stray word (a typo, slang, a prefix such as "chore:") cannot outweigh the rest;
+   * - a whole code identifier the book never contains counts as an unknown word, although only
+   *   the words a reader typed otherwise count;
    * - words of the earlier turn (`context`) join the search at CONTEXT_WEIGHT.
    */
   private analyzeForSearch(query: string, context: string | undefined) {
-    const { terms, words } = analyzeQuery(query);
+    const { terms, words, identifiers } = analyzeQuery(query);
     const searchTerms = new Set<string>();
     const weights = new Map<string, number>();
     const boost = new Map<string, number>();
@@ -393,6 +395,12 @@ export class Retriever {
       knownMax = Math.max(knownMax, weight);
       // A corrected word is a guess: it counts as half unknown when deciding whether to answer.
       if (term !== word) unknownWeight += CORRECTION_DOUBT * weight;
+    }
+    // A code identifier names one API exactly: one the book never mentions (`makeAutoObservable`,
+    // `functools.reduce`) says the question is about some other library, even when its parts
+    // ("make", "auto", "observable") are common words of the book.
+    for (const identifier of identifiers) {
+      if (this.index.documentFrequencyOf(identifier) === 0) unknown.push(identifier);
     }
     const unknownCap = knownMax > 0 ? knownMax : Number.POSITIVE_INFINITY;
     for (const term of new Set(unknown)) {
