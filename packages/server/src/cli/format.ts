@@ -1,5 +1,5 @@
+import type { Citation } from "@lectern/protocol";
 import type { EvalMetrics } from "../eval/evaluate.ts";
-import type { Citation } from "../http/wire.ts";
 import type { IngestReport } from "../ingest/ingest.ts";
 
 export function formatIngestSummary(report: IngestReport): string {

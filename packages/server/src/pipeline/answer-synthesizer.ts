@@ -1,5 +1,5 @@
+import type { ResponseMode } from "@lectern/protocol";
 import { extractiveAnswer, quotePassage } from "../answer/extractive.ts";
-import type { ResponseMode } from "../http/wire.ts";
 import type { Exchange } from "../llm/prompts.ts";
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";

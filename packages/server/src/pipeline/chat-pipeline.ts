@@ -1,5 +1,5 @@
+import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "@lectern/protocol";
 import type { Synopsis } from "../answer/synopsis.ts";
-import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "../http/wire.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { type AnswerSynthesizer, emitInPieces, NO_RESULTS_MESSAGE } from "./answer-synthesizer.ts";

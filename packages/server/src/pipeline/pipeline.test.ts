@@ -1,6 +1,6 @@
+import type { SourceCitation } from "@lectern/protocol";
 import { describe, expect, it } from "vitest";
 import { createError } from "../errors.ts";
-import type { SourceCitation } from "../http/wire.ts";
 import { LexicalIndex } from "../search/lexical-index.ts";
 import { Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";

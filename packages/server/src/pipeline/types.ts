@@ -1,4 +1,4 @@
-import type { Citation, Confidence, ResponseMode } from "../http/wire.ts";
+import type { Citation, Confidence, ResponseMode } from "@lectern/protocol";
 import type { Exchange } from "../llm/prompts.ts";
 import type { RetrievalSignals, SearchFilters } from "../search/retriever.ts";
 import type { Route } from "./query-router.ts";

@@ -1,4 +1,4 @@
-import { ErrorBodySchema } from "@lectern/server/wire";
+import { ErrorBodySchema } from "@lectern/protocol";
 
 /** A failed request, carrying the server's user-safe message (or one of ours) and its code. */
 export class ChatRequestError extends Error {

@@ -3,7 +3,7 @@ import {
   parseStreamEvent,
   STREAM_EVENT_NAMES,
   type StreamEventName,
-} from "@lectern/server/wire";
+} from "@lectern/protocol";
 import {
   ChatRequestError,
   errorFromResponse,

@@ -1,4 +1,4 @@
-import type { Citation, SourceCitation } from "@lectern/server/wire";
+import type { Citation, SourceCitation } from "@lectern/protocol";
 
 /** A passage of the book (as opposed to the reader's own selection). */
 export function isBookCitation(citation: Citation): citation is SourceCitation {

@@ -1,4 +1,4 @@
-import type { Citation } from "@lectern/server/wire";
+import type { Citation } from "@lectern/protocol";
 import { citationLabel, isBookCitation } from "../citations/citation-kind.ts";
 import { CitationLink } from "./CitationLink.tsx";
 

@@ -1,4 +1,4 @@
-import type { SourceCitation } from "@lectern/server/wire";
+import type { SourceCitation } from "@lectern/protocol";
 import type { ReactNode } from "react";
 import { openCitation } from "../citations/open-citation.ts";
 import { withTextFragment } from "../citations/text-fragment.ts";

@@ -4,7 +4,7 @@ import {
   type ResponseMetadata,
   ResponseMetadataSchema,
   type ResponseMode,
-} from "@lectern/server/wire";
+} from "@lectern/protocol";
 import type { FeedbackRating } from "../api/send-feedback.ts";
 
 export interface UserMessage {

@@ -1,4 +1,4 @@
-import type { ChatRequestBody } from "@lectern/server/wire";
+import type { ChatRequestBody } from "@lectern/protocol";
 import { createStore, type StoreApi } from "zustand/vanilla";
 import { ChatRequestError } from "../api/chat-request-error.ts";
 import { deleteHistory } from "../api/delete-history.ts";

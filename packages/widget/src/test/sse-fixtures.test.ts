@@ -1,4 +1,4 @@
-import { parseStreamEvent } from "@lectern/server/wire";
+import { parseStreamEvent } from "@lectern/protocol";
 import { describe, expect, it } from "vitest";
 import { createSseParser } from "../api/sse-parser.ts";
 import {

@@ -3,7 +3,7 @@ import type {
   ResponseMetadata,
   SelectedTextCitation,
   SourceCitation,
-} from "@lectern/server/wire";
+} from "@lectern/protocol";
 
 /**
  * Server-Sent Events text as `POST /chat/stream` writes it (taken from a real response of the
