@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, openSampleBook, postJson } from "../../test/http-fixture.ts";
 import type { Lectern } from "../lectern.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
+import { allowedMethods, honoPath } from "./route-spec.ts";
+import { ROUTES } from "./route-table.ts";
 import {
   ChatResponseSchema,
   ConversationHistoryResponseSchema,
@@ -15,6 +17,8 @@ beforeAll(async () => {
   ({ lectern, cleanup } = await openSampleBook());
 });
 afterAll(async () => cleanup());
+
+type TestApp = ReturnType<typeof createTestApp>["app"];
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -342,66 +346,23 @@ describe("rate limits and the in-flight cap", () => {
   });
 
   it("limits per client IP, read from X-Forwarded-For only behind a trusted proxy", async () => {
+    const askFrom = (app: TestApp, forwardedFor: string) =>
+      postJson(app, "/chat", { query: "What is a node?" }, { "x-forwarded-for": forwardedFor });
     const { app } = createTestApp(lectern, {
       history: new MemoryHistoryStore(),
       env: { RATE_LIMIT_PER_IP_BURST: "1", RATE_LIMIT_PER_IP_PER_MINUTE: "1", TRUST_PROXY: "true" },
     });
-    expect(
-      (
-        await postJson(
-          app,
-          "/chat",
-          { query: "What is a node?" },
-          { "x-forwarded-for": "203.0.113.7" },
-        )
-      ).status,
-    ).toBe(200);
-    await expectError(
-      await postJson(
-        app,
-        "/chat",
-        { query: "What is a node?" },
-        { "x-forwarded-for": "203.0.113.7, 10.0.0.1" },
-      ),
-      429,
-      "RATE_LIMITED",
-    );
-    expect(
-      (
-        await postJson(
-          app,
-          "/chat",
-          { query: "What is a node?" },
-          { "x-forwarded-for": "198.51.100.4" },
-        )
-      ).status,
-    ).toBe(200);
+    expect((await askFrom(app, "203.0.113.7")).status).toBe(200);
+    await expectError(await askFrom(app, "203.0.113.7, 10.0.0.1"), 429, "RATE_LIMITED");
+    expect((await askFrom(app, "198.51.100.4")).status).toBe(200);
 
     const untrusted = createTestApp(lectern, {
       history: new MemoryHistoryStore(),
       env: { RATE_LIMIT_PER_IP_BURST: "1", RATE_LIMIT_PER_IP_PER_MINUTE: "1" },
     }).app;
-    expect(
-      (
-        await postJson(
-          untrusted,
-          "/chat",
-          { query: "a node?" },
-          { "x-forwarded-for": "203.0.113.7" },
-        )
-      ).status,
-    ).toBe(200);
+    expect((await askFrom(untrusted, "203.0.113.7")).status).toBe(200);
     // A spoofed header does not get a fresh bucket without a trusted proxy.
-    await expectError(
-      await postJson(
-        untrusted,
-        "/chat",
-        { query: "a node?" },
-        { "x-forwarded-for": "198.51.100.4" },
-      ),
-      429,
-      "RATE_LIMITED",
-    );
+    await expectError(await askFrom(untrusted, "198.51.100.4"), 429, "RATE_LIMITED");
   });
 
   it("can be switched off", async () => {
@@ -422,10 +383,15 @@ describe("rate limits and the in-flight cap", () => {
     const gate = new Promise<void>((resolve) => {
       releaseFirst = resolve;
     });
+    let synthesisStarted: () => void = () => {};
+    const firstInFlight = new Promise<void>((resolve) => {
+      synthesisStarted = resolve;
+    });
     // A synthesizer that holds the first answer open until released: a chat still in flight.
     const holding = {
       kind: "holding",
       async synthesize() {
+        synthesisStarted();
         await gate;
         return { answer: "held", fallbackMessage: null, mode: "retrieval_only" as const };
       },
@@ -436,7 +402,7 @@ describe("rate limits and the in-flight cap", () => {
       env: { LECTERN_MAX_CONCURRENT_CHATS: "1" },
     });
     const first = postJson(app, "/chat", { query: "What is a node?" });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await firstInFlight;
     const second = await postJson(app, "/chat", { query: "What is a topic?" });
     const body = await expectError(second, 429, "RATE_LIMITED");
     expect(body.details).toMatchObject({ reason: "concurrency" });
@@ -454,6 +420,54 @@ describe("other endpoints", () => {
     await expectError(wrong, 405, "METHOD_NOT_ALLOWED");
     expect(wrong.headers.get("allow")).toBe("POST");
     await expectError(await app.request("/health", { method: "POST" }), 405, "METHOD_NOT_ALLOWED");
+  });
+
+  it("documents every route of the table in /openapi.json and GET /, and 405s other methods", async () => {
+    const { app } = createTestApp(lectern, { history: new MemoryHistoryStore() });
+    const openapi = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { summary: string }>>;
+    };
+    const root = (await (await app.request("/")).json()) as {
+      endpoints: { method: string; path: string; description: string }[];
+    };
+    for (const route of ROUTES) {
+      const operation = openapi.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${route.path} in OpenAPI`).toMatchObject({
+        summary: route.summary,
+      });
+      expect(root.endpoints).toContainEqual({
+        method: route.method,
+        path: route.path,
+        description: route.summary,
+      });
+    }
+    expect(root.endpoints).toHaveLength(ROUTES.length);
+    const sessionId = "9b2f6b1e-0c1d-4e5f-8a9b-0c1d2e3f4a5b";
+    for (const [path, allow] of allowedMethods(ROUTES)) {
+      const served = allow.split(", ");
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+        if (served.includes(method)) continue;
+        const response = await app.request(path.replace("{session_id}", sessionId), { method });
+        await expectError(response, 405, "METHOD_NOT_ALLOWED");
+        expect(response.headers.get("allow"), `${method} ${path}`).toBe(allow);
+      }
+    }
+  });
+
+  it("serves only the routes of the table", () => {
+    const { app } = createTestApp(lectern, { history: new MemoryHistoryStore() });
+    const table = ROUTES.map((route) => `${route.method} ${honoPath(route.path)}`);
+    const handlers = app.routes.filter((route) => route.method !== "ALL");
+    expect(new Set(handlers.map((route) => `${route.method} ${route.path}`))).toEqual(
+      new Set(table),
+    );
+    // Besides the middleware on every path, "ALL" routes are the 405 answers of the table's paths.
+    const methodNotAllowed = app.routes.filter(
+      (route) => route.method === "ALL" && route.path !== "/*",
+    );
+    expect(new Set(methodNotAllowed.map((route) => route.path))).toEqual(
+      new Set(ROUTES.map((route) => honoPath(route.path))),
+    );
   });
 
   it("reports health per service and readiness", async () => {
