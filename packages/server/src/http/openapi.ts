@@ -1,56 +1,22 @@
-import type { Hono } from "hono";
 import * as z from "zod/mini";
 import {
-  ChatRequestSchema,
-  ChatResponseSchema,
-  ConversationHistoryResponseSchema,
-  ErrorBodySchema,
-  HealthResponseSchema,
-} from "./wire.ts";
+  COMPONENT_SCHEMAS,
+  type ResponseSpec,
+  type RouteSpec,
+  type SchemaName,
+} from "./route-spec.ts";
 
 /**
- * The API as OpenAPI 3.1, generated from the same zod schemas the handlers validate with (JSON
- * Schema 2020-12, which OpenAPI 3.1 uses as is). Served at /openapi.json.
+ * The API as OpenAPI 3.1, generated from the route table and the same zod schemas the handlers
+ * validate with (JSON Schema 2020-12, which OpenAPI 3.1 uses as is). Served at /openapi.json.
  */
-export function openApiDocument(version: string) {
-  const schema = (zodSchema: z.core.$ZodType) => {
-    const { $schema: _dialect, ...rest } = z.toJSONSchema(zodSchema, {
-      io: "input",
-      unrepresentable: "any",
-    }) as Record<string, unknown>;
-    return rest;
-  };
-  const components = {
-    ChatRequest: schema(ChatRequestSchema),
-    ChatResponse: schema(ChatResponseSchema),
-    ErrorResponse: schema(ErrorBodySchema),
-    HealthResponse: schema(HealthResponseSchema),
-    ConversationHistoryResponse: schema(ConversationHistoryResponseSchema),
-  };
-  const ref = (name: keyof typeof components) => ({ $ref: `#/components/schemas/${name}` });
-  const json = (name: keyof typeof components, description: string) => ({
-    description,
-    content: { "application/json": { schema: ref(name) } },
-  });
-  const error = (description: string) => json("ErrorResponse", description);
-  const chatBody = {
-    required: true,
-    content: { "application/json": { schema: ref("ChatRequest") } },
-  };
-  const sessionParameter = {
-    name: "session_id",
-    in: "path",
-    required: true,
-    schema: { type: "string", format: "uuid" },
-  };
-  const limits = {
-    400: error("EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG or INVALID_JSON"),
-    413: error("PAYLOAD_TOO_LARGE"),
-    415: error("UNSUPPORTED_MEDIA_TYPE"),
-    422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
-    429: error("RATE_LIMITED (see Retry-After)"),
-    503: error("A service the answer needs is unavailable"),
-  };
+export function openApiDocument(routes: readonly RouteSpec[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const operations = paths[route.path] ?? {};
+    operations[route.method.toLowerCase()] = operation(route);
+    paths[route.path] = operations;
+  }
   return {
     openapi: "3.1.0",
     info: {
@@ -58,77 +24,58 @@ export function openApiDocument(version: string) {
       version,
       description: "Answers questions about a documentation book, with citations.",
     },
-    paths: {
-      "/chat": {
-        post: {
-          summary: "Ask a question about the book",
-          requestBody: chatBody,
-          responses: { 200: json("ChatResponse", "Answer with sources"), ...limits },
-        },
-      },
-      "/chat/stream": {
-        post: {
-          summary: "Ask a question; Server-Sent Events: delta…, sources, done (or error)",
-          requestBody: chatBody,
-          responses: {
-            200: {
-              description: "text/event-stream",
-              content: { "text/event-stream": { schema: { type: "string" } } },
-            },
-            ...limits,
-          },
-        },
-      },
-      "/history/{session_id}": {
-        get: {
-          summary: "A session's exchanges, oldest first",
-          parameters: [
-            sessionParameter,
-            {
-              name: "limit",
-              in: "query",
-              required: false,
-              schema: { type: "integer", minimum: 1, maximum: 100, default: 50 },
-            },
-          ],
-          responses: {
-            200: json("ConversationHistoryResponse", "History"),
-            404: error("SESSION_NOT_FOUND"),
-            422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
-          },
-        },
-        delete: {
-          summary: "Delete a session and everything in it",
-          parameters: [sessionParameter],
-          responses: {
-            200: { description: "Deleted" },
-            404: error("SESSION_NOT_FOUND"),
-            422: error("INVALID_SESSION_ID"),
-          },
-        },
-      },
-      "/health": {
-        get: {
-          summary: "Status of the database, the index and the model",
-          responses: { 200: json("HealthResponse", "Healthy or degraded") },
-        },
-      },
-      "/ready": {
-        get: {
-          summary: "Readiness for traffic",
-          responses: { 200: { description: "Ready" }, 503: { description: "Not ready" } },
-        },
-      },
+    paths,
+    components: {
+      schemas: Object.fromEntries(
+        Object.entries(COMPONENT_SCHEMAS).map(([name, schema]) => [name, jsonSchema(schema)]),
+      ),
     },
-    components: { schemas: components },
   };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: works with any app environment
-export function registerOpenApi(app: Hono<any>, version: string): void {
-  let document: ReturnType<typeof openApiDocument> | undefined;
-  app.get("/openapi.json", (context) => {
-    document ??= openApiDocument(version);
-    return context.json(document);
-  });
+function operation(route: RouteSpec) {
+  return {
+    summary: route.summary,
+    ...(route.parameters ? { parameters: route.parameters } : {}),
+    ...(route.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: ref(route.requestBody) } },
+          },
+        }
+      : {}),
+    responses: Object.fromEntries(
+      Object.entries(route.responses).map(([status, response]) => [status, describe(response)]),
+    ),
+  };
+}
+
+function describe(response: ResponseSpec) {
+  const contentType = response.contentType ?? "application/json";
+  if (response.schema) {
+    return {
+      description: response.description,
+      content: { [contentType]: { schema: ref(response.schema) } },
+    };
+  }
+  if (response.contentType) {
+    return {
+      description: response.description,
+      content: { [contentType]: { schema: { type: "string" } } },
+    };
+  }
+  return { description: response.description };
+}
+
+function ref(name: SchemaName) {
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function jsonSchema(zodSchema: z.core.$ZodType) {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(zodSchema, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
+  return rest;
 }

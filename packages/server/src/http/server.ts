@@ -11,6 +11,7 @@ import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { buildApp } from "./app.ts";
+import { memoryRateLimiters } from "./rate-limit/rate-limiter.ts";
 import { createSite } from "./site.ts";
 
 export const VERSION = "0.1.0";
@@ -70,6 +71,7 @@ export async function startServer(
     isShuttingDown: () => shuttingDown,
     site: createSite({ store: lectern.store }),
     feedback: new FeedbackStore(lectern.db),
+    rateLimiters: memoryRateLimiters(config),
   });
 
   const retentionMs = config.history.retentionDays * 86_400_000;

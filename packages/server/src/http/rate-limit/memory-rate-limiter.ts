@@ -1,6 +1,8 @@
+import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
+
 /**
- * In-process rate limits: a token bucket per key (client IP, session) and a cap on chats in
- * flight. The clock is injectable so tests need not sleep.
+ * In-process rate limits: a token bucket per key (client IP, session). The clock is injectable so
+ * tests need not sleep.
  */
 
 export interface TokenBucketOptions {
@@ -13,14 +15,7 @@ export interface TokenBucketOptions {
   maxKeys?: number;
 }
 
-export interface TakeResult {
-  allowed: boolean;
-  /** Whole seconds until a token is available (0 when allowed). */
-  retryAfterSeconds: number;
-  remaining: number;
-}
-
-export class TokenBucketLimiter {
+export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; updated: number }>();
   private readonly now: () => number;
   private readonly maxKeys: number;
@@ -30,7 +25,7 @@ export class TokenBucketLimiter {
     this.maxKeys = options.maxKeys ?? 100_000;
   }
 
-  take(key: string, cost = 1): TakeResult {
+  async take(key: string, cost = 1): Promise<RateLimitDecision> {
     const now = this.now();
     const bucket = this.buckets.get(key) ?? { tokens: this.options.capacity, updated: now };
     const elapsedSeconds = Math.max(0, now - bucket.updated) / 1000;
@@ -55,29 +50,6 @@ export class TokenBucketLimiter {
       allowed: false,
       retryAfterSeconds: Math.max(1, Math.ceil(missing / this.options.refillPerSecond)),
       remaining: 0,
-    };
-  }
-}
-
-/** Caps how many chats run at once; beyond it requests are refused rather than queued. */
-export class ConcurrencyLimiter {
-  private active = 0;
-
-  constructor(readonly max: number) {}
-
-  get inFlight(): number {
-    return this.active;
-  }
-
-  /** Returns a release function, or undefined when the cap is reached. */
-  tryAcquire(): (() => void) | undefined {
-    if (this.active >= this.max) return undefined;
-    this.active++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.active--;
     };
   }
 }

@@ -1,0 +1,236 @@
+import { describe, expect, it } from "vitest";
+import {
+  createTestApp,
+  expectError,
+  memoryHistoryApp,
+  postJson,
+  sampleBookForSuite,
+  type TestApp,
+} from "../../test/http-fixture.ts";
+import { MemoryHistoryStore } from "../store/memory-history-store.ts";
+import { allowedMethods, honoPath } from "./route-spec.ts";
+import { ROUTES } from "./route-table.ts";
+import { HealthResponseSchema } from "./wire.ts";
+
+const book = sampleBookForSuite();
+
+describe("rate limits and the in-flight cap", () => {
+  it("limits a session's burst with 429 RATE_LIMITED and Retry-After", async () => {
+    const app = memoryHistoryApp(book.lectern, {
+      RATE_LIMIT_PER_SESSION_BURST: "2",
+      RATE_LIMIT_PER_SESSION_PER_MINUTE: "6",
+    });
+    const sessionId = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    expect(
+      (await postJson(app, "/chat", { query: "What is a node?", session_id: sessionId })).status,
+    ).toBe(200);
+    expect(
+      (await postJson(app, "/chat", { query: "What is a node?", session_id: sessionId })).status,
+    ).toBe(200);
+    const limited = await postJson(app, "/chat", {
+      query: "What is a node?",
+      session_id: sessionId,
+    });
+    const body = await expectError(limited, 429, "RATE_LIMITED");
+    expect(Number(limited.headers.get("retry-after"))).toBe(10);
+    expect(body.details).toMatchObject({ scope: "session" });
+    // Another session is not affected.
+    expect((await postJson(app, "/chat", { query: "What is a node?" })).status).toBe(200);
+  });
+
+  it("limits per client IP, read from X-Forwarded-For only behind a trusted proxy", async () => {
+    const askFrom = (app: TestApp, forwardedFor: string) =>
+      postJson(app, "/chat", { query: "What is a node?" }, { "x-forwarded-for": forwardedFor });
+    const app = memoryHistoryApp(book.lectern, {
+      RATE_LIMIT_PER_IP_BURST: "1",
+      RATE_LIMIT_PER_IP_PER_MINUTE: "1",
+      TRUST_PROXY: "true",
+    });
+    expect((await askFrom(app, "203.0.113.7")).status).toBe(200);
+    await expectError(await askFrom(app, "203.0.113.7, 10.0.0.1"), 429, "RATE_LIMITED");
+    expect((await askFrom(app, "198.51.100.4")).status).toBe(200);
+
+    const untrusted = memoryHistoryApp(book.lectern, {
+      RATE_LIMIT_PER_IP_BURST: "1",
+      RATE_LIMIT_PER_IP_PER_MINUTE: "1",
+    });
+    expect((await askFrom(untrusted, "203.0.113.7")).status).toBe(200);
+    // A spoofed header does not get a fresh bucket without a trusted proxy.
+    await expectError(await askFrom(untrusted, "198.51.100.4"), 429, "RATE_LIMITED");
+  });
+
+  it("can be switched off", async () => {
+    const app = memoryHistoryApp(book.lectern, {
+      RATE_LIMIT_ENABLED: "false",
+      RATE_LIMIT_PER_IP_BURST: "1",
+      RATE_LIMIT_PER_IP_PER_MINUTE: "1",
+    });
+    for (let round = 0; round < 4; round++)
+      expect((await postJson(app, "/chat", { query: "What is a node?" })).status).toBe(200);
+  });
+
+  it("refuses chats beyond the in-flight cap with 429", async () => {
+    let releaseFirst: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      releaseFirst = resolve;
+    });
+    let synthesisStarted: () => void = () => {};
+    const firstInFlight = new Promise<void>((resolve) => {
+      synthesisStarted = resolve;
+    });
+    // A synthesizer that holds the first answer open until released: a chat still in flight.
+    const holding = {
+      kind: "holding",
+      async synthesize() {
+        synthesisStarted();
+        await gate;
+        return { answer: "held", fallbackMessage: null, mode: "retrieval_only" as const };
+      },
+    };
+    const { app } = createTestApp(book.lectern, {
+      history: new MemoryHistoryStore(),
+      synthesizer: holding,
+      env: { LECTERN_MAX_CONCURRENT_CHATS: "1" },
+    });
+    const first = postJson(app, "/chat", { query: "What is a node?" });
+    await firstInFlight;
+    const second = await postJson(app, "/chat", { query: "What is a topic?" });
+    const body = await expectError(second, 429, "RATE_LIMITED");
+    expect(body.details).toMatchObject({ reason: "concurrency" });
+    releaseFirst();
+    expect((await first).status).toBe(200);
+    expect((await postJson(app, "/chat", { query: "What is a topic?" })).status).toBe(200);
+  });
+});
+
+describe("other endpoints", () => {
+  it("answers 404 for unknown routes and 405 with Allow for wrong methods", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    await expectError(await app.request("/nope"), 404, "NOT_FOUND");
+    const wrong = await app.request("/chat");
+    await expectError(wrong, 405, "METHOD_NOT_ALLOWED");
+    expect(wrong.headers.get("allow")).toBe("POST");
+    await expectError(await app.request("/health", { method: "POST" }), 405, "METHOD_NOT_ALLOWED");
+  });
+
+  it("documents every route of the table in /openapi.json and GET /, and 405s other methods", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const openapi = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { summary: string }>>;
+    };
+    const root = (await (await app.request("/")).json()) as {
+      endpoints: { method: string; path: string; description: string }[];
+    };
+    for (const route of ROUTES) {
+      const operation = openapi.paths[route.path]?.[route.method.toLowerCase()];
+      expect(operation, `${route.method} ${route.path} in OpenAPI`).toMatchObject({
+        summary: route.summary,
+      });
+      expect(root.endpoints).toContainEqual({
+        method: route.method,
+        path: route.path,
+        description: route.summary,
+      });
+    }
+    expect(root.endpoints).toHaveLength(ROUTES.length);
+    const sessionId = "9b2f6b1e-0c1d-4e5f-8a9b-0c1d2e3f4a5b";
+    for (const [path, allow] of allowedMethods(ROUTES)) {
+      const served = allow.split(", ");
+      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+        if (served.includes(method)) continue;
+        const response = await app.request(path.replace("{session_id}", sessionId), { method });
+        await expectError(response, 405, "METHOD_NOT_ALLOWED");
+        expect(response.headers.get("allow"), `${method} ${path}`).toBe(allow);
+      }
+    }
+  });
+
+  it("serves only the routes of the table", () => {
+    const app = memoryHistoryApp(book.lectern);
+    const table = ROUTES.map((route) => `${route.method} ${honoPath(route.path)}`);
+    const handlers = app.routes.filter((route) => route.method !== "ALL");
+    expect(new Set(handlers.map((route) => `${route.method} ${route.path}`))).toEqual(
+      new Set(table),
+    );
+    // Besides the middleware on every path, "ALL" routes are the 405 answers of the table's paths.
+    const methodNotAllowed = app.routes.filter(
+      (route) => route.method === "ALL" && route.path !== "/*",
+    );
+    expect(new Set(methodNotAllowed.map((route) => route.path))).toEqual(
+      new Set(ROUTES.map((route) => honoPath(route.path))),
+    );
+  });
+
+  it("reports health per service and readiness", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const health = HealthResponseSchema.parse(await (await app.request("/health")).json());
+    expect(health.status).toBe("healthy");
+    expect(health.services.database?.status).toBe("healthy");
+    expect(health.services.index?.status).toBe("healthy");
+    expect(await (await app.request("/ready")).json()).toMatchObject({ ready: true });
+
+    const empty = createTestApp(book.lectern, {
+      history: new MemoryHistoryStore(),
+      deps: {
+        checks: { database: async () => {}, indexedChunks: () => 0 },
+        isShuttingDown: () => true,
+      },
+    }).app;
+    const degraded = HealthResponseSchema.parse(await (await empty.request("/health")).json());
+    expect(degraded.status).toBe("degraded");
+    expect(degraded.services.index?.status).toBe("degraded");
+    expect((await empty.request("/ready")).status).toBe(503);
+  });
+
+  it("describes itself at / and as OpenAPI generated from the same schemas", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const root = (await (await app.request("/")).json()) as {
+      name: string;
+      endpoints: { path: string }[];
+    };
+    expect(root.name).toBe("Lectern");
+    expect(root.endpoints.map((endpoint) => endpoint.path)).toContain("/chat/stream");
+    const openapi = (await (await app.request("/openapi.json")).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
+    expect(openapi.openapi).toBe("3.1.0");
+    expect(Object.keys(openapi.paths)).toEqual(
+      expect.arrayContaining(["/chat", "/chat/stream", "/history/{session_id}", "/health"]),
+    );
+    const schemas = (
+      openapi as unknown as {
+        components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+      }
+    ).components.schemas;
+    expect(Object.keys(schemas.ChatRequest?.properties ?? {})).toEqual(
+      expect.arrayContaining(["query", "selected_text", "session_id", "filters"]),
+    );
+    expect(JSON.stringify(openapi.paths["/chat"])).toContain("#/components/schemas/ChatRequest");
+  });
+
+  it("allows only configured CORS origins", async () => {
+    const app = memoryHistoryApp(book.lectern, { CORS_ORIGINS: "https://book.example" });
+    const allowedOrigin = async (app: TestApp, origin: string) =>
+      (await postJson(app, "/chat", { query: "What is a node?" }, { origin })).headers.get(
+        "access-control-allow-origin",
+      );
+    expect(await allowedOrigin(app, "https://book.example")).toBe("https://book.example");
+    expect(await allowedOrigin(app, "https://evil.example")).toBeNull();
+    const preflight = await app.request("/chat", {
+      method: "OPTIONS",
+      headers: { origin: "https://book.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+    const closed = memoryHistoryApp(book.lectern);
+    expect(await allowedOrigin(closed, "https://book.example")).toBeNull();
+  });
+
+  it("reuses a valid incoming X-Request-Id", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const requestId = "7d444840-9dc0-41c4-8b2b-5a5a5a5a5a5a";
+    const response = await app.request("/health", { headers: { "x-request-id": requestId } });
+    expect(response.headers.get("x-request-id")).toBe(requestId);
+  });
+});

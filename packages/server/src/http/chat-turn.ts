@@ -1,0 +1,84 @@
+import type { Context } from "hono";
+import { createError } from "../errors.ts";
+import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
+import type { RouteDeps } from "./deps.ts";
+import type { AppEnv } from "./env.ts";
+import { readChatInput } from "./request.ts";
+import type { ChatResponse, ResponseMetadata } from "./wire.ts";
+
+/** What the two chat routes share: reading the question, admission, and the answer's wire form. */
+
+export interface StartedChat {
+  /** When the request arrived (deps.now), for query_time_ms. */
+  started: number;
+  requestId: string;
+  request: ChatInput;
+  /** Frees the in-flight slot; call once the answer is complete or has failed. */
+  release: () => void;
+}
+
+/** Validates the body, then admits the chat (rate limits, in-flight cap). */
+export async function startChat(context: Context<AppEnv>, deps: RouteDeps): Promise<StartedChat> {
+  const started = deps.now();
+  const requestId = context.get("requestId");
+  const request = await readChatInput(context, deps.config, {
+    requestId,
+    newSessionId: deps.newId,
+  });
+  const release = await deps.admission(context, request.sessionId);
+  return { started, requestId, request, release };
+}
+
+export function toChatResponse(
+  deps: RouteDeps,
+  input: ChatInput,
+  outcome: ChatOutcome,
+  started: number,
+): ChatResponse {
+  return {
+    answer: outcome.answer,
+    fallback_message: outcome.fallbackMessage,
+    sources: outcome.sources,
+    metadata: metadataOf(input, outcome, deps.now() - started),
+    session_id: input.sessionId,
+    confidence: outcome.confidence,
+    message_id: deps.chatHistory.messageId(input),
+  };
+}
+
+function metadataOf(input: ChatInput, outcome: ChatOutcome, elapsedMs: number): ResponseMetadata {
+  return {
+    query_time_ms: round(elapsedMs),
+    retrieval_count: outcome.retrievalCount,
+    mode: outcome.mode,
+    low_confidence: outcome.lowConfidence,
+    request_id: input.requestId,
+    search_query: outcome.searchQuery,
+    original_query: input.query,
+    route: outcome.route,
+    injection_flagged: outcome.injectionFlagged,
+    timings: outcome.timings,
+    ...(outcome.support === undefined ? {} : { support: outcome.support }),
+    ...(outcome.degraded ? { degraded: true } : {}),
+  };
+}
+
+/** The work's result, or TIMEOUT once the signal fires (the work is told through its own signal). */
+export async function withTimeout<T>(work: Promise<T>, timeout: AbortSignal): Promise<T> {
+  if (timeout.aborted) throw createError("TIMEOUT");
+  let onAbort: (() => void) | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    onAbort = () => reject(createError("TIMEOUT"));
+    timeout.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([work, timedOut]);
+  } finally {
+    if (onAbort) timeout.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Milliseconds to two decimals. */
+export function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}

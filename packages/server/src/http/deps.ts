@@ -1,0 +1,48 @@
+import type { Logger } from "pino";
+import type { Config } from "../config/config.ts";
+import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
+import type { FeedbackStore } from "../store/feedback-store.ts";
+import type { HistoryStore } from "../store/history-store.ts";
+import type { ChatHistory } from "./chat-history.ts";
+import type { Admission } from "./middleware/admission.ts";
+import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
+import type { RouteSpec } from "./route-spec.ts";
+import type { createSite } from "./site.ts";
+
+/** What the HTTP layer needs; passed in so tests can build the app without a socket. */
+export interface AppDeps {
+  config: Config;
+  pipeline: ChatPipeline;
+  history: HistoryStore;
+  logger: Logger;
+  version: string;
+  /** Health of the book index: chunk count, and a database round trip. */
+  checks: {
+    database: () => Promise<void>;
+    indexedChunks: () => number;
+    /** The language model's circuit, when a model is configured. */
+    model?: () => { provider: string; model: string; state: "closed" | "open" | "half-open" };
+  };
+  /** The demo book site (pages and the widget script); omitted in API-only apps. */
+  site?: ReturnType<typeof createSite>;
+  /** Where readers' feedback is stored; omitted, POST /feedback answers 503. */
+  feedback?: FeedbackStore;
+  /** Per-IP and per-session limits; omitted, token buckets in this process. */
+  rateLimiters?: RateLimiters;
+  /** True once shutdown has begun: /ready answers 503. */
+  isShuttingDown?: () => boolean;
+  newId?: () => string;
+  now?: () => number;
+}
+
+/** What a route handler is built from: the app's deps with defaults filled in, and shared parts. */
+export interface RouteDeps extends Omit<AppDeps, "newId" | "now" | "rateLimiters"> {
+  newId: () => string;
+  now: () => number;
+  /** Rate limits and the in-flight cap for the chat routes. */
+  admission: Admission;
+  /** Reads a session's recent exchanges and records new ones. */
+  chatHistory: ChatHistory;
+  /** Every route the app serves (for the endpoint listing and the OpenAPI document). */
+  routes: readonly RouteSpec[];
+}

@@ -1,0 +1,68 @@
+import type { Context } from "hono";
+import type { Config } from "../../config/config.ts";
+import { createError } from "../../errors.ts";
+import { ConcurrencyLimiter } from "../rate-limit/concurrency-limiter.ts";
+import type { RateLimiters } from "../rate-limit/rate-limiter.ts";
+
+/**
+ * Admission for a chat: the per-IP and per-session rate limits (429 with Retry-After), then a slot
+ * under the in-flight cap. Resolves to the function that frees the slot.
+ */
+export type Admission = (context: Context, sessionId: string | null) => Promise<() => void>;
+
+export function createAdmission(config: Config, limiters: RateLimiters): Admission {
+  const inFlight = new ConcurrencyLimiter(config.limits.maxConcurrentChats);
+  return async (context, sessionId) => {
+    if (config.rateLimit.enabled) {
+      const byIp = await limiters.perIp.take(
+        `ip:${clientIp(context, config.rateLimit.trustProxy)}`,
+      );
+      if (!byIp.allowed) throw rateLimited(byIp.retryAfterSeconds, "ip");
+      if (sessionId) {
+        const bySession = await limiters.perSession.take(`session:${sessionId}`);
+        if (!bySession.allowed) throw rateLimited(bySession.retryAfterSeconds, "session");
+      }
+    }
+    const release = inFlight.tryAcquire();
+    if (!release) {
+      const error = createError(
+        "RATE_LIMITED",
+        "Too many questions are being answered right now. Please try again in a moment.",
+        {
+          details: { reason: "concurrency", max_in_flight: config.limits.maxConcurrentChats },
+        },
+      );
+      throw withRetryAfter(error, 1);
+    }
+    return release;
+  };
+}
+
+function rateLimited(retryAfterSeconds: number, scope: "ip" | "session") {
+  const error = createError(
+    "RATE_LIMITED",
+    `Too many requests. Please wait ${retryAfterSeconds} s and try again.`,
+    {
+      details: { scope, retry_after: retryAfterSeconds },
+    },
+  );
+  return withRetryAfter(error, retryAfterSeconds);
+}
+
+/** The error handler sends this as the Retry-After header. */
+function withRetryAfter<T extends Error>(error: T, seconds: number): T {
+  (error as { retryAfterSeconds?: number }).retryAfterSeconds = seconds;
+  return error;
+}
+
+/** The client's address: the socket's, or the first X-Forwarded-For entry behind a trusted proxy. */
+function clientIp(context: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = context.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  const incoming = (
+    context.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined
+  )?.incoming;
+  return incoming?.socket?.remoteAddress ?? "unknown";
+}

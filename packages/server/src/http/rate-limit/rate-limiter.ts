@@ -1,0 +1,40 @@
+import type { Config } from "../../config/config.ts";
+import { MemoryRateLimiter } from "./memory-rate-limiter.ts";
+
+/**
+ * A rate limit per key (a client IP, a session). Asynchronous so that a shared backend (Redis) can
+ * hold the buckets for every instance; `rate-limiter-contract.ts` is the suite each implementation
+ * runs.
+ */
+export interface RateLimiter {
+  /** Takes `cost` tokens (default 1) from the key's bucket when it has them. */
+  take(key: string, cost?: number): Promise<RateLimitDecision>;
+}
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** Whole seconds until a token is available (0 when allowed); sent as Retry-After. */
+  retryAfterSeconds: number;
+  /** Whole tokens left after this one. */
+  remaining: number;
+}
+
+/** The two limits the chat routes apply. */
+export interface RateLimiters {
+  perIp: RateLimiter;
+  perSession: RateLimiter;
+}
+
+/** Today's limiters: token buckets in this process, sized from the config. */
+export function memoryRateLimiters(config: Config): RateLimiters {
+  return {
+    perIp: new MemoryRateLimiter({
+      capacity: config.rateLimit.perIpBurst,
+      refillPerSecond: config.rateLimit.perIpPerMinute / 60,
+    }),
+    perSession: new MemoryRateLimiter({
+      capacity: config.rateLimit.perSessionBurst,
+      refillPerSecond: config.rateLimit.perSessionPerMinute / 60,
+    }),
+  };
+}

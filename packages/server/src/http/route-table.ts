@@ -1,0 +1,167 @@
+import type { Handler } from "hono";
+import type { RouteDeps } from "./deps.ts";
+import type { AppEnv } from "./env.ts";
+import type { ParameterSpec, ResponseSpec, RouteSpec } from "./route-spec.ts";
+import { getOpenApi, getRoot, getWidgetScript } from "./routes/about.ts";
+import { postChat } from "./routes/chat.ts";
+import { postChatStream } from "./routes/chat-stream.ts";
+import { exportFeedback, postFeedback } from "./routes/feedback.ts";
+import { getHealth, getReady } from "./routes/health.ts";
+import { deleteHistory, getHistory } from "./routes/history.ts";
+
+/**
+ * Every route the server answers, in one table: `buildApp` registers exactly these, and the
+ * endpoint listing at `GET /`, the `Allow` header of a 405 and `/openapi.json` are generated from
+ * it, so a route cannot be served without being documented.
+ */
+
+export interface Route extends RouteSpec {
+  /** Builds the route's handler (in `routes/`) from the app's deps. */
+  handler: (deps: RouteDeps) => Handler<AppEnv>;
+}
+
+const error = (description: string): ResponseSpec => ({ description, schema: "ErrorResponse" });
+
+const CHAT_ERRORS = {
+  400: error("EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG or INVALID_JSON"),
+  413: error("PAYLOAD_TOO_LARGE"),
+  415: error("UNSUPPORTED_MEDIA_TYPE"),
+  422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
+  429: error("RATE_LIMITED (see Retry-After)"),
+  503: error("A service the answer needs is unavailable"),
+};
+
+const SESSION_ID: ParameterSpec = {
+  name: "session_id",
+  in: "path",
+  required: true,
+  schema: { type: "string", format: "uuid" },
+};
+
+export const ROUTES: readonly Route[] = [
+  {
+    method: "POST",
+    path: "/chat",
+    summary: "Ask a question about the book; JSON answer with sources",
+    requestBody: "ChatRequest",
+    responses: {
+      200: { description: "Answer with sources", schema: "ChatResponse" },
+      ...CHAT_ERRORS,
+    },
+    handler: postChat,
+  },
+  {
+    method: "POST",
+    path: "/chat/stream",
+    summary: "Ask a question; Server-Sent Events: delta…, sources, done (or error)",
+    requestBody: "ChatRequest",
+    responses: {
+      200: { description: "text/event-stream", contentType: "text/event-stream" },
+      ...CHAT_ERRORS,
+    },
+    handler: postChatStream,
+  },
+  {
+    method: "GET",
+    path: "/history/{session_id}",
+    summary: "A session's exchanges, oldest first",
+    parameters: [
+      SESSION_ID,
+      {
+        name: "limit",
+        in: "query",
+        required: false,
+        schema: { type: "integer", minimum: 1, maximum: 100, default: 50 },
+      },
+    ],
+    responses: {
+      200: { description: "History", schema: "ConversationHistoryResponse" },
+      404: error("SESSION_NOT_FOUND"),
+      422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
+    },
+    handler: getHistory,
+  },
+  {
+    method: "DELETE",
+    path: "/history/{session_id}",
+    summary: "Delete a session and everything in it",
+    parameters: [SESSION_ID],
+    responses: {
+      200: { description: "Deleted" },
+      404: error("SESSION_NOT_FOUND"),
+      422: error("INVALID_SESSION_ID"),
+    },
+    handler: deleteHistory,
+  },
+  {
+    method: "GET",
+    path: "/health",
+    summary: "Status of the database, the index and the model",
+    responses: {
+      200: { description: "Healthy or degraded", schema: "HealthResponse" },
+      503: { description: "Unavailable", schema: "HealthResponse" },
+    },
+    handler: getHealth,
+  },
+  {
+    method: "GET",
+    path: "/ready",
+    summary: "Readiness for traffic",
+    responses: { 200: { description: "Ready" }, 503: { description: "Not ready" } },
+    handler: getReady,
+  },
+  {
+    method: "POST",
+    path: "/feedback",
+    summary: "Thumbs up or down on an answer",
+    requestBody: "FeedbackRequest",
+    responses: {
+      201: { description: "Stored (a later vote on the same answer replaces it)" },
+      400: error("INVALID_JSON"),
+      413: error("PAYLOAD_TOO_LARGE"),
+      415: error("UNSUPPORTED_MEDIA_TYPE"),
+      422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
+      503: error("SERVICE_UNAVAILABLE: feedback is not stored on this server"),
+    },
+    handler: postFeedback,
+  },
+  {
+    method: "GET",
+    path: "/feedback",
+    summary: "Export feedback (admin token)",
+    parameters: [
+      { name: "format", in: "query", required: false, schema: { type: "string", enum: ["csv"] } },
+    ],
+    responses: {
+      200: { description: "Every vote, as JSON or (format=csv) as CSV" },
+      401: error("UNAUTHORIZED"),
+      503: error("SERVICE_UNAVAILABLE: feedback is not stored on this server"),
+    },
+    handler: exportFeedback,
+  },
+  {
+    method: "GET",
+    path: "/openapi.json",
+    summary: "This API as OpenAPI 3.1",
+    responses: { 200: { description: "The OpenAPI document" } },
+    handler: getOpenApi,
+  },
+  {
+    method: "GET",
+    path: "/",
+    summary: "This listing (JSON), or the book's front page for a browser",
+    responses: { 200: { description: "Name, version and endpoints, or an HTML page" } },
+    handler: getRoot,
+  },
+  {
+    method: "GET",
+    path: "/lectern.js",
+    summary: "The chat widget script for the demo site",
+    responses: {
+      200: { description: "The script", contentType: "text/javascript" },
+      304: { description: "Not modified (If-None-Match)" },
+      404: { description: "No demo site, or the widget is not built" },
+    },
+    handler: getWidgetScript,
+  },
+];

@@ -1,0 +1,85 @@
+import type { Handler } from "hono";
+import { streamSSE } from "hono/streaming";
+import { createError } from "../../errors.ts";
+import { classifyError } from "../../pipeline/error-recovery.ts";
+import { startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
+import type { RouteDeps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+
+/**
+ * POST /chat/stream: Server-Sent Events `delta`… then `sources`, then `done` once the exchange is
+ * stored; a failure after the stream has begun is an `error` event.
+ */
+export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
+  const { logger } = deps;
+  return async (context) => {
+    const { started, requestId, request, release } = await startChat(context, deps);
+    const input = await deps.chatHistory.withHistory(request).catch((error: unknown) => {
+      release();
+      throw error;
+    });
+    const abort = new AbortController();
+    const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
+    const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal]);
+    return streamSSE(context, async (stream) => {
+      stream.onAbort(() => abort.abort());
+      try {
+        const pending: Promise<void>[] = [];
+        const outcome = await withTimeout(
+          deps.pipeline.run(input, {
+            signal,
+            onDelta: (delta) => {
+              pending.push(stream.writeSSE({ event: "delta", data: JSON.stringify({ delta }) }));
+            },
+          }),
+          timeout,
+        );
+        await Promise.all(pending);
+        if (signal.aborted) return;
+        const response = toChatResponse(deps, input, outcome, started);
+        await stream.writeSSE({
+          event: "sources",
+          data: JSON.stringify({
+            sources: response.sources,
+            metadata: response.metadata,
+            session_id: response.session_id,
+            confidence: response.confidence,
+            answer: response.answer,
+            fallback_message: response.fallback_message,
+          }),
+        });
+        // The exchange is stored only once the whole answer has been produced and sent.
+        if (signal.aborted) return;
+        await deps.chatHistory.saveExchange(input, response);
+        await stream.writeSSE({
+          event: "done",
+          data: JSON.stringify({ done: true, message_id: response.message_id }),
+        });
+        logger.info(
+          { requestId, mode: outcome.mode, stream: true, states: outcome.states },
+          "chat",
+        );
+      } catch (error) {
+        if (abort.signal.aborted || context.req.raw.signal.aborted) {
+          logger.info({ requestId }, "stream cancelled by the client");
+          return;
+        }
+        const classified = classifyError(timeout.aborted ? createError("TIMEOUT") : error);
+        if (classified.status >= 500) logger.error({ err: error, requestId }, "stream failed");
+        await stream.writeSSE({
+          event: "error",
+          data: JSON.stringify({
+            error: {
+              error_code: classified.errorCode,
+              message: classified.userSafeMessage,
+              request_id: requestId,
+              retry_able: classified.retryable,
+            },
+          }),
+        });
+      } finally {
+        release();
+      }
+    });
+  };
+}

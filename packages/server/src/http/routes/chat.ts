@@ -1,0 +1,31 @@
+import type { Handler } from "hono";
+import { startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
+import type { RouteDeps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+
+/** POST /chat: the whole answer as one JSON response. */
+export function postChat(deps: RouteDeps): Handler<AppEnv> {
+  return async (context) => {
+    const { started, requestId, request, release } = await startChat(context, deps);
+    const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
+    const signal = AbortSignal.any([timeout, context.req.raw.signal]);
+    try {
+      const input = await deps.chatHistory.withHistory(request);
+      const outcome = await withTimeout(deps.pipeline.run(input, { signal }), timeout);
+      const response = toChatResponse(deps, input, outcome, started);
+      await deps.chatHistory.saveExchange(input, response);
+      deps.logger.info(
+        {
+          requestId,
+          mode: outcome.mode,
+          ms: response.metadata.query_time_ms,
+          states: outcome.states,
+        },
+        "chat",
+      );
+      return context.json(response);
+    } finally {
+      release();
+    }
+  };
+}

@@ -1,0 +1,87 @@
+import type { Handler } from "hono";
+import { round } from "../chat-turn.ts";
+import type { RouteDeps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+
+type ServiceStatus = {
+  name: string;
+  status: "healthy" | "degraded" | "unavailable";
+  latency_ms: number | null;
+  error: string | null;
+};
+
+/** GET /health: the database, the index and the model, each with a status; 503 when all are down. */
+export function getHealth(deps: RouteDeps): Handler<AppEnv> {
+  const { checks, now } = deps;
+  return async (context) => {
+    const services: Record<string, ServiceStatus> = {};
+    const databaseStart = now();
+    try {
+      await Promise.all([checks.database(), deps.history.ping()]);
+      services.database = {
+        name: "database",
+        status: "healthy",
+        latency_ms: round(now() - databaseStart),
+        error: null,
+      };
+    } catch (error) {
+      deps.logger.warn({ err: error }, "health: database unavailable");
+      services.database = {
+        name: "database",
+        status: "unavailable",
+        latency_ms: null,
+        error: "The database cannot be reached.",
+      };
+    }
+    const indexStart = now();
+    const chunks = checks.indexedChunks();
+    services.index = {
+      name: "index",
+      status: chunks > 0 ? "healthy" : "degraded",
+      latency_ms: round(now() - indexStart),
+      error: chunks > 0 ? null : "Nothing has been ingested yet.",
+    };
+    const model = checks.model?.();
+    if (model) {
+      services.llm = {
+        name: `${model.provider}:${model.model}`,
+        status: model.state === "closed" ? "healthy" : "degraded",
+        latency_ms: null,
+        error:
+          model.state === "closed"
+            ? null
+            : "Recent model calls failed; answers quote the book until a probe succeeds.",
+      };
+    }
+    const statuses = Object.values(services).map((service) => service.status);
+    const status = statuses.every((value) => value === "healthy")
+      ? "healthy"
+      : statuses.every((value) => value === "unavailable")
+        ? "unavailable"
+        : "degraded";
+    return context.json(
+      {
+        status,
+        timestamp: new Date().toISOString(),
+        services,
+        version: deps.version,
+        indexed_chunks: chunks,
+      },
+      status === "unavailable" ? 503 : 200,
+    );
+  };
+}
+
+/** GET /ready: 200 while the database answers and shutdown has not begun. */
+export function getReady(deps: RouteDeps): Handler<AppEnv> {
+  return async (context) => {
+    if (deps.isShuttingDown?.())
+      return context.json({ ready: false, reason: "shutting down" }, 503);
+    try {
+      await deps.checks.database();
+    } catch {
+      return context.json({ ready: false, reason: "database unavailable" }, 503);
+    }
+    return context.json({ ready: true, indexed_chunks: deps.checks.indexedChunks() });
+  };
+}
