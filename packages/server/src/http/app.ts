@@ -7,7 +7,7 @@ import { createAdmission } from "./middleware/admission.ts";
 import { corsForOrigins } from "./middleware/cors.ts";
 import { handleErrors, methodNotAllowed, notFound } from "./middleware/errors.ts";
 import { requestIds } from "./middleware/request-id.ts";
-import { memoryRateLimiters } from "./rate-limit/rate-limiter.ts";
+import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
 import { allowedMethods, honoPath } from "./route-spec.ts";
 import { ROUTES } from "./route-table.ts";
 

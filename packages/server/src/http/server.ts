@@ -11,7 +11,7 @@ import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { buildApp } from "./app.ts";
-import { memoryRateLimiters } from "./rate-limit/rate-limiter.ts";
+import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
 import { createSite } from "./site.ts";
 
 export const VERSION = "0.1.0";

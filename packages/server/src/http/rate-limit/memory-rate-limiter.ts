@@ -1,4 +1,5 @@
-import type { RateLimitDecision, RateLimiter } from "./rate-limiter.ts";
+import type { Config } from "../../config/config.ts";
+import type { RateLimitDecision, RateLimiter, RateLimiters } from "./rate-limiter.ts";
 
 /**
  * In-process rate limits: a token bucket per key (client IP, session). The clock is injectable so
@@ -52,4 +53,18 @@ export class MemoryRateLimiter implements RateLimiter {
       remaining: 0,
     };
   }
+}
+
+/** Today's limiters: token buckets in this process, sized from the config. */
+export function memoryRateLimiters(config: Config): RateLimiters {
+  return {
+    perIp: new MemoryRateLimiter({
+      capacity: config.rateLimit.perIpBurst,
+      refillPerSecond: config.rateLimit.perIpPerMinute / 60,
+    }),
+    perSession: new MemoryRateLimiter({
+      capacity: config.rateLimit.perSessionBurst,
+      refillPerSecond: config.rateLimit.perSessionPerMinute / 60,
+    }),
+  };
 }

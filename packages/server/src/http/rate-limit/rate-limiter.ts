@@ -1,6 +1,3 @@
-import type { Config } from "../../config/config.ts";
-import { MemoryRateLimiter } from "./memory-rate-limiter.ts";
-
 /**
  * A rate limit per key (a client IP, a session). Asynchronous so that a shared backend (Redis) can
  * hold the buckets for every instance; `rate-limiter-contract.ts` is the suite each implementation
@@ -23,18 +20,4 @@ export interface RateLimitDecision {
 export interface RateLimiters {
   perIp: RateLimiter;
   perSession: RateLimiter;
-}
-
-/** Today's limiters: token buckets in this process, sized from the config. */
-export function memoryRateLimiters(config: Config): RateLimiters {
-  return {
-    perIp: new MemoryRateLimiter({
-      capacity: config.rateLimit.perIpBurst,
-      refillPerSecond: config.rateLimit.perIpPerMinute / 60,
-    }),
-    perSession: new MemoryRateLimiter({
-      capacity: config.rateLimit.perSessionBurst,
-      refillPerSecond: config.rateLimit.perSessionPerMinute / 60,
-    }),
-  };
 }
