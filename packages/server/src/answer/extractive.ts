@@ -1,6 +1,7 @@
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { sum } from "../util/numbers.ts";
 
 /**
  * The answer given when no language model is configured: the best contiguous passage of the
@@ -987,12 +988,6 @@ function coverageOf(weights: Map<string, number>, total: number, units: Unit[]):
 function anyOf(weights: Map<string, number>, terms: Set<string>): boolean {
   for (const term of terms) if (weights.has(term)) return true;
   return false;
-}
-
-function sum(values: Iterable<number>): number {
-  let total = 0;
-  for (const value of values) total += value;
-  return total;
 }
 
 function normalize(text: string): string {

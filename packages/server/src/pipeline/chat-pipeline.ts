@@ -2,6 +2,7 @@ import type { Synopsis } from "../answer/synopsis.ts";
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "../http/wire.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { round } from "../util/numbers.ts";
 import { type AnswerSynthesizer, emitInPieces, NO_RESULTS_MESSAGE } from "./answer-synthesizer.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
@@ -36,7 +37,7 @@ export class ChatPipeline {
       try {
         return await work();
       } finally {
-        timings[stage] = round(now() - stageStart);
+        timings[stage] = round(now() - stageStart, 2);
       }
     };
 
@@ -266,7 +267,7 @@ export class ChatPipeline {
     }
 
     function finish(outcome: Omit<ChatOutcome, "timings" | "states">): ChatOutcome {
-      timings.total = round(now() - started);
+      timings.total = round(now() - started, 2);
       return { ...outcome, timings, states };
     }
   }
@@ -315,8 +316,4 @@ function abortError(): Error {
   const error = new Error("The request was cancelled.");
   error.name = "AbortError";
   return error;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }
