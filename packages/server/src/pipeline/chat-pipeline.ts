@@ -52,40 +52,47 @@ export class ChatPipeline {
         degraded: false,
       };
       const history = input.history ?? [];
-
-      if (routed.reply && input.selectedText === null) {
+      /** An answer the router or the synopsis gives without searching. */
+      const answerDirectly = async (answer: string, sources: SourceCitation[]) => {
         states.push("GENERATING");
-        await emitInPieces(routed.reply, options);
+        await emitInPieces(answer, options);
         states.push("COMPLETED");
         return finish({
           ...base,
-          answer: routed.reply,
+          answer,
           fallbackMessage: null,
-          sources: [],
+          sources,
           mode: "full",
           lowConfidence: false,
           confidence: "high",
-          retrievalCount: 0,
+          retrievalCount: sources.length,
         });
+      };
+      const noResults = (answer: string | null, retrievalCount: number) =>
+        finish({
+          ...base,
+          answer,
+          fallbackMessage: NO_RESULTS_MESSAGE,
+          sources: [],
+          mode: "no_results",
+          lowConfidence: false,
+          confidence: "low",
+          retrievalCount,
+        });
+      const searchOptions = {
+        ...(input.topK ? { topK: input.topK } : {}),
+        ...(input.filters ? { filters: input.filters } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      };
+
+      if (routed.reply && input.selectedText === null) {
+        return await answerDirectly(routed.reply, []);
       }
 
       const synopsis = routed.route === "overview" ? this.deps.synopsis?.() : undefined;
       if (synopsis && input.selectedText === null) {
-        states.push("GENERATING");
-        await emitInPieces(synopsis.text, options);
-        states.push("COMPLETED");
-        return finish({
-          ...base,
-          answer: synopsis.text,
-          fallbackMessage: null,
-          sources: [
-            toCitation({ chunk: synopsis.intro, score: 1, similarityScore: 1, coverage: 1 }, 0),
-          ],
-          mode: "full",
-          lowConfidence: false,
-          confidence: "high",
-          retrievalCount: 1,
-        });
+        const intro = { chunk: synopsis.intro, score: 1, similarityScore: 1, coverage: 1 };
+        return await answerDirectly(synopsis.text, [toCitation(intro, 0)]);
       }
       // Anything not answered by the routes above is a question about the book (a greeting sent
       // with a selection is answered from the selection).
@@ -96,11 +103,7 @@ export class ChatPipeline {
         // the question goes beyond the selection (the selection is [1], book passages [2], [3], …).
         states.push("RETRIEVING");
         const around = await time("retrieve", () =>
-          this.deps.retriever().search(routed.normalized, {
-            ...(input.topK ? { topK: input.topK } : {}),
-            ...(input.filters ? { filters: input.filters } : {}),
-            ...(options.signal ? { signal: options.signal } : {}),
-          }),
+          this.deps.retriever().search(routed.normalized, searchOptions),
         );
         if (options.signal?.aborted) throw abortError();
         const bookResults = around.decision === "answer" ? around.results : [];
@@ -164,9 +167,7 @@ export class ChatPipeline {
       states.push("RETRIEVING");
       const searchWith = (withContext: string | undefined) =>
         this.deps.retriever().search(searchQuery, {
-          ...(input.topK ? { topK: input.topK } : {}),
-          ...(input.filters ? { filters: input.filters } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
+          ...searchOptions,
           ...(withContext ? { context: withContext } : {}),
         });
       // Both searches are kept apart and the better supported one wins: the earlier words can
@@ -192,16 +193,7 @@ export class ChatPipeline {
       if (retrieval.decision === "no_results") {
         states.push("GENERATING");
         states.push("COMPLETED");
-        return finish({
-          ...base,
-          answer: null,
-          fallbackMessage: NO_RESULTS_MESSAGE,
-          sources: [],
-          mode: "no_results",
-          lowConfidence: false,
-          confidence: "low",
-          retrievalCount: retrieval.results.length,
-        });
+        return noResults(null, retrieval.results.length);
       }
 
       states.push("GENERATING");
@@ -222,16 +214,7 @@ export class ChatPipeline {
       states.push("COMPLETED");
       if (output.mode === "no_results") {
         // The model read the passages and found no answer in them.
-        return finish({
-          ...base,
-          answer: output.answer,
-          fallbackMessage: NO_RESULTS_MESSAGE,
-          sources: [],
-          mode: "no_results",
-          lowConfidence: false,
-          confidence: "low",
-          retrievalCount: retrieval.results.length,
-        });
+        return noResults(output.answer, retrieval.results.length);
       }
       const cited = output.citedNumbers ? new Set(output.citedNumbers) : undefined;
       // Chunks the answer quotes beyond the results follow them, numbered on.
