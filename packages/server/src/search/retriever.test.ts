@@ -327,7 +327,7 @@ describe("editDistance", () => {
       ).join("");
     for (let trial = 0; trial < 3_000; trial++) {
       const left = word();
-      const right = random() < 0.5 ? word() : left.slice(0, -1) + "e";
+      const right = random() < 0.5 ? word() : `${left.slice(0, -1)}e`;
       for (const max of [1, 2]) {
         expect(editDistance(left, right, max), `${left} ${right} ${max}`).toBe(
           Math.min(reference(left, right), max + 1),
