@@ -85,6 +85,14 @@ export function parseText(text: string, heading = ""): ParsedChunk {
   let section = 0;
   let run = 0;
   for (const [position, block] of blocks.entries()) {
+    // Where a unit of this block sits; `run` is read when the unit is made.
+    const place = (item: boolean, first: boolean) => ({
+      section,
+      run,
+      paragraph: position,
+      item,
+      first,
+    });
     if (block.kind === "heading") {
       section++;
       run++;
@@ -93,13 +101,7 @@ export function parseText(text: string, heading = ""): ParsedChunk {
     }
     if (block.kind === "list") {
       for (const [order, item] of block.items.entries()) {
-        const unit = unitOf(item, {
-          section,
-          run,
-          paragraph: position,
-          item: true,
-          first: order === 0,
-        });
+        const unit = unitOf(item, place(true, order === 0));
         if (unit) units.push(unit);
       }
       continue;
@@ -127,13 +129,7 @@ export function parseText(text: string, heading = ""): ParsedChunk {
           continue;
         }
       }
-      const unit = unitOf(sentence, {
-        section,
-        run,
-        paragraph: position,
-        item: false,
-        first: order === 0,
-      });
+      const unit = unitOf(sentence, place(false, order === 0));
       if (!unit) continue;
       if (introduces && last && attachable) {
         unit.attachment = renderBlock(attachable);

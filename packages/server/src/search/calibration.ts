@@ -1,5 +1,5 @@
 import { round } from "../util/numbers.ts";
-import type { RetrievedChunk } from "./types.ts";
+import type { DecisionThresholds, RetrievalSignals, RetrievedChunk } from "./types.ts";
 
 /**
  * Calibration. BM25 scores are unbounded and not comparable across queries, so the score shown to
@@ -34,23 +34,6 @@ export const DEFAULT_THRESHOLDS: DecisionThresholds = {
 /** Thresholds under which nothing is refused (tuning looks at every question's results). */
 export const NEVER_REJECT = { minSupport: Number.NEGATIVE_INFINITY } as const;
 
-export interface DecisionThresholds {
-  unknownWeight: number;
-  minSupport: number;
-  lowConfidenceSupport: number;
-}
-
-export interface RetrievalSignals {
-  /** Highest cosine similarity among the results (hybrid retrieval only). */
-  bestDenseSimilarity?: number;
-  bestCoverage: number;
-  unknownShare: number;
-  /** The best passage's BM25 score over the question's total word weight (idf). */
-  scoreRatio: number;
-  /** bestCoverage − unknownWeight × unknownShare: how well the book supports an answer. */
-  support: number;
-}
-
 /** The share of the question's word weight found among `present` (0..1, unrounded). */
 export function coverageOf(
   weights: Map<string, number>,
@@ -62,11 +45,8 @@ export function coverageOf(
   return totalWeight > 0 ? Math.min(1, covered / totalWeight) : 0;
 }
 
-/**
- * The signals that depend on the question and the best BM25 score only; support is left at 0
- * until `bestCoverage` (and, in hybrid search, `bestDenseSimilarity`) are known.
- */
-export function questionSignals(
+/** The signals that depend on the question and the best BM25 score only. */
+function questionSignals(
   question: { totalWeight: number; unknownWeight: number },
   bestBm25: number,
 ): Pick<RetrievalSignals, "unknownShare" | "scoreRatio"> {
@@ -75,6 +55,25 @@ export function questionSignals(
     unknownShare: totalWeight > 0 ? round(unknownWeight / totalWeight, 3) : 1,
     scoreRatio: totalWeight > 0 ? round(bestBm25 / totalWeight, 3) : 0,
   };
+}
+
+/**
+ * The signals and the decision the words alone give: the best coverage among the results, the
+ * question's unknown share and the best BM25 score's ratio, and support against the thresholds.
+ */
+export function lexicalVerdict(
+  results: RetrievedChunk[],
+  question: { totalWeight: number; unknownWeight: number },
+  bestBm25: number,
+  thresholds: DecisionThresholds,
+): { signals: RetrievalSignals; decision: "answer" | "no_results" } {
+  const signals: RetrievalSignals = {
+    bestCoverage: bestOf(results, (result) => result.coverage),
+    ...questionSignals(question, bestBm25),
+    support: 0,
+  };
+  signals.support = supportOf(signals, thresholds);
+  return { signals, decision: decide(signals, results.length, thresholds) };
 }
 
 export function supportOf(

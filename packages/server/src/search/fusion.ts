@@ -1,20 +1,19 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
-import {
-  bestOf,
-  coverageOf,
-  decide,
-  questionSignals,
-  type RetrievalSignals,
-  supportOf,
-} from "./calibration.ts";
+import { bestOf, coverageOf, lexicalVerdict } from "./calibration.ts";
 import { diversify } from "./diversity.ts";
 import type { Embedder } from "./embedder.ts";
 import { chunkFilter } from "./filters.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { bm25Ranking, retrievalResult } from "./lexical-search.ts";
 import { searchTermsOf } from "./search-terms.ts";
-import type { RetrievalResult, RetrievedChunk, RetrieveOptions, SearchSettings } from "./types.ts";
+import type {
+  RetrievalResult,
+  RetrievalSignals,
+  RetrievedChunk,
+  RetrieveOptions,
+  SearchSettings,
+} from "./types.ts";
 
 export interface DenseSearch {
   embedder: Embedder;
@@ -89,15 +88,10 @@ export async function hybridSearch(
     result.similarityScore = round(Math.max(lexicalSimilarity, result.denseSimilarity ?? 0), 3);
   }
   const bestDenseSimilarity = bestOf(results, (result) => result.denseSimilarity ?? 0);
-  const signals: RetrievalSignals = {
-    bestCoverage: bestOf(results, (result) => result.coverage),
-    ...questionSignals(question, bestBm25),
-    support: 0,
-    bestDenseSimilarity,
-  };
-  signals.support = supportOf(signals, settings.thresholds);
+  const lexical = lexicalVerdict(results, question, bestBm25, settings.thresholds);
+  const signals: RetrievalSignals = { ...lexical.signals, bestDenseSimilarity };
   // Either side can vouch for the question: the words match well, or the meaning does.
-  const lexicalAnswer = decide(signals, results.length, settings.thresholds) === "answer";
+  const lexicalAnswer = lexical.decision === "answer";
   const denseAnswer = results.length > 0 && bestDenseSimilarity >= dense.minSimilarity;
   const decision = lexicalAnswer || denseAnswer ? "answer" : "no_results";
   return retrievalResult(query, question, options.context, results, {

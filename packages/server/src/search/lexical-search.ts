@@ -1,14 +1,6 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
-import {
-  bestOf,
-  bySimilarity,
-  coverageOf,
-  decide,
-  questionSignals,
-  type RetrievalSignals,
-  supportOf,
-} from "./calibration.ts";
+import { bestOf, bySimilarity, coverageOf, lexicalVerdict } from "./calibration.ts";
 import { diversify } from "./diversity.ts";
 import { chunkFilter } from "./filters.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
@@ -86,13 +78,7 @@ export function lexicalSearch(
     const relative = best > 0 ? result.score / best : 0;
     result.similarityScore = round(topCoverage * Math.sqrt(relative), 3);
   }
-  const signals: RetrievalSignals = {
-    bestCoverage: bestOf(results, (result) => result.coverage),
-    ...questionSignals(question, best),
-    support: 0,
-  };
-  signals.support = supportOf(signals, settings.thresholds);
-  const decision = decide(signals, results.length, settings.thresholds);
+  const { signals, decision } = lexicalVerdict(results, question, best, settings.thresholds);
   return retrievalResult(query, question, options.context, results, {
     decision,
     lowConfidence:

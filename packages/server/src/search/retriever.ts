@@ -1,11 +1,16 @@
-import { DEFAULT_THRESHOLDS, type DecisionThresholds } from "./calibration.ts";
+import { DEFAULT_THRESHOLDS } from "./calibration.ts";
 import { type Embedder, noneEmbedder } from "./embedder.ts";
 import { type DenseSearch, hybridSearch } from "./fusion.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 import { lexicalSearch } from "./lexical-search.ts";
 import { rerankResults } from "./rerank-results.ts";
 import type { Reranker } from "./reranker.ts";
-import type { RetrievalResult, RetrieveOptions, SearchSettings } from "./types.ts";
+import type {
+  DecisionThresholds,
+  RetrievalResult,
+  RetrieveOptions,
+  SearchSettings,
+} from "./types.ts";
 
 /**
  * The `search` stage: BM25 candidates (lexical-search.ts, with the question's words weighed in
@@ -15,14 +20,19 @@ import type { RetrievalResult, RetrieveOptions, SearchSettings } from "./types.t
  * `Retriever.search` is the one entry the chat pipeline, evaluation, tuning and the benchmarks use.
  */
 
-export type { DecisionThresholds, RetrievalSignals } from "./calibration.ts";
 export { DEFAULT_THRESHOLDS, decide, NEVER_REJECT, supportOf } from "./calibration.ts";
 export { diversify } from "./diversity.ts";
 export type { SearchFilters } from "./filters.ts";
 export { type DenseSearch, RRF_K } from "./fusion.ts";
 export { COMMON_TERM_SHARE, COMMON_TERMS_MIN_CHUNKS } from "./lexical-search.ts";
 export { CONTEXT_WEIGHT, CORRECTION_DOUBT } from "./search-terms.ts";
-export type { RetrievalResult, RetrievedChunk, RetrieveOptions } from "./types.ts";
+export type {
+  DecisionThresholds,
+  RetrievalResult,
+  RetrievalSignals,
+  RetrievedChunk,
+  RetrieveOptions,
+} from "./types.ts";
 
 export interface RetrieverOptions {
   topK: number;

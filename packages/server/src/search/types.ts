@@ -1,5 +1,4 @@
 import type { ChunkRecord } from "../store/document-store.ts";
-import type { DecisionThresholds, RetrievalSignals } from "./calibration.ts";
 import type { SearchFilters } from "./filters.ts";
 
 export interface RetrievedChunk {
@@ -44,4 +43,21 @@ export interface SearchSettings {
   topK: number;
   maxChunksPerPage: number;
   thresholds: DecisionThresholds;
+}
+
+export interface DecisionThresholds {
+  unknownWeight: number;
+  minSupport: number;
+  lowConfidenceSupport: number;
+}
+
+export interface RetrievalSignals {
+  /** Highest cosine similarity among the results (hybrid retrieval only). */
+  bestDenseSimilarity?: number;
+  bestCoverage: number;
+  unknownShare: number;
+  /** The best passage's BM25 score over the question's total word weight (idf). */
+  scoreRatio: number;
+  /** bestCoverage − unknownWeight × unknownShare: how well the book supports an answer. */
+  support: number;
 }
