@@ -105,7 +105,7 @@ describe("hybrid retrieval", () => {
   afterAll(async () => lectern?.close());
 
   it("finds by meaning what BM25 cannot find by words", async () => {
-    expect(lectern.retriever.retrieve("car motor upkeep").results).toEqual([]);
+    expect(lectern.retriever.searchLexical("car motor upkeep").results).toEqual([]);
     const hybrid = await lectern.retriever.search("car motor upkeep");
     expect(hybrid.results[0]?.chunk.filePath).toBe("automobile.md");
     expect(hybrid.results[0]?.denseSimilarity).toBeGreaterThan(0.7);
@@ -118,7 +118,7 @@ describe("hybrid retrieval", () => {
     // Lexical only: the identifier exists in one page and means nothing to the embedder.
     expect(
       lectern.retriever
-        .retrieve("car xyz_config_flag")
+        .searchLexical("car xyz_config_flag")
         .results.map((result) => result.chunk.filePath),
     ).toEqual(["flags.md"]);
     expect(files).toContain("flags.md");

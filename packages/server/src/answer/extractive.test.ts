@@ -1,27 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { RetrievedChunk } from "../search/retriever.ts";
+import { retrievedChunk } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { extractiveAnswer, quotePassage } from "./extractive.ts";
 
-function result(id: string, text: string, heading: string, similarityScore = 0.8): RetrievedChunk {
-  const chunk: ChunkRecord = {
-    id,
-    collection: "default",
-    version: "",
-    filePath: `${id}.md`,
-    chunkIndex: 0,
-    totalChunks: 1,
-    title: heading,
-    section: heading,
-    headingPath: [heading],
-    url: `/docs/${id}`,
-    tags: [],
-    text,
-    contentHash: `${id}:${text.length}`,
-    tokenCount: Math.ceil(text.length / 4),
-  };
-  return { chunk, score: 10 * similarityScore, similarityScore, coverage: 0.5 };
-}
+const result = retrievedChunk;
 
 const sentencesOf = (text: string) => text.split(/(?<=[.!?:])\s+/).filter(Boolean);
 

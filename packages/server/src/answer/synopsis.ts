@@ -1,4 +1,5 @@
 import type { ChunkRecord, PageSummary } from "../store/document-store.ts";
+import { urlPath } from "../util/url-path.ts";
 
 /**
  * The answer to "what is this book about?": a synopsis built from what the author wrote about the
@@ -105,13 +106,4 @@ function topLevelParts(pages: PageSummary[]): string[] {
 
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
-}
-
-function urlPath(url: string): string {
-  if (url.startsWith("/")) return url.split("#")[0] ?? url;
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url;
-  }
 }

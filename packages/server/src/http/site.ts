@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Context } from "hono";
 import { escapeHtml } from "../ingest/render-html.ts";
 import type { DocumentStore, PageSummary } from "../store/document-store.ts";
+import { urlPath } from "../util/url-path.ts";
 
 /**
  * The demo book site: the ingested pages rendered to HTML with a sidebar and the chat widget, so
@@ -26,15 +27,6 @@ export function prefersHtml(context: Context): boolean {
   const html = accept.indexOf("text/html");
   const json = accept.indexOf("application/json");
   return html >= 0 && (json < 0 || html < json);
-}
-
-function urlPath(url: string): string {
-  if (url.startsWith("/")) return url.split("#")[0] ?? url;
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url;
-  }
 }
 
 function normalizePath(path: string): string {

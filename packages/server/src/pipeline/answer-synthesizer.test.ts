@@ -1,31 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { RetrievedChunk } from "../search/retriever.ts";
-import type { ChunkRecord } from "../store/document-store.ts";
+import { retrievedChunk } from "../search/test-builders.ts";
 import {
   EXTRACTIVE_FALLBACK_MESSAGE,
   ExtractiveSynthesizer,
   SELECTION_UNANSWERABLE_MESSAGE,
 } from "./answer-synthesizer.ts";
 
-function result(id: string, text: string, heading: string): RetrievedChunk {
-  const chunk: ChunkRecord = {
-    id,
-    collection: "default",
-    version: "",
-    filePath: `${id}.md`,
-    chunkIndex: 0,
-    totalChunks: 1,
-    title: heading,
-    section: heading,
-    headingPath: [heading],
-    url: `/docs/${id}`,
-    tags: [],
-    text,
-    contentHash: id,
-    tokenCount: 20,
-  };
-  return { chunk, score: 8, similarityScore: 0.8, coverage: 0.6 };
-}
+const result = (id: string, text: string, heading: string) =>
+  retrievedChunk(id, text, heading, 0.8, 0.6);
 
 const SELECTION =
   "Lithium cells power most small robots. Never discharge a cell below three volts. A deeply discharged cell can swell. Store packs half charged in a fireproof bag. Balance chargers keep the cells of a pack at the same voltage.";

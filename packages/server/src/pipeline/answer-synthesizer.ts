@@ -95,19 +95,25 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     const selectionTerms = new Set(analyze(selection));
     const inSelection = topicTerms.filter((term) => selectionTerms.has(term)).length;
     const aboutSelection = topicTerms.length === 0 || inSelection * 2 >= topicTerms.length;
+    const answer = async (
+      text: string,
+      fallbackMessage: string | null,
+      answeredFromSelection: boolean,
+      citedNumbers?: number[],
+    ): Promise<SynthesisOutput> => {
+      await emitInPieces(text, options);
+      return {
+        answer: text,
+        fallbackMessage,
+        mode: "selected_text",
+        answeredFromSelection,
+        ...(citedNumbers ? { citedNumbers } : {}),
+      };
+    };
 
     if (!aboutSelection && input.results.length > 0) {
       const book = extractiveAnswer(input.question, input.results, { citationOffset: 1 });
-      if (book.text) {
-        await emitInPieces(book.text, options);
-        return {
-          answer: book.text,
-          fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE,
-          mode: "selected_text",
-          answeredFromSelection: false,
-          citedNumbers: book.cited,
-        };
-      }
+      if (book.text) return answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited);
     }
     const quoted =
       topicTerms.length === 0 || inSelection > 0
@@ -116,24 +122,8 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
             topicTerms.filter((term) => selectionTerms.has(term)),
           )
         : null;
-    if (!quoted) {
-      await emitInPieces(SELECTION_UNANSWERABLE_MESSAGE, options);
-      return {
-        answer: SELECTION_UNANSWERABLE_MESSAGE,
-        fallbackMessage: null,
-        mode: "selected_text",
-        answeredFromSelection: false,
-      };
-    }
-    const text = `${quoted.text} [1]`;
-    await emitInPieces(text, options);
-    return {
-      answer: text,
-      fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE,
-      mode: "selected_text",
-      answeredFromSelection: true,
-      citedNumbers: [1],
-    };
+    if (!quoted) return answer(SELECTION_UNANSWERABLE_MESSAGE, null, false);
+    return answer(`${quoted.text} [1]`, EXTRACTIVE_FALLBACK_MESSAGE, true, [1]);
   }
 }
 

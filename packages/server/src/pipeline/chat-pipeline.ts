@@ -2,6 +2,7 @@ import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from 
 import type { Synopsis } from "../answer/synopsis.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { round } from "../util/numbers.ts";
 import { type AnswerSynthesizer, emitInPieces, NO_RESULTS_MESSAGE } from "./answer-synthesizer.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
@@ -36,7 +37,7 @@ export class ChatPipeline {
       try {
         return await work();
       } finally {
-        timings[stage] = round(now() - stageStart);
+        timings[stage] = round(now() - stageStart, 2);
       }
     };
 
@@ -51,40 +52,47 @@ export class ChatPipeline {
         degraded: false,
       };
       const history = input.history ?? [];
-
-      if (routed.reply && input.selectedText === null) {
+      /** An answer the router or the synopsis gives without searching. */
+      const answerDirectly = async (answer: string, sources: SourceCitation[]) => {
         states.push("GENERATING");
-        await emitInPieces(routed.reply, options);
+        await emitInPieces(answer, options);
         states.push("COMPLETED");
         return finish({
           ...base,
-          answer: routed.reply,
+          answer,
           fallbackMessage: null,
-          sources: [],
+          sources,
           mode: "full",
           lowConfidence: false,
           confidence: "high",
-          retrievalCount: 0,
+          retrievalCount: sources.length,
         });
+      };
+      const noResults = (answer: string | null, retrievalCount: number) =>
+        finish({
+          ...base,
+          answer,
+          fallbackMessage: NO_RESULTS_MESSAGE,
+          sources: [],
+          mode: "no_results",
+          lowConfidence: false,
+          confidence: "low",
+          retrievalCount,
+        });
+      const searchOptions = {
+        ...(input.topK ? { topK: input.topK } : {}),
+        ...(input.filters ? { filters: input.filters } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+      };
+
+      if (routed.reply && input.selectedText === null) {
+        return await answerDirectly(routed.reply, []);
       }
 
       const synopsis = routed.route === "overview" ? this.deps.synopsis?.() : undefined;
       if (synopsis && input.selectedText === null) {
-        states.push("GENERATING");
-        await emitInPieces(synopsis.text, options);
-        states.push("COMPLETED");
-        return finish({
-          ...base,
-          answer: synopsis.text,
-          fallbackMessage: null,
-          sources: [
-            toCitation({ chunk: synopsis.intro, score: 1, similarityScore: 1, coverage: 1 }, 0),
-          ],
-          mode: "full",
-          lowConfidence: false,
-          confidence: "high",
-          retrievalCount: 1,
-        });
+        const intro = { chunk: synopsis.intro, score: 1, similarityScore: 1, coverage: 1 };
+        return await answerDirectly(synopsis.text, [toCitation(intro, 0)]);
       }
       // Anything not answered by the routes above is a question about the book (a greeting sent
       // with a selection is answered from the selection).
@@ -95,11 +103,7 @@ export class ChatPipeline {
         // the question goes beyond the selection (the selection is [1], book passages [2], [3], …).
         states.push("RETRIEVING");
         const around = await time("retrieve", () =>
-          this.deps.retriever().search(routed.normalized, {
-            ...(input.topK ? { topK: input.topK } : {}),
-            ...(input.filters ? { filters: input.filters } : {}),
-            ...(options.signal ? { signal: options.signal } : {}),
-          }),
+          this.deps.retriever().search(routed.normalized, searchOptions),
         );
         if (options.signal?.aborted) throw abortError();
         const bookResults = around.decision === "answer" ? around.results : [];
@@ -163,9 +167,7 @@ export class ChatPipeline {
       states.push("RETRIEVING");
       const searchWith = (withContext: string | undefined) =>
         this.deps.retriever().search(searchQuery, {
-          ...(input.topK ? { topK: input.topK } : {}),
-          ...(input.filters ? { filters: input.filters } : {}),
-          ...(options.signal ? { signal: options.signal } : {}),
+          ...searchOptions,
           ...(withContext ? { context: withContext } : {}),
         });
       // Both searches are kept apart and the better supported one wins: the earlier words can
@@ -191,16 +193,7 @@ export class ChatPipeline {
       if (retrieval.decision === "no_results") {
         states.push("GENERATING");
         states.push("COMPLETED");
-        return finish({
-          ...base,
-          answer: null,
-          fallbackMessage: NO_RESULTS_MESSAGE,
-          sources: [],
-          mode: "no_results",
-          lowConfidence: false,
-          confidence: "low",
-          retrievalCount: retrieval.results.length,
-        });
+        return noResults(null, retrieval.results.length);
       }
 
       states.push("GENERATING");
@@ -221,16 +214,7 @@ export class ChatPipeline {
       states.push("COMPLETED");
       if (output.mode === "no_results") {
         // The model read the passages and found no answer in them.
-        return finish({
-          ...base,
-          answer: output.answer,
-          fallbackMessage: NO_RESULTS_MESSAGE,
-          sources: [],
-          mode: "no_results",
-          lowConfidence: false,
-          confidence: "low",
-          retrievalCount: retrieval.results.length,
-        });
+        return noResults(output.answer, retrieval.results.length);
       }
       const cited = output.citedNumbers ? new Set(output.citedNumbers) : undefined;
       // Chunks the answer quotes beyond the results follow them, numbered on.
@@ -266,7 +250,7 @@ export class ChatPipeline {
     }
 
     function finish(outcome: Omit<ChatOutcome, "timings" | "states">): ChatOutcome {
-      timings.total = round(now() - started);
+      timings.total = round(now() - started, 2);
       return { ...outcome, timings, states };
     }
   }
@@ -315,8 +299,4 @@ function abortError(): Error {
   const error = new Error("The request was cancelled.");
   error.name = "AbortError";
   return error;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

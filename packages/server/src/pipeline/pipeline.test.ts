@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createError } from "../errors.ts";
 import { LexicalIndex } from "../search/lexical-index.ts";
 import { Retriever } from "../search/retriever.ts";
+import { chunkRecord } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { ExtractiveSynthesizer, SELECTION_UNANSWERABLE_MESSAGE } from "./answer-synthesizer.ts";
 import { ChatPipeline, confidenceOf } from "./chat-pipeline.ts";
@@ -11,22 +12,7 @@ import { followUpContext } from "./query-rewriter.ts";
 import { normalizeQuery, routeQuery } from "./query-router.ts";
 import type { ChatInput, RequestState } from "./types.ts";
 
-const chunk = (id: string, text: string, heading: string): ChunkRecord => ({
-  id,
-  collection: "default",
-  version: "",
-  filePath: `${id}.md`,
-  chunkIndex: 0,
-  totalChunks: 1,
-  title: heading,
-  section: heading,
-  headingPath: [heading],
-  url: `/docs/${id}`,
-  tags: [],
-  text,
-  contentHash: id,
-  tokenCount: 20,
-});
+const chunk = chunkRecord;
 
 const retriever = new Retriever(
   LexicalIndex.build([

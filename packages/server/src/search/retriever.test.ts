@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { editDistance, LexicalIndex } from "./lexical-index.ts";
+import { LexicalIndex } from "./lexical-index.ts";
 import { diversify, Retriever } from "./retriever.ts";
 
 let counter = 0;
@@ -68,7 +68,7 @@ const retriever = new Retriever(index, { topK: 5, maxChunksPerPage: 2 });
 
 describe("retriever", () => {
   it("ranks the passage that answers the question first, with a similarity in 0..1", () => {
-    const result = retriever.retrieve("How does damped least squares handle singularities?");
+    const result = retriever.searchLexical("How does damped least squares handle singularities?");
     expect(result.results[0]?.chunk.url).toBe("https://b.example/docs/arm/ik#jacobian");
     for (const item of result.results) {
       expect(item.similarityScore).toBeGreaterThanOrEqual(0);
@@ -78,17 +78,19 @@ describe("retriever", () => {
   });
 
   it("finds code identifiers written either way", () => {
-    expect(retriever.retrieve("rclpy.spin").results[0]?.chunk.filePath).toBe("ros/topics.md");
-    expect(retriever.retrieve("what does on broken links do").results[0]?.chunk.filePath).toBe(
+    expect(retriever.searchLexical("rclpy.spin").results[0]?.chunk.filePath).toBe("ros/topics.md");
+    expect(retriever.searchLexical("what does on broken links do").results[0]?.chunk.filePath).toBe(
       "ros/nodes.md",
     );
-    expect(retriever.retrieve("onBrokenLinks").results[0]?.chunk.filePath).toBe("ros/nodes.md");
+    expect(retriever.searchLexical("onBrokenLinks").results[0]?.chunk.filePath).toBe(
+      "ros/nodes.md",
+    );
   });
 
   it("says no_results for a question whose informative words the book never uses", () => {
-    const result = retriever.retrieve("What is the best sourdough bread recipe?");
+    const result = retriever.searchLexical("What is the best sourdough bread recipe?");
     expect(result.decision).toBe("no_results");
-    const partial = retriever.retrieve(
+    const partial = retriever.searchLexical(
       "How do I configure a Kubernetes ingress controller for the arm?",
     );
     expect(partial.decision).toBe("no_results");
@@ -96,7 +98,7 @@ describe("retriever", () => {
   });
 
   it("limits chunks per page so other relevant pages are shown", () => {
-    const result = retriever.retrieve("inverse kinematics joint solver", { topK: 3 });
+    const result = retriever.searchLexical("inverse kinematics joint solver", { topK: 3 });
     const pages = result.results.map((item) => item.chunk.filePath);
     expect(pages.filter((page) => page === "arm/ik.md")).toHaveLength(2);
     expect(pages).toContain("arm/fk.md");
@@ -104,7 +106,7 @@ describe("retriever", () => {
 
   it("fills top-k from one page when no other page is relevant", () => {
     // Only arm/ik.md is in scope, so its third chunk fills the slot another page would have taken.
-    const result = retriever.retrieve("inverse kinematics solver joint angles", {
+    const result = retriever.searchLexical("inverse kinematics solver joint angles", {
       topK: 3,
       filters: { sourceUrlPrefix: "/docs/arm/ik" },
     });
@@ -116,43 +118,45 @@ describe("retriever", () => {
   });
 
   it("filters by URL prefix, as a path or a full URL", () => {
-    const byPath = retriever.retrieve("kinematics", {
+    const byPath = retriever.searchLexical("kinematics", {
       filters: { sourceUrlPrefix: "/docs/arm/fk" },
     });
     expect(byPath.results.map((item) => item.chunk.filePath)).toEqual(["arm/fk.md"]);
-    const byUrl = retriever.retrieve("kinematics", {
+    const byUrl = retriever.searchLexical("kinematics", {
       filters: { sourceUrlPrefix: "https://b.example/docs/arm/ik" },
     });
     expect(new Set(byUrl.results.map((item) => item.chunk.filePath))).toEqual(
       new Set(["arm/ik.md"]),
     );
     expect(
-      retriever.retrieve("kinematics", { filters: { sourceUrlPrefix: "/docs/ros" } }).results,
+      retriever.searchLexical("kinematics", { filters: { sourceUrlPrefix: "/docs/ros" } }).results,
     ).toEqual([]);
   });
 
   it("filters by section heading, case-insensitively, at any level of the heading path", () => {
-    const section = retriever.retrieve("inverse kinematics", {
+    const section = retriever.searchLexical("inverse kinematics", {
       filters: { section: "joint limits" },
     });
     expect(section.results.map((item) => item.chunk.url)).toEqual([
       "https://b.example/docs/arm/ik#limits",
     ]);
-    const chapter = retriever.retrieve("solver", { filters: { section: "Inverse kinematics" } });
+    const chapter = retriever.searchLexical("solver", {
+      filters: { section: "Inverse kinematics" },
+    });
     expect(chapter.results.every((item) => item.chunk.filePath === "arm/ik.md")).toBe(true);
     expect(chapter.results.length).toBeGreaterThan(0);
   });
 
   it("honours top_k between 1 and 20", () => {
-    expect(retriever.retrieve("kinematics", { topK: 1 }).results).toHaveLength(1);
-    expect(retriever.retrieve("kinematics", { topK: 0 }).results).toHaveLength(1);
-    expect(retriever.retrieve("kinematics joint", { topK: 50 }).results.length).toBeLessThanOrEqual(
-      20,
-    );
+    expect(retriever.searchLexical("kinematics", { topK: 1 }).results).toHaveLength(1);
+    expect(retriever.searchLexical("kinematics", { topK: 0 }).results).toHaveLength(1);
+    expect(
+      retriever.searchLexical("kinematics joint", { topK: 50 }).results.length,
+    ).toBeLessThanOrEqual(20);
   });
 
   it("returns nothing for a query of only stopwords", () => {
-    const result = retriever.retrieve("what is it and how?");
+    const result = retriever.searchLexical("what is it and how?");
     expect(result.results).toEqual([]);
     expect(result.decision).toBe("no_results");
   });
@@ -195,7 +199,7 @@ describe("retriever on a large book", () => {
   });
 
   it("ranks by the rare words while common words still count toward coverage", () => {
-    const result = large.retrieve("robot planetary gearbox");
+    const result = large.searchLexical("robot planetary gearbox");
     expect(result.results[0]?.chunk.filePath).toBe("drive/gearbox.md");
     // "robot" is in every chunk, so it is left out of ranking but the passage still covers it.
     expect(result.results[0]?.coverage).toBe(1);
@@ -203,19 +207,19 @@ describe("retriever on a large book", () => {
   });
 
   it("still ranks when the question has only common words", () => {
-    const result = large.retrieve("robot arm path");
+    const result = large.searchLexical("robot arm path");
     expect(result.results).toHaveLength(5);
   });
 });
 
 describe("retrieval for readers' wording", () => {
   it("searches a typo of a book word as that word, and a stray word cannot sink the question", () => {
-    const result = retriever.retrieve("How does the jacobain relate joint velocities?");
+    const result = retriever.searchLexical("How does the jacobain relate joint velocities?");
     expect(result.corrections).toEqual([{ from: "jacobain", to: "jacobian" }]);
     expect(result.results[0]?.chunk.url).toBe("https://b.example/docs/arm/ik#jacobian");
     expect(result.decision).toBe("answer");
     // A word the book never uses weighs no more than the question's rarest known word.
-    const slang = retriever.retrieve("chore: damped least squares singularities");
+    const slang = retriever.searchLexical("chore: damped least squares singularities");
     expect(slang.decision).toBe("answer");
     expect(slang.signals.unknownShare).toBeLessThan(0.5);
   });
@@ -226,14 +230,14 @@ describe("retrieval for readers' wording", () => {
   });
 
   it("never counts words in another script as unknown", () => {
-    const result = retriever.retrieve("逆運動学 inverse kinematics solver joint limits");
+    const result = retriever.searchLexical("逆運動学 inverse kinematics solver joint limits");
     expect(result.signals.unknownShare).toBe(0);
     expect(result.decision).toBe("answer");
   });
 
   it("adds an earlier turn's words at a lower weight", () => {
-    const alone = retriever.retrieve("what happens near singularities?");
-    const followUp = retriever.retrieve("and what does it clamp?", {
+    const alone = retriever.searchLexical("what happens near singularities?");
+    const followUp = retriever.searchLexical("and what does it clamp?", {
       context: "How do joint limits work in inverse kinematics?",
     });
     expect(alone.results[0]?.chunk.url).toBe("https://b.example/docs/arm/ik#jacobian");
@@ -242,7 +246,7 @@ describe("retrieval for readers' wording", () => {
   });
 
   it("lists sources by similarity, best first, one section at most once", () => {
-    const result = new Retriever(index, { topK: 6, maxChunksPerPage: 1 }).retrieve(
+    const result = new Retriever(index, { topK: 6, maxChunksPerPage: 1 }).searchLexical(
       "inverse kinematics joint solver angles",
     );
     const scores = result.results.map((entry) => entry.similarityScore);
@@ -250,7 +254,7 @@ describe("retrieval for readers' wording", () => {
     const urls = result.results.map((entry) => entry.chunk.url);
     expect(new Set(urls).size).toBe(urls.length);
     // One chunk per page first: with room for two, both matching pages are shown.
-    const two = new Retriever(index, { topK: 2, maxChunksPerPage: 1 }).retrieve(
+    const two = new Retriever(index, { topK: 2, maxChunksPerPage: 1 }).searchLexical(
       "inverse kinematics joint solver angles",
     );
     expect(two.results.map((entry) => entry.chunk.filePath).sort()).toEqual([
@@ -278,68 +282,11 @@ describe("retrieval for readers' wording", () => {
   });
 });
 
-describe("editDistance", () => {
-  /** The textbook full-matrix optimal string alignment distance. */
-  function reference(left: string, right: string): number {
-    const table = Array.from({ length: left.length + 1 }, (_, row) =>
-      Array.from({ length: right.length + 1 }, (_, column) =>
-        row === 0 ? column : column === 0 ? row : 0,
-      ),
-    );
-    for (let row = 1; row <= left.length; row++) {
-      for (let column = 1; column <= right.length; column++) {
-        const cost = left[row - 1] === right[column - 1] ? 0 : 1;
-        const line = table[row] as number[];
-        const above = table[row - 1] as number[];
-        let value = Math.min(
-          (above[column] ?? 0) + 1,
-          (line[column - 1] ?? 0) + 1,
-          (above[column - 1] ?? 0) + cost,
-        );
-        if (
-          row > 1 &&
-          column > 1 &&
-          left[row - 1] === right[column - 2] &&
-          left[row - 2] === right[column - 1]
-        ) {
-          value = Math.min(value, ((table[row - 2] as number[])[column - 2] ?? 0) + 1);
-        }
-        line[column] = value;
-      }
-    }
-    return (table[left.length] as number[])[right.length] ?? 0;
-  }
-
-  it("agrees with the full computation up to its limit, on many random word pairs", () => {
-    let seed = 7;
-    const random = () => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed / 2_147_483_648;
-    };
-    const word = () =>
-      Array.from(
-        { length: 3 + Math.floor(random() * 9) },
-        () => "abcde"[Math.floor(random() * 5)],
-      ).join("");
-    for (let trial = 0; trial < 3_000; trial++) {
-      const left = word();
-      const right = random() < 0.5 ? word() : left.slice(0, -1) + "e";
-      for (const max of [1, 2]) {
-        expect(editDistance(left, right, max), `${left} ${right} ${max}`).toBe(
-          Math.min(reference(left, right), max + 1),
-        );
-      }
-    }
-    expect(editDistance("jacobain", "jacobian", 2)).toBe(1);
-    expect(editDistance("detemine", "determine", 2)).toBe(1);
-  });
-});
-
 describe("identifiers the book never mentions", () => {
   it("count as unknown, though their parts are words of the book", () => {
-    const known = retriever.retrieve("How does rclpy.spin process callbacks?");
+    const known = retriever.searchLexical("How does rclpy.spin process callbacks?");
     expect(known.signals.unknownShare).toBe(0);
-    const foreign = retriever.retrieve("How does rclpy.spinForever process callbacks?");
+    const foreign = retriever.searchLexical("How does rclpy.spinForever process callbacks?");
     expect(foreign.signals.unknownShare).toBeGreaterThan(0);
     expect(foreign.signals.support).toBeLessThan(known.signals.support);
   });

@@ -1,0 +1,154 @@
+/**
+ * A chunk's Markdown as blocks (headings, paragraphs, lists, code, tables), and the lists, code
+ * blocks and tables an answer may bring along, rendered as valid Markdown.
+ */
+
+export type Block =
+  | { kind: "heading"; text: string }
+  | { kind: "paragraph"; text: string }
+  | { kind: "list"; items: string[] }
+  | { kind: "code"; lines: string[]; fence: string }
+  | { kind: "table"; rows: string[] }
+  | { kind: "other" };
+
+/** Fewer words than this make no sentence worth quoting ("Symptom."), but a heading. */
+export const MIN_WORDS = 4;
+const FENCE = /^\s*(`{3,}|~{3,})/;
+const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+\S/;
+const MAX_CODE_LINES = 15;
+const MAX_LIST_ITEMS = 8;
+
+export function toBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = text.split("\n");
+  let paragraph: string[] = [];
+  let list: string[] | null = null;
+  const flush = () => {
+    if (paragraph.length > 0) blocks.push({ kind: "paragraph", text: paragraph.join(" ") });
+    if (list) blocks.push({ kind: "list", items: list });
+    paragraph = [];
+    list = null;
+  };
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? "";
+    const fence = FENCE.exec(line)?.[1];
+    if (fence) {
+      flush();
+      const code: string[] = [line.trim()];
+      let closed = false;
+      for (index++; index < lines.length; index++) {
+        const inner = lines[index] ?? "";
+        code.push(inner);
+        const closing = /^(`{3,}|~{3,})$/.exec(inner.trim())?.[1];
+        if (closing && closing[0] === fence[0] && closing.length >= fence.length) {
+          closed = true;
+          break;
+        }
+      }
+      if (!closed) code.push(fence);
+      blocks.push({ kind: "code", lines: code.slice(1, -1), fence: code[0] ?? fence });
+      continue;
+    }
+    const trimmed = line.trim();
+    if (!trimmed) {
+      flush();
+      continue;
+    }
+    if (/^#{1,6}\s/.test(trimmed)) {
+      flush();
+      blocks.push({
+        kind: "heading",
+        text: trimmed.replace(/^#+\s*/, "").replace(/\s*\{#[^}]*\}\s*$/, ""),
+      });
+      continue;
+    }
+    if (trimmed.startsWith("|") || trimmed.includes(" | ")) {
+      flush();
+      const previous = blocks[blocks.length - 1];
+      if (previous?.kind === "table") previous.rows.push(trimmed);
+      else blocks.push({ kind: "table", rows: [trimmed] });
+      continue;
+    }
+    if (/^!\[/.test(trimmed) || /^:::/.test(trimmed)) {
+      flush();
+      blocks.push({ kind: "other" });
+      continue;
+    }
+    if (LIST_ITEM.test(line)) {
+      const indented = /^\s{2,}/.test(line);
+      if (list && indented) {
+        list[list.length - 1] = `${list[list.length - 1]}\n${line.replace(/\s+$/, "")}`;
+        continue;
+      }
+      if (paragraph.length > 0) flush();
+      list ??= [];
+      list.push(trimmed);
+      continue;
+    }
+    if (list) {
+      // A continuation line of the last item.
+      list[list.length - 1] = `${list[list.length - 1]} ${trimmed}`;
+      continue;
+    }
+    paragraph.push(trimmed);
+  }
+  flush();
+  // A short line with no closing punctuation, standing alone before more text, is a heading.
+  for (const [index, block] of blocks.entries()) {
+    if (
+      block.kind === "paragraph" &&
+      index < blocks.length - 1 &&
+      block.text.split(" ").length <= 10 &&
+      (!/[.!?:;,)"']$/.test(block.text) ||
+        (block.text.split(" ").length < MIN_WORDS && blocks[index + 1]?.kind !== "paragraph"))
+    ) {
+      blocks[index] = { kind: "heading", text: block.text };
+    }
+  }
+  return blocks;
+}
+
+export function blockText(block: Block): string {
+  if (block.kind === "list") return block.items.join(" ");
+  if (block.kind === "code") return block.lines.join(" ");
+  if (block.kind === "table") return block.rows.join(" ");
+  return "";
+}
+
+/** A table as valid Markdown: its first row is the header; at most MAX_LIST_ITEMS rows. */
+function renderTable(rows: string[]): string {
+  const cells = (row: string) =>
+    row
+      .replace(/^\|/, "")
+      .replace(/\|$/, "")
+      .split("|")
+      .map((cell) => cell.trim());
+  const body = rows.slice(1).filter((row) => !/^\|?\s*:?-{3,}/.test(row));
+  const header = cells(rows[0] ?? "");
+  const line = (values: string[]) =>
+    `| ${header.map((_, index) => values[index] ?? "").join(" | ")} |`;
+  const shown = body.slice(0, MAX_LIST_ITEMS).map((row) => line(cells(row)));
+  if (body.length > MAX_LIST_ITEMS) shown.push(line(header.map(() => "…")));
+  return [line(header), `| ${header.map(() => "---").join(" | ")} |`, ...shown].join("\n");
+}
+
+export function renderBlock(block: Block): string {
+  if (block.kind === "table") return renderTable(block.rows);
+  if (block.kind === "code") {
+    const fenceMark = /^\s*(`{3,}|~{3,})/.exec(block.fence)?.[1] ?? "```";
+    const lines =
+      block.lines.length > MAX_CODE_LINES
+        ? [...block.lines.slice(0, MAX_CODE_LINES), "…"]
+        : block.lines;
+    return [block.fence, ...lines, fenceMark].join("\n");
+  }
+  if (block.kind === "list") {
+    const items = block.items.slice(0, MAX_LIST_ITEMS);
+    if (block.items.length > MAX_LIST_ITEMS) {
+      const ordered = /^\d/.test(block.items[0] ?? "");
+      items.push(ordered ? `${MAX_LIST_ITEMS + 1}. …` : "- …");
+    }
+    return items.join("\n");
+  }
+  return "";
+}

@@ -1,0 +1,134 @@
+import { analyze } from "../search/analyzer.ts";
+import type { RetrievedChunk } from "../search/retriever.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
+import { shareOf, type WeightedQuestion } from "./question-weights.ts";
+import { type Candidate, parsedChunk, type Unit } from "./units.ts";
+
+/**
+ * Definitions for "what is X" questions: how clearly a sentence defines X, and the chunks of the
+ * results' pages where a definition usually sits (page opening, section start, glossary entry).
+ */
+
+/** Nouns that name what kind of thing a term is, not which: "a reducer function", "the URDF file". */
+const GENERIC_HEADS = new Set(analyze("function file object value type class pattern concept"));
+
+/**
+ * How clearly a unit defines the question's subject: up to 1 for "X is …" where X is the subject
+ * and little else ("The ros2 topic command is …" does not define "topic"), 0.5 for a paragraph
+ * opening on the subject and its expansion without a copula ("A lidar (…) measures …").
+ */
+export function definitionStrength(query: WeightedQuestion, unit: Unit): number {
+  const subject = query.subject;
+  if (!subject) return 0;
+  let strength = 0;
+  for (const terms of unit.definienda) {
+    const recall = shareOf(subject, query.subjectTotal, terms);
+    if (recall < 0.5) continue;
+    // A generic head noun ("A thunk function is …") does not make the subject another thing.
+    let matched = 0;
+    let counted = 0;
+    for (const term of terms) {
+      if (query.subjectWords.has(term)) matched++;
+      if (query.subjectWords.has(term) || !GENERIC_HEADS.has(term)) counted++;
+    }
+    const purity = counted === 0 ? 0 : matched / counted;
+    strength = Math.max(strength, recall * purity);
+  }
+  for (const terms of unit.appositions) {
+    // Weaker than a copula: "the robot's centre, a point …" is an aside more often than a definition.
+    if (shareOf(subject, query.subjectTotal, terms) >= 0.5 && terms.size === 1)
+      strength = Math.max(strength, 0.8 * shareOf(subject, query.subjectTotal, terms));
+  }
+  // "What does ZMP stand for?": a sentence spelling the letters out ("zero moment point"), fully
+  // when it names the acronym too ("The zero moment point (ZMP) is …"), less when it only
+  // mentions the words ("This page introduces the zero moment point").
+  if (query.acronym?.test(`${unit.text} ${unit.attachment ?? ""}`))
+    strength = Math.max(
+      strength,
+      [...subject.keys()].every((term) => unit.terms.has(term)) ? 1 : 0.6,
+    );
+  if (strength === 0 && unit.opensParagraph && unit.expandsLead)
+    strength = 0.5 * shareOf(subject, query.subjectTotal, unit.leadTerms);
+  return strength;
+}
+
+/** Glossary pages, by title: each of their entries defines one term. */
+const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
+/** Most chunks of the results' pages added for a definition question. */
+const MAX_DEFINING_CHUNKS = 4;
+
+/**
+ * For a definition question, the chunks of the results' pages where the definition of X usually
+ * sits, when they are not among the results themselves: the opening chunk of a page whose title
+ * names X ("Describing a Robot with URDF"), the first chunk of a section whose heading names X
+ * when the result only continues it, and the chunk of a glossary page whose entry defines X. Each
+ * is weighed as the result that led to it (same rank and similarity).
+ */
+export function definingChunks(
+  query: WeightedQuestion,
+  results: RetrievedChunk[],
+  pageChunks: (filePath: string) => ChunkRecord[],
+): Candidate[] {
+  const seen = new Set(results.map((result) => result.chunk.id));
+  const pages = new Map<string, ChunkRecord[]>();
+  const pageOf = (filePath: string) => {
+    let page = pages.get(filePath);
+    if (!page) {
+      page = pageChunks(filePath);
+      pages.set(filePath, page);
+    }
+    return page;
+  };
+  const found: Candidate[] = [];
+  for (const [rank, result] of results.entries()) {
+    const { chunk } = result;
+    const wanted: (ChunkRecord | undefined)[] = [];
+    if (namesSubject(query, chunk.title)) wanted.push(pageOf(chunk.filePath)[0]);
+    const heading = chunk.headingPath.length > 1 ? chunk.headingPath.at(-1) : undefined;
+    if (heading && namesSubject(query, heading))
+      wanted.push(sectionStart(pageOf(chunk.filePath), chunk));
+    if (GLOSSARY_TITLE.test(chunk.title)) wanted.push(glossaryEntry(query, pageOf(chunk.filePath)));
+    for (const extra of wanted) {
+      if (!extra || seen.has(extra.id) || found.length >= MAX_DEFINING_CHUNKS) continue;
+      seen.add(extra.id);
+      found.push({ result: { ...result, chunk: extra }, parsed: parsedChunk(extra), rank });
+    }
+  }
+  return found;
+}
+
+/** Whether a title or heading names the question's subject (all of it, or its acronym spelled out). */
+function namesSubject(query: WeightedQuestion, text: string): boolean {
+  if (!query.subject) return false;
+  if (query.acronym?.test(text)) return true;
+  return shareOf(query.subject, query.subjectTotal, new Set(analyze(text))) >= 0.5;
+}
+
+/** The first of the consecutive chunks of a page that share `chunk`'s heading path. */
+function sectionStart(page: ChunkRecord[], chunk: ChunkRecord): ChunkRecord {
+  const path = chunk.headingPath.join("\n");
+  let start = chunk;
+  for (let index = page.findIndex((other) => other.id === chunk.id) - 1; index >= 0; index--) {
+    const previous = page[index];
+    if (!previous || previous.headingPath.join("\n") !== path) break;
+    start = previous;
+  }
+  return start;
+}
+
+/** The chunk of a glossary page whose entry defines the subject, if one does. */
+function glossaryEntry(query: WeightedQuestion, page: ChunkRecord[]): ChunkRecord | undefined {
+  let best: ChunkRecord | undefined;
+  let bestStrength = 0;
+  for (const chunk of page) {
+    const heading = chunk.headingPath.length > 1 ? chunk.headingPath.at(-1) : undefined;
+    let strength = heading && namesSubject(query, heading) ? 0.8 : 0;
+    for (const unit of parsedChunk(chunk).units)
+      strength = Math.max(strength, definitionStrength(query, unit));
+    if (strength > bestStrength) {
+      best = chunk;
+      bestStrength = strength;
+    }
+  }
+  return bestStrength >= 0.8 ? best : undefined;
+}

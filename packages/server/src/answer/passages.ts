@@ -1,0 +1,162 @@
+import { definitionStrength } from "./definitions.ts";
+import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
+import { type Candidate, forEachWindow, type Unit } from "./units.ts";
+
+/**
+ * Scoring windows of consecutive units into the passage an answer quotes (the weights are in
+ * extractive.ts), running a how-to passage on to its fix, and the opening passage for questions
+ * none of whose words the candidates contain.
+ */
+
+export interface Passage {
+  /** Index in the candidates. */
+  source: number;
+  units: Unit[];
+  coverage: number;
+  newCoverage: number;
+  score: number;
+}
+
+const PROHIBITION = /^(?:never|avoid|do not|don't)\b/i;
+/** How many sentences past a how-to passage its fix may sit. */
+const FIX_LOOKAHEAD = 3;
+
+export function bestWindow(
+  query: WeightedQuestion,
+  candidates: Candidate[],
+  options: { maxSentences: number; rankCount: number; exclude?: Passage },
+): Passage | null {
+  if (query.total === 0) return null;
+  const excluded = new Set(options.exclude?.units.map((unit) => normalize(unit.text)) ?? []);
+  const alreadyCovered = new Set<string>();
+  for (const unit of options.exclude?.units ?? [])
+    for (const term of [...unit.terms, ...unit.attachmentTerms]) alreadyCovered.add(term);
+  let best: Passage | null = null;
+  for (const [position, candidate] of candidates.entries()) {
+    if (options.exclude && position === options.exclude.source) continue;
+    const source = candidate.parsed;
+    const rankScore =
+      0.2 * candidate.result.similarityScore +
+      0.04 * (1 - candidate.rank / Math.max(1, options.rankCount));
+    forEachWindow(source.units, options.maxSentences, (start, end) => {
+      const units = source.units.slice(start, end + 1);
+      const opener = units[0];
+      // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
+      if (!opener || opener.pointsBack || (opener.item && !opener.opensParagraph)) return;
+      if (units.some((unit) => excluded.has(normalize(unit.text)))) return;
+      // A second passage stays short: no list, code or table of its own.
+      if (options.exclude && units.some((unit) => unit.attachment)) return;
+      const covered = new Map<string, number>();
+      // The heading above a passage is part of what it says ("Building with colcon").
+      for (const term of source.headingTerms[opener.section] ?? []) covered.set(term, 0.5);
+      for (const unit of units) {
+        for (const term of unit.attachmentTerms)
+          covered.set(term, Math.max(covered.get(term) ?? 0, 0.5));
+        for (const term of unit.terms) covered.set(term, 1);
+      }
+      let coverage = 0;
+      let newCoverage = 0;
+      for (const [term, weight] of query.weights) {
+        const share = covered.get(term) ?? 0;
+        coverage += share * weight;
+        if (!alreadyCovered.has(term)) newCoverage += share * weight;
+      }
+      coverage /= query.total;
+      newCoverage /= query.total;
+      if (
+        !units.some(
+          (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
+        )
+      )
+        return;
+      const heading = shareOf(
+        query.weights,
+        query.total,
+        source.headingTerms[opener.section] ?? new Set(),
+      );
+      let score = coverage + 0.15 * heading + rankScore;
+      if (query.subject) {
+        // A defining sentence that leans on the one before it ("For this ROS 2 offers services, a
+        // …") cannot open the passage; with its one sentence of context it still counts as opening.
+        const second = units[1];
+        const start = Math.max(
+          definitionStrength(query, opener),
+          second?.pointsBack ? definitionStrength(query, second) : 0,
+        );
+        score += 0.35 * start;
+        let inside = 0;
+        for (const unit of units.slice(1))
+          inside = Math.max(inside, definitionStrength(query, unit));
+        score += 0.1 * inside;
+      }
+      if (
+        query.howTo &&
+        units.some((unit) => unit.actionable || unit.attachment?.startsWith("```"))
+      )
+        score += 0.1;
+      for (const [index, unit] of units.entries()) {
+        if (!anyOf(query.weights, unit.terms) && !anyOf(query.weights, unit.attachmentTerms))
+          score -= 0.03;
+        const previous = units[index - 1];
+        if (previous && previous.paragraph !== unit.paragraph) score -= 0.03;
+      }
+      const following = source.units[end + 1];
+      if (
+        units.length === 1 &&
+        following &&
+        following.paragraph === opener.paragraph &&
+        following.run === opener.run
+      )
+        score -= 0.08;
+      if (options.exclude) score = newCoverage + 0.2 * score;
+      if (!best || score > best.score)
+        best = { source: position, units, coverage, newCoverage, score };
+    });
+  }
+  return best;
+}
+
+/** Reads as a way out ("Instead, use …", "To fix this, run …"), not only as a warning ("Never …"). */
+function givesFix(unit: Unit): boolean {
+  return unit.actionable && !PROHIBITION.test(unit.text.replace(/^(?:[-*+]|\d{1,3}[.)])\s+/, ""));
+}
+
+/**
+ * A how-to passage that stops at the problem ("… so the node freezes forever. Never call …")
+ * runs on to the sentence that gives the fix when it follows within FIX_LOOKAHEAD sentences of
+ * the same passage of text.
+ */
+export function throughTheFix(passage: Passage, candidates: Candidate[]): Passage {
+  if (passage.units.some(givesFix)) return passage;
+  const units = candidates[passage.source]?.parsed.units ?? [];
+  const last = passage.units[passage.units.length - 1];
+  const end = last ? units.indexOf(last) : -1;
+  if (!last || end < 0) return passage;
+  for (let index = end + 1; index <= end + FIX_LOOKAHEAD; index++) {
+    const unit = units[index];
+    if (!unit || unit.run !== last.run || unit.section !== last.section) break;
+    if (givesFix(unit))
+      return { ...passage, units: [...passage.units, ...units.slice(end + 1, index + 1)] };
+  }
+  return passage;
+}
+
+/** The opening of the first source, for questions none of whose words the passages contain. */
+export function openingPassage(candidates: Candidate[]): Passage | null {
+  const units: Unit[] = [];
+  for (const unit of candidates[0]?.parsed.units ?? []) {
+    if (units.length === 0 && unit.pointsBack) continue;
+    const opener = units[0];
+    if (opener && (unit.run !== opener.run || units.length >= 2)) break;
+    units.push(unit);
+  }
+  if (units.length === 0) return null;
+  return { source: 0, units, coverage: 0, newCoverage: 0, score: 0 };
+}
+
+function normalize(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}

@@ -1,0 +1,104 @@
+import { analyze, analyzeQuery } from "../search/analyzer.ts";
+import { sum } from "../util/numbers.ts";
+import type { ParsedChunk, Unit } from "./units.ts";
+
+/**
+ * The question as the passage scoring sees it: each word weighted by how rare it is among the
+ * candidate chunks, and for "what is X" questions the subject X (see extractive.ts).
+ */
+
+export interface WeightedQuestion {
+  weights: Map<string, number>;
+  /** Sum of the weights of the words some candidate contains: what an answer could cover. */
+  total: number;
+  /** The X of "what is X" questions, null for other questions. */
+  subject: Map<string, number> | null;
+  subjectTotal: number;
+  /** Every word of the subject, qualifiers included ("ros", "2" in "a ROS 2 service"). */
+  subjectWords: Set<string>;
+  /** Matches the spelled-out form of a subject written in capitals ("ZMP" → zero moment point). */
+  acronym: RegExp | null;
+  /** "How do I …" questions: instructions and code answer them better than descriptions. */
+  howTo: boolean;
+}
+
+const DEFINITION_QUESTION =
+  /^(?:what|who)(?:'s|\s+(?:is|are|was|were))\s+(?:an?\s+|the\s+)?(.+?)\??$|^what\s+(?:does|do|did)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for|do)\b.*$|^(?:define|definition\s+of|meaning\s+of|what\s+is\s+meant\s+by)\s+(?:an?\s+|the\s+)?(.+?)\??$/i;
+
+/** Question words that frame a definition question rather than name its topic. */
+const FRAME_TERMS = new Set(
+  analyze("mean meaning means stand stands used use defined definition define meant refer"),
+);
+
+const HOW_TO = /^(?:how (?:do|can|should|would|could) (?:i|you|we)|how to)\b/i;
+
+export function weighQuestion(question: string, sources: ParsedChunk[]): WeightedQuestion {
+  const normalized = question.trim().replace(/\s+/g, " ");
+  const words = analyzeQuery(normalized).words;
+  const count = sources.length;
+  const idf = (term: string) => {
+    const df = sources.filter((source) => source.allTerms.has(term)).length;
+    return df === 0 ? 0 : Math.log(1 + (count + 1) / (df + 0.5));
+  };
+  const definition = DEFINITION_QUESTION.exec(normalized);
+  const subjectText = definition
+    ? (definition[1] ?? definition[2] ?? definition[3] ?? "")
+        .replace(/\s+(?:used|in|for|within|inside|when|on)\b.*$/i, "")
+        .replace(/[?.!]+$/, "")
+        .replace(/\s+(?:file|files|thing|concept|term|idea)$/i, "")
+    : "";
+  const subjectTerms =
+    subjectText && !/\bdifference\b|\bbetween\b/i.test(normalized) ? analyze(subjectText) : [];
+  const weights = new Map<string, number>();
+  for (const term of words) {
+    if (definition && FRAME_TERMS.has(term)) continue;
+    const inSubject = subjectTerms.includes(term);
+    const weight = idf(term) * (subjectTerms.length === 0 || inSubject ? 1 : 0.3);
+    if (weight > 0) weights.set(term, weight);
+  }
+  // Subject words every candidate contains ("ROS 2" in "a ROS 2 service") qualify the subject
+  // rather than name it.
+  const everywhere = (term: string) => sources.every((source) => source.allTerms.has(term));
+  const core = subjectTerms.filter((term) => weights.has(term) && !everywhere(term));
+  const subject = subjectTerms.length > 0 ? new Map<string, number>() : null;
+  for (const term of core.length > 0 ? core : subjectTerms) {
+    const weight = weights.get(term);
+    if (weight && subject) subject.set(term, weight);
+  }
+  for (const term of subjectTerms) {
+    const weight = weights.get(term);
+    if (weight && subject && !subject.has(term)) weights.set(term, weight * 0.5);
+  }
+  return {
+    weights,
+    total: sum(weights.values()),
+    subject: subject && subject.size > 0 ? subject : null,
+    subjectTotal: subject ? sum(subject.values()) : 0,
+    subjectWords: new Set(subjectTerms),
+    howTo: HOW_TO.test(normalized),
+    acronym: /^[A-Z]{2,6}$/.test(subjectText.trim())
+      ? new RegExp(
+          `\\b${[...subjectText.trim().toLowerCase()].join("[\\p{L}-]*[\\s-]+")}[\\p{L}-]*`,
+          "iu",
+        )
+      : null,
+  };
+}
+
+export function shareOf(weights: Map<string, number>, total: number, terms: Set<string>): number {
+  if (total === 0) return 0;
+  let matched = 0;
+  for (const [term, weight] of weights) if (terms.has(term)) matched += weight;
+  return matched / total;
+}
+
+export function coverageOf(weights: Map<string, number>, total: number, units: Unit[]): number {
+  const terms = new Set<string>();
+  for (const unit of units) for (const term of unit.terms) terms.add(term);
+  return shareOf(weights, total, terms);
+}
+
+export function anyOf(weights: Map<string, number>, terms: Set<string>): boolean {
+  for (const term of terms) if (weights.has(term)) return true;
+  return false;
+}

@@ -1,0 +1,288 @@
+import { analyze, analyzeQuery } from "../search/analyzer.ts";
+import type { RetrievedChunk } from "../search/retriever.ts";
+import { blockText, MIN_WORDS, renderBlock, toBlocks } from "./blocks.ts";
+
+/**
+ * A chunk parsed into quotable units (sentences and list items, with what each one defines,
+ * points back to or brings along), windows of consecutive units, and their rendering.
+ */
+
+export interface Unit {
+  /** The sentence or list item as shown, Markdown list marker included for items. */
+  text: string;
+  terms: Set<string>;
+  /** Terms of the list or code block the unit brings along. */
+  attachmentTerms: Set<string>;
+  /** The list or code block introduced by a sentence ending in ":" (or "below", "as follows"). */
+  attachment: string | null;
+  /** Index of the heading the unit sits under inside its chunk (0 = the chunk's own heading). */
+  section: number;
+  /** Units of one run follow each other in the text with nothing unquotable in between. */
+  run: number;
+  paragraph: number;
+  item: boolean;
+  /** Opens with a word that points at a sentence before it ("This", "It", "However"). */
+  pointsBack: boolean;
+  /**
+   * What the sentence defines, when it reads "X is …", "X — …" or "… is called X": the words of X,
+   * and separately those of each parenthesis in it ("The Unified Robot Description Format (URDF)").
+   */
+  definienda: Set<string>[];
+  appositions: Set<string>[];
+  /** The first few words, for sentences that open a paragraph by naming their subject. */
+  leadTerms: Set<string>;
+  /** The opening words include a parenthesis: "A lidar (light detection and ranging) measures …". */
+  expandsLead: boolean;
+  opensParagraph: boolean;
+  /** Reads as an instruction ("Use …", "Run …", "Instead, call …"). */
+  actionable: boolean;
+}
+
+export interface ParsedChunk {
+  headingTerms: Set<string>[];
+  units: Unit[];
+  allTerms: Set<string>;
+}
+
+// A sentence ends at . ! or ? before a capital, a digit, a quote, or a lower-case word that is not
+// preceded by an abbreviation (code names start sentences too: "tf2 is the ROS 2 library …").
+const SENTENCE =
+  /(?<=[.!?])(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|fig|no|resp|incl|min|max|ca)\.)(?<!\b[A-Za-z]\.)\s+(?=[A-Za-z0-9`"'([*_])/;
+
+const ADMONITION = /^(?:note|tip|info|warning|caution|danger|important)\s*:\s+/i;
+const POINTS_BACK =
+  /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?)\b/i;
+const POINTS_FORWARD =
+  /\b(?:(?:shown|listed|given|described|example|code|snippet|command|commands|table|steps?|file|output) below|below:|the following|as follows|this (?:example|snippet|code|file|command|listing))\b|^["'(]*here(?:'s| is| are)\b/i;
+// "X is, quite simply, a function …": a short aside between the copula and the definition.
+const COPULA =
+  /\s(?:(?:is|are)(?:,[^,]{1,30},)?|stands for|means|refers to|describes)\s|\s[—–]\s|\s-{1,2}\s/;
+const CALLED = /\b(?:is|are) (?:called|known as|named|termed)\s+(.+)$/i;
+/** "The callback is called when …": the verb call, not a name. */
+const CALLED_VERB =
+  /^(?:once|when|whenever|while|by|from|with|after|before|on|in|at|every|each|only|again|twice|back|for|if|to|periodically|repeatedly)\b/i;
+const ACTIONABLE =
+  /^(?:instead,? |to [^,]{3,60}, )?(?:use|run|call|add|set|pass|put|declare|install|source|build|create|write|launch|start|open|edit|give|keep|make|check|try|remove|replace|define|register|list|spawn|load|record|store|avoid|never|always|do not|don't)\b/i;
+
+// Chunks repeat across questions; parsing them once saves most of the work.
+const parsedChunks = new Map<string, ParsedChunk>();
+
+export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
+  const key = `${chunk.id}:${chunk.contentHash}`;
+  let parsed = parsedChunks.get(key);
+  if (!parsed) {
+    parsed = parseText(chunk.text, chunk.headingPath.join(" "));
+    if (parsedChunks.size >= 5_000) parsedChunks.clear();
+    parsedChunks.set(key, parsed);
+  }
+  return parsed;
+}
+
+export function parseText(text: string, heading = ""): ParsedChunk {
+  const blocks = toBlocks(text);
+  const headingTerms = [new Set(analyze(heading))];
+  const units: Unit[] = [];
+  let section = 0;
+  let run = 0;
+  for (const [position, block] of blocks.entries()) {
+    // Where a unit of this block sits; `run` is read when the unit is made.
+    const place = (item: boolean, first: boolean) => ({
+      section,
+      run,
+      paragraph: position,
+      item,
+      first,
+    });
+    if (block.kind === "heading") {
+      section++;
+      run++;
+      headingTerms[section] = new Set([...(headingTerms[0] ?? []), ...analyze(block.text)]);
+      continue;
+    }
+    if (block.kind === "list") {
+      for (const [order, item] of block.items.entries()) {
+        const unit = unitOf(item, place(true, order === 0));
+        if (unit) units.push(unit);
+      }
+      continue;
+    }
+    if (block.kind !== "paragraph") {
+      run++;
+      continue;
+    }
+    const next = blocks[position + 1];
+    const attachable =
+      next && (next.kind === "list" || next.kind === "code" || next.kind === "table") ? next : null;
+    const sentences = block.text
+      .replace(ADMONITION, "")
+      .split(SENTENCE)
+      .map((sentence) => sentence.trim())
+      .filter(Boolean);
+    for (const [order, sentence] of sentences.entries()) {
+      const last = order === sentences.length - 1;
+      const introduces = sentence.endsWith(":") || POINTS_FORWARD.test(sentence);
+      if (introduces && !(last && attachable)) {
+        // Its list or code is not there to follow it: the sentence cannot stand in an answer, and
+        // the text around it does not read on across it.
+        if (sentence.endsWith(":") || startsWith(sentence, POINTS_FORWARD)) {
+          run++;
+          continue;
+        }
+      }
+      const unit = unitOf(sentence, place(false, order === 0));
+      if (!unit) continue;
+      if (introduces && last && attachable) {
+        unit.attachment = renderBlock(attachable);
+        unit.attachmentTerms = new Set(analyze(blockText(attachable)));
+        blocks[position + 1] = { kind: "other" };
+        // What follows the list or code is a new run: it does not continue the sentence.
+        units.push(unit);
+        run++;
+        continue;
+      }
+      units.push(unit);
+    }
+  }
+  const allTerms = new Set<string>();
+  for (const terms of headingTerms) for (const term of terms ?? []) allTerms.add(term);
+  for (const unit of units) {
+    for (const term of unit.terms) allTerms.add(term);
+    for (const term of unit.attachmentTerms) allTerms.add(term);
+  }
+  return { headingTerms, units, allTerms };
+}
+
+function startsWith(sentence: string, pattern: RegExp): boolean {
+  const match = pattern.exec(sentence);
+  return match !== null && match.index < 25;
+}
+
+function unitOf(
+  raw: string,
+  place: { section: number; run: number; paragraph: number; item: boolean; first: boolean },
+): Unit | null {
+  let text = raw
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  // Bold lead-ins ("Symptom. ros2 run fails …") and admonition titles ("Open a new terminal
+  // after building: Source the workspace …") are labels, not part of the sentence.
+  const leadIn =
+    /^[A-Z][\w'’-]*(?: [\w'’-]+){0,2}\. (?=\S)/.exec(text) ??
+    (place.first ? /^[A-Z][^:.!?]{2,60}: (?=[A-Z])/.exec(text) : null);
+  if (
+    leadIn &&
+    text.slice(leadIn[0].length).split(" ").length >= MIN_WORDS &&
+    leadIn[0].split(" ").length <= 9
+  )
+    text = text.slice(leadIn[0].length);
+  const prose = place.item ? text.replace(/^(?:[-*+]|\d{1,3}[.)])\s+/, "") : text;
+  if (prose.split(" ").length < MIN_WORDS || prose.length > 600) return null;
+  // A cross-reference ("See QoS profiles.") says nothing by itself.
+  if (/^see\b/i.test(prose)) return null;
+  return {
+    text,
+    terms: new Set(analyze(prose)),
+    attachmentTerms: new Set(),
+    attachment: null,
+    section: place.section,
+    run: place.run,
+    paragraph: place.paragraph,
+    item: place.item,
+    pointsBack: POINTS_BACK.test(prose),
+    definienda: definiendaOf(prose),
+    appositions: appositionsOf(prose),
+    actionable: ACTIONABLE.test(prose),
+    leadTerms: new Set(analyze(prose.split(" ").slice(0, 8).join(" "))),
+    expandsLead: prose.split(" ").slice(0, 8).join(" ").includes("("),
+    opensParagraph: place.first,
+  };
+}
+
+/**
+ * What a sentence defines: "X is …", "X (…) is …", "X — …", "X stands for …", "… is called X".
+ * "Parameters are named configuration values …" reads both ways, so both readings are kept.
+ */
+function definiendaOf(sentence: string): Set<string>[] {
+  const subjects: string[] = [];
+  const called = CALLED.exec(sentence);
+  if (called?.[1] && !CALLED_VERB.test(called[1]))
+    subjects.push(
+      called[1]
+        .split(/[,;.:]/)[0]
+        ?.split(" ")
+        .slice(0, 8)
+        .join(" ") ?? "",
+    );
+  const copula = COPULA.exec(sentence);
+  if (copula && copula.index <= 120) subjects.push(sentence.slice(0, copula.index));
+  return subjects.flatMap((subject) => {
+    const outside = subject
+      .replace(/\([^)]*\)?/g, " ")
+      // "In ROS 2, a node is …" still defines a node ("In these frameworks, …" defines it for
+      // something else); "The word "thunk" means …" defines thunk.
+      .replace(/^\s*(?:in|for|within) (?!(?:this|these|that|those|such)\b)[^,]{1,40}, /i, "")
+      .replace(/^\s*the (?:word|term|name|phrase|acronym|abbreviation)\s+/i, "");
+    // A clause before the subject ("When the robot moves, the odom frame is …") is not a definition.
+    if (outside.trim().split(/\s+/).length > 8 || outside.includes(",")) return [];
+    const parentheses = [...subject.matchAll(/\(([^)]*)\)?/g)].map((match) => match[1] ?? "");
+    return [outside, ...parentheses]
+      .map((part) => new Set(analyzeQuery(part).words))
+      .filter((terms) => terms.size > 0);
+  });
+}
+
+/** The nouns an apposition defines: "ROS 2 offers services, a remote procedure call pattern". */
+function appositionsOf(sentence: string): Set<string>[] {
+  const found: Set<string>[] = [];
+  for (const match of sentence.matchAll(/([\p{L}\p{N}_-]+), (?:an?|the) /gu)) {
+    const terms = new Set(analyzeQuery(match[1] ?? "").words);
+    if (terms.size > 0) found.push(terms);
+  }
+  return found;
+}
+
+/** A chunk the answer may quote: a retrieval result, or a chunk of a result's page. */
+export interface Candidate {
+  result: RetrievedChunk;
+  parsed: ParsedChunk;
+  /** Rank of the result it is (or whose page it belongs to), from 0. */
+  rank: number;
+}
+
+/** Calls `visit(start, end)` for every window of 1..max consecutive units of one run. */
+export function forEachWindow(
+  units: Unit[],
+  max: number,
+  visit: (start: number, end: number) => void,
+): void {
+  for (let start = 0; start < units.length; start++) {
+    const opener = units[start];
+    if (!opener) continue;
+    for (let end = start; end < units.length && end - start < max; end++) {
+      const unit = units[end];
+      if (!unit || unit.run !== opener.run || unit.section !== opener.section) break;
+      visit(start, end);
+    }
+  }
+}
+
+/** Sentences of one paragraph run on; list items and new paragraphs start a new line. */
+export function render(units: Unit[], citation: number | null): string {
+  let text = "";
+  for (const [index, unit] of units.entries()) {
+    const previous = units[index - 1];
+    if (previous) {
+      const sameLine =
+        !unit.item &&
+        !previous.item &&
+        !previous.attachment &&
+        previous.paragraph === unit.paragraph;
+      text += sameLine ? " " : unit.item && previous.item && !previous.attachment ? "\n" : "\n\n";
+    }
+    text += unit.text;
+    if (index === units.length - 1 && citation !== null) text += ` [${citation}]`;
+    if (unit.attachment) text += `\n\n${unit.attachment}`;
+  }
+  return text;
+}

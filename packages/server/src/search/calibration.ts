@@ -1,0 +1,112 @@
+import { round } from "../util/numbers.ts";
+import type { DecisionThresholds, RetrievalSignals, RetrievedChunk } from "./types.ts";
+
+/**
+ * Calibration. BM25 scores are unbounded and not comparable across queries, so the score shown to
+ * readers is built from how much of the question a passage covers. With w ranging over the words
+ * of the question (after stopwords; whole identifiers aside) and idf the BM25 idf:
+ *   coverage(c)   = Σ idf(w) over words found in chunk c  /  Σ idf(w) over all words
+ *   similarity(c) = coverage(c) × sqrt(bm25(c) / bm25(best))            (0..1)
+ * Deciding `no_results` uses two signals, because a fixed BM25 cut-off cannot separate
+ * off-topic questions from answerable ones (off-topic questions usually share common words with
+ * the book):
+ *   bestCoverage = the highest coverage among the results
+ *   unknownShare = Σ idf(w) over words no chunk of the book contains / Σ idf(w)
+ *   support      = bestCoverage − unknownWeight × unknownShare
+ * A question about things the book never names has a high unknownShare; one made of words the
+ * book uses but never together has a low bestCoverage. Either way support is low: below
+ * minSupport the answer is `no_results`, below lowConfidenceSupport it is `low_confidence`.
+ */
+
+/**
+ * Chosen by `npm run eval:dev -- --tune` on pooled questions of different styles (the Redux dev
+ * set's paraphrased questions, raw thread titles, off-topic controls and follow-up conversations,
+ * and the tune half of the sample book's questions): the thresholds that refuse at most 1 % of the answerable questions and
+ * the most off-topic ones. Checked on the sample book's held-out half and questions-fresh.jsonl,
+ * which never take part; see docs/retrieval.md.
+ */
+export const DEFAULT_THRESHOLDS: DecisionThresholds = {
+  unknownWeight: 1.75,
+  minSupport: -0.2,
+  lowConfidenceSupport: 0.78,
+};
+
+/** Thresholds under which nothing is refused (tuning looks at every question's results). */
+export const NEVER_REJECT = { minSupport: Number.NEGATIVE_INFINITY } as const;
+
+/** The share of the question's word weight found among `present` (0..1, unrounded). */
+export function coverageOf(
+  weights: Map<string, number>,
+  totalWeight: number,
+  present: Set<string>,
+): number {
+  let covered = 0;
+  for (const [word, weight] of weights) if (present.has(word)) covered += weight;
+  return totalWeight > 0 ? Math.min(1, covered / totalWeight) : 0;
+}
+
+/** The signals that depend on the question and the best BM25 score only. */
+function questionSignals(
+  question: { totalWeight: number; unknownWeight: number },
+  bestBm25: number,
+): Pick<RetrievalSignals, "unknownShare" | "scoreRatio"> {
+  const { totalWeight, unknownWeight } = question;
+  return {
+    unknownShare: totalWeight > 0 ? round(unknownWeight / totalWeight, 3) : 1,
+    scoreRatio: totalWeight > 0 ? round(bestBm25 / totalWeight, 3) : 0,
+  };
+}
+
+/**
+ * The signals and the decision the words alone give: the best coverage among the results, the
+ * question's unknown share and the best BM25 score's ratio, and support against the thresholds.
+ */
+export function lexicalVerdict(
+  results: RetrievedChunk[],
+  question: { totalWeight: number; unknownWeight: number },
+  bestBm25: number,
+  thresholds: DecisionThresholds,
+): { signals: RetrievalSignals; decision: "answer" | "no_results" } {
+  const signals: RetrievalSignals = {
+    bestCoverage: bestOf(results, (result) => result.coverage),
+    ...questionSignals(question, bestBm25),
+    support: 0,
+  };
+  signals.support = supportOf(signals, thresholds);
+  return { signals, decision: decide(signals, results.length, thresholds) };
+}
+
+export function supportOf(
+  signals: Pick<RetrievalSignals, "bestCoverage" | "unknownShare">,
+  thresholds: Pick<DecisionThresholds, "unknownWeight">,
+): number {
+  return round(signals.bestCoverage - thresholds.unknownWeight * signals.unknownShare, 3);
+}
+
+export function decide(
+  signals: RetrievalSignals,
+  resultCount: number,
+  thresholds: DecisionThresholds,
+): "answer" | "no_results" {
+  if (resultCount === 0) return "no_results";
+  return supportOf(signals, thresholds) < thresholds.minSupport ? "no_results" : "answer";
+}
+
+/** The largest value of `pick` among the results (0 when there are none). */
+export function bestOf(
+  results: RetrievedChunk[],
+  pick: (result: RetrievedChunk) => number,
+): number {
+  return results.reduce((max, result) => Math.max(max, pick(result)), 0);
+}
+
+/** Sources are shown best first: by similarity score, then by rank. */
+export function bySimilarity(results: RetrievedChunk[]): RetrievedChunk[] {
+  return results
+    .map((result, rank) => ({ result, rank }))
+    .sort(
+      (left, right) =>
+        right.result.similarityScore - left.result.similarityScore || left.rank - right.rank,
+    )
+    .map((entry) => entry.result);
+}

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { editDistance } from "./edit-distance.ts";
+
+describe("editDistance", () => {
+  /** The textbook full-matrix optimal string alignment distance. */
+  function reference(left: string, right: string): number {
+    const table = Array.from({ length: left.length + 1 }, (_, row) =>
+      Array.from({ length: right.length + 1 }, (_, column) =>
+        row === 0 ? column : column === 0 ? row : 0,
+      ),
+    );
+    for (let row = 1; row <= left.length; row++) {
+      for (let column = 1; column <= right.length; column++) {
+        const cost = left[row - 1] === right[column - 1] ? 0 : 1;
+        const line = table[row] as number[];
+        const above = table[row - 1] as number[];
+        let value = Math.min(
+          (above[column] ?? 0) + 1,
+          (line[column - 1] ?? 0) + 1,
+          (above[column - 1] ?? 0) + cost,
+        );
+        if (
+          row > 1 &&
+          column > 1 &&
+          left[row - 1] === right[column - 2] &&
+          left[row - 2] === right[column - 1]
+        ) {
+          value = Math.min(value, ((table[row - 2] as number[])[column - 2] ?? 0) + 1);
+        }
+        line[column] = value;
+      }
+    }
+    return (table[left.length] as number[])[right.length] ?? 0;
+  }
+
+  it("agrees with the full computation up to its limit, on many random word pairs", () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const word = () =>
+      Array.from(
+        { length: 3 + Math.floor(random() * 9) },
+        () => "abcde"[Math.floor(random() * 5)],
+      ).join("");
+    for (let trial = 0; trial < 3_000; trial++) {
+      const left = word();
+      const right = random() < 0.5 ? word() : `${left.slice(0, -1)}e`;
+      for (const max of [1, 2]) {
+        expect(editDistance(left, right, max), `${left} ${right} ${max}`).toBe(
+          Math.min(reference(left, right), max + 1),
+        );
+      }
+    }
+    expect(editDistance("jacobain", "jacobian", 2)).toBe(1);
+    expect(editDistance("detemine", "determine", 2)).toBe(1);
+  });
+});

@@ -1,0 +1,124 @@
+import type { ChunkRecord } from "../store/document-store.ts";
+import { round } from "../util/numbers.ts";
+import { bestOf, coverageOf, lexicalVerdict } from "./calibration.ts";
+import { diversify } from "./diversity.ts";
+import type { Embedder } from "./embedder.ts";
+import { chunkFilter } from "./filters.ts";
+import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
+import { bm25Ranking, retrievalResult } from "./lexical-search.ts";
+import { searchTermsOf } from "./search-terms.ts";
+import type {
+  RetrievalResult,
+  RetrievalSignals,
+  RetrievedChunk,
+  RetrieveOptions,
+  SearchSettings,
+} from "./types.ts";
+
+export interface DenseSearch {
+  embedder: Embedder;
+  search(embedding: number[], limit: number): Promise<{ chunkId: string; similarity: number }[]>;
+  /** Cosine similarity from which a dense match alone says the book covers the question. */
+  minSimilarity: number;
+}
+
+/**
+ * Reciprocal rank fusion: score(d) = Σ 1 / (RRF_K + rank(d)) over the BM25 and dense rankings
+ * (rank from 1). 60 is the constant of Cormack et al. (2009); it keeps one list's first places
+ * from drowning out agreement between the two.
+ */
+export const RRF_K = 60;
+
+interface Fused {
+  chunk: ChunkRecord;
+  rrf: number;
+  bm25?: number;
+  cosine?: number;
+}
+
+/**
+ * Hybrid retrieval: BM25 and vector rankings fused by RRF, filters applied to both.
+ * similarity_score stays 0..1: the larger of the calibrated BM25 score and the cosine similarity.
+ */
+export async function hybridSearch(
+  index: LexicalIndex,
+  dense: DenseSearch,
+  query: string,
+  options: RetrieveOptions & { signal?: AbortSignal },
+  settings: SearchSettings,
+): Promise<RetrievalResult> {
+  const filter = chunkFilter(options.filters);
+  const question = searchTermsOf(index, query, options.context);
+  const { hits: lexicalRanking } = bm25Ranking(index, question, { limit: 50, filter });
+  const [embedding] = await dense.embedder.embed(
+    [query],
+    options.signal ? { signal: options.signal } : {},
+  );
+  const denseHits = embedding ? await dense.search(embedding, filter ? 200 : 50) : [];
+  const denseRanking = denseHits
+    .map((hit) => ({ chunk: index.chunkById(hit.chunkId), similarity: hit.similarity }))
+    .filter(
+      (hit): hit is { chunk: ChunkRecord; similarity: number } =>
+        hit.chunk !== undefined && (!filter || filter(hit.chunk)),
+    )
+    .slice(0, 50);
+
+  const fused = reciprocalRankFusion(lexicalRanking, denseRanking);
+  const bestBm25 = lexicalRanking[0]?.score ?? 0;
+  const ranked: RetrievedChunk[] = [...fused.values()]
+    .sort((left, right) => right.rrf - left.rrf)
+    .map((entry) => ({
+      chunk: entry.chunk,
+      score: entry.rrf,
+      similarityScore: 0,
+      coverage: 0,
+      ...(entry.cosine === undefined ? {} : { denseSimilarity: round(entry.cosine, 3) }),
+    }));
+  const results = diversify(ranked, settings.topK, settings.maxChunksPerPage);
+  for (const result of results) {
+    const coverage = coverageOf(
+      question.weights,
+      question.totalWeight,
+      index.termsOfChunk(result.chunk),
+    );
+    const bm25 = fused.get(result.chunk.id)?.bm25;
+    const lexicalSimilarity =
+      bm25 !== undefined && bestBm25 > 0 ? coverage * Math.sqrt(bm25 / bestBm25) : 0;
+    result.coverage = round(coverage, 3);
+    result.similarityScore = round(Math.max(lexicalSimilarity, result.denseSimilarity ?? 0), 3);
+  }
+  const bestDenseSimilarity = bestOf(results, (result) => result.denseSimilarity ?? 0);
+  const lexical = lexicalVerdict(results, question, bestBm25, settings.thresholds);
+  const signals: RetrievalSignals = { ...lexical.signals, bestDenseSimilarity };
+  // Either side can vouch for the question: the words match well, or the meaning does.
+  const lexicalAnswer = lexical.decision === "answer";
+  const denseAnswer = results.length > 0 && bestDenseSimilarity >= dense.minSimilarity;
+  const decision = lexicalAnswer || denseAnswer ? "answer" : "no_results";
+  return retrievalResult(query, question, options.context, results, {
+    decision,
+    lowConfidence:
+      decision === "answer" &&
+      signals.support < settings.thresholds.lowConfidenceSupport &&
+      bestDenseSimilarity < dense.minSimilarity + 0.1,
+    signals,
+    candidateCount: fused.size,
+  });
+}
+
+/** Both rankings fused by RRF, keyed by chunk id, each with its BM25 score and cosine if any. */
+function reciprocalRankFusion(
+  lexicalRanking: LexicalHit[],
+  denseRanking: { chunk: ChunkRecord; similarity: number }[],
+): Map<string, Fused> {
+  const fused = new Map<string, Fused>();
+  for (const [rank, hit] of lexicalRanking.entries()) {
+    fused.set(hit.chunk.id, { chunk: hit.chunk, rrf: 1 / (RRF_K + rank + 1), bm25: hit.score });
+  }
+  for (const [rank, hit] of denseRanking.entries()) {
+    const entry = fused.get(hit.chunk.id) ?? { chunk: hit.chunk, rrf: 0 };
+    entry.rrf += 1 / (RRF_K + rank + 1);
+    entry.cosine = hit.similarity;
+    fused.set(hit.chunk.id, entry);
+  }
+  return fused;
+}

@@ -1,0 +1,111 @@
+import type { ChunkRecord } from "../store/document-store.ts";
+import { round } from "../util/numbers.ts";
+import { bestOf, bySimilarity, coverageOf, lexicalVerdict } from "./calibration.ts";
+import { diversify } from "./diversity.ts";
+import { chunkFilter } from "./filters.ts";
+import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
+import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
+import type { RetrievalResult, RetrievedChunk, RetrieveOptions, SearchSettings } from "./types.ts";
+
+/**
+ * Terms in more than this share of the chunks are left out of BM25 ranking when the question has
+ * rarer terms (as in Lucene's common-terms query): their idf is below ln 2, so they barely move the
+ * ranking, yet scoring their long posting lists is most of a query's cost on a large book.
+ */
+export const COMMON_TERM_SHARE = 0.5;
+/** Below this many chunks every query is fast anyway, and all terms rank. */
+export const COMMON_TERMS_MIN_CHUNKS = 2_000;
+
+/** The BM25 ranking of the question's terms, common terms left out on a large book. */
+export function bm25Ranking(
+  index: LexicalIndex,
+  question: SearchTerms,
+  options: { limit: number; filter: ((chunk: ChunkRecord) => boolean) | undefined },
+): { hits: LexicalHit[]; allTermsRanked: boolean } {
+  const terms = rankingTerms(index, question.terms);
+  const hits = index.search(terms, {
+    limit: options.limit,
+    ...(options.filter ? { filter: options.filter } : {}),
+    boost: question.boost,
+  });
+  return { hits, allTermsRanked: terms.length === question.terms.length };
+}
+
+function rankingTerms(index: LexicalIndex, terms: string[]): string[] {
+  if (index.size < COMMON_TERMS_MIN_CHUNKS) return terms;
+  const limit = COMMON_TERM_SHARE * index.size;
+  const rare = terms.filter((term) => index.documentFrequencyOf(term) <= limit);
+  return rare.length > 0 ? rare : terms;
+}
+
+/** BM25 only: ranking, filters, page diversity, calibrated scores and the decision. */
+export function lexicalSearch(
+  index: LexicalIndex,
+  query: string,
+  options: RetrieveOptions,
+  settings: SearchSettings,
+): RetrievalResult {
+  const question = searchTermsOf(index, query, options.context);
+  const { hits, allTermsRanked } = bm25Ranking(index, question, {
+    // Enough candidates that diversity can still fill top-k from other pages.
+    limit: Math.max(50, settings.topK * 10),
+    filter: chunkFilter(options.filters),
+  });
+
+  const best = hits[0]?.score ?? 0;
+  const matched = new Map(hits.map((hit) => [hit.chunk.id, hit.matchedTerms]));
+  const ranked: RetrievedChunk[] = hits.map((hit) => ({
+    chunk: hit.chunk,
+    score: hit.score,
+    similarityScore: 0,
+    coverage: 0,
+  }));
+  const results = diversify(ranked, settings.topK, settings.maxChunksPerPage);
+  for (const result of results) {
+    // Coverage looks at every word of the question, including common ones left out of ranking.
+    const present = allTermsRanked
+      ? new Set(matched.get(result.chunk.id))
+      : index.termsOfChunk(result.chunk);
+    result.coverage = round(coverageOf(question.weights, question.totalWeight, present), 3);
+  }
+  // Monotone in the BM25 score, so sources sorted by similarity keep the ranking's order: the
+  // best passage's coverage, scaled down for the others by their share of its score.
+  const topCoverage = results.reduce(
+    (top, result) => (result.score > top.score ? result : top),
+    results[0] ?? { score: 0, coverage: 0 },
+  ).coverage;
+  for (const result of results) {
+    const relative = best > 0 ? result.score / best : 0;
+    result.similarityScore = round(topCoverage * Math.sqrt(relative), 3);
+  }
+  const { signals, decision } = lexicalVerdict(results, question, best, settings.thresholds);
+  return retrievalResult(query, question, options.context, results, {
+    decision,
+    lowConfidence:
+      decision === "answer" && signals.support < settings.thresholds.lowConfidenceSupport,
+    signals,
+    candidateCount: hits.length,
+  });
+}
+
+/** The result of a search, sources best first. */
+export function retrievalResult(
+  query: string,
+  question: SearchTerms,
+  context: string | undefined,
+  results: RetrievedChunk[],
+  outcome: Pick<RetrievalResult, "decision" | "lowConfidence" | "signals" | "candidateCount">,
+): RetrievalResult {
+  return {
+    query,
+    terms: question.terms,
+    ...(question.corrections.length > 0 ? { corrections: question.corrections } : {}),
+    ...(context ? { context } : {}),
+    results: bySimilarity(results),
+    decision: outcome.decision,
+    lowConfidence: outcome.lowConfidence,
+    bestSimilarity: bestOf(results, (result) => result.similarityScore),
+    signals: outcome.signals,
+    candidateCount: outcome.candidateCount,
+  };
+}

@@ -1,0 +1,100 @@
+import { sum } from "../util/numbers.ts";
+import { analyzeQuery, isNonLatinTerm } from "./analyzer.ts";
+import type { LexicalIndex } from "./lexical-index.ts";
+
+/** The share of a corrected word's weight that still counts as unknown. */
+export const CORRECTION_DOUBT = 0.5;
+
+/** How much a word of the earlier turn counts in a follow-up's search, against 1 for its own words. */
+export const CONTEXT_WEIGHT = 0.5;
+
+/** A question as the index sees it: what to search for, and how much each word says. */
+export interface SearchTerms {
+  terms: string[];
+  /** Each word of the question (not of the earlier turn) and its weight. */
+  weights: Map<string, number>;
+  totalWeight: number;
+  /** The weight of words the book never uses (corrected words count in part). */
+  unknownWeight: number;
+  /** Per-term BM25 weight for the words of the earlier turn. */
+  boost: Map<string, number>;
+  corrections: { from: string; to: string }[];
+}
+
+/**
+ * The question's search terms and their weights. Each word weighs its idf, except that:
+ * - a word the book never uses is first looked up in the book's vocabulary (a typo of a book
+ *   word, edit distance 1 for 5–7 letters, 2 from 8) and searched as that word;
+ * - a word in a non-Latin script that the book does not contain is left out (it says nothing
+ *   about whether the book covers the rest of the question);
+ * - a word the book never uses weighs at most as much as the rarest word the book does use, so
+ *   one stray word (a typo, slang, a prefix such as "chore:") cannot outweigh the rest;
+ * - a whole code identifier the book never contains counts as an unknown word, although only
+ *   the words a reader typed otherwise count;
+ * - words of the earlier turn (`context`) join the search at CONTEXT_WEIGHT.
+ */
+export function searchTermsOf(
+  index: LexicalIndex,
+  query: string,
+  context: string | undefined,
+): SearchTerms {
+  const { terms, words, identifiers } = analyzeQuery(query);
+  const searchTerms = new Set<string>();
+  const weights = new Map<string, number>();
+  const boost = new Map<string, number>();
+  const corrections: { from: string; to: string }[] = [];
+  const unknown: string[] = [];
+  for (const term of terms) {
+    if (index.documentFrequencyOf(term) > 0) {
+      searchTerms.add(term);
+      continue;
+    }
+    const corrected = index.closestTerm(term);
+    if (corrected) {
+      corrections.push({ from: term, to: corrected });
+      searchTerms.add(corrected);
+    } else searchTerms.add(term);
+  }
+  const correctedOf = new Map(corrections.map((entry) => [entry.from, entry.to]));
+  let knownMax = 0;
+  let unknownWeight = 0;
+  for (const word of words) {
+    const term = correctedOf.get(word) ?? word;
+    if (index.documentFrequencyOf(term) === 0) {
+      if (!isNonLatinTerm(term)) unknown.push(term);
+      continue;
+    }
+    const weight = index.idf(term);
+    weights.set(term, Math.max(weights.get(term) ?? 0, weight));
+    knownMax = Math.max(knownMax, weight);
+    // A corrected word is a guess: it counts as half unknown when deciding whether to answer.
+    if (term !== word) unknownWeight += CORRECTION_DOUBT * weight;
+  }
+  // A code identifier names one API exactly: one the book never mentions (`makeAutoObservable`,
+  // `functools.reduce`) says the question is about some other library, even when its parts
+  // ("make", "auto", "observable") are common words of the book.
+  for (const identifier of identifiers) {
+    if (index.documentFrequencyOf(identifier) === 0) unknown.push(identifier);
+  }
+  const unknownCap = knownMax > 0 ? knownMax : Number.POSITIVE_INFINITY;
+  for (const term of new Set(unknown)) {
+    const weight = Math.min(index.idf(term), unknownCap);
+    weights.set(term, weight);
+    unknownWeight += weight;
+  }
+  if (context) {
+    for (const term of analyzeQuery(context).terms) {
+      if (searchTerms.has(term) || index.documentFrequencyOf(term) === 0) continue;
+      searchTerms.add(term);
+      boost.set(term, CONTEXT_WEIGHT);
+    }
+  }
+  return {
+    terms: [...searchTerms],
+    weights,
+    totalWeight: sum(weights.values()),
+    unknownWeight,
+    boost,
+    corrections,
+  };
+}

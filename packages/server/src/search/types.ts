@@ -1,0 +1,63 @@
+import type { ChunkRecord } from "../store/document-store.ts";
+import type { SearchFilters } from "./filters.ts";
+
+export interface RetrievedChunk {
+  chunk: ChunkRecord;
+  /** Raw BM25 score (the RRF score in hybrid search). */
+  score: number;
+  /** Calibrated 0..1 score (see calibration.ts). */
+  similarityScore: number;
+  /** Share of the question's information (idf-weighted words) this chunk contains. */
+  coverage: number;
+  /** Cosine similarity to the question (hybrid retrieval only). */
+  denseSimilarity?: number;
+}
+
+export interface RetrievalResult {
+  query: string;
+  terms: string[];
+  /** Words the book never uses, searched as the book word they are a typo of. */
+  corrections?: { from: string; to: string }[];
+  /** The earlier turn whose words joined the search. */
+  context?: string;
+  results: RetrievedChunk[];
+  /** `no_results` when the book does not appear to cover the question. */
+  decision: "answer" | "no_results";
+  lowConfidence: boolean;
+  bestSimilarity: number;
+  signals: RetrievalSignals;
+  /** Candidates considered before diversity and top-k. */
+  candidateCount: number;
+}
+
+export interface RetrieveOptions {
+  topK?: number;
+  filters?: SearchFilters;
+  /** An earlier turn a follow-up leans on: its words join the search at CONTEXT_WEIGHT. */
+  context?: string | undefined;
+}
+
+/** What each search step needs besides the index and the question. */
+export interface SearchSettings {
+  /** Already clamped to 1..20. */
+  topK: number;
+  maxChunksPerPage: number;
+  thresholds: DecisionThresholds;
+}
+
+export interface DecisionThresholds {
+  unknownWeight: number;
+  minSupport: number;
+  lowConfidenceSupport: number;
+}
+
+export interface RetrievalSignals {
+  /** Highest cosine similarity among the results (hybrid retrieval only). */
+  bestDenseSimilarity?: number;
+  bestCoverage: number;
+  unknownShare: number;
+  /** The best passage's BM25 score over the question's total word weight (idf). */
+  scoreRatio: number;
+  /** bestCoverage − unknownWeight × unknownShare: how well the book supports an answer. */
+  support: number;
+}
