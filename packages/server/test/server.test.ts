@@ -250,7 +250,12 @@ describe("over a real socket", () => {
     const reading = readEventStream(response, (event) => {
       if (event.name === "delta") firstDelta();
     });
-    await streaming;
+    await Promise.race([
+      streaming,
+      reading.then(() => {
+        throw new Error("the stream ended before its first delta");
+      }),
+    ]);
     const closing = server.close();
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
     held.release();
