@@ -22,28 +22,11 @@ describe("validateOptions", () => {
   });
 
   it("keeps every widget option it is given", () => {
-    const options = validateOptions({
-      options: {
-        id: "book",
-        apiUrl: "https://api.example.com",
-        scriptUrl: "https://cdn.example.com/lectern@1/lectern.js",
-        title: "  Ask the primer ",
-        placeholder: "What is a URDF?",
-        colors: { primary: "#2e8555", primaryText: "white" },
-        theme: "dark",
-        persist: false,
-        askAboutSelection: false,
-        timeoutMs: 60000,
-        maxQuestionChars: 2000,
-        maxSelectionChars: 8000,
-        ingest: { enabled: true, command: ["node", "lectern.js"], dataDir: ".lectern" },
-      },
-    });
-    expect(options).toEqual({
+    const given = {
       id: "book",
       apiUrl: "https://api.example.com",
       scriptUrl: "https://cdn.example.com/lectern@1/lectern.js",
-      title: "Ask the primer",
+      title: "  Ask the primer ",
       placeholder: "What is a URDF?",
       colors: { primary: "#2e8555", primaryText: "white" },
       theme: "dark",
@@ -53,7 +36,9 @@ describe("validateOptions", () => {
       maxQuestionChars: 2000,
       maxSelectionChars: 8000,
       ingest: { enabled: true, command: ["node", "lectern.js"], dataDir: ".lectern" },
-    });
+    };
+    // Only the title changes: it is trimmed.
+    expect(validateOptions({ options: given })).toEqual({ ...given, title: "Ask the primer" });
   });
 
   it("accepts an API on the site's own origin and protocol-relative URLs", () => {

@@ -57,17 +57,18 @@ describe("widgetScriptTag", () => {
     const { optionsFromDataset } = (await import(parser)) as {
       optionsFromDataset: (dataset: Record<string, string>) => Record<string, unknown> | null;
     };
-    const tag = tagFor({
+    // Options the widget reads under the same names as the plugin's.
+    const sameNames = {
       title: "Ask the primer",
       placeholder: "Your question",
-      colors: { primary: "#2e8555", primaryText: "white" },
       theme: "dark",
       persist: false,
       askAboutSelection: false,
       timeoutMs: 45000,
       maxQuestionChars: 1000,
       maxSelectionChars: 5000,
-    });
+    };
+    const tag = tagFor({ ...sameNames, colors: { primary: "#2e8555", primaryText: "white" } });
     // What the browser's script.dataset holds for those attributes.
     const dataset = Object.fromEntries(
       Object.entries(tag.attributes ?? {})
@@ -79,16 +80,9 @@ describe("widgetScriptTag", () => {
     );
     expect(optionsFromDataset(dataset)).toEqual({
       apiUrl: "https://api.example",
-      title: "Ask the primer",
-      placeholder: "Your question",
+      ...sameNames,
       primaryColor: "#2e8555",
       primaryTextColor: "white",
-      theme: "dark",
-      persist: false,
-      askAboutSelection: false,
-      timeoutMs: 45000,
-      maxQuestionChars: 1000,
-      maxSelectionChars: 5000,
     });
   });
 });

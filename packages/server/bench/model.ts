@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/config.ts";
 import { percentile } from "../src/eval/evaluate.ts";
 import { openLectern } from "../src/lectern.ts";
-import { startFakeModelServer } from "../test/fake-model-server.ts";
+import { startFakeModelServer } from "../test/doubles/fake-model-server.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 
 /**

@@ -5,57 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
 import { isLecternError } from "../src/errors.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
-import type { Embedder } from "../src/search/embedder.ts";
-import { type FakeModelServer, startFakeModelServer } from "./fake-model-server.ts";
+import { createFakeEmbedder } from "./doubles/fake-embedder.ts";
+import { type FakeModelServer, startFakeModelServer } from "./doubles/fake-model-server.ts";
 import { writeTinyModel } from "./tiny-onnx-model.ts";
 
 /** Dense and hybrid retrieval over pgvector in PGlite, with deterministic embedders. */
-
-const CONCEPTS: Record<string, number> = {
-  car: 0,
-  automobile: 0,
-  vehicle: 0,
-  motor: 1,
-  engine: 1,
-  upkeep: 2,
-  maintenance: 2,
-  servicing: 2,
-  bicycle: 3,
-  bike: 3,
-  chain: 4,
-  lubrication: 5,
-  oil: 5,
-  grease: 5,
-};
-
-/**
- * Words of the same concept (synonyms) share a dimension, so meaning matches where words do not;
- * every other word lands in one of 24 hashed dimensions, as in a bag-of-words vector.
- */
-function conceptEmbedder(dimensions = 32): Embedder {
-  return {
-    provider: "test",
-    modelId: `concepts-${dimensions}`,
-    dimensions,
-    async embed(texts) {
-      return texts.map((text) => {
-        const vector = new Array<number>(dimensions).fill(0);
-        for (const word of text.toLowerCase().match(/[a-z_]+/g) ?? []) {
-          const concept = CONCEPTS[word];
-          let slot = concept;
-          if (slot === undefined) {
-            let hash = 7;
-            for (const character of word) hash = (hash * 31 + character.charCodeAt(0)) % 1_000_003;
-            slot = 8 + (hash % (dimensions - 8));
-          }
-          vector[slot] = (vector[slot] ?? 0) + (concept === undefined ? 0.3 : 1);
-        }
-        const norm = Math.hypot(...vector) || 1;
-        return vector.map((value) => value / norm);
-      });
-    },
-  };
-}
 
 let workDir: string;
 let docsDir: string;
@@ -98,9 +52,12 @@ function config(name: string, env: Record<string, string> = {}) {
 describe("hybrid retrieval", () => {
   let lectern: Lectern;
   beforeAll(async () => {
-    lectern = await openLectern(config("concepts"), { embedder: conceptEmbedder() });
+    const embedder = createFakeEmbedder();
+    lectern = await openLectern(config("concepts"), { embedder });
     const report = await lectern.ingest(docsDir);
     expect(report.embeddings).toMatchObject({ embedded: 4, pending: 0, failed: undefined });
+    // EMBEDDINGS_BATCH_SIZE=2: the four chunks go in two calls.
+    expect(embedder.calls.map((texts) => texts.length)).toEqual([2, 2]);
   });
   afterAll(async () => lectern?.close());
 
@@ -144,7 +101,7 @@ describe("hybrid retrieval", () => {
 
   it("refuses to mix embedding models and names the command that re-embeds", async () => {
     await lectern.close();
-    const error = await openLectern(config("concepts"), { embedder: conceptEmbedder(40) }).catch(
+    const error = await openLectern(config("concepts"), { embedder: createFakeEmbedder(40) }).catch(
       (caught: unknown) => caught,
     );
     expect(isLecternError(error) && error.code).toBe("CONFIG_INVALID");
@@ -152,7 +109,7 @@ describe("hybrid retrieval", () => {
       /embedded with test:concepts-32 \(32 dimensions\).*test:concepts-40 \(40 dimensions\).*lectern ingest --docs <dir> --reembed/,
     );
     lectern = await openLectern(config("concepts"), {
-      embedder: conceptEmbedder(40),
+      embedder: createFakeEmbedder(40),
       reembed: true,
     });
     expect(await lectern.vectors?.countPending()).toBe(4);

@@ -7,7 +7,7 @@ import { createChatModel } from "../src/llm/providers.ts";
 import { createAnswering } from "../src/pipeline/answering.ts";
 import { MODEL_UNAVAILABLE_MESSAGE } from "../src/pipeline/llm-synthesizer.ts";
 import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
-import { type FakeModelServer, startFakeModelServer } from "./fake-model-server.ts";
+import { type FakeModelServer, startFakeModelServer } from "./doubles/fake-model-server.ts";
 import { createTestApp, openSampleBook, postJson, testConfig } from "./http-fixture.ts";
 import { readEventStream } from "./sse-client.ts";
 

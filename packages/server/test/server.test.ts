@@ -242,10 +242,21 @@ describe("over a real socket", () => {
     const held = heldSynthesizer();
     const { server } = await start({}, held.synthesizer);
     const response = await post(server, "/chat/stream", { query: "What is a node?" });
-    const reading = readEventStream(response);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Shut down once the client has the first piece of the answer: the stream is in flight.
+    let firstDelta: () => void = () => {};
+    const streaming = new Promise<void>((resolve) => {
+      firstDelta = resolve;
+    });
+    const reading = readEventStream(response, (event) => {
+      if (event.name === "delta") firstDelta();
+    });
+    await Promise.race([
+      streaming,
+      reading.then(() => {
+        throw new Error("the stream ended before its first delta");
+      }),
+    ]);
     const closing = server.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
     await expect(fetch(`${server.url}/health`)).rejects.toThrow();
     held.release();
     const events = await reading;

@@ -21,6 +21,11 @@ function expectCleanFailure(result: CliResult, code: RegExp): void {
   expect(result.stderr).not.toContain("node_modules");
 }
 
+/** A data directory of its own for each test, so no test sees another's index. */
+function dataDirNamed(name: string): string {
+  return path.join(workDir, name);
+}
+
 async function docsWith(name: string, files: Record<string, string | Uint8Array>): Promise<string> {
   const root = path.join(workDir, name);
   for (const [relative, content] of Object.entries(files)) {
@@ -50,7 +55,7 @@ describe("lectern CLI", () => {
       "--docs",
       path.join(workDir, "nope"),
       "--data-dir",
-      path.join(workDir, "d1"),
+      dataDirNamed("d1"),
     ]);
     expectCleanFailure(
       result,
@@ -60,18 +65,12 @@ describe("lectern CLI", () => {
 
   it("reports an empty docs directory", async () => {
     const empty = await docsWith("empty", { "notes.txt": "not markdown" });
-    const result = await runCli([
-      "ingest",
-      "--docs",
-      empty,
-      "--data-dir",
-      path.join(workDir, "d2"),
-    ]);
+    const result = await runCli(["ingest", "--docs", empty, "--data-dir", dataDirNamed("d2")]);
     expectCleanFailure(result, /^error \[DOCS_DIR_EMPTY\]: No \.md or \.mdx files in /);
   });
 
   it("asks to ingest first when nothing has been ingested", async () => {
-    const result = await runCli(["ask", "what is torque?", "--data-dir", path.join(workDir, "d3")]);
+    const result = await runCli(["ask", "what is torque?", "--data-dir", dataDirNamed("d3")]);
     expectCleanFailure(result, /error \[INDEX_EMPTY\].*lectern ingest --docs/);
   });
 
@@ -83,7 +82,7 @@ describe("lectern CLI", () => {
       "bad.mdx": "---\ntitle: Bad\n---\n\nText {unclosed expression\n",
     });
     await symlink(path.join(docs, "missing-target.md"), path.join(docs, "dangling.md"));
-    const dataDir = path.join(workDir, "d4");
+    const dataDir = dataDirNamed("d4");
     const result = await runCli(["ingest", "--docs", docs, "--data-dir", dataDir]);
     expectCleanFailure(result, /binary\.md: not a text file/);
     expect(result.stderr).toMatch(/bad-yaml\.md:\d+: invalid frontmatter YAML/);
@@ -110,7 +109,7 @@ describe("lectern CLI", () => {
 
   it("leaves the previous index intact when a later ingest fails", async () => {
     const docs = await docsWith("stable", { "good.md": goodPage });
-    const dataDir = path.join(workDir, "d5");
+    const dataDir = dataDirNamed("d5");
     expect((await runCli(["ingest", "--docs", docs, "--data-dir", dataDir])).code).toBe(0);
     await writeFile(
       path.join(docs, "good.md"),
@@ -125,7 +124,7 @@ describe("lectern CLI", () => {
   });
 
   it("reports a corrupted data directory without a stack trace", async () => {
-    const dataDir = path.join(workDir, "d6");
+    const dataDir = dataDirNamed("d6");
     await mkdir(path.join(dataDir, "db", "global"), { recursive: true });
     await writeFile(path.join(dataDir, "db", "PG_VERSION"), "17\n");
     await writeFile(
@@ -146,30 +145,18 @@ describe("lectern CLI", () => {
       file,
       '{"id":"q1","question":"ok?","expected_pages":[]}\n{"id":"q2","question":\n',
     );
-    const result = await runCli([
-      "eval",
-      "--questions",
-      file,
-      "--data-dir",
-      path.join(workDir, "d7"),
-    ]);
+    const result = await runCli(["eval", "--questions", file, "--data-dir", dataDirNamed("d7")]);
     expectCleanFailure(
       result,
       /error \[QUESTIONS_FILE_INVALID\]: .*questions\.jsonl:2: not valid JSON/,
     );
     await writeFile(file, '{"id":"q1","question":"ok?","expected_pages":"a.md"}\n');
-    const wrongType = await runCli([
-      "eval",
-      "--questions",
-      file,
-      "--data-dir",
-      path.join(workDir, "d7"),
-    ]);
+    const wrongType = await runCli(["eval", "--questions", file, "--data-dir", dataDirNamed("d7")]);
     expectCleanFailure(wrongType, /questions\.jsonl:1: expected_pages: /);
   });
 
   it("rejects an invalid configuration naming the variable", async () => {
-    const result = await runCli(["ask", "x", "--data-dir", path.join(workDir, "d8")], {
+    const result = await runCli(["ask", "x", "--data-dir", dataDirNamed("d8")], {
       env: { LECTERN_TOP_K: "many" },
     });
     expectCleanFailure(

@@ -2,15 +2,16 @@
 export function createProgressBar(
   stream: NodeJS.WriteStream = process.stderr,
   label = "Ingesting",
+  now: () => number = Date.now,
 ) {
   const interactive = Boolean(stream.isTTY) && !process.env.CI;
   let lastDraw = 0;
   return {
     update({ done, total, file }: { done: number; total: number; file: string }) {
       if (!interactive) return;
-      const now = Date.now();
-      if (done < total && now - lastDraw < 50) return;
-      lastDraw = now;
+      const drawnAt = now();
+      if (done < total && drawnAt - lastDraw < 50) return;
+      lastDraw = drawnAt;
       const width = 28;
       const filled = total === 0 ? width : Math.round((done / total) * width);
       const bar = `${"█".repeat(filled)}${"░".repeat(width - filled)}`;

@@ -39,26 +39,19 @@ function lineOf(source: string, needle: string): number {
   return index + 1;
 }
 
-/** Runs `action`, expecting a MarkdownParseError, and returns it. */
-function parseError(action: () => unknown): MarkdownParseError {
+/** Runs `action`, expecting it to throw an instance of `type`, and returns the error. */
+function thrown<T extends Error>(action: () => unknown, type: new (...args: never[]) => T): T {
   try {
     action();
   } catch (error) {
-    expect(error).toBeInstanceOf(MarkdownParseError);
-    return error as MarkdownParseError;
+    expect(error).toBeInstanceOf(type);
+    return error as T;
   }
-  throw new Error("expected a MarkdownParseError");
+  throw new Error(`expected a ${type.name}`);
 }
 
-function lecternError(action: () => unknown): LecternError {
-  try {
-    action();
-  } catch (error) {
-    expect(error).toBeInstanceOf(LecternError);
-    return error as LecternError;
-  }
-  throw new Error("expected a LecternError");
-}
+const parseError = (action: () => unknown) => thrown(action, MarkdownParseError);
+const lecternError = (action: () => unknown) => thrown(action, LecternError);
 
 describe("frontmatter", () => {
   it("reads title, slug, id, sidebar_position and a tags list", () => {

@@ -1,10 +1,13 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { env } from "@huggingface/transformers";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  expectBrokenFilesRefused,
+  expectConfigError,
+  expectNoNetwork,
+} from "../../test/local-models.ts";
 import { writeTinyModel } from "../../test/tiny-onnx-model.ts";
-import { isLecternError, type LecternError } from "../errors.ts";
 import { createLocalEmbedder, type LocalEmbedder } from "./local-embedder.ts";
 
 let root: string;
@@ -23,16 +26,6 @@ async function modelIn(name: string, options?: Parameters<typeof writeTinyModel>
   const directory = path.join(root, name);
   await writeTinyModel(directory, options);
   return directory;
-}
-
-async function configError(promise: Promise<unknown>): Promise<LecternError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!isLecternError(error)) throw new Error(`expected a LecternError, got ${String(error)}`);
-  expect(error.code).toBe("CONFIG_INVALID");
-  return error;
 }
 
 function norm(vector: number[]): number {
@@ -157,14 +150,14 @@ describe("createLocalEmbedder", () => {
 
   it("names a directory that does not exist", async () => {
     const missing = path.join(root, "no-such-model");
-    const error = await configError(createLocalEmbedder({ modelDir: missing }));
+    const error = await expectConfigError(createLocalEmbedder({ modelDir: missing }));
     expect(error.message).toContain(missing);
     expect(error.message).toContain("does not exist");
   });
 
   it("names the missing model file", async () => {
     const directory = await modelIn("no-onnx", { omit: ["onnx/model.onnx"] });
-    const error = await configError(createLocalEmbedder({ modelDir: directory }));
+    const error = await expectConfigError(createLocalEmbedder({ modelDir: directory }));
     expect(error.message).toContain(directory);
     expect(error.message).toContain("onnx/model.onnx");
     expect(error.details).toMatchObject({ modelDir: directory, missing: ["onnx/model.onnx"] });
@@ -174,25 +167,16 @@ describe("createLocalEmbedder", () => {
     const directory = await modelIn("no-tokenizer", {
       omit: ["tokenizer.json", "tokenizer_config.json"],
     });
-    const error = await configError(createLocalEmbedder({ modelDir: directory }));
+    const error = await expectConfigError(createLocalEmbedder({ modelDir: directory }));
     expect(error.details).toMatchObject({ missing: ["tokenizer.json", "tokenizer_config.json"] });
   });
 
   it("reports a broken config.json or model file as configuration errors", async () => {
-    const badConfig = await modelIn("bad-config");
-    await writeFile(path.join(badConfig, "config.json"), "{ not json");
-    const configFailure = await configError(createLocalEmbedder({ modelDir: badConfig }));
-    expect(configFailure.message).toContain(path.join(badConfig, "config.json"));
-
-    const badModel = await modelIn("bad-model");
-    await writeFile(path.join(badModel, "onnx", "model.onnx"), "not a model");
-    const modelFailure = await configError(createLocalEmbedder({ modelDir: badModel }));
-    expect(modelFailure.message).toContain(badModel);
-    expect(modelFailure.message).toContain("could not be loaded");
+    await expectBrokenFilesRefused((modelDir) => createLocalEmbedder({ modelDir }), modelIn);
   });
 
   it("fails clearly when the configured dimensions do not match the model", async () => {
-    const error = await configError(createLocalEmbedder({ modelDir, dimensions: 384 }));
+    const error = await expectConfigError(createLocalEmbedder({ modelDir, dimensions: 384 }));
     expect(error.message).toContain(`${dimensions}-dimensional`);
     expect(error.message).toContain("384");
     const matching = await open({ modelDir, dimensions });
@@ -200,33 +184,21 @@ describe("createLocalEmbedder", () => {
   });
 
   it("rejects invalid options", async () => {
-    await configError(createLocalEmbedder({ modelDir, batchSize: 0 }));
-    await configError(createLocalEmbedder({ modelDir, dimensions: -1 }));
-    await configError(createLocalEmbedder({ modelDir: "  " }));
+    await expectConfigError(createLocalEmbedder({ modelDir, batchSize: 0 }));
+    await expectConfigError(createLocalEmbedder({ modelDir, dimensions: -1 }));
+    await expectConfigError(createLocalEmbedder({ modelDir: "  " }));
     const pooling = "max" as "mean";
-    await configError(createLocalEmbedder({ modelDir, pooling }));
+    await expectConfigError(createLocalEmbedder({ modelDir, pooling }));
   });
 
   it("never reaches for the network", async () => {
-    const globalFetch = vi.spyOn(globalThis, "fetch");
-    const libraryFetch = vi.fn(async () => {
-      throw new Error("network access attempted");
-    });
-    const originalFetch = env.fetch;
-    env.fetch = libraryFetch;
-    try {
+    await expectNoNetwork(async () => {
       const local = await open({ modelDir: await modelIn("offline") });
       await local.embed(["navigation map"]);
       // A hub-style id is a relative path here: it is looked up on disk and not downloaded.
       const hubId = "sentence-transformers/all-MiniLM-L6-v2";
-      const error = await configError(createLocalEmbedder({ modelDir: hubId }));
+      const error = await expectConfigError(createLocalEmbedder({ modelDir: hubId }));
       expect(error.message).toContain(path.resolve(hubId));
-      expect(env.allowRemoteModels).toBe(false);
-      expect(libraryFetch).not.toHaveBeenCalled();
-      expect(globalFetch).not.toHaveBeenCalled();
-    } finally {
-      env.fetch = originalFetch;
-      globalFetch.mockRestore();
-    }
+    });
   });
 });

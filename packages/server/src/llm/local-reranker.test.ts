@@ -1,11 +1,14 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { env } from "@huggingface/transformers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  expectBrokenFilesRefused,
+  expectConfigError,
+  expectNoNetwork,
+} from "../../test/local-models.ts";
 import { writeTinyCrossEncoder, writeTinyModel } from "../../test/tiny-onnx-model.ts";
 import { loadConfig } from "../config/config.ts";
-import { isLecternError, type LecternError } from "../errors.ts";
 import type { Reranker } from "../search/reranker.ts";
 import { createLocalReranker, type LocalReranker } from "./local-reranker.ts";
 import { createReranker } from "./rerankers.ts";
@@ -28,16 +31,6 @@ async function crossEncoderIn(name: string, options?: Parameters<typeof writeTin
   const directory = path.join(root, name);
   await writeTinyCrossEncoder(directory, options);
   return directory;
-}
-
-async function configError(promise: Promise<unknown>): Promise<LecternError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!isLecternError(error)) throw new Error(`expected a LecternError, got ${String(error)}`);
-  expect(error.code).toBe("CONFIG_INVALID");
-  return error;
 }
 
 /** Passage indices from the highest score to the lowest. */
@@ -168,7 +161,7 @@ describe("createLocalReranker", () => {
 
   it("names a directory that does not exist", async () => {
     const missing = path.join(root, "no-such-model");
-    const error = await configError(createLocalReranker({ modelDir: missing }));
+    const error = await expectConfigError(createLocalReranker({ modelDir: missing }));
     expect(error.message).toContain(missing);
     expect(error.message).toContain("does not exist");
     expect(error.details).toMatchObject({ modelDir: missing });
@@ -176,7 +169,7 @@ describe("createLocalReranker", () => {
 
   it("names a path that is a file, not a directory", async () => {
     const file = path.join(modelDir, "config.json");
-    const error = await configError(createLocalReranker({ modelDir: file }));
+    const error = await expectConfigError(createLocalReranker({ modelDir: file }));
     expect(error.message).toContain("is not a directory");
   });
 
@@ -184,7 +177,7 @@ describe("createLocalReranker", () => {
     const directory = await crossEncoderIn("incomplete", {
       omit: ["onnx/model.onnx", "tokenizer.json"],
     });
-    const error = await configError(createLocalReranker({ modelDir: directory }));
+    const error = await expectConfigError(createLocalReranker({ modelDir: directory }));
     expect(error.message).toContain(directory);
     expect(error.message).toContain("onnx/model.onnx");
     expect(error.details).toMatchObject({
@@ -194,54 +187,33 @@ describe("createLocalReranker", () => {
   });
 
   it("reports a broken config.json or model file as configuration errors", async () => {
-    const badConfig = await crossEncoderIn("bad-config");
-    await writeFile(path.join(badConfig, "config.json"), "{ not json");
-    const configFailure = await configError(createLocalReranker({ modelDir: badConfig }));
-    expect(configFailure.message).toContain(path.join(badConfig, "config.json"));
-
-    const badModel = await crossEncoderIn("bad-model");
-    await writeFile(path.join(badModel, "onnx", "model.onnx"), "not a model");
-    const modelFailure = await configError(createLocalReranker({ modelDir: badModel }));
-    expect(modelFailure.message).toContain(badModel);
-    expect(modelFailure.message).toContain("could not be loaded");
+    await expectBrokenFilesRefused((modelDir) => createLocalReranker({ modelDir }), crossEncoderIn);
   });
 
   it("refuses a model that is not a cross-encoder", async () => {
     const embeddingModel = path.join(root, "embedding-model");
     await writeTinyModel(embeddingModel);
-    const error = await configError(createLocalReranker({ modelDir: embeddingModel }));
+    const error = await expectConfigError(createLocalReranker({ modelDir: embeddingModel }));
     expect(error.message).toContain(embeddingModel);
     expect(error.message).toContain("failed on a test input");
     expect(error.message).toContain("logits");
   });
 
   it("rejects invalid options", async () => {
-    await configError(createLocalReranker({ modelDir, batchSize: 0 }));
-    await configError(createLocalReranker({ modelDir, batchSize: 1.5 }));
-    await configError(createLocalReranker({ modelDir: "  " }));
+    await expectConfigError(createLocalReranker({ modelDir, batchSize: 0 }));
+    await expectConfigError(createLocalReranker({ modelDir, batchSize: 1.5 }));
+    await expectConfigError(createLocalReranker({ modelDir: "  " }));
   });
 
   it("never reaches for the network", async () => {
-    const globalFetch = vi.spyOn(globalThis, "fetch");
-    const libraryFetch = vi.fn(async () => {
-      throw new Error("network access attempted");
-    });
-    const originalFetch = env.fetch;
-    env.fetch = libraryFetch;
-    try {
+    await expectNoNetwork(async () => {
       const local = await open({ modelDir: await crossEncoderIn("offline") });
       await local.rerank(QUESTION, PASSAGES);
       // A hub-style id is a relative path here: it is looked up on disk and not downloaded.
       const hubId = "cross-encoder/ms-marco-MiniLM-L-6-v2";
-      const error = await configError(createLocalReranker({ modelDir: hubId }));
+      const error = await expectConfigError(createLocalReranker({ modelDir: hubId }));
       expect(error.message).toContain(path.resolve(hubId));
-      expect(env.allowRemoteModels).toBe(false);
-      expect(libraryFetch).not.toHaveBeenCalled();
-      expect(globalFetch).not.toHaveBeenCalled();
-    } finally {
-      env.fetch = originalFetch;
-      globalFetch.mockRestore();
-    }
+    });
   });
 });
 
@@ -262,7 +234,7 @@ describe("createReranker", () => {
   it("fails at start-up with CONFIG_INVALID for a directory that does not exist", async () => {
     const missing = path.join(root, "not-there");
     const config = loadConfig({ env: { LECTERN_RERANK_MODEL_DIR: missing }, cwd: root });
-    const error = await configError(createReranker(config));
+    const error = await expectConfigError(createReranker(config));
     expect(error.message).toContain(missing);
   });
 });

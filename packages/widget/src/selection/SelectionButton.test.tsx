@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
-import { screen, waitFor, within } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { act, screen, waitFor, within } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { installFetch, sseResponse } from "../test/fetch-mock.ts";
 import { ask, renderWidget } from "../test/render-widget.tsx";
 import { answerEvents, SELECTION_SOURCE } from "../test/sse-fixtures.ts";
@@ -21,6 +21,17 @@ function selectPageText(text = PAGE_TEXT): HTMLElement {
   paragraph.dispatchEvent(new MouseEvent("mouseup", { bubbles: true, composed: true }));
   return paragraph;
 }
+
+/** Runs what the widget scheduled after the mouseup (it reads the selection on the next task). */
+function runScheduledWork(): void {
+  act(() => {
+    vi.runAllTimers();
+  });
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("asking about selected text", () => {
   it("offers 'Ask about this', shows the selection as context and sends it as selected_text", async () => {
@@ -88,17 +99,19 @@ describe("asking about selected text", () => {
       expect(screen.queryByRole("button", { name: "Ask about this" })).not.toBeInTheDocument(),
     );
 
+    vi.useFakeTimers();
     const launcher = screen.getByRole("button", { name: "Ask the book" });
     document.getSelection()?.selectAllChildren(launcher);
     launcher.dispatchEvent(new MouseEvent("mouseup", { bubbles: true, composed: true }));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    runScheduledWork();
     expect(screen.queryByRole("button", { name: "Ask about this" })).not.toBeInTheDocument();
   });
 
-  it("can be switched off", async () => {
+  it("can be switched off", () => {
+    vi.useFakeTimers();
     renderWidget({ askAboutSelection: false });
     selectPageText();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    runScheduledWork();
     expect(screen.queryByRole("button", { name: "Ask about this" })).not.toBeInTheDocument();
   });
 });

@@ -24,6 +24,13 @@ function answerInSession(call: FetchCall): Response {
   return sseResponse(answerEvents(sessionId ? { sessionId } : {}));
 }
 
+const SAVED_SESSION_ID = "550e8400-e29b-41d4-a716-446655440000";
+
+/** What an earlier page of the site left in sessionStorage. */
+function saveConversation(messages: unknown[], sessionId = SAVED_SESSION_ID): void {
+  window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ version: 1, sessionId, messages }));
+}
+
 function stored(): { sessionId: string; messages: { role: string; text: string }[] } | null {
   const raw = window.sessionStorage.getItem(STORAGE_KEY);
   return raw ? JSON.parse(raw) : null;
@@ -56,14 +63,7 @@ describe("conversation persistence", () => {
   });
 
   it("stores nothing with persist: false, and forgets what an earlier page stored", async () => {
-    window.sessionStorage.setItem(
-      STORAGE_KEY,
-      JSON.stringify({
-        version: 1,
-        sessionId: "550e8400-e29b-41d4-a716-446655440000",
-        messages: [{ id: "1", role: "user", text: "Old question", selectedText: null }],
-      }),
-    );
+    saveConversation([{ id: "1", role: "user", text: "Old question", selectedText: null }]);
     installFetch(answerInSession);
     const { user, store } = renderWidget({ persist: false });
     expect(window.sessionStorage.length).toBe(0);
@@ -82,17 +82,10 @@ describe("conversation persistence", () => {
       messageId: "m1",
       streaming: true,
     };
-    window.sessionStorage.setItem(
-      STORAGE_KEY,
-      JSON.stringify({
-        version: 1,
-        sessionId: "550e8400-e29b-41d4-a716-446655440000",
-        messages: [
-          { ...answer, id: "a", feedback: { rating: "up", status: "sending" } },
-          { ...answer, id: "b", feedback: { rating: "down", status: "sent" } },
-        ],
-      }),
-    );
+    saveConversation([
+      { ...answer, id: "a", feedback: { rating: "up", status: "sending" } },
+      { ...answer, id: "b", feedback: { rating: "down", status: "sent" } },
+    ]);
     const { store } = renderWidget();
     expect(store.getState().messages).toMatchObject([
       { id: "a", feedback: null, streaming: false },
@@ -101,31 +94,24 @@ describe("conversation persistence", () => {
   });
 
   it("shows an answer saved before routes were stored with its confidence and thumbs", async () => {
-    window.sessionStorage.setItem(
-      STORAGE_KEY,
-      JSON.stringify({
-        version: 1,
-        sessionId: "550e8400-e29b-41d4-a716-446655440000",
-        messages: [
-          { id: "q", role: "user", text: "What is a URDF?", selectedText: null },
-          {
-            id: "a",
-            role: "assistant",
-            text: URDF_ANSWER,
-            streaming: false,
-            stopped: false,
-            complete: true,
-            sources: [ROS2_CONTROL_SOURCE],
-            confidence: "medium",
-            mode: "full",
-            lowConfidence: false,
-            fallbackMessage: null,
-            messageId: "m1",
-            feedback: null,
-          },
-        ],
-      }),
-    );
+    saveConversation([
+      { id: "q", role: "user", text: "What is a URDF?", selectedText: null },
+      {
+        id: "a",
+        role: "assistant",
+        text: URDF_ANSWER,
+        streaming: false,
+        stopped: false,
+        complete: true,
+        sources: [ROS2_CONTROL_SOURCE],
+        confidence: "medium",
+        mode: "full",
+        lowConfidence: false,
+        fallbackMessage: null,
+        messageId: "m1",
+        feedback: null,
+      },
+    ]);
     const { user, store } = renderWidget();
     expect(store.getState().messages[1]).toMatchObject({ id: "a", route: "question" });
     await user.click(screen.getByRole("button", { name: "Ask the book" }));
@@ -153,10 +139,7 @@ describe("conversation persistence", () => {
   });
 
   it("ignores stored data it does not recognise", () => {
-    window.sessionStorage.setItem(
-      STORAGE_KEY,
-      JSON.stringify({ version: 1, sessionId: "not-a-uuid", messages: [] }),
-    );
+    saveConversation([], "not-a-uuid");
     const { store } = renderWidget();
     expect(isUuidV4(store.getState().sessionId)).toBe(true);
     expect(store.getState().messages).toEqual([]);

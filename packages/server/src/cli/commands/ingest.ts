@@ -1,0 +1,54 @@
+import type { Config } from "../../config/config.ts";
+import { scanDocs } from "../../ingest/files.ts";
+import { type Lectern, openLectern } from "../../lectern.ts";
+import { type Flags, UsageError } from "../flags.ts";
+import { formatIngestSummary } from "../format.ts";
+import { createProgressBar } from "../progress.ts";
+
+/** `lectern ingest --docs <dir> [--reembed] [--json]` */
+export async function ingestCommand(config: Config, flags: Flags): Promise<number> {
+  if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
+  const docsDir = config.docsDir;
+  await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
+  const reembed = Boolean(flags.reembed);
+  const lectern = await openLectern(config, { reembed });
+  try {
+    if (reembed) await lectern.vectors?.deleteAll();
+    return await runIngest(lectern, docsDir, Boolean(flags.json));
+  } finally {
+    await lectern.close();
+  }
+}
+
+/** Ingests with a progress bar and prints the report; 1 when a file or the embedding failed. */
+export async function runIngest(lectern: Lectern, docsDir: string, json: boolean): Promise<number> {
+  const progress = createProgressBar();
+  const report = await lectern.ingest(docsDir, (event) => progress.update(event));
+  progress.finish();
+  if (json) {
+    const { addedChunks: _added, removedChunkIds: _removed, ...summary } = report;
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  } else {
+    for (const failure of report.failures) process.stderr.write(`✗ ${failure.message}\n`);
+    process.stdout.write(`${formatIngestSummary(report)}\n`);
+  }
+  const embeddings = report.embeddings;
+  if (embeddings && !json) {
+    process.stdout.write(
+      `Embeddings: ${embeddings.embedded} chunks embedded in ${embeddings.seconds.toFixed(2)} s with ${lectern.embedder.provider}:${lectern.embedder.modelId}\n`,
+    );
+  }
+  if (embeddings?.failed) {
+    process.stderr.write(
+      `Embedding stopped (${embeddings.failed}); ${embeddings.pending} chunk(s) still need embeddings. Run the same command again to continue where it stopped.\n`,
+    );
+    return 1;
+  }
+  if (report.failures.length > 0) {
+    process.stderr.write(
+      `${report.failures.length} file(s) could not be ingested; their previous versions (if any) were kept.\n`,
+    );
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,57 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import pino from "pino";
+import type { Config } from "../config/config.ts";
+import { createError } from "../errors.ts";
+import { type Lectern, openLectern } from "../lectern.ts";
+import { createChatPipeline } from "../pipeline/answering.ts";
+import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
+import type { Retriever } from "../search/retriever.ts";
+
+/** What the commands share: the sample book, opening the index, and the `/chat` pipeline. */
+
+export const SAMPLE_DOCS = fileURLToPath(
+  new URL("../../../../examples/robotics-primer/docs", import.meta.url),
+);
+
+/** For read-only commands: a data directory that was never created holds nothing to search. */
+export function requireDataDir(config: Config): void {
+  if (!config.databaseUrl && !existsSync(path.join(config.dataDir, "db"))) {
+    throw createError(
+      "INDEX_EMPTY",
+      `Nothing has been ingested into ${path.resolve(config.dataDir)} yet. Run: lectern ingest --docs <dir>`,
+    );
+  }
+}
+
+export function requireIndex(lectern: Lectern): void {
+  if (lectern.index.size === 0) {
+    throw createError(
+      "INDEX_EMPTY",
+      `Nothing has been ingested into ${configLocation(lectern.config)} yet. Run: lectern ingest --docs <dir>`,
+    );
+  }
+}
+
+function configLocation(config: Config): string {
+  return config.databaseUrl ? "the database" : path.resolve(config.dataDir);
+}
+
+export async function withLectern<T>(
+  config: Config,
+  work: (lectern: Lectern) => Promise<T>,
+): Promise<T> {
+  const lectern = await openLectern(config);
+  try {
+    return await work(lectern);
+  } finally {
+    await lectern.close();
+  }
+}
+
+/** The pipeline `/chat` runs, for the CLI's commands (logs go to stderr, warnings only). */
+export function pipelineOf(lectern: Lectern, retriever?: Retriever): ChatPipeline {
+  const logger = pino({ level: "warn", base: null }, pino.destination(2));
+  return createChatPipeline(lectern, logger, retriever ? { retriever } : {}).pipeline;
+}
