@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { createError } from "../errors.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
+import { round } from "../util/numbers.ts";
 import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { readChatInput } from "./request.ts";
@@ -48,7 +49,7 @@ export function toChatResponse(
 
 function metadataOf(input: ChatInput, outcome: ChatOutcome, elapsedMs: number): ResponseMetadata {
   return {
-    query_time_ms: round(elapsedMs),
+    query_time_ms: roundMs(elapsedMs),
     retrieval_count: outcome.retrievalCount,
     mode: outcome.mode,
     low_confidence: outcome.lowConfidence,
@@ -79,6 +80,6 @@ export async function withTimeout<T>(work: Promise<T>, timeout: AbortSignal): Pr
 }
 
 /** Milliseconds to two decimals. */
-export function round(value: number): number {
-  return Math.round(value * 100) / 100;
+export function roundMs(value: number): number {
+  return round(value, 2);
 }

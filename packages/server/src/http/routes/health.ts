@@ -1,5 +1,5 @@
 import type { Handler } from "hono";
-import { round } from "../chat-turn.ts";
+import { roundMs } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 
@@ -21,7 +21,7 @@ export function getHealth(deps: RouteDeps): Handler<AppEnv> {
       services.database = {
         name: "database",
         status: "healthy",
-        latency_ms: round(now() - databaseStart),
+        latency_ms: roundMs(now() - databaseStart),
         error: null,
       };
     } catch (error) {
@@ -38,7 +38,7 @@ export function getHealth(deps: RouteDeps): Handler<AppEnv> {
     services.index = {
       name: "index",
       status: chunks > 0 ? "healthy" : "degraded",
-      latency_ms: round(now() - indexStart),
+      latency_ms: roundMs(now() - indexStart),
       error: chunks > 0 ? null : "Nothing has been ingested yet.",
     };
     const model = checks.model?.();
