@@ -1,5 +1,12 @@
 import { createError } from "../errors.ts";
-import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
+import {
+  clampLimit,
+  type Exchange,
+  type HistoryEntry,
+  type HistoryStore,
+  isUuid,
+  requireUuid,
+} from "./history-store.ts";
 
 export interface MemoryHistoryLimits {
   /** Sessions kept at most; past it the least recently active session is evicted. */
@@ -44,8 +51,8 @@ export class MemoryHistoryStore implements HistoryStore {
   }
 
   async saveExchange(exchange: Exchange): Promise<void> {
-    const sessionId = canonicalUuid(exchange.sessionId, "session id");
-    const requestId = canonicalUuid(exchange.requestId, "request id");
+    const sessionId = requireUuid(exchange.sessionId, "session id");
+    const requestId = requireUuid(exchange.requestId, "request id");
     // Everything that can throw happens before the first change: either all is stored or nothing.
     const sources = JSON.stringify(exchange.sources);
     const metadata = JSON.stringify(exchange.metadata);
@@ -176,20 +183,6 @@ function toEntry(stored: StoredExchange): HistoryEntry {
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function lowerUuid(value: string): string | undefined {
-  return UUID.test(value) ? value.toLowerCase() : undefined;
-}
-
-function canonicalUuid(value: string, what: string): string {
-  const id = lowerUuid(value);
-  if (id === undefined) throw createError("VALIDATION_ERROR", `The ${what} must be a UUID.`);
-  return id;
-}
-
-/** A whole number ≥ 0; anything else (fractions, NaN, negative) is rounded into range. */
-function clampLimit(limit: number): number {
-  if (Number.isNaN(limit) || limit <= 0) return 0;
-  return Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
+  return isUuid(value) ? value.toLowerCase() : undefined;
 }
