@@ -118,27 +118,15 @@ export const configSchema = z
     logLevel: z
       .enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])
       .default("info"),
-    chunking: chunkingSchema.default({ targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 }),
-    search: searchSchema.default({ topK: 5, maxChunksPerPage: 1 }),
-    history: historySchema.default({ mode: "postgres", retentionDays: 7, window: 5 }),
-    limits: limitsSchema.default({
-      maxQueryChars: 32_000,
-      maxSelectionChars: 64_000,
-      maxBodyBytes: 512 * 1024,
-      historyMaxLimit: 100,
-      maxConcurrentChats: 64,
-    }),
-    rateLimit: rateLimitSchema.default({
-      enabled: true,
-      perIpPerMinute: 60,
-      perIpBurst: 30,
-      perSessionPerMinute: 30,
-      perSessionBurst: 15,
-      trustProxy: false,
-    }),
-    llm: llmSchema.default(() => llmSchema.parse({})),
-    embeddings: embeddingsSchema.default(() => embeddingsSchema.parse({})),
-    rerank: rerankSchema.default(() => rerankSchema.parse({})),
+    // Each section's defaults live in its own schema; `prefault` parses `{}` through it.
+    chunking: chunkingSchema.prefault({}),
+    search: searchSchema.prefault({}),
+    history: historySchema.prefault({}),
+    limits: limitsSchema.prefault({}),
+    rateLimit: rateLimitSchema.prefault({}),
+    llm: llmSchema.prefault({}),
+    embeddings: embeddingsSchema.prefault({}),
+    rerank: rerankSchema.prefault({}),
     corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
     adminToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /feedback
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
