@@ -1,8 +1,7 @@
 /**
  * The local reranker: a transformers.js (ONNX Runtime) cross-encoder read from a directory on disk,
  * such as an fp32 export of cross-encoder/ms-marco-MiniLM-L-6-v2. As for the local embedder,
- * nothing is ever fetched from a model hub, and the directory is checked up front so that a wrong
- * path or an incomplete export fails with a message naming the directory and the missing file.
+ * nothing is ever fetched from a model hub (see local-model.ts).
  *
  * Each (question, passage) pair is tokenized as one sequence (`[CLS] question [SEP] passage [SEP]`
  * for BERT-like models), cut to the model's maximum length and scored by
@@ -10,12 +9,10 @@
  * model (not relevant, relevant) the score is logit₁ − logit₀, the log-odds of "relevant", which
  * orders passages exactly as the softmax probability would.
  */
-import { readFile, stat } from "node:fs/promises";
-import path from "node:path";
 import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from "@huggingface/transformers";
-import { createError, type LecternError } from "../errors.ts";
+import { createError } from "../errors.ts";
 import type { Reranker } from "../search/reranker.ts";
-import { LOCAL_MODEL_FILES } from "./local-embedder.ts";
+import { messageOf, modelError, modelIdFor, openLocalModelDirectory } from "./local-model.ts";
 
 export interface LocalRerankerOptions {
   /** Directory holding config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx. */
@@ -33,8 +30,6 @@ export interface LocalReranker extends Reranker {
 const DEFAULT_BATCH_SIZE = 32;
 /** Used when neither the tokenizer nor the model config states a limit (BERT's own). */
 const FALLBACK_MAX_LENGTH = 512;
-/** A Hugging Face style `org/name` id (as opposed to a filesystem path left in the config). */
-const MODEL_ID_PATTERN = /^[\w.-]+(\/[\w.-]+)?$/;
 
 /** Token ids of one tokenized pair, before padding. */
 interface EncodedPair {
@@ -56,15 +51,10 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
     );
   }
 
-  const modelDir = path.resolve(options.modelDir);
-  await checkModelDirectory(modelDir);
-  const config = await readModelConfig(modelDir);
-
-  const transformers = await import("@huggingface/transformers");
-  // Local files only, as for the local embedder (see local-embedder.ts for why each flag).
-  transformers.env.allowRemoteModels = false;
-  transformers.env.allowLocalModels = true;
-  transformers.env.useFSCache = false;
+  const { modelDir, config, transformers } = await openLocalModelDirectory(options.modelDir, {
+    label: "reranker model",
+    architecture: "a cross-encoder",
+  });
 
   let tokenizer: PreTrainedTokenizer;
   let model: PreTrainedModel;
@@ -236,66 +226,4 @@ function maxLengthOf(tokenizer: PreTrainedTokenizer, config: Record<string, unkn
     (limit): limit is number => typeof limit === "number" && Number.isInteger(limit) && limit > 2,
   );
   return limits.length > 0 ? Math.min(...limits) : FALLBACK_MAX_LENGTH;
-}
-
-async function checkModelDirectory(modelDir: string): Promise<void> {
-  const directory = await stat(modelDir).catch(() => undefined);
-  if (directory === undefined) {
-    throw modelError(modelDir, `The reranker model directory ${modelDir} does not exist.`);
-  }
-  if (!directory.isDirectory()) {
-    throw modelError(modelDir, `The reranker model path ${modelDir} is not a directory.`);
-  }
-  const missing: string[] = [];
-  for (const file of LOCAL_MODEL_FILES) {
-    const entry = await stat(path.join(modelDir, file)).catch(() => undefined);
-    if (!entry?.isFile()) missing.push(file);
-  }
-  if (missing.length > 0) {
-    throw modelError(
-      modelDir,
-      `The reranker model directory ${modelDir} is missing ${missing.join(", ")}. ` +
-        `It needs ${LOCAL_MODEL_FILES.join(", ")} (an fp32 ONNX export of a cross-encoder ` +
-        "with its tokenizer).",
-      undefined,
-      { missing },
-    );
-  }
-}
-
-async function readModelConfig(modelDir: string): Promise<Record<string, unknown>> {
-  const file = path.join(modelDir, "config.json");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, "utf8"));
-  } catch (error) {
-    throw modelError(modelDir, `${file} is not valid JSON: ${messageOf(error)}`, error);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw modelError(modelDir, `${file} must contain a JSON object.`);
-  }
-  return parsed as Record<string, unknown>;
-}
-
-/** `_name_or_path` when it is a model id like `org/name`; the directory's name otherwise. */
-function modelIdFor(modelDir: string, config: Record<string, unknown>): string {
-  const nameOrPath = config._name_or_path;
-  if (typeof nameOrPath === "string" && MODEL_ID_PATTERN.test(nameOrPath)) return nameOrPath;
-  return path.basename(modelDir);
-}
-
-function modelError(
-  modelDir: string,
-  message: string,
-  cause?: unknown,
-  details: Record<string, unknown> = {},
-): LecternError {
-  return createError("CONFIG_INVALID", message, {
-    details: { modelDir, ...details },
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
