@@ -1,9 +1,10 @@
 import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import type { Config } from "./config/config.ts";
 import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
+import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
 import { createEmbedder } from "./llm/embedders.ts";
+import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
-import { type Embedder, isDenseEnabled } from "./search/embedder.ts";
 import { applyToIndex, loadLexicalIndex, saveLexicalIndex } from "./search/index-store.ts";
 import type { LexicalIndex } from "./search/lexical-index.ts";
 import type { Reranker } from "./search/reranker.ts";
@@ -28,6 +29,8 @@ export interface Lectern {
   readonly db: SqlClient;
   readonly store: DocumentStore;
   readonly embedder: Embedder;
+  /** The provider clients of this library; chat models are made from them too. */
+  readonly providers: ProviderClients;
   readonly vectors: VectorStore | undefined;
   index: LexicalIndex;
   retriever: Retriever;
@@ -52,7 +55,8 @@ export interface OpenOptions {
 }
 
 export async function openLectern(config: Config, options: OpenOptions = {}): Promise<Lectern> {
-  const embedder = options.embedder ?? (await createEmbedder(config));
+  const providers = new ProviderClients();
+  const embedder = options.embedder ?? (await createEmbedder(config, providers));
   const reranker = options.reranker ?? (await createReranker(config));
   const dense = isDenseEnabled(embedder);
   const db = await openDatabase({ ...config, vector: dense });
@@ -91,6 +95,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       db,
       store,
       embedder,
+      providers,
       vectors,
       index: loaded.index,
       retriever: makeRetriever(loaded.index),
@@ -119,10 +124,12 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         const started = performance.now();
         if (!vectorStore) return { embedded: 0, pending: 0, failed: undefined, seconds: 0 };
         const total = await vectorStore.countPending();
+        const batchSize = embedder.maxBatchSize ?? config.embeddings.batchSize;
         let embedded = 0;
         try {
           while (true) {
-            const batch = await vectorStore.pendingChunks(config.embeddings.batchSize);
+            // One page of pending chunks is one model call and one stored batch.
+            const batch = await vectorStore.pendingChunks(batchSize);
             if (batch.length === 0) break;
             const embeddings = await embedder.embed(batch.map((chunk) => chunk.text));
             await vectorStore.store(

@@ -4,7 +4,7 @@
  */
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { createError } from "../errors.ts";
-import type { Embedder } from "../search/embedder.ts";
+import { type Embedder, embedInBatches } from "./embedder.ts";
 import { messageOf, modelError, modelIdFor, openLocalModelDirectory } from "./local-model.ts";
 
 export { LOCAL_MODEL_FILES } from "./local-model.ts";
@@ -104,14 +104,9 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
     provider: "local",
     modelId: modelIdFor(modelDir, config),
     dimensions,
+    maxBatchSize: batchSize,
     async embed(texts, embedOptions) {
-      const signal = embedOptions?.signal;
-      const vectors: number[][] = [];
-      for (let start = 0; start < texts.length; start += batchSize) {
-        signal?.throwIfAborted();
-        vectors.push(...(await run(texts.slice(start, start + batchSize))));
-      }
-      return vectors;
+      return embedInBatches(texts, batchSize, run, embedOptions?.signal);
     },
     async dispose() {
       await extractor.dispose();
