@@ -11,8 +11,9 @@ import type { Reranker } from "./search/reranker.ts";
 import { Retriever } from "./search/retriever.ts";
 import { DocumentStore } from "./store/document-store.ts";
 import { openDatabase } from "./store/open.ts";
+import { PgvectorBacklog, PgvectorIndex } from "./store/pgvector-index.ts";
 import type { SqlClient } from "./store/sql-client.ts";
-import { VectorStore } from "./store/vector-store.ts";
+import type { EmbeddingBacklog, VectorIndex } from "./store/vector-index.ts";
 
 /** The assembled library: database, document store, BM25 index and retriever for one collection. */
 export interface EmbeddingReport {
@@ -31,7 +32,8 @@ export interface Lectern {
   readonly embedder: Embedder;
   /** The provider clients of this library; chat models are made from them too. */
   readonly providers: ProviderClients;
-  readonly vectors: VectorStore | undefined;
+  /** The vector index and what waits for a vector; undefined when dense retrieval is off. */
+  readonly vectors: DenseVectors | undefined;
   index: LexicalIndex;
   retriever: Retriever;
   /** What the book is about, for overview questions; undefined for an empty book. */
@@ -44,6 +46,9 @@ export interface Lectern {
   embedPending(onProgress?: ProgressListener): Promise<EmbeddingReport>;
   close(): Promise<void>;
 }
+
+/** Both sides of dense retrieval, as one object for callers (`lectern.vectors`). */
+export type DenseVectors = VectorIndex & EmbeddingBacklog;
 
 export interface OpenOptions {
   /** Overrides the configured embedder (tests use a deterministic one). */
@@ -62,13 +67,14 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
   const db = await openDatabase({ ...config, vector: dense });
   try {
     const store = new DocumentStore(db, config.collection);
-    let vectors: VectorStore | undefined;
+    let vectors: DenseVectors | undefined;
     if (dense) {
-      vectors = new VectorStore(db, config.collection);
-      await vectors.prepare(
+      const index = new PgvectorIndex(db, config.collection);
+      await index.prepare(
         { provider: embedder.provider, model: embedder.modelId, dimensions: embedder.dimensions },
         { reembed: options.reembed ?? false },
       );
+      vectors = denseVectors(index, new PgvectorBacklog(db, index));
     }
     const loaded = await loadLexicalIndex(store, config.dataDir);
     const vectorStore = vectors;
@@ -132,12 +138,13 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
             const batch = await vectorStore.pendingChunks(batchSize);
             if (batch.length === 0) break;
             const embeddings = await embedder.embed(batch.map((chunk) => chunk.text));
-            await vectorStore.store(
+            await vectorStore.upsert(
               batch.map((chunk, index) => ({
                 chunkId: chunk.id,
                 embedding: embeddings[index] ?? [],
               })),
             );
+            await vectorStore.markEmbedded(batch.map((chunk) => chunk.id));
             embedded += batch.length;
             onProgress?.({ done: embedded, total, file: "embedding chunks" });
           }
@@ -169,4 +176,18 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
     await db.close().catch(() => {});
     throw error;
   }
+}
+
+function denseVectors(index: VectorIndex, backlog: EmbeddingBacklog): DenseVectors {
+  return {
+    prepare: (model, options) => index.prepare(model, options),
+    upsert: (vectors) => index.upsert(vectors),
+    search: (embedding, limit) => index.search(embedding, limit),
+    delete: (chunkIds) => index.delete(chunkIds),
+    deleteAll: () => index.deleteAll(),
+    count: () => index.count(),
+    pendingChunks: (limit) => backlog.pendingChunks(limit),
+    countPending: () => backlog.countPending(),
+    markEmbedded: (chunkIds) => backlog.markEmbedded(chunkIds),
+  };
 }
