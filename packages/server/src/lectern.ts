@@ -1,5 +1,6 @@
 import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import type { Config } from "./config/config.ts";
+import type { DocSource } from "./ingest/doc-source.ts";
 import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
 import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
 import { createEmbedder } from "./llm/embedders.ts";
@@ -38,8 +39,9 @@ export interface Lectern {
   retriever: Retriever;
   /** What the book is about, for overview questions; undefined for an empty book. */
   synopsis: Synopsis | undefined;
+  /** Ingests a docs folder (its path) or any other source of the book's files. */
   ingest(
-    docsDir: string,
+    docs: string | DocSource,
     onProgress?: ProgressListener,
   ): Promise<IngestReport & { embeddings?: EmbeddingReport }>;
   /** Embeds every chunk that has no embedding yet, in batches; resumable. */
@@ -106,8 +108,8 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       index: loaded.index,
       retriever: makeRetriever(loaded.index),
       synopsis: buildSynopsis(await store.pages(), loaded.index.allChunks()),
-      async ingest(docsDir, onProgress) {
-        const ingestOptions = ingestOptionsFromConfig(config, docsDir);
+      async ingest(docs, onProgress) {
+        const ingestOptions = ingestOptionsFromConfig(config, docs);
         const report = await ingestDocs(
           store,
           onProgress ? { ...ingestOptions, onProgress } : ingestOptions,

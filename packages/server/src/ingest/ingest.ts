@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "../config/config.ts";
 import { isLecternError } from "../errors.ts";
@@ -11,7 +10,8 @@ import type {
   DocumentStore,
 } from "../store/document-store.ts";
 import { buildSections, type ChunkingOptions, chunkSections } from "./chunk.ts";
-import { scanDocs } from "./files.ts";
+import type { DocSource } from "./doc-source.ts";
+import { FileSystemDocSource } from "./files.ts";
 import {
   type Block,
   decodeText,
@@ -33,7 +33,8 @@ import {
 export const INGEST_VERSION = 5;
 
 export interface IngestOptions {
-  docsDir: string;
+  /** Where the book's files come from (a folder for `lectern ingest --docs`). */
+  source: DocSource;
   route: RouteOptions;
   chunking: ChunkingOptions;
   collection: string;
@@ -86,9 +87,9 @@ export function settingsHash(
   ).slice(0, 16);
 }
 
-export function ingestOptionsFromConfig(config: Config, docsDir: string): IngestOptions {
+export function ingestOptionsFromConfig(config: Config, docs: string | DocSource): IngestOptions {
   return {
-    docsDir,
+    source: typeof docs === "string" ? new FileSystemDocSource(docs) : docs,
     route: { baseUrl: config.baseUrl, routeBasePath: config.routeBasePath },
     chunking: { ...config.chunking },
     collection: config.collection,
@@ -96,21 +97,22 @@ export function ingestOptionsFromConfig(config: Config, docsDir: string): Ingest
 }
 
 /**
- * Reads the docs folder and brings the store in line with it in one transaction: new and changed
+ * Reads the book's source and brings the store in line with it in one transaction: new and changed
  * pages are (re)chunked, deleted pages removed, unchanged pages skipped by hash. A page that cannot
- * be read or parsed is reported and keeps its previous version in the store.
+ * be read or parsed is reported and keeps its previous version in the store. Documents and chunks
+ * carry the store's collection version (`""` when the book has no versions).
  */
 export async function ingestDocs(
   store: DocumentStore,
   options: IngestOptions,
 ): Promise<IngestReport> {
   const started = performance.now();
-  const tree = await scanDocs(options.docsDir);
+  const tree = await options.source.list();
   const settings = settingsHash(options);
   const stored = new Map(
     (await store.listDocuments()).map((doc) => [doc.filePath, doc.sourceHash]),
   );
-  const sources = new SourceCache(tree.root);
+  const sources = new SourceCache(options.source);
 
   const report: IngestReport = {
     added: [],
@@ -160,7 +162,10 @@ export async function ingestDocs(
         report.unchanged++;
         continue;
       }
-      const page = buildPage(filePath, text, sourceHash, categories, sources, options);
+      const page = buildPage(filePath, text, sourceHash, categories, sources, {
+        ...options,
+        version: store.version,
+      });
       if (!page) {
         report.skippedDrafts.push(filePath);
         seen.delete(filePath);
@@ -212,7 +217,7 @@ function buildPage(
   sourceHash: string,
   categories: string[],
   sources: SourceCache,
-  options: IngestOptions,
+  options: IngestOptions & { version: string },
 ): { document: DocumentRecord; chunks: ChunkRecord[]; warnings: ParseWarning[] } | undefined {
   const parsed = parseMarkdown(text, {
     filePath,
@@ -248,12 +253,11 @@ function buildPage(
   const chunks: ChunkRecord[] = drafts.map((draft, index) => {
     const contentHash = sha256(draft.text).slice(0, 32);
     return {
-      id: sha256([options.collection, "", filePath, index, contentHash].join("\u0000")).slice(
-        0,
-        32,
-      ),
+      id: sha256(
+        [options.collection, options.version, filePath, index, contentHash].join("\u0000"),
+      ).slice(0, 32),
       collection: options.collection,
-      version: "",
+      version: options.version,
       filePath,
       chunkIndex: index,
       totalChunks: drafts.length,
@@ -272,7 +276,7 @@ function buildPage(
   return {
     document: {
       collection: options.collection,
-      version: "",
+      version: options.version,
       filePath,
       title,
       url: pageUrl,
@@ -304,12 +308,12 @@ class SourceCache {
   private readonly warnings = new Map<string, ParseWarning[]>();
   private readonly resolving = new Set<string>();
 
-  constructor(private readonly root: string) {}
+  constructor(private readonly source: DocSource) {}
 
   text(filePath: string): Promise<string> {
     let pending = this.texts.get(filePath);
     if (!pending) {
-      pending = readFile(path.join(this.root, filePath)).then(
+      pending = this.source.read(filePath).then(
         (bytes) => {
           const text = decodeText(bytes, filePath);
           this.settled.set(filePath, text);
