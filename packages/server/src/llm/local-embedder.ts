@@ -5,7 +5,14 @@
 import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { createError } from "../errors.ts";
 import { type Embedder, embedInBatches } from "./embedder.ts";
-import { messageOf, modelError, modelIdFor, openLocalModelDirectory } from "./local-model.ts";
+import {
+  LOCAL_LOAD_OPTIONS,
+  loadLocalModel,
+  messageOf,
+  modelError,
+  modelIdFor,
+  openLocalModelDirectory,
+} from "./local-model.ts";
 
 export { LOCAL_MODEL_FILES } from "./local-model.ts";
 
@@ -36,25 +43,11 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   validateOptions(options, pooling, batchSize);
 
-  const { modelDir, config, transformers } = await openLocalModelDirectory(options.modelDir, {
-    label: "local embedding model",
-    architecture: "a feature-extraction model",
-  });
-
-  let extractor: FeatureExtractionPipeline;
-  try {
-    extractor = await transformers.pipeline("feature-extraction", modelDir, {
-      local_files_only: true,
-      device: "cpu",
-      dtype: "fp32",
-    });
-  } catch (error) {
-    throw modelError(
-      modelDir,
-      `The local embedding model in ${modelDir} could not be loaded: ${messageOf(error)}`,
-      error,
-    );
-  }
+  const kind = { label: "local embedding model", architecture: "a feature-extraction model" };
+  const { modelDir, config, transformers } = await openLocalModelDirectory(options.modelDir, kind);
+  const extractor: FeatureExtractionPipeline = await loadLocalModel(modelDir, kind, () =>
+    transformers.pipeline("feature-extraction", modelDir, LOCAL_LOAD_OPTIONS),
+  );
 
   const run = async (texts: string[]): Promise<number[][]> => {
     const output = await extractor(texts, { pooling, normalize: false });

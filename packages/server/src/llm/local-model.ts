@@ -54,6 +54,30 @@ export async function openLocalModelDirectory(
   return { modelDir, config, transformers };
 }
 
+/** How every local model is loaded: from the directory only, on the CPU, in fp32. */
+export const LOCAL_LOAD_OPTIONS = {
+  local_files_only: true,
+  device: "cpu",
+  dtype: "fp32",
+} as const;
+
+/** Runs `load`; a failure becomes CONFIG_INVALID naming the model and its directory. */
+export async function loadLocalModel<Model>(
+  modelDir: string,
+  kind: LocalModelKind,
+  load: () => Promise<Model>,
+): Promise<Model> {
+  try {
+    return await load();
+  } catch (error) {
+    throw modelError(
+      modelDir,
+      `The ${kind.label} in ${modelDir} could not be loaded: ${messageOf(error)}`,
+      error,
+    );
+  }
+}
+
 async function checkModelDirectory(modelDir: string, kind: LocalModelKind): Promise<void> {
   const directory = await stat(modelDir).catch(() => undefined);
   if (directory === undefined) {

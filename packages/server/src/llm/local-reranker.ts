@@ -9,10 +9,17 @@
  * model (not relevant, relevant) the score is logit₁ − logit₀, the log-odds of "relevant", which
  * orders passages exactly as the softmax probability would.
  */
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from "@huggingface/transformers";
+import type { PreTrainedTokenizer, Tensor } from "@huggingface/transformers";
 import { createError } from "../errors.ts";
 import type { Reranker } from "../search/reranker.ts";
-import { messageOf, modelError, modelIdFor, openLocalModelDirectory } from "./local-model.ts";
+import {
+  LOCAL_LOAD_OPTIONS,
+  loadLocalModel,
+  messageOf,
+  modelError,
+  modelIdFor,
+  openLocalModelDirectory,
+} from "./local-model.ts";
 
 export interface LocalRerankerOptions {
   /** Directory holding config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx. */
@@ -51,29 +58,17 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
     );
   }
 
-  const { modelDir, config, transformers } = await openLocalModelDirectory(options.modelDir, {
-    label: "reranker model",
-    architecture: "a cross-encoder",
-  });
-
-  let tokenizer: PreTrainedTokenizer;
-  let model: PreTrainedModel;
-  try {
-    tokenizer = await transformers.AutoTokenizer.from_pretrained(modelDir, {
+  const kind = { label: "reranker model", architecture: "a cross-encoder" };
+  const { modelDir, config, transformers } = await openLocalModelDirectory(options.modelDir, kind);
+  const { tokenizer, model } = await loadLocalModel(modelDir, kind, async () => ({
+    tokenizer: await transformers.AutoTokenizer.from_pretrained(modelDir, {
       local_files_only: true,
-    });
-    model = await transformers.AutoModelForSequenceClassification.from_pretrained(modelDir, {
-      local_files_only: true,
-      device: "cpu",
-      dtype: "fp32",
-    });
-  } catch (error) {
-    throw modelError(
+    }),
+    model: await transformers.AutoModelForSequenceClassification.from_pretrained(
       modelDir,
-      `The reranker model in ${modelDir} could not be loaded: ${messageOf(error)}`,
-      error,
-    );
-  }
+      LOCAL_LOAD_OPTIONS,
+    ),
+  }));
 
   const maxLength = maxLengthOf(tokenizer, config);
   const padId = tokenizer.pad_token_id ?? 0;
