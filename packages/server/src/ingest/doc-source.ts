@@ -27,24 +27,61 @@ export interface DocListing {
   problems: string[];
 }
 
-/** What every source lists: Markdown and MDX files, outside hidden and generated folders. */
-export const MARKDOWN_FILE = /\.mdx?$/i;
-export const CATEGORY_FILE = /^_category_\.(json|ya?ml)$/;
-export const IGNORED_DIRECTORIES = new Set(["node_modules", ".git", ".docusaurus", "build"]);
+const MARKDOWN_FILE = /\.mdx?$/i;
+const CATEGORY_FILE = /^_category_\.(json|ya?ml)$/;
+const IGNORED_DIRECTORIES = new Set(["node_modules", ".git", ".docusaurus", "build"]);
 
-/** The label a `_category_.json|yml` file gives its folder, if any; throws when it does not parse. */
-export function categoryLabelOf(fileName: string, text: string): string | undefined {
-  const data = (fileName.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as unknown;
-  const label = (data as { label?: unknown } | null)?.label;
-  return typeof label === "string" && label.trim() ? label.trim() : undefined;
+/*
+ * Every source lists by the same rules, so the same files give the same pages: Markdown and MDX
+ * files, outside hidden and generated folders, plus the labels of `_category_.json|yml` files.
+ */
+
+export function newListing(): DocListing {
+  return { markdownFiles: [], categoryLabels: new Map(), problems: [] };
 }
 
-/** The one-line problem reported for a category file that cannot be read. */
-export function categoryProblem(filePath: string, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return `${filePath}: cannot read category file: ${message.split("\n")[0]}`;
+/** A folder no source lists: hidden, dependencies, build output. */
+export function isSkippedFolder(name: string): boolean {
+  return name.startsWith(".") || IGNORED_DIRECTORIES.has(name);
 }
 
-export function emptySourceError(location: string) {
-  return createError("DOCS_DIR_EMPTY", `No .md or .mdx files in ${location}`);
+/**
+ * Adds one file of `folder` ("" for the root) to a listing: a page, or the folder's category
+ * label (read through `readText` only then). Hidden files and other files are left out.
+ */
+export async function addToListing(
+  listing: DocListing,
+  folder: string,
+  name: string,
+  readText: () => Promise<string>,
+): Promise<void> {
+  if (name.startsWith(".")) return;
+  const filePath = folder ? `${folder}/${name}` : name;
+  if (MARKDOWN_FILE.test(name)) {
+    listing.markdownFiles.push(filePath);
+  } else if (CATEGORY_FILE.test(name)) {
+    try {
+      const text = await readText();
+      const data = (name.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as unknown;
+      const label = (data as { label?: unknown } | null)?.label;
+      if (typeof label === "string" && label.trim())
+        listing.categoryLabels.set(folder, label.trim());
+    } catch (error) {
+      listing.problems.push(
+        `${filePath}: cannot read category file: ${(error as Error).message.split("\n")[0]}`,
+      );
+    }
+  }
+}
+
+/** Sorts the pages; a listing without any fails with DOCS_DIR_EMPTY. */
+export function completeListing<Listing extends DocListing>(
+  listing: Listing,
+  location: string,
+): Listing {
+  listing.markdownFiles.sort();
+  if (listing.markdownFiles.length === 0) {
+    throw createError("DOCS_DIR_EMPTY", `No .md or .mdx files in ${location}`);
+  }
+  return listing;
 }

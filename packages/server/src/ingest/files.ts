@@ -2,14 +2,12 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { createError } from "../errors.ts";
 import {
-  CATEGORY_FILE,
-  categoryLabelOf,
-  categoryProblem,
+  addToListing,
+  completeListing,
   type DocListing,
   type DocSource,
-  emptySourceError,
-  IGNORED_DIRECTORIES,
-  MARKDOWN_FILE,
+  isSkippedFolder,
+  newListing,
 } from "./doc-source.ts";
 
 /** What the docs folder holds: Markdown/MDX files and the category labels of its folders. */
@@ -42,36 +40,21 @@ export async function scanDocs(root: string): Promise<DocsTree> {
   if (!info) throw createError("DOCS_DIR_NOT_FOUND", `Docs directory not found: ${root}`);
   if (!info.isDirectory()) throw createError("DOCS_DIR_NOT_FOUND", `Not a directory: ${root}`);
 
-  const tree: DocsTree = {
-    root: absoluteRoot,
-    markdownFiles: [],
-    categoryLabels: new Map(),
-    problems: [],
-  };
+  const tree: DocsTree = { root: absoluteRoot, ...newListing() };
   await walk(absoluteRoot, "", tree);
-  tree.markdownFiles.sort();
-  if (tree.markdownFiles.length === 0) throw emptySourceError(root);
-  return tree;
+  return completeListing(tree, root);
 }
 
 async function walk(absolute: string, relative: string, tree: DocsTree): Promise<void> {
   const entries = await readdir(absolute, { withFileTypes: true });
   for (const entry of entries) {
-    if (entry.name.startsWith(".")) continue;
-    const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
     const childAbsolute = path.join(absolute, entry.name);
     if (entry.isDirectory()) {
-      if (!IGNORED_DIRECTORIES.has(entry.name)) await walk(childAbsolute, childRelative, tree);
-    } else if (MARKDOWN_FILE.test(entry.name)) {
+      if (isSkippedFolder(entry.name)) continue;
+      await walk(childAbsolute, relative ? `${relative}/${entry.name}` : entry.name, tree);
+    } else {
       // Symlinks and odd entries are listed too: reading them reports any problem by path.
-      tree.markdownFiles.push(childRelative);
-    } else if (CATEGORY_FILE.test(entry.name)) {
-      try {
-        const label = categoryLabelOf(entry.name, await readFile(childAbsolute, "utf8"));
-        if (label) tree.categoryLabels.set(relative, label);
-      } catch (error) {
-        tree.problems.push(categoryProblem(childRelative, error));
-      }
+      await addToListing(tree, relative, entry.name, () => readFile(childAbsolute, "utf8"));
     }
   }
 }

@@ -1,12 +1,10 @@
 import {
-  CATEGORY_FILE,
-  categoryLabelOf,
-  categoryProblem,
+  addToListing,
+  completeListing,
   type DocListing,
   type DocSource,
-  emptySourceError,
-  IGNORED_DIRECTORIES,
-  MARKDOWN_FILE,
+  isSkippedFolder,
+  newListing,
 } from "./doc-source.ts";
 
 /**
@@ -31,27 +29,15 @@ export class MemoryDocSource implements DocSource {
   }
 
   async list(): Promise<DocListing> {
-    const listing: DocListing = { markdownFiles: [], categoryLabels: new Map(), problems: [] };
+    const listing = newListing();
     const decoder = new TextDecoder();
     for (const [filePath, bytes] of this.files) {
-      const segments = filePath.split("/");
-      const name = segments.pop() ?? "";
-      const hidden = [...segments, name].some((segment) => segment.startsWith("."));
-      if (hidden || segments.some((segment) => IGNORED_DIRECTORIES.has(segment))) continue;
-      if (MARKDOWN_FILE.test(name)) {
-        listing.markdownFiles.push(filePath);
-      } else if (CATEGORY_FILE.test(name)) {
-        try {
-          const label = categoryLabelOf(name, decoder.decode(bytes));
-          if (label) listing.categoryLabels.set(segments.join("/"), label);
-        } catch (error) {
-          listing.problems.push(categoryProblem(filePath, error));
-        }
-      }
+      const folders = filePath.split("/");
+      const name = folders.pop() ?? "";
+      if (folders.some(isSkippedFolder)) continue;
+      await addToListing(listing, folders.join("/"), name, async () => decoder.decode(bytes));
     }
-    listing.markdownFiles.sort();
-    if (listing.markdownFiles.length === 0) throw emptySourceError(this.location);
-    return listing;
+    return completeListing(listing, this.location);
   }
 
   async read(filePath: string): Promise<Uint8Array> {

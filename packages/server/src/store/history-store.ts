@@ -1,5 +1,3 @@
-import { createError } from "../errors.ts";
-
 /**
  * Conversation history: sessions and their question/answer exchanges. Backends: the SQL store
  * (PGlite or PostgreSQL, `HISTORY=postgres`), an in-process map (`HISTORY=memory`) and none at
@@ -54,23 +52,4 @@ export interface HistoryStore {
   purgeInactiveSince(cutoff: Date): Promise<number>;
   /** Throws when the backend cannot be reached (used by /health). */
   ping(): Promise<void>;
-}
-
-/** Session and request ids: UUIDs in the usual hyphenated form, in any letter case. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
-
-/** The id in lower case; a malformed one is refused with VALIDATION_ERROR naming `what`. */
-export function requireUuid(value: string, what: string): string {
-  if (!isUuid(value)) throw createError("VALIDATION_ERROR", `The ${what} must be a UUID.`);
-  return value.toLowerCase();
-}
-
-/** A whole number ≥ 0; anything else (fractions, NaN, negative) is rounded into range. */
-export function clampLimit(limit: number): number {
-  if (Number.isNaN(limit) || limit <= 0) return 0;
-  return Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
 }

@@ -1,12 +1,6 @@
 import { createError } from "../errors.ts";
-import {
-  clampLimit,
-  type Exchange,
-  type HistoryEntry,
-  type HistoryStore,
-  isUuid,
-  requireUuid,
-} from "./history-store.ts";
+import { clampLimit, lowerUuid, requireUuid } from "./history-ids.ts";
+import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
 
 export interface MemoryHistoryLimits {
   /** Sessions kept at most; past it the least recently active session is evicted. */
@@ -181,8 +175,4 @@ function toEntry(stored: StoredExchange): HistoryEntry {
     sources: JSON.parse(stored.sources) as unknown[],
     metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
   };
-}
-
-function lowerUuid(value: string): string | undefined {
-  return isUuid(value) ? value.toLowerCase() : undefined;
 }

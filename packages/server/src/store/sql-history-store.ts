@@ -1,12 +1,6 @@
 import { createError } from "../errors.ts";
-import {
-  clampLimit,
-  type Exchange,
-  type HistoryEntry,
-  type HistoryStore,
-  isUuid,
-  requireUuid,
-} from "./history-store.ts";
+import { clampLimit, isUuid, requireUuid } from "./history-ids.ts";
+import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
 import type { SqlClient } from "./sql-client.ts";
 
 /**
