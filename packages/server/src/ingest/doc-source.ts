@@ -36,8 +36,10 @@ const IGNORED_DIRECTORIES = new Set(["node_modules", ".git", ".docusaurus", "bui
  * files, outside hidden and generated folders, plus the labels of `_category_.json|yml` files.
  */
 
-export function newListing(): DocListing {
-  return { markdownFiles: [], categoryLabels: new Map(), problems: [] };
+/** A file a source holds, by POSIX path relative to its root. */
+export interface SourceFile {
+  path: string;
+  readText(): Promise<string>;
 }
 
 /** A folder no source lists: hidden, dependencies, build output. */
@@ -46,42 +48,40 @@ export function isSkippedFolder(name: string): boolean {
 }
 
 /**
- * Adds one file of `folder` ("" for the root) to a listing: a page, or the folder's category
- * label (read through `readText` only then). Hidden files and other files are left out.
+ * The listing of a source's files: its pages (sorted) and its folders' category labels, each
+ * category file read only then. Fails with DOCS_DIR_EMPTY, naming `location`, when there is no page.
  */
-export async function addToListing(
-  listing: DocListing,
-  folder: string,
-  name: string,
-  readText: () => Promise<string>,
-): Promise<void> {
-  if (name.startsWith(".")) return;
-  const filePath = folder ? `${folder}/${name}` : name;
-  if (MARKDOWN_FILE.test(name)) {
-    listing.markdownFiles.push(filePath);
-  } else if (CATEGORY_FILE.test(name)) {
-    try {
-      const text = await readText();
-      const data = (name.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as unknown;
-      const label = (data as { label?: unknown } | null)?.label;
-      if (typeof label === "string" && label.trim())
-        listing.categoryLabels.set(folder, label.trim());
-    } catch (error) {
-      listing.problems.push(
-        `${filePath}: cannot read category file: ${(error as Error).message.split("\n")[0]}`,
-      );
+export async function listingOf(
+  files: Iterable<SourceFile>,
+  location: string,
+): Promise<DocListing> {
+  const listing: DocListing = { markdownFiles: [], categoryLabels: new Map(), problems: [] };
+  for (const file of files) {
+    const folders = file.path.split("/");
+    const name = folders.pop() ?? "";
+    if (name.startsWith(".") || folders.some(isSkippedFolder)) continue;
+    if (MARKDOWN_FILE.test(name)) {
+      listing.markdownFiles.push(file.path);
+    } else if (CATEGORY_FILE.test(name)) {
+      try {
+        const label = categoryLabel(name, await file.readText());
+        if (label) listing.categoryLabels.set(folders.join("/"), label);
+      } catch (error) {
+        listing.problems.push(
+          `${file.path}: cannot read category file: ${(error as Error).message.split("\n")[0]}`,
+        );
+      }
     }
   }
-}
-
-/** Sorts the pages; a listing without any fails with DOCS_DIR_EMPTY. */
-export function completeListing<Listing extends DocListing>(
-  listing: Listing,
-  location: string,
-): Listing {
   listing.markdownFiles.sort();
   if (listing.markdownFiles.length === 0) {
     throw createError("DOCS_DIR_EMPTY", `No .md or .mdx files in ${location}`);
   }
   return listing;
+}
+
+function categoryLabel(fileName: string, text: string): string | undefined {
+  const data = (fileName.endsWith(".json") ? JSON.parse(text) : parseYaml(text)) as unknown;
+  const label = (data as { label?: unknown } | null)?.label;
+  return typeof label === "string" && label.trim() ? label.trim() : undefined;
 }

@@ -2,12 +2,11 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { createError } from "../errors.ts";
 import {
-  addToListing,
-  completeListing,
   type DocListing,
   type DocSource,
   isSkippedFolder,
-  newListing,
+  listingOf,
+  type SourceFile,
 } from "./doc-source.ts";
 
 /** What the docs folder holds: Markdown/MDX files and the category labels of its folders. */
@@ -40,21 +39,21 @@ export async function scanDocs(root: string): Promise<DocsTree> {
   if (!info) throw createError("DOCS_DIR_NOT_FOUND", `Docs directory not found: ${root}`);
   if (!info.isDirectory()) throw createError("DOCS_DIR_NOT_FOUND", `Not a directory: ${root}`);
 
-  const tree: DocsTree = { root: absoluteRoot, ...newListing() };
-  await walk(absoluteRoot, "", tree);
-  return completeListing(tree, root);
+  const files: SourceFile[] = [];
+  await walk(absoluteRoot, "", files);
+  return { root: absoluteRoot, ...(await listingOf(files, root)) };
 }
 
-async function walk(absolute: string, relative: string, tree: DocsTree): Promise<void> {
-  const entries = await readdir(absolute, { withFileTypes: true });
-  for (const entry of entries) {
+/** Every file below `absolute`, in directory order, without entering skipped folders. */
+async function walk(absolute: string, relative: string, files: SourceFile[]): Promise<void> {
+  for (const entry of await readdir(absolute, { withFileTypes: true })) {
     const childAbsolute = path.join(absolute, entry.name);
+    const childRelative = relative ? `${relative}/${entry.name}` : entry.name;
     if (entry.isDirectory()) {
-      if (isSkippedFolder(entry.name)) continue;
-      await walk(childAbsolute, relative ? `${relative}/${entry.name}` : entry.name, tree);
+      if (!isSkippedFolder(entry.name)) await walk(childAbsolute, childRelative, files);
     } else {
       // Symlinks and odd entries are listed too: reading them reports any problem by path.
-      await addToListing(tree, relative, entry.name, () => readFile(childAbsolute, "utf8"));
+      files.push({ path: childRelative, readText: () => readFile(childAbsolute, "utf8") });
     }
   }
 }

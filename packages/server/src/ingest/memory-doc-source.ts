@@ -1,11 +1,4 @@
-import {
-  addToListing,
-  completeListing,
-  type DocListing,
-  type DocSource,
-  isSkippedFolder,
-  newListing,
-} from "./doc-source.ts";
+import { type DocListing, type DocSource, listingOf } from "./doc-source.ts";
 
 /**
  * A book held in memory: POSIX paths relative to the book's root → file contents. Listed by the
@@ -28,16 +21,13 @@ export class MemoryDocSource implements DocSource {
     );
   }
 
-  async list(): Promise<DocListing> {
-    const listing = newListing();
+  list(): Promise<DocListing> {
     const decoder = new TextDecoder();
-    for (const [filePath, bytes] of this.files) {
-      const folders = filePath.split("/");
-      const name = folders.pop() ?? "";
-      if (folders.some(isSkippedFolder)) continue;
-      await addToListing(listing, folders.join("/"), name, async () => decoder.decode(bytes));
-    }
-    return completeListing(listing, this.location);
+    const files = [...this.files].map(([path, bytes]) => ({
+      path,
+      readText: async () => decoder.decode(bytes),
+    }));
+    return listingOf(files, this.location);
   }
 
   async read(filePath: string): Promise<Uint8Array> {
