@@ -2,17 +2,9 @@
  * The `local` embeddings provider: a transformers.js (ONNX Runtime) feature-extraction model read
  * from a directory on disk, never from a model hub (see local-model.ts).
  */
-import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import { createError } from "../errors.ts";
 import { type Embedder, embedInBatches } from "./embedder.ts";
-import {
-  LOCAL_LOAD_OPTIONS,
-  loadLocalModel,
-  messageOf,
-  modelError,
-  modelIdFor,
-  openLocalModelDirectory,
-} from "./local-model.ts";
+import { LOCAL_LOAD_OPTIONS, modelError, openLocalModel, probeLocalModel } from "./local-model.ts";
 
 export { LOCAL_MODEL_FILES } from "./local-model.ts";
 
@@ -42,11 +34,14 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
   const normalize = options.normalize ?? true;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   validateOptions(options, pooling, batchSize);
-
   const kind = { label: "local embedding model", architecture: "a feature-extraction model" };
-  const { modelDir, config, transformers } = await openLocalModelDirectory(options.modelDir, kind);
-  const extractor: FeatureExtractionPipeline = await loadLocalModel(modelDir, kind, () =>
-    transformers.pipeline("feature-extraction", modelDir, LOCAL_LOAD_OPTIONS),
+
+  const {
+    modelDir,
+    modelId,
+    model: extractor,
+  } = await openLocalModel(options.modelDir, kind, (transformers, directory) =>
+    transformers.pipeline("feature-extraction", directory, LOCAL_LOAD_OPTIONS),
   );
 
   const run = async (texts: string[]): Promise<number[][]> => {
@@ -70,17 +65,12 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
 
   // One probe text tells the real output width (the hidden size for mean and cls pooling) and
   // proves the tokenizer and the graph work together before the first real request.
-  let dimensions: number;
-  try {
-    dimensions = (await run(["dimension probe"]))[0]?.length ?? 0;
-  } catch (error) {
-    await extractor.dispose();
-    throw modelError(
-      modelDir,
-      `The local embedding model in ${modelDir} failed on a test input: ${messageOf(error)}`,
-      error,
-    );
-  }
+  const dimensions = await probeLocalModel(
+    modelDir,
+    kind,
+    async () => (await run(["dimension probe"]))[0]?.length ?? 0,
+    () => extractor.dispose(),
+  );
   if (options.dimensions !== undefined && options.dimensions !== dimensions) {
     await extractor.dispose();
     throw modelError(
@@ -95,7 +85,7 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
 
   return {
     provider: "local",
-    modelId: modelIdFor(modelDir, config),
+    modelId,
     dimensions,
     maxBatchSize: batchSize,
     async embed(texts, embedOptions) {

@@ -26,20 +26,34 @@ export interface LocalModelKind {
   architecture: string;
 }
 
-export interface LocalModelDirectory {
+type Transformers = typeof import("@huggingface/transformers");
+
+export interface LocalModel<Model> {
   /** The absolute directory. */
   modelDir: string;
   /** Its config.json. */
   config: Record<string, unknown>;
-  /** transformers.js, set to read local files only. */
-  transformers: typeof import("@huggingface/transformers");
+  /** `_name_or_path` when it is a model id like `org/name`; the directory's name otherwise. */
+  modelId: string;
+  model: Model;
 }
 
-/** Checks the directory and its config.json, then loads transformers.js for local files only. */
-export async function openLocalModelDirectory(
+/** How every local model is loaded: from the directory only, on the CPU, in fp32. */
+export const LOCAL_LOAD_OPTIONS = {
+  local_files_only: true,
+  device: "cpu",
+  dtype: "fp32",
+} as const;
+
+/**
+ * Checks the directory and its config.json, sets transformers.js to read local files only, then
+ * runs `load`; any failure is CONFIG_INVALID naming the model and its directory.
+ */
+export async function openLocalModel<Model>(
   directory: string,
   kind: LocalModelKind,
-): Promise<LocalModelDirectory> {
+  load: (transformers: Transformers, modelDir: string) => Promise<Model>,
+): Promise<LocalModel<Model>> {
   const modelDir = path.resolve(directory);
   await checkModelDirectory(modelDir, kind);
   const config = await readModelConfig(modelDir);
@@ -51,28 +65,35 @@ export async function openLocalModelDirectory(
   transformers.env.allowRemoteModels = false;
   transformers.env.allowLocalModels = true;
   transformers.env.useFSCache = false;
-  return { modelDir, config, transformers };
-}
-
-/** How every local model is loaded: from the directory only, on the CPU, in fp32. */
-export const LOCAL_LOAD_OPTIONS = {
-  local_files_only: true,
-  device: "cpu",
-  dtype: "fp32",
-} as const;
-
-/** Runs `load`; a failure becomes CONFIG_INVALID naming the model and its directory. */
-export async function loadLocalModel<Model>(
-  modelDir: string,
-  kind: LocalModelKind,
-  load: () => Promise<Model>,
-): Promise<Model> {
   try {
-    return await load();
+    const model = await load(transformers, modelDir);
+    return { modelDir, config, modelId: modelIdFor(modelDir, config), model };
   } catch (error) {
     throw modelError(
       modelDir,
       `The ${kind.label} in ${modelDir} could not be loaded: ${messageOf(error)}`,
+      error,
+    );
+  }
+}
+
+/**
+ * Runs a first input through a freshly loaded model, before the first real request; a failure
+ * releases the model and is CONFIG_INVALID naming the model and its directory.
+ */
+export async function probeLocalModel<Result>(
+  modelDir: string,
+  kind: LocalModelKind,
+  probe: () => Promise<Result>,
+  dispose: () => Promise<unknown>,
+): Promise<Result> {
+  try {
+    return await probe();
+  } catch (error) {
+    await dispose();
+    throw modelError(
+      modelDir,
+      `The ${kind.label} in ${modelDir} failed on a test input: ${messageOf(error)}`,
       error,
     );
   }
@@ -118,7 +139,7 @@ async function readModelConfig(modelDir: string): Promise<Record<string, unknown
 }
 
 /** `_name_or_path` when it is a model id like `org/name`; the directory's name otherwise. */
-export function modelIdFor(modelDir: string, config: Record<string, unknown>): string {
+function modelIdFor(modelDir: string, config: Record<string, unknown>): string {
   const nameOrPath = config._name_or_path;
   if (typeof nameOrPath === "string" && MODEL_ID_PATTERN.test(nameOrPath)) return nameOrPath;
   return path.basename(modelDir);
@@ -137,6 +158,6 @@ export function modelError(
   });
 }
 
-export function messageOf(error: unknown): string {
+function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }

@@ -12,14 +12,7 @@
 import type { PreTrainedTokenizer, Tensor } from "@huggingface/transformers";
 import { createError } from "../errors.ts";
 import type { Reranker } from "../search/reranker.ts";
-import {
-  LOCAL_LOAD_OPTIONS,
-  loadLocalModel,
-  messageOf,
-  modelError,
-  modelIdFor,
-  openLocalModelDirectory,
-} from "./local-model.ts";
+import { LOCAL_LOAD_OPTIONS, openLocalModel, probeLocalModel } from "./local-model.ts";
 
 export interface LocalRerankerOptions {
   /** Directory holding config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx. */
@@ -48,6 +41,7 @@ interface EncodedPair {
 
 export async function createLocalReranker(options: LocalRerankerOptions): Promise<LocalReranker> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const kind = { label: "reranker model", architecture: "a cross-encoder" };
   if (typeof options.modelDir !== "string" || options.modelDir.trim() === "") {
     throw createError("CONFIG_INVALID", "The reranker model directory is not set.");
   }
@@ -58,17 +52,22 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
     );
   }
 
-  const kind = { label: "reranker model", architecture: "a cross-encoder" };
-  const { modelDir, config, transformers } = await openLocalModelDirectory(options.modelDir, kind);
-  const { tokenizer, model } = await loadLocalModel(modelDir, kind, async () => ({
-    tokenizer: await transformers.AutoTokenizer.from_pretrained(modelDir, {
+  const {
+    modelDir,
+    config,
+    modelId,
+    model: loaded,
+  } = await openLocalModel(options.modelDir, kind, async (transformers, directory) => ({
+    transformers,
+    tokenizer: await transformers.AutoTokenizer.from_pretrained(directory, {
       local_files_only: true,
     }),
     model: await transformers.AutoModelForSequenceClassification.from_pretrained(
-      modelDir,
+      directory,
       LOCAL_LOAD_OPTIONS,
     ),
   }));
+  const { transformers, tokenizer, model } = loaded;
 
   const maxLength = maxLengthOf(tokenizer, config);
   const padId = tokenizer.pad_token_id ?? 0;
@@ -142,19 +141,15 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
 
   // One probe pair proves the tokenizer and the graph work together and that the model is a
   // cross-encoder (one or two logits per pair), before the first real question.
-  try {
-    await rerank("reranker probe", ["reranker probe passage"]);
-  } catch (error) {
-    await model.dispose();
-    throw modelError(
-      modelDir,
-      `The reranker model in ${modelDir} failed on a test input: ${messageOf(error)}`,
-      error,
-    );
-  }
+  await probeLocalModel(
+    modelDir,
+    kind,
+    () => rerank("reranker probe", ["reranker probe passage"]),
+    () => model.dispose(),
+  );
 
   return {
-    modelId: modelIdFor(modelDir, config),
+    modelId,
     maxLength,
     rerank,
     async dispose() {
