@@ -46,14 +46,17 @@ describe("provider clients", () => {
   });
 
   it("keeps separate clients for separate endpoints of one provider", () => {
+    const chatEndpoint = { LLM_BASE_URL: "http://127.0.0.1:1/v1", LLM_MODEL: "chat-model" };
+    const embeddingEndpoint = {
+      EMBEDDINGS_BASE_URL: "http://127.0.0.1:2/v1",
+      EMBEDDINGS_MODEL: "embedding-model",
+    };
     const config = loadConfig({
       env: {
         LLM_PROVIDER: "openai-compatible",
-        LLM_BASE_URL: "http://127.0.0.1:1/v1",
-        LLM_MODEL: "chat-model",
         EMBEDDINGS_PROVIDER: "openai-compatible",
-        EMBEDDINGS_BASE_URL: "http://127.0.0.1:2/v1",
-        EMBEDDINGS_MODEL: "embedding-model",
+        ...chatEndpoint,
+        ...embeddingEndpoint,
       },
     });
     const { clients, handedOut } = recordingClients();
