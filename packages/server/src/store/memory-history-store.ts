@@ -1,6 +1,6 @@
 import { createError } from "../errors.ts";
 import { clampLimit, lowerUuid, requireUuid } from "./history-ids.ts";
-import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
+import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
 
 export interface MemoryHistoryLimits {
   /** Sessions kept at most; past it the least recently active session is evicted. */
@@ -44,7 +44,7 @@ export class MemoryHistoryStore implements HistoryStore {
     this.maxBytes = Math.max(1, limits.maxBytes ?? 256 * 1024 * 1024);
   }
 
-  async saveExchange(exchange: Exchange): Promise<void> {
+  async saveExchange(exchange: HistoryExchange): Promise<void> {
     const sessionId = requireUuid(exchange.sessionId, "session id");
     const requestId = requireUuid(exchange.requestId, "request id");
     // Everything that can throw happens before the first change: either all is stored or nothing.

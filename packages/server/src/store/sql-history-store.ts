@@ -1,6 +1,6 @@
 import { createError } from "../errors.ts";
 import { clampLimit, isUuid, requireUuid } from "./history-ids.ts";
-import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
+import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
 import type { SqlClient } from "./sql-client.ts";
 
 /**
@@ -14,7 +14,7 @@ export class SqlHistoryStore implements HistoryStore {
 
   constructor(private readonly db: SqlClient) {}
 
-  async saveExchange(exchange: Exchange): Promise<void> {
+  async saveExchange(exchange: HistoryExchange): Promise<void> {
     requireUuid(exchange.sessionId, "session id");
     requireUuid(exchange.requestId, "request id");
     // Serialised before the transaction, so a value JSON cannot hold fails before any write.
