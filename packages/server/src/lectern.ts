@@ -69,29 +69,21 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
   const db = await openDatabase({ ...config, vector: dense });
   try {
     const store = new DocumentStore(db, config.collection);
-    let vectors: DenseVectors | undefined;
-    if (dense) {
-      const index = new PgvectorIndex(db, config.collection);
-      await index.prepare(
-        { provider: embedder.provider, model: embedder.modelId, dimensions: embedder.dimensions },
-        { reembed: options.reembed ?? false },
-      );
-      vectors = denseVectors(index, new PgvectorBacklog(db, index));
-    }
+    const vectors = dense
+      ? await openDenseVectors(db, config, embedder, options.reembed ?? false)
+      : undefined;
     const loaded = await loadLexicalIndex(store, config.dataDir);
-    const vectorStore = vectors;
     const makeRetriever = (index: LexicalIndex) =>
       new Retriever(index, {
         topK: config.search.topK,
         maxChunksPerPage: config.search.maxChunksPerPage,
         embedder,
         ...(reranker ? { rerank: { reranker, candidates: config.rerank.candidates } } : {}),
-        ...(vectorStore
+        ...(vectors
           ? {
               dense: {
                 embedder,
-                search: (embedding: number[], limit: number) =>
-                  vectorStore.search(embedding, limit),
+                search: (embedding: number[], limit: number) => vectors.search(embedding, limit),
                 minSimilarity: config.embeddings.minDenseSimilarity,
               },
             }
@@ -125,28 +117,28 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
           lectern.retriever = makeRetriever(lectern.index);
           lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
         }
-        if (!vectorStore) return report;
+        if (!vectors) return report;
         return { ...report, embeddings: await lectern.embedPending(onProgress) };
       },
       async embedPending(onProgress) {
         const started = performance.now();
-        if (!vectorStore) return { embedded: 0, pending: 0, failed: undefined, seconds: 0 };
-        const total = await vectorStore.countPending();
+        if (!vectors) return { embedded: 0, pending: 0, failed: undefined, seconds: 0 };
+        const total = await vectors.countPending();
         const batchSize = embedder.maxBatchSize ?? config.embeddings.batchSize;
         let embedded = 0;
         try {
           while (true) {
             // One page of pending chunks is one model call and one stored batch.
-            const batch = await vectorStore.pendingChunks(batchSize);
+            const batch = await vectors.pendingChunks(batchSize);
             if (batch.length === 0) break;
             const embeddings = await embedder.embed(batch.map((chunk) => chunk.text));
-            await vectorStore.upsert(
+            await vectors.upsert(
               batch.map((chunk, index) => ({
                 chunkId: chunk.id,
                 embedding: embeddings[index] ?? [],
               })),
             );
-            await vectorStore.markEmbedded(batch.map((chunk) => chunk.id));
+            await vectors.markEmbedded(batch.map((chunk) => chunk.id));
             embedded += batch.length;
             onProgress?.({ done: embedded, total, file: "embedding chunks" });
           }
@@ -178,6 +170,21 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
     await db.close().catch(() => {});
     throw error;
   }
+}
+
+/** The pgvector index in the book's database, prepared for the embedder's model, and its backlog. */
+async function openDenseVectors(
+  db: SqlClient,
+  config: Config,
+  embedder: Embedder,
+  reembed: boolean,
+): Promise<DenseVectors> {
+  const index = new PgvectorIndex(db, config.collection);
+  await index.prepare(
+    { provider: embedder.provider, model: embedder.modelId, dimensions: embedder.dimensions },
+    { reembed },
+  );
+  return denseVectors(index, new PgvectorBacklog(db, index));
 }
 
 function denseVectors(index: VectorIndex, backlog: EmbeddingBacklog): DenseVectors {
