@@ -3,34 +3,41 @@
  * these codes and a message written for that user; the HTTP layer maps `status` to responses.
  */
 export const ERROR_CODES = {
+  // Set-up and stored data
   CONFIG_INVALID: { status: 500, message: "The configuration is invalid." },
-  DOCS_DIR_NOT_FOUND: { status: 400, message: "The docs directory does not exist." },
-  DOCS_DIR_EMPTY: { status: 400, message: "The docs directory contains no .md or .mdx files." },
-  PARSE_ERROR: { status: 400, message: "A document could not be parsed." },
-  INVALID_FRONTMATTER: { status: 400, message: "A document has invalid frontmatter." },
-  INVALID_CATEGORY: { status: 400, message: "A _category_ file is invalid." },
-  FILE_UNREADABLE: { status: 400, message: "A file could not be read." },
-  BINARY_FILE: { status: 400, message: "A file is not text." },
   DATA_DIR_CORRUPT: { status: 500, message: "The data directory is damaged." },
   INDEX_EMPTY: { status: 409, message: "Nothing has been ingested yet." },
   QUESTIONS_FILE_INVALID: { status: 400, message: "The questions file is malformed." },
-  DATABASE_UNAVAILABLE: {
-    status: 503,
-    message: "Conversation history is temporarily unavailable. Please try again shortly.",
-  },
+  // The docs folder and its files (ingest)
+  DOCS_DIR_NOT_FOUND: { status: 400, message: "The docs directory does not exist." },
+  DOCS_DIR_EMPTY: { status: 400, message: "The docs directory contains no .md or .mdx files." },
+  FILE_UNREADABLE: { status: 400, message: "A file could not be read." },
+  BINARY_FILE: { status: 400, message: "A file is not text." },
+  // A page's content (ingest)
+  PARSE_ERROR: { status: 400, message: "A document could not be parsed." },
+  INVALID_FRONTMATTER: { status: 400, message: "A document has invalid frontmatter." },
+  INVALID_CATEGORY: { status: 400, message: "A _category_ file is invalid." },
+  // What a request asks
   VALIDATION_ERROR: { status: 422, message: "The request is invalid." },
   INVALID_SESSION_ID: { status: 422, message: "session_id must be a UUID v4." },
   EMPTY_QUERY: { status: 400, message: "Query cannot be empty." },
   QUERY_TOO_LONG: { status: 400, message: "The question is too long." },
   SELECTION_TOO_LONG: { status: 400, message: "The selected text is too long." },
+  // How a request is sent
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Send the request body as application/json." },
+  // Where a request goes and who may send it
   SESSION_NOT_FOUND: { status: 404, message: "No conversation with this session id." },
   UNAUTHORIZED: { status: 401, message: "A valid admin token is required." },
   NOT_FOUND: { status: 404, message: "No such endpoint." },
   METHOD_NOT_ALLOWED: { status: 405, message: "This method is not allowed here." },
   RATE_LIMITED: { status: 429, message: "Too many requests. Please wait and try again." },
+  // A backend that is down or slow: worth trying again later
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    message: "Conversation history is temporarily unavailable. Please try again shortly.",
+  },
   SERVICE_UNAVAILABLE: {
     status: 503,
     message: "The assistant is temporarily unavailable. Please try again later.",
@@ -39,6 +46,7 @@ export const ERROR_CODES = {
   LLM_UNAVAILABLE: { status: 503, message: "The language model is unavailable." },
   GEMINI_UNAVAILABLE: { status: 503, message: "The Gemini model is unavailable." },
   QDRANT_UNAVAILABLE: { status: 503, message: "The vector database is unavailable." },
+  // Anything else
   INTERNAL_ERROR: { status: 500, message: "Something went wrong on our side." },
 } as const satisfies Record<string, { status: number; message: string }>;
 

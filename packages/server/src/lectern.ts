@@ -1,17 +1,20 @@
 import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import type { Config } from "./config/config.ts";
+import type { DocSource } from "./ingest/doc-source.ts";
 import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
+import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
 import { createEmbedder } from "./llm/embedders.ts";
+import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
-import { type Embedder, isDenseEnabled } from "./search/embedder.ts";
 import { applyToIndex, loadLexicalIndex, saveLexicalIndex } from "./search/index-store.ts";
 import type { LexicalIndex } from "./search/lexical-index.ts";
 import type { Reranker } from "./search/reranker.ts";
 import { Retriever } from "./search/retriever.ts";
 import { DocumentStore } from "./store/document-store.ts";
 import { openDatabase } from "./store/open.ts";
+import { PgvectorBacklog, PgvectorIndex } from "./store/pgvector-index.ts";
 import type { SqlClient } from "./store/sql-client.ts";
-import { VectorStore } from "./store/vector-store.ts";
+import type { EmbeddingBacklog, VectorIndex } from "./store/vector-index.ts";
 
 /** The assembled library: database, document store, BM25 index and retriever for one collection. */
 export interface EmbeddingReport {
@@ -28,19 +31,26 @@ export interface Lectern {
   readonly db: SqlClient;
   readonly store: DocumentStore;
   readonly embedder: Embedder;
-  readonly vectors: VectorStore | undefined;
+  /** The provider clients of this library; chat models are made from them too. */
+  readonly providers: ProviderClients;
+  /** The vector index and what waits for a vector; undefined when dense retrieval is off. */
+  readonly vectors: DenseVectors | undefined;
   index: LexicalIndex;
   retriever: Retriever;
   /** What the book is about, for overview questions; undefined for an empty book. */
   synopsis: Synopsis | undefined;
+  /** Ingests a docs folder (its path) or any other source of the book's files. */
   ingest(
-    docsDir: string,
+    docs: string | DocSource,
     onProgress?: ProgressListener,
   ): Promise<IngestReport & { embeddings?: EmbeddingReport }>;
   /** Embeds every chunk that has no embedding yet, in batches; resumable. */
   embedPending(onProgress?: ProgressListener): Promise<EmbeddingReport>;
   close(): Promise<void>;
 }
+
+/** Both sides of dense retrieval, as one object for callers (`lectern.vectors`). */
+export type DenseVectors = VectorIndex & EmbeddingBacklog;
 
 export interface OpenOptions {
   /** Overrides the configured embedder (tests use a deterministic one). */
@@ -52,34 +62,28 @@ export interface OpenOptions {
 }
 
 export async function openLectern(config: Config, options: OpenOptions = {}): Promise<Lectern> {
-  const embedder = options.embedder ?? (await createEmbedder(config));
+  const providers = new ProviderClients();
+  const embedder = options.embedder ?? (await createEmbedder(config, providers));
   const reranker = options.reranker ?? (await createReranker(config));
   const dense = isDenseEnabled(embedder);
   const db = await openDatabase({ ...config, vector: dense });
   try {
     const store = new DocumentStore(db, config.collection);
-    let vectors: VectorStore | undefined;
-    if (dense) {
-      vectors = new VectorStore(db, config.collection);
-      await vectors.prepare(
-        { provider: embedder.provider, model: embedder.modelId, dimensions: embedder.dimensions },
-        { reembed: options.reembed ?? false },
-      );
-    }
+    const vectors = dense
+      ? await openDenseVectors(db, config, embedder, options.reembed ?? false)
+      : undefined;
     const loaded = await loadLexicalIndex(store, config.dataDir);
-    const vectorStore = vectors;
     const makeRetriever = (index: LexicalIndex) =>
       new Retriever(index, {
         topK: config.search.topK,
         maxChunksPerPage: config.search.maxChunksPerPage,
         embedder,
         ...(reranker ? { rerank: { reranker, candidates: config.rerank.candidates } } : {}),
-        ...(vectorStore
+        ...(vectors
           ? {
               dense: {
                 embedder,
-                search: (embedding: number[], limit: number) =>
-                  vectorStore.search(embedding, limit),
+                search: (embedding: number[], limit: number) => vectors.search(embedding, limit),
                 minSimilarity: config.embeddings.minDenseSimilarity,
               },
             }
@@ -91,12 +95,13 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       db,
       store,
       embedder,
+      providers,
       vectors,
       index: loaded.index,
       retriever: makeRetriever(loaded.index),
       synopsis: buildSynopsis(await store.pages(), loaded.index.allChunks()),
-      async ingest(docsDir, onProgress) {
-        const ingestOptions = ingestOptionsFromConfig(config, docsDir);
+      async ingest(docs, onProgress) {
+        const ingestOptions = ingestOptionsFromConfig(config, docs);
         const report = await ingestDocs(
           store,
           onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
@@ -112,25 +117,28 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
           lectern.retriever = makeRetriever(lectern.index);
           lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
         }
-        if (!vectorStore) return report;
+        if (!vectors) return report;
         return { ...report, embeddings: await lectern.embedPending(onProgress) };
       },
       async embedPending(onProgress) {
         const started = performance.now();
-        if (!vectorStore) return { embedded: 0, pending: 0, failed: undefined, seconds: 0 };
-        const total = await vectorStore.countPending();
+        if (!vectors) return { embedded: 0, pending: 0, failed: undefined, seconds: 0 };
+        const total = await vectors.countPending();
+        const batchSize = embedder.maxBatchSize ?? config.embeddings.batchSize;
         let embedded = 0;
         try {
           while (true) {
-            const batch = await vectorStore.pendingChunks(config.embeddings.batchSize);
+            // One page of pending chunks is one model call and one stored batch.
+            const batch = await vectors.pendingChunks(batchSize);
             if (batch.length === 0) break;
             const embeddings = await embedder.embed(batch.map((chunk) => chunk.text));
-            await vectorStore.store(
+            await vectors.upsert(
               batch.map((chunk, index) => ({
                 chunkId: chunk.id,
                 embedding: embeddings[index] ?? [],
               })),
             );
+            await vectors.markEmbedded(batch.map((chunk) => chunk.id));
             embedded += batch.length;
             onProgress?.({ done: embedded, total, file: "embedding chunks" });
           }
@@ -162,4 +170,33 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
     await db.close().catch(() => {});
     throw error;
   }
+}
+
+/** The pgvector index in the book's database, prepared for the embedder's model, and its backlog. */
+async function openDenseVectors(
+  db: SqlClient,
+  config: Config,
+  embedder: Embedder,
+  reembed: boolean,
+): Promise<DenseVectors> {
+  const index = new PgvectorIndex(db, config.collection);
+  await index.prepare(
+    { provider: embedder.provider, model: embedder.modelId, dimensions: embedder.dimensions },
+    { reembed },
+  );
+  return denseVectors(index, new PgvectorBacklog(db, index));
+}
+
+function denseVectors(index: VectorIndex, backlog: EmbeddingBacklog): DenseVectors {
+  return {
+    prepare: (model, options) => index.prepare(model, options),
+    upsert: (vectors) => index.upsert(vectors),
+    search: (embedding, limit) => index.search(embedding, limit),
+    delete: (chunkIds) => index.delete(chunkIds),
+    deleteAll: () => index.deleteAll(),
+    count: () => index.count(),
+    pendingChunks: (limit) => backlog.pendingChunks(limit),
+    countPending: () => backlog.countPending(),
+    markEmbedded: (chunkIds) => backlog.markEmbedded(chunkIds),
+  };
 }

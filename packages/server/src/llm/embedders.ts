@@ -1,15 +1,18 @@
 import { embedMany } from "ai";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
-import { type Embedder, noneEmbedder } from "../search/embedder.ts";
-import { createRemoteEmbeddingModel } from "./providers.ts";
+import { type Embedder, embedInBatches, noneEmbedder } from "./embedder.ts";
+import { createRemoteEmbeddingModel, ProviderClients } from "./providers.ts";
 import { withRetry } from "./retry.ts";
 
 /**
  * The configured embedder: `none` (BM25 only), a remote provider (OpenAI, Gemini, any
  * OpenAI-compatible /v1/embeddings) or a local ONNX model. Remote calls retry like chat calls.
  */
-export async function createEmbedder(config: Config): Promise<Embedder> {
+export async function createEmbedder(
+  config: Config,
+  clients = new ProviderClients(),
+): Promise<Embedder> {
   const settings = config.embeddings;
   switch (settings.provider) {
     case "none":
@@ -32,30 +35,32 @@ export async function createEmbedder(config: Config): Promise<Embedder> {
       });
     }
     default: {
-      const handle = createRemoteEmbeddingModel(settings, config.llm);
-      const embed = async (texts: string[], options: { signal?: AbortSignal } = {}) => {
-        const vectors: number[][] = [];
-        for (let start = 0; start < texts.length; start += settings.batchSize) {
-          const batch = texts.slice(start, start + settings.batchSize);
-          const result = await withRetry(
-            () =>
-              embedMany({
-                model: handle.model,
-                values: batch,
-                maxRetries: 0,
-                ...(options.signal ? { abortSignal: options.signal } : {}),
-              }),
-            {
-              maxRetries: config.llm.maxRetries,
-              baseDelayMs: config.llm.retryBaseDelayMs,
-              maxDelayMs: config.llm.retryMaxDelayMs,
-              signal: options.signal,
-            },
-          );
-          vectors.push(...result.embeddings);
-        }
-        return vectors;
+      const handle = createRemoteEmbeddingModel(settings, config.llm, clients);
+      const embedBatch = async (batch: string[], signal: AbortSignal | undefined) => {
+        const result = await withRetry(
+          () =>
+            embedMany({
+              model: handle.model,
+              values: batch,
+              maxRetries: 0,
+              ...(signal ? { abortSignal: signal } : {}),
+            }),
+          {
+            maxRetries: config.llm.maxRetries,
+            baseDelayMs: config.llm.retryBaseDelayMs,
+            maxDelayMs: config.llm.retryMaxDelayMs,
+            signal,
+          },
+        );
+        return result.embeddings;
       };
+      const embed = (texts: string[], options: { signal?: AbortSignal } = {}) =>
+        embedInBatches(
+          texts,
+          settings.batchSize,
+          (batch) => embedBatch(batch, options.signal),
+          options.signal,
+        );
       // The dimension is known for default models; otherwise one probe asks the model.
       const dimensions = handle.dimensions ?? (await embed(["dimension probe"]))[0]?.length ?? 0;
       if (dimensions <= 0)
@@ -63,7 +68,13 @@ export async function createEmbedder(config: Config): Promise<Embedder> {
           "CONFIG_INVALID",
           `The embedding model ${handle.modelId} returned no vector.`,
         );
-      return { provider: handle.provider, modelId: handle.modelId, dimensions, embed };
+      return {
+        provider: handle.provider,
+        modelId: handle.modelId,
+        dimensions,
+        maxBatchSize: settings.batchSize,
+        embed,
+      };
     }
   }
 }

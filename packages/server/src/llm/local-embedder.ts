@@ -1,14 +1,12 @@
 /**
  * The `local` embeddings provider: a transformers.js (ONNX Runtime) feature-extraction model read
- * from a directory on disk. Nothing is ever fetched from a model hub — remote loading is switched
- * off before the model is opened, and the directory is checked up front so that a wrong path or an
- * incomplete export fails with a message naming the directory and the missing file.
+ * from a directory on disk, never from a model hub (see local-model.ts).
  */
-import { readFile, stat } from "node:fs/promises";
-import path from "node:path";
-import type { FeatureExtractionPipeline } from "@huggingface/transformers";
-import { createError, type LecternError } from "../errors.ts";
-import type { Embedder } from "../search/embedder.ts";
+import { createError } from "../errors.ts";
+import { type Embedder, embedInBatches } from "./embedder.ts";
+import { LOCAL_LOAD_OPTIONS, modelError, openLocalModel, probeLocalModel } from "./local-model.ts";
+
+export { LOCAL_MODEL_FILES } from "./local-model.ts";
 
 export interface LocalEmbedderOptions {
   /** Directory holding config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx. */
@@ -28,51 +26,23 @@ export interface LocalEmbedder extends Embedder {
   dispose(): Promise<void>;
 }
 
-/** Files a model directory must contain, relative to it. */
-export const LOCAL_MODEL_FILES = [
-  "config.json",
-  "tokenizer.json",
-  "tokenizer_config.json",
-  "onnx/model.onnx",
-] as const;
-
 const DEFAULT_BATCH_SIZE = 32;
 const POOLINGS = ["mean", "cls"] as const;
-/** A Hugging Face style `org/name` id (as opposed to a filesystem path left in the config). */
-const MODEL_ID_PATTERN = /^[\w.-]+(\/[\w.-]+)?$/;
 
 export async function createLocalEmbedder(options: LocalEmbedderOptions): Promise<LocalEmbedder> {
   const pooling = options.pooling ?? "mean";
   const normalize = options.normalize ?? true;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   validateOptions(options, pooling, batchSize);
+  const kind = { label: "local embedding model", architecture: "a feature-extraction model" };
 
-  const modelDir = path.resolve(options.modelDir);
-  await checkModelDirectory(modelDir);
-  const config = await readModelConfig(modelDir);
-
-  const transformers = await import("@huggingface/transformers");
-  // Local files only, for every load in this process: an absolute path is never taken for a hub
-  // id, and with remote models off transformers.js never falls back to a download. The file cache
-  // only ever holds downloads, so it is off too (it could otherwise shadow the directory's files).
-  transformers.env.allowRemoteModels = false;
-  transformers.env.allowLocalModels = true;
-  transformers.env.useFSCache = false;
-
-  let extractor: FeatureExtractionPipeline;
-  try {
-    extractor = await transformers.pipeline("feature-extraction", modelDir, {
-      local_files_only: true,
-      device: "cpu",
-      dtype: "fp32",
-    });
-  } catch (error) {
-    throw modelError(
-      modelDir,
-      `The local embedding model in ${modelDir} could not be loaded: ${messageOf(error)}`,
-      error,
-    );
-  }
+  const {
+    modelDir,
+    modelId,
+    model: extractor,
+  } = await openLocalModel(options.modelDir, kind, (transformers, directory) =>
+    transformers.pipeline("feature-extraction", directory, LOCAL_LOAD_OPTIONS),
+  );
 
   const run = async (texts: string[]): Promise<number[][]> => {
     const output = await extractor(texts, { pooling, normalize: false });
@@ -95,17 +65,12 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
 
   // One probe text tells the real output width (the hidden size for mean and cls pooling) and
   // proves the tokenizer and the graph work together before the first real request.
-  let dimensions: number;
-  try {
-    dimensions = (await run(["dimension probe"]))[0]?.length ?? 0;
-  } catch (error) {
-    await extractor.dispose();
-    throw modelError(
-      modelDir,
-      `The local embedding model in ${modelDir} failed on a test input: ${messageOf(error)}`,
-      error,
-    );
-  }
+  const dimensions = await probeLocalModel(
+    modelDir,
+    kind,
+    async () => (await run(["dimension probe"]))[0]?.length ?? 0,
+    () => extractor.dispose(),
+  );
   if (options.dimensions !== undefined && options.dimensions !== dimensions) {
     await extractor.dispose();
     throw modelError(
@@ -120,16 +85,11 @@ export async function createLocalEmbedder(options: LocalEmbedderOptions): Promis
 
   return {
     provider: "local",
-    modelId: modelIdFor(modelDir, config),
+    modelId,
     dimensions,
+    maxBatchSize: batchSize,
     async embed(texts, embedOptions) {
-      const signal = embedOptions?.signal;
-      const vectors: number[][] = [];
-      for (let start = 0; start < texts.length; start += batchSize) {
-        signal?.throwIfAborted();
-        vectors.push(...(await run(texts.slice(start, start + batchSize))));
-      }
-      return vectors;
+      return embedInBatches(texts, batchSize, run, embedOptions?.signal);
     },
     async dispose() {
       await extractor.dispose();
@@ -164,71 +124,9 @@ function validateOptions(options: LocalEmbedderOptions, pooling: string, batchSi
   }
 }
 
-async function checkModelDirectory(modelDir: string): Promise<void> {
-  const directory = await stat(modelDir).catch(() => undefined);
-  if (directory === undefined) {
-    throw modelError(modelDir, `The local embedding model directory ${modelDir} does not exist.`);
-  }
-  if (!directory.isDirectory()) {
-    throw modelError(modelDir, `The local embedding model path ${modelDir} is not a directory.`);
-  }
-  const missing: string[] = [];
-  for (const file of LOCAL_MODEL_FILES) {
-    const entry = await stat(path.join(modelDir, file)).catch(() => undefined);
-    if (!entry?.isFile()) missing.push(file);
-  }
-  if (missing.length > 0) {
-    throw modelError(
-      modelDir,
-      `The local embedding model directory ${modelDir} is missing ${missing.join(", ")}. ` +
-        `It needs ${LOCAL_MODEL_FILES.join(", ")} (an fp32 ONNX export of a feature-extraction ` +
-        "model with its tokenizer).",
-      undefined,
-      { missing },
-    );
-  }
-}
-
-async function readModelConfig(modelDir: string): Promise<Record<string, unknown>> {
-  const file = path.join(modelDir, "config.json");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, "utf8"));
-  } catch (error) {
-    throw modelError(modelDir, `${file} is not valid JSON: ${messageOf(error)}`, error);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw modelError(modelDir, `${file} must contain a JSON object.`);
-  }
-  return parsed as Record<string, unknown>;
-}
-
-/** `_name_or_path` when it is a model id like `org/name`; the directory's name otherwise. */
-function modelIdFor(modelDir: string, config: Record<string, unknown>): string {
-  const nameOrPath = config._name_or_path;
-  if (typeof nameOrPath === "string" && MODEL_ID_PATTERN.test(nameOrPath)) return nameOrPath;
-  return path.basename(modelDir);
-}
-
 function unitLength(vector: number[]): number[] {
   let sumOfSquares = 0;
   for (const value of vector) sumOfSquares += value * value;
   const norm = Math.sqrt(sumOfSquares);
   return norm > 0 ? vector.map((value) => value / norm) : vector;
-}
-
-function modelError(
-  modelDir: string,
-  message: string,
-  cause?: unknown,
-  details: Record<string, unknown> = {},
-): LecternError {
-  return createError("CONFIG_INVALID", message, {
-    details: { modelDir, ...details },
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,8 +1,7 @@
 /**
  * The local reranker: a transformers.js (ONNX Runtime) cross-encoder read from a directory on disk,
  * such as an fp32 export of cross-encoder/ms-marco-MiniLM-L-6-v2. As for the local embedder,
- * nothing is ever fetched from a model hub, and the directory is checked up front so that a wrong
- * path or an incomplete export fails with a message naming the directory and the missing file.
+ * nothing is ever fetched from a model hub (see local-model.ts).
  *
  * Each (question, passage) pair is tokenized as one sequence (`[CLS] question [SEP] passage [SEP]`
  * for BERT-like models), cut to the model's maximum length and scored by
@@ -10,12 +9,10 @@
  * model (not relevant, relevant) the score is logit₁ − logit₀, the log-odds of "relevant", which
  * orders passages exactly as the softmax probability would.
  */
-import { readFile, stat } from "node:fs/promises";
-import path from "node:path";
-import type { PreTrainedModel, PreTrainedTokenizer, Tensor } from "@huggingface/transformers";
-import { createError, type LecternError } from "../errors.ts";
+import type { PreTrainedTokenizer, Tensor } from "@huggingface/transformers";
+import { createError } from "../errors.ts";
 import type { Reranker } from "../search/reranker.ts";
-import { LOCAL_MODEL_FILES } from "./local-embedder.ts";
+import { LOCAL_LOAD_OPTIONS, openLocalModel, probeLocalModel } from "./local-model.ts";
 
 export interface LocalRerankerOptions {
   /** Directory holding config.json, tokenizer.json, tokenizer_config.json and onnx/model.onnx. */
@@ -33,8 +30,6 @@ export interface LocalReranker extends Reranker {
 const DEFAULT_BATCH_SIZE = 32;
 /** Used when neither the tokenizer nor the model config states a limit (BERT's own). */
 const FALLBACK_MAX_LENGTH = 512;
-/** A Hugging Face style `org/name` id (as opposed to a filesystem path left in the config). */
-const MODEL_ID_PATTERN = /^[\w.-]+(\/[\w.-]+)?$/;
 
 /** Token ids of one tokenized pair, before padding. */
 interface EncodedPair {
@@ -46,6 +41,7 @@ interface EncodedPair {
 
 export async function createLocalReranker(options: LocalRerankerOptions): Promise<LocalReranker> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const kind = { label: "reranker model", architecture: "a cross-encoder" };
   if (typeof options.modelDir !== "string" || options.modelDir.trim() === "") {
     throw createError("CONFIG_INVALID", "The reranker model directory is not set.");
   }
@@ -56,34 +52,22 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
     );
   }
 
-  const modelDir = path.resolve(options.modelDir);
-  await checkModelDirectory(modelDir);
-  const config = await readModelConfig(modelDir);
-
-  const transformers = await import("@huggingface/transformers");
-  // Local files only, as for the local embedder (see local-embedder.ts for why each flag).
-  transformers.env.allowRemoteModels = false;
-  transformers.env.allowLocalModels = true;
-  transformers.env.useFSCache = false;
-
-  let tokenizer: PreTrainedTokenizer;
-  let model: PreTrainedModel;
-  try {
-    tokenizer = await transformers.AutoTokenizer.from_pretrained(modelDir, {
+  const {
+    modelDir,
+    config,
+    modelId,
+    model: loaded,
+  } = await openLocalModel(options.modelDir, kind, async (transformers, directory) => ({
+    transformers,
+    tokenizer: await transformers.AutoTokenizer.from_pretrained(directory, {
       local_files_only: true,
-    });
-    model = await transformers.AutoModelForSequenceClassification.from_pretrained(modelDir, {
-      local_files_only: true,
-      device: "cpu",
-      dtype: "fp32",
-    });
-  } catch (error) {
-    throw modelError(
-      modelDir,
-      `The reranker model in ${modelDir} could not be loaded: ${messageOf(error)}`,
-      error,
-    );
-  }
+    }),
+    model: await transformers.AutoModelForSequenceClassification.from_pretrained(
+      directory,
+      LOCAL_LOAD_OPTIONS,
+    ),
+  }));
+  const { transformers, tokenizer, model } = loaded;
 
   const maxLength = maxLengthOf(tokenizer, config);
   const padId = tokenizer.pad_token_id ?? 0;
@@ -157,19 +141,15 @@ export async function createLocalReranker(options: LocalRerankerOptions): Promis
 
   // One probe pair proves the tokenizer and the graph work together and that the model is a
   // cross-encoder (one or two logits per pair), before the first real question.
-  try {
-    await rerank("reranker probe", ["reranker probe passage"]);
-  } catch (error) {
-    await model.dispose();
-    throw modelError(
-      modelDir,
-      `The reranker model in ${modelDir} failed on a test input: ${messageOf(error)}`,
-      error,
-    );
-  }
+  await probeLocalModel(
+    modelDir,
+    kind,
+    () => rerank("reranker probe", ["reranker probe passage"]),
+    () => model.dispose(),
+  );
 
   return {
-    modelId: modelIdFor(modelDir, config),
+    modelId,
     maxLength,
     rerank,
     async dispose() {
@@ -236,66 +216,4 @@ function maxLengthOf(tokenizer: PreTrainedTokenizer, config: Record<string, unkn
     (limit): limit is number => typeof limit === "number" && Number.isInteger(limit) && limit > 2,
   );
   return limits.length > 0 ? Math.min(...limits) : FALLBACK_MAX_LENGTH;
-}
-
-async function checkModelDirectory(modelDir: string): Promise<void> {
-  const directory = await stat(modelDir).catch(() => undefined);
-  if (directory === undefined) {
-    throw modelError(modelDir, `The reranker model directory ${modelDir} does not exist.`);
-  }
-  if (!directory.isDirectory()) {
-    throw modelError(modelDir, `The reranker model path ${modelDir} is not a directory.`);
-  }
-  const missing: string[] = [];
-  for (const file of LOCAL_MODEL_FILES) {
-    const entry = await stat(path.join(modelDir, file)).catch(() => undefined);
-    if (!entry?.isFile()) missing.push(file);
-  }
-  if (missing.length > 0) {
-    throw modelError(
-      modelDir,
-      `The reranker model directory ${modelDir} is missing ${missing.join(", ")}. ` +
-        `It needs ${LOCAL_MODEL_FILES.join(", ")} (an fp32 ONNX export of a cross-encoder ` +
-        "with its tokenizer).",
-      undefined,
-      { missing },
-    );
-  }
-}
-
-async function readModelConfig(modelDir: string): Promise<Record<string, unknown>> {
-  const file = path.join(modelDir, "config.json");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(file, "utf8"));
-  } catch (error) {
-    throw modelError(modelDir, `${file} is not valid JSON: ${messageOf(error)}`, error);
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw modelError(modelDir, `${file} must contain a JSON object.`);
-  }
-  return parsed as Record<string, unknown>;
-}
-
-/** `_name_or_path` when it is a model id like `org/name`; the directory's name otherwise. */
-function modelIdFor(modelDir: string, config: Record<string, unknown>): string {
-  const nameOrPath = config._name_or_path;
-  if (typeof nameOrPath === "string" && MODEL_ID_PATTERN.test(nameOrPath)) return nameOrPath;
-  return path.basename(modelDir);
-}
-
-function modelError(
-  modelDir: string,
-  message: string,
-  cause?: unknown,
-  details: Record<string, unknown> = {},
-): LecternError {
-  return createError("CONFIG_INVALID", message, {
-    details: { modelDir, ...details },
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

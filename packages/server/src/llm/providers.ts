@@ -35,8 +35,66 @@ function missing(variable: string, provider: string): never {
   );
 }
 
+type RemoteProvider = "openai" | "gemini" | "openai-compatible";
+type ChatModel = ChatModelHandle["model"];
+
+/** One provider's API client; chat and embedding models are both made from it. */
+export interface ProviderClient {
+  chatModel(modelId: string): ChatModel;
+  embeddingModel(modelId: string): EmbeddingModel;
+}
+
+interface Connection {
+  apiKey: string | undefined;
+  baseURL: string | undefined;
+}
+
+/**
+ * The provider clients of one process: one client per provider and connection (key and base URL),
+ * so chat and embeddings on the same provider share it. The composition root creates one and hands
+ * it to both; a caller that passes none gets clients of its own.
+ */
+export class ProviderClients {
+  private readonly clients = new Map<string, ProviderClient>();
+
+  get(provider: RemoteProvider, connection: Connection): ProviderClient {
+    const key = JSON.stringify([provider, connection.apiKey ?? "", connection.baseURL ?? ""]);
+    let client = this.clients.get(key);
+    if (!client) {
+      client = buildClient(provider, connection);
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+}
+
+function buildClient(provider: RemoteProvider, { apiKey, baseURL }: Connection): ProviderClient {
+  if (provider === "openai") {
+    const openai = createOpenAI({ ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) });
+    // .chat(): the Chat Completions API, which every OpenAI-compatible server also speaks.
+    return {
+      chatModel: (modelId) => openai.chat(modelId),
+      embeddingModel: (modelId) => openai.embedding(modelId),
+    };
+  }
+  // Callers resolve the base URL (Gemini's default, or the required LLM/EMBEDDINGS_BASE_URL).
+  if (baseURL === undefined) throw new Error(`The ${provider} client needs a base URL.`);
+  const compatible = createOpenAICompatible({
+    name: provider,
+    baseURL,
+    ...(apiKey ? { apiKey } : {}),
+  });
+  return {
+    chatModel: (modelId) => compatible.chatModel(modelId),
+    embeddingModel: (modelId) => compatible.embeddingModel(modelId),
+  };
+}
+
 /** The configured chat model, or undefined for `none`. Fails at start-up naming a missing variable. */
-export function createChatModel(config: Config["llm"]): ChatModelHandle | undefined {
+export function createChatModel(
+  config: Config["llm"],
+  clients = new ProviderClients(),
+): ChatModelHandle | undefined {
   switch (config.provider) {
     case "none":
       return undefined;
@@ -44,33 +102,15 @@ export function createChatModel(config: Config["llm"]): ChatModelHandle | undefi
       const apiKey =
         config.openaiApiKey ?? missing("OPENAI_API_KEY", "openai (LLM_PROVIDER=openai)");
       const modelId = config.model ?? DEFAULT_CHAT_MODELS.openai;
-      // .chat(): the Chat Completions API, which every OpenAI-compatible server also speaks.
-      const provider = createOpenAI({
-        apiKey,
-        ...(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-      });
-      return {
-        model: provider.chat(modelId),
-        provider: "openai",
-        modelId,
-        unavailableCode: "LLM_UNAVAILABLE",
-      };
+      const client = clients.get("openai", { apiKey, baseURL: config.baseUrl });
+      return chatHandle(client, "openai", modelId);
     }
     case "gemini": {
       const apiKey =
         config.geminiApiKey ?? missing("GEMINI_API_KEY", "gemini (LLM_PROVIDER=gemini)");
       const modelId = config.model ?? DEFAULT_CHAT_MODELS.gemini;
-      const provider = createOpenAICompatible({
-        name: "gemini",
-        apiKey,
-        baseURL: config.baseUrl ?? GEMINI_OPENAI_BASE_URL,
-      });
-      return {
-        model: provider.chatModel(modelId),
-        provider: "gemini",
-        modelId,
-        unavailableCode: "GEMINI_UNAVAILABLE",
-      };
+      const baseURL = config.baseUrl ?? GEMINI_OPENAI_BASE_URL;
+      return chatHandle(clients.get("gemini", { apiKey, baseURL }), "gemini", modelId);
     }
     case "openai-compatible": {
       const baseURL =
@@ -78,24 +118,28 @@ export function createChatModel(config: Config["llm"]): ChatModelHandle | undefi
         missing("LLM_BASE_URL", "openai-compatible (LLM_PROVIDER=openai-compatible)");
       const modelId =
         config.model ?? missing("LLM_MODEL", "openai-compatible (LLM_PROVIDER=openai-compatible)");
-      const provider = createOpenAICompatible({
-        name: "openai-compatible",
-        baseURL,
-        ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-      });
-      return {
-        model: provider.chatModel(modelId),
-        provider: "openai-compatible",
-        modelId,
-        unavailableCode: "LLM_UNAVAILABLE",
-      };
+      const client = clients.get("openai-compatible", { apiKey: config.apiKey, baseURL });
+      return chatHandle(client, "openai-compatible", modelId);
     }
   }
 }
 
+function chatHandle(
+  client: ProviderClient,
+  provider: RemoteProvider,
+  modelId: string,
+): ChatModelHandle {
+  return {
+    model: client.chatModel(modelId),
+    provider,
+    modelId,
+    unavailableCode: provider === "gemini" ? "GEMINI_UNAVAILABLE" : "LLM_UNAVAILABLE",
+  };
+}
+
 export interface EmbeddingModelHandle {
   model: EmbeddingModel;
-  provider: "openai" | "gemini" | "openai-compatible";
+  provider: RemoteProvider;
   modelId: string;
   dimensions: number | undefined;
 }
@@ -104,6 +148,7 @@ export interface EmbeddingModelHandle {
 export function createRemoteEmbeddingModel(
   config: Config["embeddings"],
   llm: Config["llm"],
+  clients = new ProviderClients(),
 ): EmbeddingModelHandle {
   switch (config.provider) {
     case "openai": {
@@ -111,47 +156,29 @@ export function createRemoteEmbeddingModel(
         llm.openaiApiKey ??
         missing("OPENAI_API_KEY", "openai embeddings (EMBEDDINGS_PROVIDER=openai)");
       const modelId = config.model ?? DEFAULT_EMBEDDING_MODELS.openai.model;
-      const provider = createOpenAI({
-        apiKey,
-        ...(config.baseUrl ? { baseURL: config.baseUrl } : {}),
-      });
+      const client = clients.get("openai", { apiKey, baseURL: config.baseUrl });
       const dimensions =
         config.dimensions ?? (modelId === DEFAULT_EMBEDDING_MODELS.openai.model ? 1536 : undefined);
-      return { model: provider.embedding(modelId), provider: "openai", modelId, dimensions };
+      return embeddingHandle(client, "openai", modelId, dimensions);
     }
     case "gemini": {
       const apiKey =
         llm.geminiApiKey ??
         missing("GEMINI_API_KEY", "gemini embeddings (EMBEDDINGS_PROVIDER=gemini)");
       const modelId = config.model ?? DEFAULT_EMBEDDING_MODELS.gemini.model;
-      const provider = createOpenAICompatible({
-        name: "gemini",
-        apiKey,
-        baseURL: config.baseUrl ?? GEMINI_OPENAI_BASE_URL,
-      });
-      return {
-        model: provider.embeddingModel(modelId),
-        provider: "gemini",
-        modelId,
-        dimensions: config.dimensions,
-      };
+      const baseURL = config.baseUrl ?? GEMINI_OPENAI_BASE_URL;
+      const client = clients.get("gemini", { apiKey, baseURL });
+      return embeddingHandle(client, "gemini", modelId, config.dimensions);
     }
     case "openai-compatible": {
       const baseURL =
         config.baseUrl ?? missing("EMBEDDINGS_BASE_URL", "openai-compatible embeddings");
       const modelId = config.model ?? missing("EMBEDDINGS_MODEL", "openai-compatible embeddings");
-      const apiKey = config.apiKey ?? llm.apiKey;
-      const provider = createOpenAICompatible({
-        name: "openai-compatible",
+      const client = clients.get("openai-compatible", {
+        apiKey: config.apiKey ?? llm.apiKey,
         baseURL,
-        ...(apiKey ? { apiKey } : {}),
       });
-      return {
-        model: provider.embeddingModel(modelId),
-        provider: "openai-compatible",
-        modelId,
-        dimensions: config.dimensions,
-      };
+      return embeddingHandle(client, "openai-compatible", modelId, config.dimensions);
     }
     default:
       throw createError(
@@ -159,4 +186,13 @@ export function createRemoteEmbeddingModel(
         `EMBEDDINGS_PROVIDER=${config.provider} is not a remote provider.`,
       );
   }
+}
+
+function embeddingHandle(
+  client: ProviderClient,
+  provider: RemoteProvider,
+  modelId: string,
+  dimensions: number | undefined,
+): EmbeddingModelHandle {
+  return { model: client.embeddingModel(modelId), provider, modelId, dimensions };
 }

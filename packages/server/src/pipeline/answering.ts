@@ -2,7 +2,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { Lectern } from "../lectern.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";
-import { createChatModel } from "../llm/providers.ts";
+import { createChatModel, ProviderClients } from "../llm/providers.ts";
 import type { Retriever } from "../search/retriever.ts";
 import { type AnswerSynthesizer, ExtractiveSynthesizer } from "./answer-synthesizer.ts";
 import { ChatPipeline } from "./chat-pipeline.ts";
@@ -10,8 +10,12 @@ import { LlmSynthesizer } from "./llm-synthesizer.ts";
 import { HeuristicRewriter, LlmRewriter } from "./query-rewriter.ts";
 
 /** The answer synthesizer and follow-up rewriter for the configured model (or none). */
-export function createAnswering(config: Config, logger: Logger) {
-  const handle = createChatModel(config.llm);
+export function createAnswering(
+  config: Config,
+  logger: Logger,
+  clients: ProviderClients = new ProviderClients(),
+) {
+  const handle = createChatModel(config.llm, clients);
   const extractive = new ExtractiveSynthesizer();
   if (!handle)
     return { synthesizer: extractive, rewriter: new HeuristicRewriter(), model: undefined };
@@ -44,7 +48,8 @@ export function createChatPipeline(
   logger: Logger,
   options: { synthesizer?: AnswerSynthesizer; retriever?: Retriever } = {},
 ) {
-  const answering = createAnswering(lectern.config, logger);
+  // The book's provider clients: chat and embeddings on one provider share one client.
+  const answering = createAnswering(lectern.config, logger, lectern.providers);
   const fixed = options.retriever;
   const pipeline = new ChatPipeline({
     retriever: () => fixed ?? lectern.retriever,

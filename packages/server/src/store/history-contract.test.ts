@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestSchema, requirePostgres } from "../../test/postgres.ts";
-import type { Exchange, HistoryStore } from "./history-store.ts";
+import type { HistoryExchange, HistoryStore } from "./history-store.ts";
 import { MemoryHistoryStore } from "./memory-history-store.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
 import { OffHistoryStore } from "./off-history-store.ts";
@@ -28,7 +28,7 @@ interface Harness {
   /** Empties the store before each test. */
   reset(): Promise<void>;
   /** Saves an exchange so that its session was last active `days` ago. */
-  saveAged(exchange: Exchange, days: number): Promise<void>;
+  saveAged(exchange: HistoryExchange, days: number): Promise<void>;
   /** Gives every exchange of the session the same timestamp. */
   sameTimestamps(sessionId: string): Promise<void>;
   close(): Promise<void>;
@@ -117,7 +117,11 @@ const backends: { name: string; sql: boolean; open: () => Promise<Harness> }[] =
   { name: "memory store", sql: false, open: async () => memoryHarness() },
 ];
 
-function exchange(sessionId: string, n = 1, overrides: Partial<Exchange> = {}): Exchange {
+function exchange(
+  sessionId: string,
+  n = 1,
+  overrides: Partial<HistoryExchange> = {},
+): HistoryExchange {
   return {
     sessionId,
     requestId: randomUUID(),

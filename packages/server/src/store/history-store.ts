@@ -4,7 +4,8 @@
  * all (`HISTORY=off`). Every backend runs the same contract suite (history-contract.test.ts).
  */
 
-export interface Exchange {
+/** One finished question and answer, as stored (not the prompt history of llm/prompts.ts). */
+export interface HistoryExchange {
   sessionId: string;
   /** The request that produced this exchange (UUID). */
   requestId: string;
@@ -36,7 +37,7 @@ export interface HistoryStore {
    * yet (a well-formed but unknown id starts a new session with that id) and updating its
    * last_active. Either all of it is stored or nothing.
    */
-  saveExchange(exchange: Exchange): Promise<void>;
+  saveExchange(exchange: HistoryExchange): Promise<void>;
   sessionExists(sessionId: string): Promise<boolean>;
   /**
    * The session's last `limit` exchanges, oldest first, and how many it has in all; undefined when

@@ -1,5 +1,6 @@
 import { createError } from "../errors.ts";
-import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
+import { clampLimit, lowerUuid, requireUuid } from "./history-ids.ts";
+import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
 
 export interface MemoryHistoryLimits {
   /** Sessions kept at most; past it the least recently active session is evicted. */
@@ -43,9 +44,9 @@ export class MemoryHistoryStore implements HistoryStore {
     this.maxBytes = Math.max(1, limits.maxBytes ?? 256 * 1024 * 1024);
   }
 
-  async saveExchange(exchange: Exchange): Promise<void> {
-    const sessionId = canonicalUuid(exchange.sessionId, "session id");
-    const requestId = canonicalUuid(exchange.requestId, "request id");
+  async saveExchange(exchange: HistoryExchange): Promise<void> {
+    const sessionId = requireUuid(exchange.sessionId, "session id");
+    const requestId = requireUuid(exchange.requestId, "request id");
     // Everything that can throw happens before the first change: either all is stored or nothing.
     const sources = JSON.stringify(exchange.sources);
     const metadata = JSON.stringify(exchange.metadata);
@@ -174,22 +175,4 @@ function toEntry(stored: StoredExchange): HistoryEntry {
     sources: JSON.parse(stored.sources) as unknown[],
     metadata: JSON.parse(stored.metadata) as Record<string, unknown>,
   };
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function lowerUuid(value: string): string | undefined {
-  return UUID.test(value) ? value.toLowerCase() : undefined;
-}
-
-function canonicalUuid(value: string, what: string): string {
-  const id = lowerUuid(value);
-  if (id === undefined) throw createError("VALIDATION_ERROR", `The ${what} must be a UUID.`);
-  return id;
-}
-
-/** A whole number ≥ 0; anything else (fractions, NaN, negative) is rounded into range. */
-function clampLimit(limit: number): number {
-  if (Number.isNaN(limit) || limit <= 0) return 0;
-  return Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
 }

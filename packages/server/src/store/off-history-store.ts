@@ -1,10 +1,10 @@
-import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
+import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
 
 /** `HISTORY=off`: nothing is stored, so every session is unknown and there is nothing to purge. */
 export class OffHistoryStore implements HistoryStore {
   readonly kind = "off";
 
-  async saveExchange(_exchange: Exchange): Promise<void> {}
+  async saveExchange(_exchange: HistoryExchange): Promise<void> {}
 
   async sessionExists(_sessionId: string): Promise<boolean> {
     return false;

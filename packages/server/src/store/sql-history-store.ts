@@ -1,5 +1,6 @@
 import { createError } from "../errors.ts";
-import type { Exchange, HistoryEntry, HistoryStore } from "./history-store.ts";
+import { clampLimit, isUuid, requireUuid } from "./history-ids.ts";
+import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
 import type { SqlClient } from "./sql-client.ts";
 
 /**
@@ -13,9 +14,9 @@ export class SqlHistoryStore implements HistoryStore {
 
   constructor(private readonly db: SqlClient) {}
 
-  async saveExchange(exchange: Exchange): Promise<void> {
-    assertUuid(exchange.sessionId, "session id");
-    assertUuid(exchange.requestId, "request id");
+  async saveExchange(exchange: HistoryExchange): Promise<void> {
+    requireUuid(exchange.sessionId, "session id");
+    requireUuid(exchange.requestId, "request id");
     // Serialised before the transaction, so a value JSON cannot hold fails before any write.
     const sources = JSON.stringify(exchange.sources);
     const metadata = JSON.stringify(exchange.metadata);
@@ -134,22 +135,4 @@ function toEntry(row: ConversationRow): HistoryEntry {
 /** JSONB arrives parsed from PGlite and pg, but a driver configured otherwise hands over text. */
 function parseJson<T>(value: Json<T>): T {
   return typeof value === "string" ? (JSON.parse(value) as T) : value;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
-
-function assertUuid(value: string, what: string): void {
-  if (!isUuid(value)) {
-    throw createError("VALIDATION_ERROR", `The ${what} must be a UUID.`);
-  }
-}
-
-/** A whole number ≥ 0; anything else (fractions, NaN, negative) is rounded into range. */
-function clampLimit(limit: number): number {
-  if (Number.isNaN(limit) || limit <= 0) return 0;
-  return Math.min(Math.floor(limit), Number.MAX_SAFE_INTEGER);
 }

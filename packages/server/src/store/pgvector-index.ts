@@ -1,25 +1,21 @@
 import { createError } from "../errors.ts";
 import type { SqlClient } from "./sql-client.ts";
+import {
+  type ChunkVector,
+  type DenseHit,
+  type EmbeddingBacklog,
+  type EmbeddingModelInfo,
+  embeddingText,
+  type PendingChunk,
+  type VectorIndex,
+} from "./vector-index.ts";
 
 /**
  * Chunk embeddings in pgvector (PGlite or PostgreSQL) with an HNSW cosine index. The table's
  * dimension follows the embedding model, so it is created here rather than by a migration, and
  * the model that filled it is recorded: a different model or dimension later must not mix with it.
  */
-
-export interface EmbeddingModelInfo {
-  provider: string;
-  model: string;
-  dimensions: number;
-}
-
-export interface DenseHit {
-  chunkId: string;
-  /** Cosine similarity clamped to 0..1. */
-  similarity: number;
-}
-
-export class VectorStore {
+export class PgvectorIndex implements VectorIndex {
   constructor(
     private readonly db: SqlClient,
     readonly collection = "default",
@@ -82,47 +78,15 @@ export class VectorStore {
 
   private dimensions = 0;
 
-  private table(dimensions = this.dimensions): string {
+  /** The table holding this model's vectors (one per dimension). */
+  table(dimensions = this.dimensions): string {
     if (!Number.isInteger(dimensions) || dimensions <= 0)
-      throw new Error("VectorStore.prepare() must run first");
+      throw new Error("PgvectorIndex.prepare() must run first");
     return `chunk_embeddings_${dimensions}`;
   }
 
-  /** Chunks of the collection that have no embedding yet (new, changed, or left by an interrupted run). */
-  async pendingChunks(limit: number): Promise<{ id: string; text: string }[]> {
-    const rows = await this.db.query<{
-      id: string;
-      title: string;
-      heading_path: string[] | string;
-      text: string;
-    }>(
-      `SELECT c.id, c.title, c.heading_path, c.text FROM chunks c
-         LEFT JOIN ${this.table()} e ON e.chunk_id = c.id
-        WHERE c.collection = $1 AND c.version = $2 AND e.chunk_id IS NULL
-        ORDER BY c.file_path, c.chunk_index LIMIT $3`,
-      [this.collection, this.version, limit],
-    );
-    return rows.map((row) => {
-      const headings =
-        typeof row.heading_path === "string"
-          ? (JSON.parse(row.heading_path) as string[])
-          : row.heading_path;
-      // The headings say what a passage is about; they are embedded with its text.
-      return { id: row.id, text: `${headings.join(" › ")}\n\n${row.text}` };
-    });
-  }
-
-  async countPending(): Promise<number> {
-    const rows = await this.db.query<{ count: string | number }>(
-      `SELECT count(*) AS count FROM chunks c LEFT JOIN ${this.table()} e ON e.chunk_id = c.id
-        WHERE c.collection = $1 AND c.version = $2 AND e.chunk_id IS NULL`,
-      [this.collection, this.version],
-    );
-    return Number(rows[0]?.count ?? 0);
-  }
-
-  /** Stores one batch in one transaction, so an interrupted run keeps every finished batch. */
-  async store(vectors: { chunkId: string; embedding: number[] }[]): Promise<void> {
+  /** One batch in one transaction, so an interrupted run keeps every finished batch. */
+  async upsert(vectors: ChunkVector[]): Promise<void> {
     if (vectors.length === 0) return;
     await this.db.transaction(async (tx) => {
       for (const { chunkId, embedding } of vectors) {
@@ -139,6 +103,14 @@ export class VectorStore {
         );
       }
     });
+  }
+
+  async delete(chunkIds: string[]): Promise<void> {
+    if (chunkIds.length === 0) return;
+    await this.db.query(
+      `DELETE FROM ${this.table()} WHERE collection = $1 AND version = $2 AND chunk_id = ANY($3::text[])`,
+      [this.collection, this.version, chunkIds],
+    );
   }
 
   async deleteAll(): Promise<void> {
@@ -167,6 +139,51 @@ export class VectorStore {
       chunkId: row.chunk_id,
       similarity: Math.min(1, Math.max(0, Number(row.similarity))),
     }));
+  }
+}
+
+/**
+ * What still needs embedding when the vectors live in pgvector: the chunks of the collection with
+ * no row in the index's table. Upserting a vector is what takes a chunk off the backlog.
+ */
+export class PgvectorBacklog implements EmbeddingBacklog {
+  constructor(
+    private readonly db: SqlClient,
+    private readonly index: PgvectorIndex,
+  ) {}
+
+  async pendingChunks(limit: number): Promise<PendingChunk[]> {
+    const rows = await this.db.query<{
+      id: string;
+      heading_path: string[] | string;
+      text: string;
+    }>(
+      `SELECT c.id, c.heading_path, c.text FROM chunks c
+         LEFT JOIN ${this.index.table()} e ON e.chunk_id = c.id
+        WHERE c.collection = $1 AND c.version = $2 AND e.chunk_id IS NULL
+        ORDER BY c.file_path, c.chunk_index LIMIT $3`,
+      [this.index.collection, this.index.version, limit],
+    );
+    return rows.map((row) => {
+      const headings =
+        typeof row.heading_path === "string"
+          ? (JSON.parse(row.heading_path) as string[])
+          : row.heading_path;
+      return { id: row.id, text: embeddingText(headings, row.text) };
+    });
+  }
+
+  async countPending(): Promise<number> {
+    const rows = await this.db.query<{ count: string | number }>(
+      `SELECT count(*) AS count FROM chunks c LEFT JOIN ${this.index.table()} e ON e.chunk_id = c.id
+        WHERE c.collection = $1 AND c.version = $2 AND e.chunk_id IS NULL`,
+      [this.index.collection, this.index.version],
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
+  async markEmbedded(): Promise<void> {
+    // The vector's row in the index's table is the mark.
   }
 }
 
