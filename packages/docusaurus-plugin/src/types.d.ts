@@ -63,19 +63,11 @@ export interface PluginOptions {
 }
 
 /** Options after validation: defaults applied, `primaryColor` folded into `colors`. */
-export interface NormalizedOptions {
+export interface NormalizedOptions
+  extends Omit<PluginOptions, "id" | "scriptUrl" | "primaryColor" | "colors" | "ingest"> {
   id: string;
-  apiUrl: string;
   scriptUrl: string;
-  title?: string;
-  placeholder?: string;
   colors: ColorOptions;
-  theme?: "auto" | "light" | "dark";
-  persist?: boolean;
-  askAboutSelection?: boolean;
-  timeoutMs?: number;
-  maxQuestionChars?: number;
-  maxSelectionChars?: number;
   ingest: NormalizedIngestOptions;
 }
 

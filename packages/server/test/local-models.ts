@@ -1,7 +1,8 @@
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { env } from "@huggingface/transformers";
-import { expect, vi } from "vitest";
+import { afterAll, expect, vi } from "vitest";
 import { isLecternError, type LecternError } from "../src/errors.ts";
 
 /** What the local ONNX model tests (embedder and reranker) check alike. */
@@ -57,4 +58,70 @@ export async function expectNoNetwork(work: () => Promise<void>): Promise<void> 
     env.fetch = originalFetch;
     globalFetch.mockRestore();
   }
+}
+
+/**
+ * A temporary folder for a suite's generated models, and an `open` that remembers what it opened:
+ * everything is disposed of and the folder removed after the suite. Call `prepare()` first thing
+ * in `beforeAll`.
+ */
+export function modelWorkspace<Options, Model extends { dispose?: () => Promise<void> }>(
+  prefix: string,
+  create: (options: Options) => Promise<Model>,
+) {
+  const workspace = {
+    root: "",
+    opened: [] as Model[],
+    async prepare(): Promise<void> {
+      workspace.root = await mkdtemp(path.join(tmpdir(), prefix));
+    },
+    async open(options: Options): Promise<Model> {
+      const created = await create(options);
+      workspace.opened.push(created);
+      return created;
+    },
+    /** Writes a model with `write` into a new folder of the workspace and returns the folder. */
+    async written<WriteOptions>(
+      name: string,
+      write: (directory: string, options?: WriteOptions) => Promise<unknown>,
+      options?: WriteOptions,
+    ): Promise<string> {
+      const directory = path.join(workspace.root, name);
+      await write(directory, options);
+      return directory;
+    },
+  };
+  afterAll(async () => {
+    await Promise.all(workspace.opened.map((model) => model.dispose?.()));
+    if (workspace.root) await rm(workspace.root, { recursive: true, force: true });
+  });
+  return workspace;
+}
+
+/**
+ * A signal that aborts itself at its `n`-th `throwIfAborted` check (between model calls), and the
+ * number of checks made, to show that no call ran after the abort.
+ */
+export function abortingAtCheck(n: number): { signal: AbortSignal; checks: () => number } {
+  const controller = new AbortController();
+  const check = controller.signal.throwIfAborted.bind(controller.signal);
+  let checks = 0;
+  controller.signal.throwIfAborted = () => {
+    checks += 1;
+    if (checks === n) controller.abort();
+    check();
+  };
+  return { signal: controller.signal, checks: () => checks };
+}
+
+/** A model directory that does not exist is a configuration error naming it. */
+export async function expectMissingDirectoryRefused(
+  load: (modelDir: string) => Promise<unknown>,
+  root: string,
+): Promise<LecternError> {
+  const missing = path.join(root, "no-such-model");
+  const error = await expectConfigError(load(missing));
+  expect(error.message).toContain(missing);
+  expect(error.message).toContain("does not exist");
+  return error;
 }

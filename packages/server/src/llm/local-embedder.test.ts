@@ -1,32 +1,23 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
+  abortingAtCheck,
   expectBrokenFilesRefused,
   expectConfigError,
+  expectMissingDirectoryRefused,
   expectNoNetwork,
+  modelWorkspace,
 } from "../../test/local-models.ts";
 import { writeTinyModel } from "../../test/tiny-onnx-model.ts";
 import { createLocalEmbedder, type LocalEmbedder } from "./local-embedder.ts";
 
-let root: string;
+const models = modelWorkspace("lectern-local-embedder-", createLocalEmbedder);
+const open = models.open;
+const modelIn = (name: string, options?: Parameters<typeof writeTinyModel>[1]) =>
+  models.written(name, writeTinyModel, options);
 let modelDir: string;
 let dimensions: number;
 let embedder: LocalEmbedder;
-const opened: LocalEmbedder[] = [];
-
-async function open(options: Parameters<typeof createLocalEmbedder>[0]): Promise<LocalEmbedder> {
-  const created = await createLocalEmbedder(options);
-  opened.push(created);
-  return created;
-}
-
-async function modelIn(name: string, options?: Parameters<typeof writeTinyModel>[1]) {
-  const directory = path.join(root, name);
-  await writeTinyModel(directory, options);
-  return directory;
-}
 
 function norm(vector: number[]): number {
   return Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
@@ -37,15 +28,10 @@ function cosine(a: number[], b: number[]): number {
 }
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "lectern-local-embedder-"));
-  modelDir = path.join(root, "tiny-bert");
+  await models.prepare();
+  modelDir = path.join(models.root, "tiny-bert");
   ({ dimensions } = await writeTinyModel(modelDir));
   embedder = await open({ modelDir });
-});
-
-afterAll(async () => {
-  await Promise.all(opened.map((created) => created.dispose()));
-  await rm(root, { recursive: true, force: true });
 });
 
 describe("createLocalEmbedder", () => {
@@ -133,26 +119,19 @@ describe("createLocalEmbedder", () => {
     });
 
     const batched = await open({ modelDir, batchSize: 1 });
-    const during = new AbortController();
-    const check = during.signal.throwIfAborted.bind(during.signal);
-    let checks = 0;
     // Abort while the first batch is done: the second must not run.
-    during.signal.throwIfAborted = () => {
-      checks += 1;
-      if (checks === 2) during.abort();
-      check();
-    };
+    const during = abortingAtCheck(2);
     await expect(
       batched.embed(["robot", "arm", "joint"], { signal: during.signal }),
     ).rejects.toMatchObject({ name: "AbortError" });
-    expect(checks).toBe(2);
+    expect(during.checks()).toBe(2);
   });
 
   it("names a directory that does not exist", async () => {
-    const missing = path.join(root, "no-such-model");
-    const error = await expectConfigError(createLocalEmbedder({ modelDir: missing }));
-    expect(error.message).toContain(missing);
-    expect(error.message).toContain("does not exist");
+    await expectMissingDirectoryRefused(
+      (modelDir) => createLocalEmbedder({ modelDir }),
+      models.root,
+    );
   });
 
   it("names the missing model file", async () => {

@@ -1,11 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
+  abortingAtCheck,
   expectBrokenFilesRefused,
   expectConfigError,
+  expectMissingDirectoryRefused,
   expectNoNetwork,
+  modelWorkspace,
 } from "../../test/local-models.ts";
 import { writeTinyCrossEncoder, writeTinyModel } from "../../test/tiny-onnx-model.ts";
 import { loadConfig } from "../config/config.ts";
@@ -16,22 +17,16 @@ import { createReranker } from "./rerankers.ts";
 // The tiny cross-encoder's logit is the number of question words (special tokens and unknown
 // words aside, repeats included) that occur in the passage: exact integers, so exact assertions.
 
-let root: string;
+const models = modelWorkspace<Parameters<typeof createLocalReranker>[0], Reranker>(
+  "lectern-local-reranker-",
+  createLocalReranker,
+);
+const open = (options: Parameters<typeof createLocalReranker>[0]) =>
+  models.open(options) as Promise<LocalReranker>;
+const crossEncoderIn = (name: string, options?: Parameters<typeof writeTinyCrossEncoder>[1]) =>
+  models.written(name, writeTinyCrossEncoder, options);
 let modelDir: string;
 let reranker: LocalReranker;
-const opened: Reranker[] = [];
-
-async function open(options: Parameters<typeof createLocalReranker>[0]): Promise<LocalReranker> {
-  const created = await createLocalReranker(options);
-  opened.push(created);
-  return created;
-}
-
-async function crossEncoderIn(name: string, options?: Parameters<typeof writeTinyCrossEncoder>[1]) {
-  const directory = path.join(root, name);
-  await writeTinyCrossEncoder(directory, options);
-  return directory;
-}
 
 /** Passage indices from the highest score to the lowest. */
 function ranking(scores: number[]): number[] {
@@ -47,14 +42,9 @@ const PASSAGES = [
 ];
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "lectern-local-reranker-"));
+  await models.prepare();
   modelDir = await crossEncoderIn("tiny-cross-encoder");
   reranker = await open({ modelDir });
-});
-
-afterAll(async () => {
-  await Promise.all(opened.map((created) => created.dispose?.()));
-  await rm(root, { recursive: true, force: true });
 });
 
 describe("createLocalReranker", () => {
@@ -144,27 +134,22 @@ describe("createLocalReranker", () => {
     ).rejects.toMatchObject({ name: "AbortError" });
 
     const batched = await open({ modelDir, batchSize: 1 });
-    const during = new AbortController();
-    const check = during.signal.throwIfAborted.bind(during.signal);
-    let checks = 0;
     // Abort once the first batch is done: the second must not run.
-    during.signal.throwIfAborted = () => {
-      checks += 1;
-      if (checks === 3) during.abort();
-      check();
-    };
+    const during = abortingAtCheck(3);
     await expect(
       batched.rerank(QUESTION, PASSAGES, { signal: during.signal }),
-    ).rejects.toMatchObject({ name: "AbortError" });
-    expect(checks).toBe(3);
+    ).rejects.toMatchObject({
+      name: "AbortError",
+    });
+    expect(during.checks()).toBe(3);
   });
 
   it("names a directory that does not exist", async () => {
-    const missing = path.join(root, "no-such-model");
-    const error = await expectConfigError(createLocalReranker({ modelDir: missing }));
-    expect(error.message).toContain(missing);
-    expect(error.message).toContain("does not exist");
-    expect(error.details).toMatchObject({ modelDir: missing });
+    const error = await expectMissingDirectoryRefused(
+      (modelDir) => createLocalReranker({ modelDir }),
+      models.root,
+    );
+    expect(error.details).toMatchObject({ modelDir: path.join(models.root, "no-such-model") });
   });
 
   it("names a path that is a file, not a directory", async () => {
@@ -191,7 +176,7 @@ describe("createLocalReranker", () => {
   });
 
   it("refuses a model that is not a cross-encoder", async () => {
-    const embeddingModel = path.join(root, "embedding-model");
+    const embeddingModel = path.join(models.root, "embedding-model");
     await writeTinyModel(embeddingModel);
     const error = await expectConfigError(createLocalReranker({ modelDir: embeddingModel }));
     expect(error.message).toContain(embeddingModel);
@@ -219,21 +204,21 @@ describe("createLocalReranker", () => {
 
 describe("createReranker", () => {
   it("returns no reranker when no model directory is configured", async () => {
-    expect(await createReranker(loadConfig({ env: {}, cwd: root }))).toBeUndefined();
+    expect(await createReranker(loadConfig({ env: {}, cwd: models.root }))).toBeUndefined();
   });
 
   it("loads the model named by LECTERN_RERANK_MODEL_DIR", async () => {
-    const config = loadConfig({ env: { LECTERN_RERANK_MODEL_DIR: modelDir }, cwd: root });
+    const config = loadConfig({ env: { LECTERN_RERANK_MODEL_DIR: modelDir }, cwd: models.root });
     const configured = await createReranker(config);
     if (!configured) throw new Error("expected a reranker");
-    opened.push(configured);
+    models.opened.push(configured);
     expect(configured.modelId).toBe("tiny-cross-encoder");
     expect(ranking(await configured.rerank(QUESTION, PASSAGES))[0]).toBe(2);
   });
 
   it("fails at start-up with CONFIG_INVALID for a directory that does not exist", async () => {
-    const missing = path.join(root, "not-there");
-    const config = loadConfig({ env: { LECTERN_RERANK_MODEL_DIR: missing }, cwd: root });
+    const missing = path.join(models.root, "not-there");
+    const config = loadConfig({ env: { LECTERN_RERANK_MODEL_DIR: missing }, cwd: models.root });
     const error = await expectConfigError(createReranker(config));
     expect(error.message).toContain(missing);
   });

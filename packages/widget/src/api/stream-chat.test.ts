@@ -1,10 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  controlledSseResponse,
-  installFetch,
-  jsonResponse,
-  sseResponse,
-} from "../test/fetch-mock.ts";
+import * as fetchMock from "../test/fetch-mock.ts";
 import {
   answerEvents,
   doneEvent,
@@ -32,7 +27,7 @@ afterEach(() => {
 
 describe("streamChat", () => {
   it("POSTs the question as JSON and yields validated events in order", async () => {
-    const calls = installFetch(() => sseResponse(answerEvents()));
+    const calls = fetchMock.installFetch(() => fetchMock.sseResponse(answerEvents()));
     const events = await collect();
     expect(calls).toMatchObject([{ url: `${API}/chat/stream`, method: "POST", body: BODY }]);
     expect(events.map((event) => event.name)).toEqual([
@@ -44,18 +39,22 @@ describe("streamChat", () => {
   });
 
   it("skips events whose names it does not know", async () => {
-    installFetch(() => sseResponse([sseEvent("progress", { stage: "retrieve" }), doneEvent()]));
+    fetchMock.installFetch(() =>
+      fetchMock.sseResponse([sseEvent("progress", { stage: "retrieve" }), doneEvent()]),
+    );
     expect(await collect()).toHaveLength(1);
   });
 
   it("rejects a payload that does not match the wire schema", async () => {
-    installFetch(() => sseResponse([sseEvent("delta", { text: "wrong field" })]));
+    fetchMock.installFetch(() =>
+      fetchMock.sseResponse([sseEvent("delta", { text: "wrong field" })]),
+    );
     await expect(collect()).rejects.toMatchObject({ code: "INVALID_RESPONSE" });
   });
 
   it("turns an error event into a ChatRequestError with the server's message", async () => {
-    installFetch(() =>
-      sseResponse([
+    fetchMock.installFetch(() =>
+      fetchMock.sseResponse([
         sseEvent("delta", { delta: "Part" }),
         errorEvent("INTERNAL_ERROR", "Something broke."),
       ]),
@@ -66,8 +65,8 @@ describe("streamChat", () => {
   });
 
   it("reads the error body and Retry-After of an HTTP error", async () => {
-    installFetch(() =>
-      jsonResponse(
+    fetchMock.installFetch(() =>
+      fetchMock.jsonResponse(
         429,
         {
           error_code: "RATE_LIMITED",
@@ -87,8 +86,8 @@ describe("streamChat", () => {
   });
 
   it("falls back to details.retry_after, and to a generic message for a body that is not ours", async () => {
-    installFetch(() =>
-      jsonResponse(429, {
+    fetchMock.installFetch(() =>
+      fetchMock.jsonResponse(429, {
         error_code: "RATE_LIMITED",
         message: "Slow down.",
         request_id: REQUEST_ID,
@@ -96,7 +95,7 @@ describe("streamChat", () => {
       }),
     );
     await expect(collect()).rejects.toMatchObject({ retryAfterSeconds: 5 });
-    installFetch(() => new Response("<html>Bad gateway</html>", { status: 502 }));
+    fetchMock.installFetch(() => new Response("<html>Bad gateway</html>", { status: 502 }));
     await expect(collect()).rejects.toMatchObject({
       code: "HTTP_502",
       message: "The assistant is unavailable right now. Please try again later.",
@@ -104,13 +103,13 @@ describe("streamChat", () => {
   });
 
   it("reports a network failure in plain words", async () => {
-    installFetch(() => Promise.reject(new TypeError("Failed to fetch")));
+    fetchMock.installFetch(() => Promise.reject(new TypeError("Failed to fetch")));
     await expect(collect()).rejects.toMatchObject({ code: "NETWORK_ERROR" });
   });
 
   it("stops reading and cancels the body when aborted", async () => {
-    const stream = controlledSseResponse();
-    installFetch(() => stream.response);
+    const stream = fetchMock.controlledSseResponse();
+    fetchMock.installFetch(() => stream.response);
     const controller = new AbortController();
     const events: ChatAnswerEvent[] = [];
     const done = streamChat(API, BODY, {

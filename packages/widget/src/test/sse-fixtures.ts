@@ -33,33 +33,47 @@ export const RETRIEVAL_ONLY_MESSAGE =
 export const NO_RESULTS_FALLBACK =
   "I couldn't find this in the book. Try rephrasing the question, or ask about a topic the book covers.";
 
-export const ROS2_CONTROL_SOURCE: SourceCitation = {
-  source_type: "book",
-  source_url: "/docs/robot-description/ros2-control#declaring-hardware-in-the-urdf",
-  title: "The ros2_control Framework",
-  section: "Declaring hardware in the URDF",
-  chunk_position: 2,
-  similarity_score: 1,
-  snippet:
-    'The hardware a robot has is described in a <ros2_control> element inside the URDF. For primer_bot, the wheels take velocity commands and report position and velocity:\n\n```xml\n<ros2_control name="Prime',
-  file_path: "03-robot-description/03-ros2-control.md",
-  section_path: ["The ros2_control Framework", "Declaring hardware in the URDF"],
-  citation_number: 1,
-};
+/** A book citation as the server sends it, from its page, section path and place in the list. */
+function bookSource(
+  [title, section]: [string, string],
+  place: Pick<SourceCitation, "source_url" | "file_path" | "chunk_position" | "citation_number">,
+  similarity_score: number,
+  snippet: string,
+): SourceCitation {
+  return {
+    source_type: "book",
+    title,
+    section,
+    similarity_score,
+    snippet,
+    section_path: [title, section],
+    ...place,
+  };
+}
 
-export const XACRO_SOURCE: SourceCitation = {
-  source_type: "book",
-  source_url: "/docs/description/urdf#xacro",
-  title: "Describing a Robot with URDF",
-  section: "Reducing repetition with xacro",
-  chunk_position: 6,
-  similarity_score: 0.879,
-  snippet:
-    'A robot with four identical wheels would need four nearly identical blocks of XML. xacro (XML macros) adds properties, arithmetic and macros to URDF:\n\n```xml\n<?xml version="1.0"?>\n<robot name="primer_',
-  file_path: "03-robot-description/01-urdf.md",
-  section_path: ["Describing a Robot with URDF", "Reducing repetition with xacro"],
-  citation_number: 2,
-};
+export const ROS2_CONTROL_SOURCE = bookSource(
+  ["The ros2_control Framework", "Declaring hardware in the URDF"],
+  {
+    source_url: "/docs/robot-description/ros2-control#declaring-hardware-in-the-urdf",
+    file_path: "03-robot-description/03-ros2-control.md",
+    chunk_position: 2,
+    citation_number: 1,
+  },
+  1,
+  'The hardware a robot has is described in a <ros2_control> element inside the URDF. For primer_bot, the wheels take velocity commands and report position and velocity:\n\n```xml\n<ros2_control name="Prime',
+);
+
+export const XACRO_SOURCE = bookSource(
+  ["Describing a Robot with URDF", "Reducing repetition with xacro"],
+  {
+    source_url: "/docs/description/urdf#xacro",
+    file_path: "03-robot-description/01-urdf.md",
+    chunk_position: 6,
+    citation_number: 2,
+  },
+  0.879,
+  'A robot with four identical wheels would need four nearly identical blocks of XML. xacro (XML macros) adds properties, arithmetic and macros to URDF:\n\n```xml\n<?xml version="1.0"?>\n<robot name="primer_',
+);
 
 export const SELECTION_SOURCE: SelectedTextCitation = {
   source_type: "selected_text",
