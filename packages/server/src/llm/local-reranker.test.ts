@@ -1,13 +1,6 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  abortingAtCheck,
-  expectBrokenFilesRefused,
-  expectConfigError,
-  expectMissingDirectoryRefused,
-  expectNoNetwork,
-  modelWorkspace,
-} from "../../test/local-models.ts";
+import * as localModels from "../../test/local-models.ts";
 import { writeTinyCrossEncoder, writeTinyModel } from "../../test/tiny-onnx-model.ts";
 import { loadConfig } from "../config/config.ts";
 import type { Reranker } from "../search/reranker.ts";
@@ -17,7 +10,7 @@ import { createReranker } from "./rerankers.ts";
 // The tiny cross-encoder's logit is the number of question words (special tokens and unknown
 // words aside, repeats included) that occur in the passage: exact integers, so exact assertions.
 
-const models = modelWorkspace<Parameters<typeof createLocalReranker>[0], Reranker>(
+const models = localModels.modelWorkspace<Parameters<typeof createLocalReranker>[0], Reranker>(
   "lectern-local-reranker-",
   createLocalReranker,
 );
@@ -135,7 +128,7 @@ describe("createLocalReranker", () => {
 
     const batched = await open({ modelDir, batchSize: 1 });
     // Abort once the first batch is done: the second must not run.
-    const during = abortingAtCheck(3);
+    const during = localModels.abortingAtCheck(3);
     await expect(
       batched.rerank(QUESTION, PASSAGES, { signal: during.signal }),
     ).rejects.toMatchObject({
@@ -145,7 +138,7 @@ describe("createLocalReranker", () => {
   });
 
   it("names a directory that does not exist", async () => {
-    const error = await expectMissingDirectoryRefused(
+    const error = await localModels.expectMissingDirectoryRefused(
       (modelDir) => createLocalReranker({ modelDir }),
       models.root,
     );
@@ -154,7 +147,7 @@ describe("createLocalReranker", () => {
 
   it("names a path that is a file, not a directory", async () => {
     const file = path.join(modelDir, "config.json");
-    const error = await expectConfigError(createLocalReranker({ modelDir: file }));
+    const error = await localModels.expectConfigError(createLocalReranker({ modelDir: file }));
     expect(error.message).toContain("is not a directory");
   });
 
@@ -162,7 +155,7 @@ describe("createLocalReranker", () => {
     const directory = await crossEncoderIn("incomplete", {
       omit: ["onnx/model.onnx", "tokenizer.json"],
     });
-    const error = await expectConfigError(createLocalReranker({ modelDir: directory }));
+    const error = await localModels.expectConfigError(createLocalReranker({ modelDir: directory }));
     expect(error.message).toContain(directory);
     expect(error.message).toContain("onnx/model.onnx");
     expect(error.details).toMatchObject({
@@ -172,31 +165,36 @@ describe("createLocalReranker", () => {
   });
 
   it("reports a broken config.json or model file as configuration errors", async () => {
-    await expectBrokenFilesRefused((modelDir) => createLocalReranker({ modelDir }), crossEncoderIn);
+    await localModels.expectBrokenFilesRefused(
+      (modelDir) => createLocalReranker({ modelDir }),
+      crossEncoderIn,
+    );
   });
 
   it("refuses a model that is not a cross-encoder", async () => {
     const embeddingModel = path.join(models.root, "embedding-model");
     await writeTinyModel(embeddingModel);
-    const error = await expectConfigError(createLocalReranker({ modelDir: embeddingModel }));
+    const error = await localModels.expectConfigError(
+      createLocalReranker({ modelDir: embeddingModel }),
+    );
     expect(error.message).toContain(embeddingModel);
     expect(error.message).toContain("failed on a test input");
     expect(error.message).toContain("logits");
   });
 
   it("rejects invalid options", async () => {
-    await expectConfigError(createLocalReranker({ modelDir, batchSize: 0 }));
-    await expectConfigError(createLocalReranker({ modelDir, batchSize: 1.5 }));
-    await expectConfigError(createLocalReranker({ modelDir: "  " }));
+    await localModels.expectConfigError(createLocalReranker({ modelDir, batchSize: 0 }));
+    await localModels.expectConfigError(createLocalReranker({ modelDir, batchSize: 1.5 }));
+    await localModels.expectConfigError(createLocalReranker({ modelDir: "  " }));
   });
 
   it("never reaches for the network", async () => {
-    await expectNoNetwork(async () => {
+    await localModels.expectNoNetwork(async () => {
       const local = await open({ modelDir: await crossEncoderIn("offline") });
       await local.rerank(QUESTION, PASSAGES);
       // A hub-style id is a relative path here: it is looked up on disk and not downloaded.
       const hubId = "cross-encoder/ms-marco-MiniLM-L-6-v2";
-      const error = await expectConfigError(createLocalReranker({ modelDir: hubId }));
+      const error = await localModels.expectConfigError(createLocalReranker({ modelDir: hubId }));
       expect(error.message).toContain(path.resolve(hubId));
     });
   });
@@ -219,7 +217,7 @@ describe("createReranker", () => {
   it("fails at start-up with CONFIG_INVALID for a directory that does not exist", async () => {
     const missing = path.join(models.root, "not-there");
     const config = loadConfig({ env: { LECTERN_RERANK_MODEL_DIR: missing }, cwd: models.root });
-    const error = await expectConfigError(createReranker(config));
+    const error = await localModels.expectConfigError(createReranker(config));
     expect(error.message).toContain(missing);
   });
 });
