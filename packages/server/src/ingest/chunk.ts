@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
 import type { Block } from "./markdown.ts";
 
 /**

@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: the orchestrator's state machine reads top to bottom in one place, one outcome per route.
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "@lectern/protocol";
 import type { Synopsis } from "../answer/synopsis.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";

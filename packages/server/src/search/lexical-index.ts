@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: the BM25 index, its snapshot, the document frequencies and the typo lookup share one private state.
 import { readFile, rename, writeFile } from "node:fs/promises";
 import MiniSearch, { type Options } from "minisearch";
 import type { ChunkRecord } from "../store/document-store.ts";

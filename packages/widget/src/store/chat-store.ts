@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: the widget's one store, whose actions move between states that are easiest to check side by side.
 import type { ChatRequestBody } from "@lectern/protocol";
 import { createStore, type StoreApi } from "zustand/vanilla";
 import { ChatRequestError } from "../api/chat-request-error.ts";
