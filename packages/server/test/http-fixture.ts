@@ -8,12 +8,9 @@ import { type AppDeps, buildApp } from "../src/http/app.ts";
 import { createHistoryStore, VERSION } from "../src/http/server.ts";
 import { ChatResponseSchema, ErrorBodySchema } from "../src/http/wire.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
-import {
-  type AnswerSynthesizer,
-  ExtractiveSynthesizer,
-} from "../src/pipeline/answer-synthesizer.ts";
-import { ChatPipeline } from "../src/pipeline/chat-pipeline.ts";
-import { HeuristicRewriter, type QueryRewriter } from "../src/pipeline/query-rewriter.ts";
+import type { AnswerSynthesizer } from "../src/pipeline/answer-synthesizer.ts";
+import { createChatPipeline } from "../src/pipeline/answering.ts";
+import type { QueryRewriter } from "../src/pipeline/query-rewriter.ts";
 import type { HistoryStore } from "../src/store/history-store.ts";
 import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
 import { SAMPLE_DOCS } from "./cli.ts";
@@ -76,10 +73,10 @@ export function createTestApp(
 ) {
   const config = testConfig(lectern, options.env);
   const history = options.history ?? createHistoryStore(config, lectern);
-  const pipeline = new ChatPipeline({
-    retriever: () => lectern.retriever,
-    synthesizer: options.synthesizer ?? new ExtractiveSynthesizer(),
-    rewriter: options.rewriter ?? new HeuristicRewriter(),
+  // The pipeline the server runs (the book's synopsis and pages included), with test overrides.
+  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), {
+    ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
+    ...(options.rewriter ? { rewriter: options.rewriter } : {}),
   });
   const app = buildApp({
     config,

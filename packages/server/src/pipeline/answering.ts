@@ -7,7 +7,7 @@ import type { Retriever } from "../search/retriever.ts";
 import { type AnswerSynthesizer, ExtractiveSynthesizer } from "./answer-synthesizer.ts";
 import { ChatPipeline } from "./chat-pipeline.ts";
 import { LlmSynthesizer } from "./llm-synthesizer.ts";
-import { HeuristicRewriter, LlmRewriter } from "./query-rewriter.ts";
+import { HeuristicRewriter, LlmRewriter, type QueryRewriter } from "./query-rewriter.ts";
 
 /** The answer synthesizer and follow-up rewriter for the configured model (or none). */
 export function createAnswering(
@@ -46,7 +46,11 @@ export function createAnswering(
 export function createChatPipeline(
   lectern: Lectern,
   logger: Logger,
-  options: { synthesizer?: AnswerSynthesizer; retriever?: Retriever } = {},
+  options: {
+    synthesizer?: AnswerSynthesizer;
+    retriever?: Retriever;
+    rewriter?: QueryRewriter;
+  } = {},
 ) {
   // The book's provider clients: chat and embeddings on one provider share one client.
   const answering = createAnswering(lectern.config, logger, lectern.providers);
@@ -54,7 +58,7 @@ export function createChatPipeline(
   const pipeline = new ChatPipeline({
     retriever: () => fixed ?? lectern.retriever,
     synthesizer: options.synthesizer ?? answering.synthesizer,
-    rewriter: answering.rewriter,
+    rewriter: options.rewriter ?? answering.rewriter,
     synopsis: () => lectern.synopsis,
     pageChunks: (filePath) => lectern.index.chunksOfPage(filePath),
   });
