@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
-import { createChatHistory } from "./chat-history.ts";
+import { createChatService } from "../pipeline/chat-service.ts";
 import type { AppDeps, RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { createAdmission } from "./middleware/admission.ts";
@@ -25,7 +25,7 @@ export function buildApp(deps: AppDeps) {
     newId,
     now: deps.now ?? (() => performance.now()),
     admission: createAdmission(config, deps.rateLimiters ?? memoryRateLimiters(config)),
-    chatHistory: createChatHistory(deps),
+    chat: createChatService(deps),
     routes: ROUTES,
   };
 

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
+import type { ChatService } from "../pipeline/chat-service.ts";
 import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
-import type { ChatHistory } from "./chat-history.ts";
 import type { Admission } from "./middleware/admission.ts";
 import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
 import type { RouteSpec } from "./route-spec.ts";
@@ -41,8 +41,8 @@ export interface RouteDeps extends Omit<AppDeps, "newId" | "now" | "rateLimiters
   now: () => number;
   /** Rate limits and the in-flight cap for the chat routes. */
   admission: Admission;
-  /** Reads a session's recent exchanges and records new ones. */
-  chatHistory: ChatHistory;
+  /** One chat turn: the session's recent exchanges, the pipeline, and the exchange recorded. */
+  chat: ChatService;
   /** Every route the app serves (for the endpoint listing and the OpenAPI document). */
   routes: readonly RouteSpec[];
 }

@@ -14,7 +14,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
   const { logger } = deps;
   return async (context) => {
     const { started, requestId, request, release } = await startChat(context, deps);
-    const input = await deps.chatHistory.withHistory(request).catch((error: unknown) => {
+    const input = await deps.chat.withHistory(request).catch((error: unknown) => {
       release();
       throw error;
     });
@@ -50,7 +50,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
         });
         // The exchange is stored only once the whole answer has been produced and sent.
         if (signal.aborted) return;
-        await deps.chatHistory.saveExchange(input, response);
+        await deps.chat.saveExchange(input, response);
         await stream.writeSSE({
           event: "done",
           data: JSON.stringify({ done: true, message_id: response.message_id }),

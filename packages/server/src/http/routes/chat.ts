@@ -10,10 +10,9 @@ export function postChat(deps: RouteDeps): Handler<AppEnv> {
     const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
     const signal = AbortSignal.any([timeout, context.req.raw.signal]);
     try {
-      const input = await deps.chatHistory.withHistory(request);
-      const outcome = await withTimeout(deps.pipeline.run(input, { signal }), timeout);
+      const { input, outcome } = await withTimeout(deps.chat.ask(request, { signal }), timeout);
       const response = toChatResponse(deps, input, outcome, started);
-      await deps.chatHistory.saveExchange(input, response);
+      await deps.chat.saveExchange(input, response);
       deps.logger.info(
         {
           requestId,

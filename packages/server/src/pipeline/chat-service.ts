@@ -1,14 +1,18 @@
+import type { ChatResponse } from "@lectern/protocol";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
-import type { ChatInput } from "../pipeline/types.ts";
 import type { HistoryStore } from "../store/history-store.ts";
-import type { ChatResponse } from "./wire.ts";
+import type { ChatPipeline } from "./chat-pipeline.ts";
+import type { ChatInput, ChatOutcome, RunOptions } from "./types.ts";
 
 /**
- * The conversation around a chat turn: the session's recent exchanges as context for a follow-up,
- * and the finished exchange recorded afterwards. Nothing is read or written with HISTORY=off.
+ * The chat service: one turn of a conversation for every entry point that keeps one (the HTTP
+ * routes today): the session's recent exchanges as context for a follow-up, the pipeline, and the
+ * finished exchange recorded afterwards. Nothing is read or written with HISTORY=off.
  */
-export interface ChatHistory {
+export interface ChatService {
+  /** Runs one turn: the session's recent exchanges as context, then the pipeline. */
+  ask(input: ChatInput, options?: RunOptions): Promise<{ input: ChatInput; outcome: ChatOutcome }>;
   /** The input with the session's recent exchanges; unchanged when they cannot be read. */
   withHistory(input: ChatInput): Promise<ChatInput>;
   /** Records the answered turn. */
@@ -17,13 +21,19 @@ export interface ChatHistory {
   messageId(input: ChatInput): string | null;
 }
 
-export function createChatHistory(deps: {
+export function createChatService(deps: {
+  pipeline: ChatPipeline;
   history: HistoryStore;
   config: Config;
   logger: Logger;
-}): ChatHistory {
-  const { history, config, logger } = deps;
-  return {
+}): ChatService {
+  const { pipeline, history, config, logger } = deps;
+  const service: ChatService = {
+    async ask(input, options = {}) {
+      const withContext = await service.withHistory(input);
+      return { input: withContext, outcome: await pipeline.run(withContext, options) };
+    },
+
     async withHistory(input) {
       if (history.kind === "off" || config.history.window === 0) return input;
       try {
@@ -61,4 +71,5 @@ export function createChatHistory(deps: {
       return history.kind === "off" ? null : input.requestId;
     },
   };
+  return service;
 }
