@@ -16,10 +16,16 @@ export interface ChatService {
   /** The input with the session's recent exchanges; unchanged when they cannot be read. */
   withHistory(input: ChatInput): Promise<ChatInput>;
   /** Records the answered turn. */
-  saveExchange(input: ChatInput, response: ChatResponse): Promise<void>;
+  saveExchange(input: ChatInput, response: RecordedAnswer): Promise<void>;
   /** The id a reader can rate the answer by, or null when nothing is kept. */
   messageId(input: ChatInput): string | null;
 }
+
+/** What is stored of an answer: the parts of the response a reader was shown. */
+export type RecordedAnswer = Pick<
+  ChatResponse,
+  "answer" | "fallback_message" | "sources" | "metadata" | "confidence"
+>;
 
 export function createChatService(deps: {
   pipeline: ChatPipeline;

@@ -1,8 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
+import pino from "pino";
 import type { Config } from "../../config/config.ts";
-import type { Exchange } from "../../llm/prompts.ts";
+import { createChatService } from "../../pipeline/chat-service.ts";
+import { MemoryHistoryStore } from "../../store/memory-history-store.ts";
 import { pipelineOf, SAMPLE_DOCS, withLectern } from "../open-book.ts";
-import { askTurn, printAnswer } from "./ask.ts";
+import { printAnswer } from "./ask.ts";
 import { runIngest } from "./ingest.ts";
 
 /** `lectern repl [--docs <dir>]`: ingests (the sample book by default), then asks in a loop. */
@@ -15,14 +18,41 @@ export async function replCommand(config: Config): Promise<number> {
     process.stdout.write(
       '\nAsk the book a question (empty line or Ctrl-D to quit). Example: "How do I publish on a topic?"\n? ',
     );
+    // The conversation is kept as the API keeps one (in memory here), through the chat service.
+    const chat = createChatService({
+      pipeline: pipelineOf(lectern),
+      history: new MemoryHistoryStore(),
+      config: lectern.config,
+      logger: pino({ level: "warn", base: null }, pino.destination(2)),
+    });
+    const sessionId = randomUUID();
     // Iterating the lines (rather than prompting for each) also works when questions are piped in.
-    const pipeline = pipelineOf(lectern);
-    const history: Exchange[] = [];
     for await (const line of input) {
       const question = line.trim();
       if (!question) break;
-      const outcome = await askTurn(pipeline, question, { history: history.slice(-3) });
-      history.push({ query: question, answer: outcome.answer ?? outcome.fallbackMessage ?? "" });
+      const { input: turn, outcome } = await chat.ask({
+        requestId: randomUUID(),
+        sessionId,
+        query: question,
+        selectedText: null,
+        filters: undefined,
+        sourceUrl: null,
+        topK: undefined,
+      });
+      await chat.saveExchange(turn, {
+        answer: outcome.answer,
+        fallback_message: outcome.fallbackMessage,
+        sources: outcome.sources,
+        confidence: outcome.confidence,
+        metadata: {
+          query_time_ms: outcome.timings.total ?? 0,
+          retrieval_count: outcome.retrievalCount,
+          mode: outcome.mode,
+          low_confidence: outcome.lowConfidence,
+          request_id: turn.requestId,
+          route: outcome.route,
+        },
+      });
       printAnswer(outcome);
       process.stdout.write("\n? ");
     }
