@@ -7,7 +7,7 @@ import { chunkRecord } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { ExtractiveSynthesizer, SELECTION_UNANSWERABLE_MESSAGE } from "./answer-synthesizer.ts";
 import { ChatPipeline, confidenceOf } from "./chat-pipeline.ts";
-import { classifyError } from "./error-recovery.ts";
+import { classifyError } from "./error-classification.ts";
 import { followUpContext } from "./query-rewriter.ts";
 import { normalizeQuery, routeQuery } from "./query-router.ts";
 import type { ChatInput, RequestState } from "./types.ts";

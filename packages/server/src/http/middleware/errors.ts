@@ -1,6 +1,6 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import type { Logger } from "pino";
-import { classifyError } from "../../pipeline/error-recovery.ts";
+import { classifyError } from "../../pipeline/error-classification.ts";
 import type { AppEnv } from "../env.ts";
 import type { createSite } from "../site.ts";
 import type { ErrorBody } from "../wire.ts";

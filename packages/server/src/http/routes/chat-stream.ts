@@ -1,7 +1,7 @@
 import type { Handler } from "hono";
 import { streamSSE } from "hono/streaming";
 import { createError } from "../../errors.ts";
-import { classifyError } from "../../pipeline/error-recovery.ts";
+import { classifyError } from "../../pipeline/error-classification.ts";
 import { startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";

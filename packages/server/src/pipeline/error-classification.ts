@@ -1,9 +1,9 @@
 import { ERROR_CODES, type ErrorCode, isLecternError } from "../errors.ts";
 
 /**
- * ErrorRecovery: classifies any failure into the seeds' ErrorContext types with a message that is
- * safe to show (no stack, path, SQL or secret) and whether retrying can help. The original error is
- * only logged, with the request id.
+ * Error classification (the seeds' ErrorRecovery step): sorts any failure into the seeds'
+ * ErrorContext types with a message that is safe to show (no stack, path, SQL or secret) and
+ * whether retrying can help. The original error is only logged, with the request id.
  */
 
 export type ErrorType = "network" | "database" | "llm" | "validation" | "agent" | "unknown";
