@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: one real Docusaurus build shared by all its checks.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";

@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: one case per fault the local model server injects.
 import pino from "pino";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Config } from "../src/config/config.ts";

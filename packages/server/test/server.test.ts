@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: the server over a socket, one case per lifecycle event.
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";

@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: two small ONNX graphs written out operator by operator.
 /**
  * Writes tiny, complete model directories that transformers.js loads from disk: a BERT-style
  * `config.json`, a lower-casing WordPiece `tokenizer.json` + `tokenizer_config.json` over a few

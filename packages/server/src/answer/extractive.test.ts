@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: one case per passage rule.
 import { describe, expect, it } from "vitest";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { retrievedChunk } from "../search/test-builders.ts";

@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: one case per setting, source and error of the configuration.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";

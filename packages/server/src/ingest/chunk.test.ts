@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: the chunker's invariants, each checked on its own document.
 import { describe, expect, it } from "vitest";
 import {
   buildSections,

@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: one case per Markdown/MDX construct.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { LecternError } from "../errors.ts";

@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: the orchestrator's routes, states and follow-up rules, each with its own case.
 import type { SourceCitation } from "@lectern/protocol";
 import { describe, expect, it } from "vitest";
 import { createError } from "../errors.ts";

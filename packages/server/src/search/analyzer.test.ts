@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: a table of tokenizer cases, one per rule.
 import { describe, expect, it } from "vitest";
 import { analyze, analyzeQuery, isNonLatinTerm, tokenize } from "./analyzer.ts";
 

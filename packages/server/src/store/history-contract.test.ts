@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: one contract suite that every history backend runs.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTestSchema, requirePostgres } from "../../test/postgres.ts";
