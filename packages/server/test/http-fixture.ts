@@ -4,12 +4,11 @@ import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type Config, loadConfig } from "../src/config/config.ts";
-import { type AppDeps, buildApp } from "../src/http/app.ts";
-import { createHistoryStore, VERSION } from "../src/http/server.ts";
+import type { AppDeps } from "../src/http/app.ts";
+import { composeApp } from "../src/http/compose.ts";
 import { ChatResponseSchema, ErrorBodySchema } from "../src/http/wire.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import type { AnswerSynthesizer } from "../src/pipeline/answer-synthesizer.ts";
-import { createChatPipeline } from "../src/pipeline/answering.ts";
 import type { QueryRewriter } from "../src/pipeline/query-rewriter.ts";
 import type { HistoryStore } from "../src/store/history-store.ts";
 import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
@@ -72,25 +71,12 @@ export function createTestApp(
   } = {},
 ) {
   const config = testConfig(lectern, options.env);
-  const history = options.history ?? createHistoryStore(config, lectern);
-  // The pipeline the server runs (the book's synopsis and pages included), with test overrides.
-  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), {
-    ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
-    ...(options.rewriter ? { rewriter: options.rewriter } : {}),
-  });
-  const app = buildApp({
-    config,
-    pipeline,
-    history,
+  const { app, history } = composeApp(lectern, config, {
     logger: pino({ level: "silent" }),
-    version: VERSION,
-    checks: {
-      database: async () => {
-        await lectern.db.query("SELECT 1");
-      },
-      indexedChunks: () => lectern.index.size,
-    },
-    ...options.deps,
+    synthesizer: options.synthesizer,
+    rewriter: options.rewriter,
+    history: options.history,
+    ...(options.deps ? { overrides: options.deps } : {}),
   });
   return { app, config, history };
 }

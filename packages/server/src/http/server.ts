@@ -4,17 +4,10 @@ import pino, { type Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
-import { createChatPipeline } from "../pipeline/answering.ts";
-import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
-import { MemoryHistoryStore } from "../store/memory-history-store.ts";
-import { OffHistoryStore } from "../store/off-history-store.ts";
-import { SqlHistoryStore } from "../store/sql-history-store.ts";
-import { buildApp } from "./app.ts";
-import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
-import { createSite } from "./site.ts";
+import { composeApp } from "./compose.ts";
 
-export const VERSION = "0.1.0";
+export { createHistoryStore, VERSION } from "./compose.ts";
 
 export interface RunningServer {
   url: string;
@@ -23,17 +16,6 @@ export interface RunningServer {
   history: HistoryStore;
   /** Stops accepting, lets in-flight requests and streams finish (up to the timeout), closes the database. */
   close(): Promise<void>;
-}
-
-export function createHistoryStore(config: Config, lectern: Lectern): HistoryStore {
-  switch (config.history.mode) {
-    case "memory":
-      return new MemoryHistoryStore();
-    case "off":
-      return new OffHistoryStore();
-    default:
-      return new SqlHistoryStore(lectern.db);
-  }
 }
 
 export function createLogger(config: Config): Logger {
@@ -47,31 +29,12 @@ export async function startServer(
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
   const lectern = options.lectern ?? (await openLectern(config));
-  const history = createHistoryStore(config, lectern);
-  const { pipeline, model } = createChatPipeline(
-    lectern,
-    logger,
-    options.synthesizer ? { synthesizer: options.synthesizer } : {},
-  );
   let shuttingDown = false;
-
-  const app = buildApp({
-    config,
-    pipeline,
-    history,
+  const { app, history } = composeApp(lectern, config, {
     logger,
-    version: VERSION,
-    checks: {
-      database: async () => {
-        await lectern.db.query("SELECT 1");
-      },
-      indexedChunks: () => lectern.index.size,
-      ...(model ? { model } : {}),
-    },
+    synthesizer: options.synthesizer,
+    siteAndFeedback: true,
     isShuttingDown: () => shuttingDown,
-    site: createSite({ store: lectern.store }),
-    feedback: new FeedbackStore(lectern.db),
-    rateLimiters: memoryRateLimiters(config),
   });
 
   const retentionMs = config.history.retentionDays * 86_400_000;

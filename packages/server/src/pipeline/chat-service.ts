@@ -13,6 +13,8 @@ import type { ChatInput, ChatOutcome, RunOptions } from "./types.ts";
 export interface ChatService {
   /** Runs one turn: the session's recent exchanges as context, then the pipeline. */
   ask(input: ChatInput, options?: RunOptions): Promise<{ input: ChatInput; outcome: ChatOutcome }>;
+  /** Runs a turn whose context was already read with `withHistory` (a stream reads it first). */
+  run(input: ChatInput, options?: RunOptions): Promise<ChatOutcome>;
   /** The input with the session's recent exchanges; unchanged when they cannot be read. */
   withHistory(input: ChatInput): Promise<ChatInput>;
   /** Records the answered turn. */
@@ -37,7 +39,11 @@ export function createChatService(deps: {
   const service: ChatService = {
     async ask(input, options = {}) {
       const withContext = await service.withHistory(input);
-      return { input: withContext, outcome: await pipeline.run(withContext, options) };
+      return { input: withContext, outcome: await service.run(withContext, options) };
+    },
+
+    run(input, options = {}) {
+      return pipeline.run(input, options);
     },
 
     async withHistory(input) {

@@ -26,7 +26,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
       try {
         const pending: Promise<void>[] = [];
         const outcome = await withTimeout(
-          deps.pipeline.run(input, {
+          deps.chat.run(input, {
             signal,
             onDelta: (delta) => {
               pending.push(stream.writeSSE({ event: "delta", data: JSON.stringify({ delta }) }));
