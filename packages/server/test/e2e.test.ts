@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Browser, Page } from "playwright-core";
+import { type Browser, devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
 import { type RunningServer, startServer } from "../src/http/server.ts";
@@ -204,6 +204,48 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     await page.keyboard.press("Escape");
     await expect.poll(() => page.getByRole("textbox").count()).toBe(0);
     await page.context().close();
+  });
+
+  it("fits every page of the book on a phone (real mobile emulation), content first", async () => {
+    const context = await browser.newContext({ ...devices["Pixel 7"] });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/docs`);
+      const links = await page.$$eval('nav a[href^="/docs"]', (anchors) =>
+        anchors.map((anchor) => anchor.getAttribute("href") ?? ""),
+      );
+      expect(links.length).toBeGreaterThan(10);
+      for (const link of links) {
+        await page.goto(`${server.url}${link}`);
+        const launcher = page.getByRole("button", { name: /Ask Robotics Primer/ });
+        await launcher.waitFor();
+        const layout = await page.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          // On a phone the layout viewport grows to fit anything wider than the screen, so the
+          // page is compared with the screen, not with innerWidth.
+          innerWidth: screen.width,
+          layoutWidth: innerWidth,
+          // The page's own content comes before its table of contents on a narrow screen.
+          contentFirst:
+            (document.querySelector("main")?.getBoundingClientRect().top ?? 0) <
+            (document.querySelector("nav")?.getBoundingClientRect().top ?? 0),
+        }));
+        expect(layout.layoutWidth, link).toBe(layout.innerWidth);
+        expect(layout.scrollWidth, link).toBeLessThanOrEqual(layout.innerWidth);
+        expect(layout.contentFirst, link).toBe(true);
+        const box = await launcher.boundingBox();
+        expect(box && box.x >= 0 && box.x + box.width <= layout.innerWidth, link).toBe(true);
+      }
+      // The chat panel fills the phone's screen, without sideways scrolling.
+      await page.getByRole("button", { name: /Ask Robotics Primer/ }).click();
+      const panel = await page.getByRole("dialog").boundingBox();
+      const width = await page.evaluate(() => screen.width);
+      expect(panel?.x).toBe(0);
+      expect(panel?.width).toBe(width);
+      await page.screenshot({ path: path.join(ARTIFACTS, "panel-phone-emulated.png") });
+    } finally {
+      await context.close();
+    }
   });
 
   it("fills the screen on a phone, and follows the site's dark theme", async () => {

@@ -150,11 +150,14 @@ h2, h3, h4 { scroll-margin-top: 1rem; }
 h2:hover .anchor, h3:hover .anchor, h4:hover .anchor { opacity: 0.6; }
 pre { background: var(--code); padding: 0.9rem; border-radius: 6px; overflow: auto; font-size: 0.88rem; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
-table { border-collapse: collapse; margin: 1rem 0; }
+table { border-collapse: collapse; margin: 1rem 0; display: block; max-width: 100%; overflow-x: auto; }
+main, article { min-width: 0; overflow-wrap: anywhere; }
+pre { max-width: 100%; overflow-wrap: normal; }
+img { max-width: 100%; height: auto; }
 th, td { border: 1px solid var(--panel); padding: 0.35rem 0.6rem; text-align: left; }
 mark { background: #ffe58f; color: #1c1e21; }
 button.theme { background: none; border: 1px solid var(--muted); color: var(--text); border-radius: 6px; padding: 0.2rem 0.6rem; cursor: pointer; }
-@media (max-width: 760px) { .layout { grid-template-columns: 1fr; } nav { min-height: 0; } main { padding: 1rem; } }
+@media (max-width: 760px) { .layout { grid-template-columns: minmax(0, 1fr); } nav { min-height: 0; order: 2; } main { padding: 1rem; } }
 </style>
 <script>
 (function () { var saved = localStorage.getItem("theme"); if (saved) document.documentElement.dataset.theme = saved; })();
