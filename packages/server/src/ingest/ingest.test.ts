@@ -88,8 +88,8 @@ describe("incremental ingestion", () => {
     const care = chunks.find((chunk) => chunk.filePath === "01-basics/02-care.mdx");
     expect(care?.text).toContain("Lubrication keeps the bearings cool.");
     expect(care?.url).toBe("https://gears.example/docs/basics/care#maintenance");
-    expect(lectern.retriever.retrieve("flux capacitor").results).toEqual([]);
-    expect(lectern.retriever.retrieve("bearings lubrication").results[0]?.chunk.filePath).toBe(
+    expect(lectern.retriever.searchLexical("flux capacitor").results).toEqual([]);
+    expect(lectern.retriever.searchLexical("bearings lubrication").results[0]?.chunk.filePath).toBe(
       "01-basics/02-care.mdx",
     );
   });
@@ -117,11 +117,11 @@ describe("incremental ingestion", () => {
     const report = await lectern.ingest(docsDir);
     expect(report.updated.sort()).toEqual(["01-basics/01-torque.md", "01-basics/02-care.mdx"]);
     expect(report.unchanged).toBe(2);
-    expect(lectern.retriever.retrieve("pound feet").results[0]?.chunk.filePath).toBe(
+    expect(lectern.retriever.searchLexical("pound feet").results[0]?.chunk.filePath).toBe(
       "01-basics/01-torque.md",
     );
-    expect(lectern.retriever.retrieve("newton metres").results).toEqual([]);
-    expect(lectern.retriever.retrieve("grease").results[0]?.chunk.filePath).toBe(
+    expect(lectern.retriever.searchLexical("newton metres").results).toEqual([]);
+    expect(lectern.retriever.searchLexical("grease").results[0]?.chunk.filePath).toBe(
       "01-basics/02-care.mdx",
     );
   });
@@ -131,7 +131,7 @@ describe("incremental ingestion", () => {
     const report = await lectern.ingest(docsDir);
     expect(report.removed).toEqual(["index.md"]);
     expect(report.totalDocuments).toBe(3);
-    expect(lectern.retriever.retrieve("welcome planetary").results).toEqual([]);
+    expect(lectern.retriever.searchLexical("welcome planetary").results).toEqual([]);
   });
 
   it("indexes the frontmatter description, keywords and sidebar label, and re-indexes a page when they change", async () => {
@@ -140,21 +140,21 @@ describe("incremental ingestion", () => {
     await writeDoc(docsDir, "01-basics/deep/gears.md", gears("Choosing gears for conveyor belts"));
     let report = await lectern.ingest(docsDir);
     expect(report.updated).toEqual(["01-basics/deep/gears.md"]);
-    const chunk = lectern.retriever.retrieve("conveyor").results[0]?.chunk;
+    const chunk = lectern.retriever.searchLexical("conveyor").results[0]?.chunk;
     expect(chunk?.filePath).toBe("01-basics/deep/gears.md");
     expect(chunk?.searchText).toBe(
       "Choosing gears for conveyor belts\nspur\nworm drive\nGear trains",
     );
     expect(chunk?.text).not.toContain("conveyor");
-    expect(lectern.retriever.retrieve("worm drive").results[0]?.chunk.filePath).toBe(
+    expect(lectern.retriever.searchLexical("worm drive").results[0]?.chunk.filePath).toBe(
       "01-basics/deep/gears.md",
     );
     // Only the description changes: the page is re-indexed with the new one.
     await writeDoc(docsDir, "01-basics/deep/gears.md", gears("Choosing gears for escalators"));
     report = await lectern.ingest(docsDir);
     expect(report.updated).toEqual(["01-basics/deep/gears.md"]);
-    expect(lectern.retriever.retrieve("conveyor").results).toEqual([]);
-    expect(lectern.retriever.retrieve("escalators").results[0]?.chunk.filePath).toBe(
+    expect(lectern.retriever.searchLexical("conveyor").results).toEqual([]);
+    expect(lectern.retriever.searchLexical("escalators").results[0]?.chunk.filePath).toBe(
       "01-basics/deep/gears.md",
     );
     // Stored and read back the same.
@@ -182,10 +182,10 @@ describe("incremental ingestion", () => {
         ),
       },
     ]);
-    const ratio = lectern.retriever.retrieve("lever arm torque ratio").results[0]?.chunk;
+    const ratio = lectern.retriever.searchLexical("lever arm torque ratio").results[0]?.chunk;
     expect(ratio?.filePath).toBe("02-physics/ratios.mdx");
     expect(ratio?.text).toContain("```math\n\\frac{a}{b}\n```");
-    expect(lectern.retriever.retrieve("content of tab").results[0]?.chunk.filePath).toBe(
+    expect(lectern.retriever.searchLexical("content of tab").results[0]?.chunk.filePath).toBe(
       "02-physics/broken-tabs.mdx",
     );
   });
@@ -203,7 +203,7 @@ describe("incremental ingestion", () => {
     expect(report.failures[0]?.line).toBeGreaterThanOrEqual(3);
     expect(report.failures[0]?.message).toMatch(/^01-basics\/02-care\.mdx:\d+: /);
     expect(report.removed).toEqual([]);
-    expect(lectern.retriever.retrieve("grease bearings").results[0]?.chunk.filePath).toBe(
+    expect(lectern.retriever.searchLexical("grease bearings").results[0]?.chunk.filePath).toBe(
       "01-basics/02-care.mdx",
     );
   });

@@ -94,11 +94,6 @@ export class Retriever {
     );
   }
 
-  /** @deprecated The old name of `searchLexical`. */
-  retrieve(query: string, options: RetrieveOptions = {}): RetrievalResult {
-    return this.searchLexical(query, options);
-  }
-
   /** A retriever over the same index with other decision thresholds (used by tuning). */
   withThresholds(thresholds: DecisionThresholds): Retriever {
     return new Retriever(this.index, { ...this.options, thresholds });
