@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { editDistance } from "./edit-distance.ts";
+import { editDistance, isNeighbourKey, slipDistance } from "./edit-distance.ts";
 
 describe("editDistance", () => {
   /** The textbook full-matrix optimal string alignment distance. */
@@ -55,5 +55,39 @@ describe("editDistance", () => {
     }
     expect(editDistance("jacobain", "jacobian", 2)).toBe(1);
     expect(editDistance("detemine", "determine", 2)).toBe(1);
+  });
+});
+
+describe("slipDistance", () => {
+  it("counts the slips a typist makes: a neighbouring key, a swap, a missing or extra letter", () => {
+    expect(slipDistance("detemin", "determin", 1)).toBe(1); // a letter left out
+    expect(slipDistance("jacobain", "jacobian", 2)).toBe(1); // two letters swapped
+    expect(slipDistance("wrote", "write", 1)).toBe(1); // o is next to i
+    expect(slipDistance("kinemmat", "kinemat", 1)).toBe(1); // a letter typed twice
+    expect(slipDistance("trajectori", "trajectori", 2)).toBe(0);
+  });
+
+  it("does not take one real word for a mistyped other", () => {
+    // Far-away keys: these are different words, not typos.
+    expect(slipDistance("solder", "solver", 1)).toBe(2);
+    expect(slipDistance("stock", "stack", 1)).toBe(2);
+    expect(slipDistance("micro", "macro", 1)).toBe(2);
+    expect(slipDistance("commut", "comput", 1)).toBe(2);
+    // Terms are stems: a different ending is a different word.
+    expect(slipDistance("proxi", "proxim", 1)).toBe(2);
+    expect(slipDistance("castl", "cast", 1)).toBe(2);
+  });
+
+  it("never exceeds max + 1 and agrees with editDistance when every letter differs by a neighbour", () => {
+    expect(slipDistance("abcdefgh", "zzzzzzzz", 2)).toBe(3);
+    expect(slipDistance("qwerty", "qwerty", 1)).toBe(0);
+    expect(slipDistance("qeerty", "qwerty", 1)).toBe(editDistance("qeerty", "qwerty", 1));
+  });
+
+  it("knows the keyboard's neighbours", () => {
+    expect(isNeighbourKey("s", "d")).toBe(true);
+    expect(isNeighbourKey("g", "b")).toBe(true);
+    expect(isNeighbourKey("d", "v")).toBe(false);
+    expect(isNeighbourKey("é", "e")).toBe(true);
   });
 });

@@ -55,3 +55,87 @@ const rows = {
     return buffer;
   },
 };
+
+/** Each letter's neighbours on a QWERTY keyboard (same row and the rows above and below). */
+const KEYBOARD_ROWS = ["qwertyuiop", "asdfghjkl", "zxcvbnm"];
+const NEIGHBOURS: Map<string, Set<string>> = (() => {
+  const position = new Map<string, [number, number]>();
+  KEYBOARD_ROWS.forEach((row, r) => {
+    [...row].forEach((key, c) => {
+      position.set(key, [r, c]);
+    });
+  });
+  const neighbours = new Map<string, Set<string>>();
+  for (const [key, [r, c]] of position) {
+    const near = new Set<string>();
+    for (const [other, [r2, c2]] of position) {
+      // Rows are staggered by about half a key, so a key touches c and c+1 of the row above
+      // and c-1 and c of the row below.
+      const touches =
+        (r2 === r && Math.abs(c2 - c) === 1) ||
+        (r2 === r - 1 && (c2 === c || c2 === c + 1)) ||
+        (r2 === r + 1 && (c2 === c - 1 || c2 === c));
+      if (touches && other !== key) near.add(other);
+    }
+    neighbours.set(key, near);
+  }
+  return neighbours;
+})();
+
+function baseLetter(letter: string): string {
+  return letter.normalize("NFD").replace(/\p{M}/gu, "");
+}
+
+/** Whether typing `intended` could have produced `typed` by hitting a neighbouring key. */
+export function isNeighbourKey(typed: string, intended: string): boolean {
+  if (typed === intended) return true;
+  if (baseLetter(typed) === baseLetter(intended)) return true;
+  return NEIGHBOURS.get(typed)?.has(intended) ?? false;
+}
+
+/**
+ * The number of keyboard slips that turn `word` (a word of the book) into `typed`, or `max + 1`
+ * when no sequence of at most `max` slips does. A slip is a neighbouring key hit instead of the
+ * right one, two adjacent letters swapped, a letter left out or one typed twice or added. Edits
+ * at the very end of a term are not slips: terms are stems, and "proxi" against "proxim" or
+ * "castl" against "cast" are different words, not mistyped ones. Nor is a far-away letter in the
+ * middle ("solder" is not a typo of "solver", nor "stock" of "stack").
+ */
+export function slipDistance(typed: string, word: string, max: number): number {
+  if (Math.abs(typed.length - word.length) > max) return max + 1;
+  const outside = max + 1;
+  const rowsCount = typed.length + 1;
+  const columns = word.length + 1;
+  const cell = new Uint16Array(rowsCount * columns).fill(outside);
+  const at = (row: number, column: number) => cell[row * columns + column] ?? outside;
+  cell[0] = 0;
+  const lastTyped = typed.length;
+  const lastWord = word.length;
+  for (let row = 0; row <= lastTyped; row++) {
+    for (let column = 0; column <= lastWord; column++) {
+      if (row === 0 && column === 0) continue;
+      let value = outside;
+      // A letter typed that the word does not have (not as the term's last letter).
+      if (row > 0 && row < lastTyped) value = Math.min(value, at(row - 1, column) + 1);
+      // A letter of the word left out (not the word's last letter).
+      if (column > 0 && column < lastWord) value = Math.min(value, at(row, column - 1) + 1);
+      if (row > 0 && column > 0) {
+        const typedLetter = typed[row - 1] as string;
+        const wordLetter = word[column - 1] as string;
+        if (typedLetter === wordLetter) value = Math.min(value, at(row - 1, column - 1));
+        else if (isNeighbourKey(typedLetter, wordLetter))
+          value = Math.min(value, at(row - 1, column - 1) + 1);
+        if (
+          row > 1 &&
+          column > 1 &&
+          typedLetter === word[column - 2] &&
+          typed[row - 2] === wordLetter
+        ) {
+          value = Math.min(value, at(row - 2, column - 2) + 1);
+        }
+      }
+      cell[row * columns + column] = Math.min(value, outside);
+    }
+  }
+  return at(lastTyped, lastWord);
+}

@@ -3,7 +3,7 @@ import { readFile, rename, writeFile } from "node:fs/promises";
 import MiniSearch, { type Options } from "minisearch";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { ANALYZER_VERSION, analyze } from "./analyzer.ts";
-import { editDistance } from "./edit-distance.ts";
+import { editDistance, slipDistance } from "./edit-distance.ts";
 
 export { editDistance };
 
@@ -238,7 +238,9 @@ export class LexicalIndex {
   /**
    * The book's term a word the book never uses is most likely a typo of: within edit distance 1
    * (5–7 letters) or 2 (8 or more), transpositions counting as one edit; the most frequent such
-   * term wins; the first letter must match. Undefined for short words, words with digits or symbols, and words with no match.
+   * term wins; the first letter must match, and each edit must be a keyboard slip (a neighbouring
+   * key, a swapped, missing or extra letter, never at the term's end: see slipDistance).
+   * Undefined for short words, words with digits or symbols, and words with no match.
    */
   closestTerm(term: string): string | undefined {
     if (term.length < 5 || !/^\p{L}+$/u.test(term)) return undefined;
@@ -252,7 +254,8 @@ export class LexicalIndex {
     for (let length = term.length - maxDistance; length <= term.length + maxDistance; length++) {
       if (length < 4) continue;
       for (const candidate of buckets.get(`${term[0]}${length}`) ?? []) {
-        const distance = editDistance(term, candidate, maxDistance);
+        if (editDistance(term, candidate, maxDistance) > maxDistance) continue;
+        const distance = slipDistance(term, candidate, maxDistance);
         if (distance > maxDistance) continue;
         const frequency = this.documentFrequency.get(candidate) ?? 0;
         if (distance < bestDistance || (distance === bestDistance && frequency > bestFrequency)) {
