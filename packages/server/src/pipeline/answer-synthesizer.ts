@@ -20,6 +20,11 @@ export interface SynthesisInput {
   history?: Exchange[];
   /** The chunks of a page in page order, for answers that quote a result's page beyond the result. */
   pageChunks?: (filePath: string) => ChunkRecord[];
+  /**
+   * Words of the question the book never uses, given when the passages only partly match it: a
+   * quoted answer says so before quoting the closest passages.
+   */
+  notInBook?: string[];
 }
 
 export interface SynthesisOutput {
@@ -63,9 +68,12 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
 
   async synthesize(input: SynthesisInput, options: RunOptions = {}): Promise<SynthesisOutput> {
     if (input.selectedText !== null) return this.fromSelection(input, options);
-    const { text, extraSources } = extractiveAnswer(input.question, input.results, {
+    const quoted = extractiveAnswer(input.question, input.results, {
       ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
     });
+    const { extraSources } = quoted;
+    const caveat = notInBookCaveat(input.notInBook ?? []);
+    const text = caveat && quoted.text ? `${caveat}\n\n${quoted.text}` : quoted.text;
     await emitInPieces(text, options);
     return {
       answer: text,
@@ -125,6 +133,30 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     if (!quoted) return answer(SELECTION_UNANSWERABLE_MESSAGE, null, false);
     return answer(`${quoted.text} [1]`, EXTRACTIVE_FALLBACK_MESSAGE, true, [1]);
   }
+}
+
+/** At most this many of the question's unknown words are named. */
+const MAX_NAMED_WORDS = 3;
+
+/**
+ * The sentence that opens a quoted answer whose passages only partly match the question, naming
+ * the question's words the book never uses ("The book does not mention “mortgage”."), so a reader
+ * is not left to guess why the passages below seem beside the point. Adverbs ("suddenly") never
+ * name what a question is about and are left out.
+ */
+export function notInBookCaveat(words: string[]): string | null {
+  const named = [
+    ...new Set(
+      words.filter((word) => /\p{L}/u.test(word) && word.length >= 3 && !/.{3}ly$/i.test(word)),
+    ),
+  ];
+  if (named.length === 0) return null;
+  const quoted = named.slice(0, MAX_NAMED_WORDS).map((word) => `“${word}”`);
+  const list =
+    quoted.length === 1
+      ? quoted[0]
+      : `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
+  return `The book does not mention ${list}. These are the passages closest to the question:`;
 }
 
 /** Streams a finished text in word groups, so clients render it progressively. */

@@ -208,6 +208,9 @@ export class ChatPipeline {
             selectedText: null,
             history,
             ...(pageChunks ? { pageChunks } : {}),
+            ...(retrieval.lowConfidence && retrieval.unknownWords
+              ? { notInBook: retrieval.unknownWords }
+              : {}),
           },
           options,
         ),

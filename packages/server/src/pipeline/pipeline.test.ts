@@ -6,7 +6,11 @@ import { LexicalIndex } from "../search/lexical-index.ts";
 import { Retriever } from "../search/retriever.ts";
 import { chunkRecord } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { ExtractiveSynthesizer, SELECTION_UNANSWERABLE_MESSAGE } from "./answer-synthesizer.ts";
+import {
+  ExtractiveSynthesizer,
+  notInBookCaveat,
+  SELECTION_UNANSWERABLE_MESSAGE,
+} from "./answer-synthesizer.ts";
 import { ChatPipeline, confidenceOf } from "./chat-pipeline.ts";
 import { classifyError } from "./error-classification.ts";
 import { followUpContext } from "./query-rewriter.ts";
@@ -166,6 +170,20 @@ describe("ChatPipeline", () => {
     expect(outcome.mode).toBe("retrieval_only");
     expect(deltas.join("")).toBe(outcome.answer);
     expect(outcome.sources[0]).toMatchObject({ source_url: "/docs/servos", citation_number: 1 });
+  });
+
+  it("says which words of a partly matched question the book never mentions, before the passages", async () => {
+    const partly = await pipeline.run(input("Which gimbal controller holds the target?"));
+    expect(partly.confidence).not.toBe("high");
+    expect(partly.answer).toMatch(
+      /^The book does not mention “gimbal”\. These are the passages closest to the question:\n\n\S/,
+    );
+    expect(partly.sources[0]).toMatchObject({ source_url: "/docs/servos" });
+    // A question the book covers in full gets the passage alone.
+    const covered = await pipeline.run(
+      input("How does the servo controller compare the target angle?"),
+    );
+    expect(covered.answer).not.toContain("does not mention");
   });
 
   it("answers a selection from the selection, and skips retrieval for greetings", async () => {

@@ -117,10 +117,18 @@ describe("tokenize: which identifiers are split", () => {
       terms: ["github", "page", "host"],
       words: ["github", "page", "host"],
       identifiers: [],
+      spelled: new Map([
+        ["github", "GitHub"],
+        ["page", "Pages"],
+        ["host", "host"],
+      ]),
     });
     expect(analyzeQuery("What does mapStateToProps return?").identifiers).toEqual([
       "mapstatetoprop",
     ]);
+    expect(analyzeQuery("What does mapStateToProps return?").spelled.get("mapstatetoprop")).toBe(
+      "mapStateToProps",
+    );
   });
 
   it("glues a fragment to its neighbour and keeps the real words", () => {

@@ -76,6 +76,8 @@ export function isNonLatinTerm(term: string): boolean {
 
 interface Token {
   text: string;
+  /** As the reader wrote it (case kept). */
+  original: string;
   /** A whole identifier kept beside its parts (`ros2_control`), not a word of its own. */
   compound: boolean;
   /** A whole code identifier (`makeAutoObservable`, `functools.reduce`). */
@@ -95,9 +97,10 @@ function tokenizeDetailed(text: string): Token[] {
 
 function pushBigrams(run: string, tokens: Token[]): void {
   const characters = [...run];
-  if (characters.length === 1) tokens.push({ text: run, compound: false });
+  if (characters.length === 1) tokens.push({ text: run, original: run, compound: false });
   for (let index = 0; index + 1 < characters.length; index++) {
-    tokens.push({ text: `${characters[index]}${characters[index + 1]}`, compound: false });
+    const pair = `${characters[index]}${characters[index + 1]}`;
+    tokens.push({ text: pair, original: pair, compound: false });
   }
 }
 
@@ -107,17 +110,26 @@ function pushWords(text: string, tokens: Token[]): void {
     const parts = compound.split(SEPARATORS).flatMap(caseParts);
     for (const part of parts) {
       const lower = part.toLowerCase();
-      if (lower) tokens.push({ text: lower, compound: false });
+      if (lower) tokens.push({ text: lower, original: part, compound: false });
       // "ros2" also answers to "ROS 2" and "ros".
       const letters = LETTERS_THEN_DIGITS.exec(lower)?.[1];
-      if (letters) tokens.push({ text: letters, compound: true });
+      if (letters) tokens.push({ text: letters, original: part, compound: true });
     }
     // Identifiers are also indexed whole; hyphenated prose ("two-legged") is its words, plus the
     // words written together, which readers often do ("re-render" / "rerender", "e-mail").
     if (parts.length > 1 && IDENTIFIER_SEPARATOR.test(compound)) {
-      tokens.push({ text: compound.toLowerCase(), compound: true, identifier: true });
+      tokens.push({
+        text: compound.toLowerCase(),
+        original: compound,
+        compound: true,
+        identifier: true,
+      });
     } else if (parts.length > 1 && HYPHENATED_WORDS.test(compound)) {
-      tokens.push({ text: compound.replace(/-/g, "").toLowerCase(), compound: true });
+      tokens.push({
+        text: compound.replace(/-/g, "").toLowerCase(),
+        original: compound,
+        compound: true,
+      });
     }
   }
 }
@@ -187,22 +199,26 @@ export function analyze(text: string): string[] {
 
 /**
  * A query's distinct terms, split into the words a reader used and the extra whole-identifier
- * forms. Only the words weigh in on how much of the question a passage covers.
+ * forms. Only the words weigh in on how much of the question a passage covers. `spelled` gives
+ * each term as the reader first wrote it.
  */
 export function analyzeQuery(text: string): {
   terms: string[];
   words: string[];
   identifiers: string[];
+  spelled: Map<string, string>;
 } {
   const terms = new Set<string>();
   const words = new Set<string>();
   const identifiers = new Set<string>();
+  const spelled = new Map<string, string>();
   for (const token of tokenizeDetailed(text)) {
     const term = normalizeTerm(token.text);
     if (!term) continue;
     terms.add(term);
+    if (!spelled.has(term)) spelled.set(term, token.original);
     if (!token.compound) words.add(term);
     if (token.identifier) identifiers.add(term);
   }
-  return { terms: [...terms], words: [...words], identifiers: [...identifiers] };
+  return { terms: [...terms], words: [...words], identifiers: [...identifiers], spelled };
 }

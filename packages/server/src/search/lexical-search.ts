@@ -100,6 +100,7 @@ export function retrievalResult(
     query,
     terms: question.terms,
     ...(question.corrections.length > 0 ? { corrections: question.corrections } : {}),
+    ...(question.unknownWords.length > 0 ? { unknownWords: question.unknownWords } : {}),
     ...(context ? { context } : {}),
     results: bySimilarity(results),
     decision: outcome.decision,

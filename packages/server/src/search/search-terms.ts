@@ -16,6 +16,8 @@ export interface SearchTerms {
   totalWeight: number;
   /** The weight of words the book never uses (corrected words count in part). */
   unknownWeight: number;
+  /** The words of the question the book never uses, as the reader wrote them. */
+  unknownWords: string[];
   /** Per-term BM25 weight for the words of the earlier turn. */
   boost: Map<string, number>;
   corrections: { from: string; to: string }[];
@@ -38,7 +40,7 @@ export function searchTermsOf(
   query: string,
   context: string | undefined,
 ): SearchTerms {
-  const { terms, words, identifiers } = analyzeQuery(query);
+  const { terms, words, identifiers, spelled } = analyzeQuery(query);
   const searchTerms = new Set<string>();
   const weights = new Map<string, number>();
   const boost = new Map<string, number>();
@@ -94,6 +96,7 @@ export function searchTermsOf(
     weights,
     totalWeight: sum(weights.values()),
     unknownWeight,
+    unknownWords: [...new Set(unknown)].map((term) => spelled.get(term) ?? term),
     boost,
     corrections,
   };

@@ -18,6 +18,8 @@ export interface RetrievalResult {
   terms: string[];
   /** Words the book never uses, searched as the book word they are a typo of. */
   corrections?: { from: string; to: string }[];
+  /** Words of the question the book never uses (and are no typo of a book word), as written. */
+  unknownWords?: string[];
   /** The earlier turn whose words joined the search. */
   context?: string;
   results: RetrievedChunk[];
