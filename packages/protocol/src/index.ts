@@ -202,3 +202,23 @@ export const FeedbackRequestSchema = z.object({
   comment: z.optional(z.nullable(z.string().check(z.maxLength(2_000)))),
 });
 export type FeedbackRequest = z.infer<typeof FeedbackRequestSchema>;
+
+/** GET /search?q=…: sections whose words match what the reader has typed so far. */
+export const SearchResultSchema = z.object({
+  page_title: z.string(),
+  /** The section's heading; null for a page's opening. */
+  section: z.nullable(z.string()),
+  url: z.string(),
+  snippet: z.string(),
+  /** [start, end) character offsets in `snippet` of the words that matched. */
+  highlights: z.array(z.tuple([z.int(), z.int()])),
+  score: z.number(),
+});
+export type SearchResult = z.infer<typeof SearchResultSchema>;
+
+export const SearchResponseSchema = z.object({
+  query: z.string(),
+  results: z.array(SearchResultSchema),
+  took_ms: z.number(),
+});
+export type SearchResponse = z.infer<typeof SearchResponseSchema>;

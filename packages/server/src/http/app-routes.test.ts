@@ -10,7 +10,7 @@ import {
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { allowedMethods, honoPath } from "./route-spec.ts";
 import { ROUTES } from "./route-table.ts";
-import { HealthResponseSchema } from "./wire.ts";
+import { HealthResponseSchema, SearchResponseSchema } from "./wire.ts";
 
 const book = sampleBookForSuite();
 
@@ -100,6 +100,38 @@ describe("rate limits and the in-flight cap", () => {
     releaseFirst();
     expect((await first).status).toBe(200);
     expect((await postJson(app, "/chat", { query: "What is a topic?" })).status).toBe(200);
+  });
+});
+
+describe("GET /search", () => {
+  it("returns the book's sections for the words typed so far, with highlights and links", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const response = await app.request("/search?q=launch%20fil&limit=5");
+    expect(response.status).toBe(200);
+    const body = SearchResponseSchema.parse(await response.json());
+    expect(body.query).toBe("launch fil");
+    expect(body.results.length).toBeGreaterThan(0);
+    expect(body.results.length).toBeLessThanOrEqual(5);
+    const first = body.results[0];
+    expect(first?.url).toMatch(/^\/docs\/ros2-fundamentals\/launch-files/);
+    const marked = (first?.highlights ?? []).map(([start, end]) =>
+      first?.snippet.slice(start, end).toLowerCase(),
+    );
+    expect(marked).toContain("launch");
+    expect(marked.some((word) => word?.startsWith("file"))).toBe(true);
+  });
+
+  it("rejects an empty, too long or badly limited search with the documented codes", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    await expectError(await app.request("/search"), 400, "EMPTY_QUERY");
+    await expectError(await app.request("/search?q=%20%20"), 400, "EMPTY_QUERY");
+    await expectError(await app.request(`/search?q=${"a".repeat(201)}`), 400, "QUERY_TOO_LONG");
+    await expectError(await app.request("/search?q=node&limit=0"), 422, "VALIDATION_ERROR");
+    await expectError(await app.request("/search?q=node&limit=abc"), 422, "VALIDATION_ERROR");
+    const nothing = SearchResponseSchema.parse(
+      await (await app.request("/search?q=qqqqzzzz%20")).json(),
+    );
+    expect(nothing.results).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@ import type { Lectern } from "../lectern.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
+import { keywordSearch } from "../search/keyword-search.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
@@ -63,6 +64,7 @@ export function composeApp(
       indexedChunks: () => lectern.index.size,
       ...(model ? { model } : {}),
     },
+    search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
       ? {

@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { ChatService } from "../pipeline/chat-service.ts";
+import type { KeywordHit } from "../search/keyword-search.ts";
 import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import type { Admission } from "./middleware/admission.ts";
@@ -25,6 +26,8 @@ export interface AppDeps {
   };
   /** The demo book site (pages and the widget script); omitted in API-only apps. */
   site?: ReturnType<typeof createSite>;
+  /** Keyword search as the reader types (GET /search); omitted, it answers 503. */
+  search?: (query: string, limit: number) => KeywordHit[];
   /** Where readers' feedback is stored; omitted, POST /feedback answers 503. */
   feedback?: FeedbackStore;
   /** Per-IP and per-session limits; omitted, token buckets in this process. */

@@ -5,6 +5,7 @@ import {
   ErrorBodySchema,
   FeedbackRequestSchema,
   HealthResponseSchema,
+  SearchResponseSchema,
 } from "./wire.ts";
 
 /**
@@ -22,6 +23,7 @@ export const COMPONENT_SCHEMAS = {
   HealthResponse: HealthResponseSchema,
   ConversationHistoryResponse: ConversationHistoryResponseSchema,
   FeedbackRequest: FeedbackRequestSchema,
+  SearchResponse: SearchResponseSchema,
 };
 export type SchemaName = keyof typeof COMPONENT_SCHEMAS;
 

@@ -8,6 +8,7 @@ import { postChatStream } from "./routes/chat-stream.ts";
 import { exportFeedback, postFeedback } from "./routes/feedback.ts";
 import { getHealth, getReady } from "./routes/health.ts";
 import { deleteHistory, getHistory } from "./routes/history.ts";
+import { getSearch } from "./routes/search.ts";
 
 /**
  * Every route the server answers, in one table: `buildApp` registers exactly these, and the
@@ -60,6 +61,32 @@ export const ROUTES: readonly Route[] = [
       ...CHAT_ERRORS,
     },
     handler: postChatStream,
+  },
+  {
+    method: "GET",
+    path: "/search",
+    summary: "Keyword search as the reader types: sections with highlighted snippets",
+    parameters: [
+      {
+        name: "q",
+        in: "query",
+        required: true,
+        schema: { type: "string", minLength: 1, maxLength: 200 },
+      },
+      {
+        name: "limit",
+        in: "query",
+        required: false,
+        schema: { type: "integer", minimum: 1, maximum: 20, default: 8 },
+      },
+    ],
+    responses: {
+      200: { description: "Matching sections, best first", schema: "SearchResponse" },
+      400: error("EMPTY_QUERY or QUERY_TOO_LONG"),
+      422: error("VALIDATION_ERROR"),
+      503: error("SERVICE_UNAVAILABLE: no search on this server"),
+    },
+    handler: getSearch,
   },
   {
     method: "GET",

@@ -76,6 +76,8 @@ describe("slipDistance", () => {
     // Terms are stems: a different ending is a different word.
     expect(slipDistance("proxi", "proxim", 1)).toBe(2);
     expect(slipDistance("castl", "cast", 1)).toBe(2);
+    // A long stem may end in a kept typo ("kinematcs" stems to "kinematc").
+    expect(slipDistance("kinematc", "kinemat", 2)).toBe(1);
   });
 
   it("never exceeds max + 1 and agrees with editDistance when every letter differs by a neighbour", () => {

@@ -56,6 +56,9 @@ const rows = {
   },
 };
 
+/** From this many letters, a letter added or left out at a term's end may be a typo. */
+export const LONG_TERM = 7;
+
 /** Each letter's neighbours on a QWERTY keyboard (same row and the rows above and below). */
 const KEYBOARD_ROWS = ["qwertyuiop", "asdfghjkl", "zxcvbnm"];
 const NEIGHBOURS: Map<string, Set<string>> = (() => {
@@ -96,13 +99,15 @@ export function isNeighbourKey(typed: string, intended: string): boolean {
 /**
  * The number of keyboard slips that turn `word` (a word of the book) into `typed`, or `max + 1`
  * when no sequence of at most `max` slips does. A slip is a neighbouring key hit instead of the
- * right one, two adjacent letters swapped, a letter left out or one typed twice or added. Edits
- * at the very end of a term are not slips: terms are stems, and "proxi" against "proxim" or
- * "castl" against "cast" are different words, not mistyped ones. Nor is a far-away letter in the
- * middle ("solder" is not a typo of "solver", nor "stock" of "stack").
+ * right one, two adjacent letters swapped, a letter left out or one typed twice or added. A far-
+ * away letter is not a slip ("solder" is not a typo of "solver", nor "stock" of "stack"). Nor,
+ * below LONG_TERM letters, is a letter added or left out at the very end: terms are stems, and
+ * short stems that differ at the end are different words ("proxi" and "proxim", "castl" and
+ * "cast"); a long one is more likely a typo the stemmer kept ("kinematc" for "kinemat").
  */
 export function slipDistance(typed: string, word: string, max: number): number {
   if (Math.abs(typed.length - word.length) > max) return max + 1;
+  const endEdits = Math.min(typed.length, word.length) >= LONG_TERM;
   const outside = max + 1;
   const rowsCount = typed.length + 1;
   const columns = word.length + 1;
@@ -116,9 +121,11 @@ export function slipDistance(typed: string, word: string, max: number): number {
       if (row === 0 && column === 0) continue;
       let value = outside;
       // A letter typed that the word does not have (not as the term's last letter).
-      if (row > 0 && row < lastTyped) value = Math.min(value, at(row - 1, column) + 1);
+      if (row > 0 && (row < lastTyped || endEdits))
+        value = Math.min(value, at(row - 1, column) + 1);
       // A letter of the word left out (not the word's last letter).
-      if (column > 0 && column < lastWord) value = Math.min(value, at(row, column - 1) + 1);
+      if (column > 0 && (column < lastWord || endEdits))
+        value = Math.min(value, at(row, column - 1) + 1);
       if (row > 0 && column > 0) {
         const typedLetter = typed[row - 1] as string;
         const wordLetter = word[column - 1] as string;

@@ -177,6 +177,7 @@ export class LexicalIndex {
   add(chunks: Iterable<ChunkRecord>): void {
     this.corrections.clear();
     this.buckets = undefined;
+    this.sortedVocabulary = undefined;
     const batch: IndexedFields[] = [];
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
@@ -193,6 +194,7 @@ export class LexicalIndex {
   remove(ids: Iterable<string>): void {
     this.corrections.clear();
     this.buckets = undefined;
+    this.sortedVocabulary = undefined;
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
@@ -272,6 +274,29 @@ export class LexicalIndex {
   }
 
   private buckets: Map<string, string[]> | undefined;
+  private sortedVocabulary: string[] | undefined;
+
+  /** Up to `max` terms of the book that start with `prefix`, in alphabetical order. */
+  termsStartingWith(prefix: string, max: number): string[] {
+    if (!this.sortedVocabulary) {
+      this.sortedVocabulary = [...this.documentFrequency.keys()].sort();
+    }
+    const vocabulary = this.sortedVocabulary;
+    let low = 0;
+    let high = vocabulary.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((vocabulary[middle] as string) < prefix) low = middle + 1;
+      else high = middle;
+    }
+    const found: string[] = [];
+    for (let at = low; at < vocabulary.length && found.length < max; at++) {
+      const term = vocabulary[at] as string;
+      if (!term.startsWith(prefix)) break;
+      found.push(term);
+    }
+    return found;
+  }
 
   /** The vocabulary's letter-only terms grouped by first letter and length, built on first use. */
   private vocabularyBuckets(): Map<string, string[]> {

@@ -1,0 +1,57 @@
+import type { SearchResponse } from "@lectern/protocol";
+import type { Handler } from "hono";
+import { createError } from "../../errors.ts";
+import { roundMs } from "../chat-turn.ts";
+import type { RouteDeps } from "../deps.ts";
+import type { AppEnv } from "../env.ts";
+
+/** Longest `q` accepted: a search box, not a question (POST /chat takes long text). */
+export const MAX_SEARCH_CHARS = 200;
+
+/**
+ * GET /search?q=…&limit=…: keyword results as the reader types, for the search-and-ask box. Never
+ * refuses: the closest sections are what a reader looking for a page wants.
+ */
+export function getSearch(deps: RouteDeps): Handler<AppEnv> {
+  return async (context) => {
+    const search = deps.search;
+    if (!search) {
+      throw createError("SERVICE_UNAVAILABLE", "Search is not available on this server.");
+    }
+    const query = (context.req.query("q") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ");
+    if (query.trim() === "") {
+      throw createError("EMPTY_QUERY", "Give the words to search for as ?q=…", {
+        details: { field: "q" },
+      });
+    }
+    if (query.length > MAX_SEARCH_CHARS) {
+      throw createError(
+        "QUERY_TOO_LONG",
+        `A search is at most ${MAX_SEARCH_CHARS} characters; ask longer questions through /chat.`,
+        { details: { field: "q", max: MAX_SEARCH_CHARS } },
+      );
+    }
+    const limitText = context.req.query("limit");
+    const limit = limitText === undefined ? 8 : Number(limitText);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 20) {
+      throw createError("VALIDATION_ERROR", "limit must be an integer from 1 to 20.", {
+        details: { field: "limit" },
+      });
+    }
+    const started = deps.now();
+    const hits = search(query, limit);
+    const body: SearchResponse = {
+      query,
+      results: hits.map((hit) => ({
+        page_title: hit.pageTitle,
+        section: hit.section,
+        url: hit.url,
+        snippet: hit.snippet,
+        highlights: hit.highlights,
+        score: hit.score,
+      })),
+      took_ms: roundMs(deps.now() - started),
+    };
+    return context.json(body);
+  };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { keywordSearch, plainText, snippetOf } from "./keyword-search.ts";
+import { LexicalIndex } from "./lexical-index.ts";
+import { chunkRecord } from "./test-builders.ts";
+
+const index = LexicalIndex.build([
+  {
+    ...chunkRecord(
+      "kinematics",
+      "Forward kinematics computes where the gripper is from the joint angles. Each joint adds a transform.",
+      "Forward kinematics",
+    ),
+    headingPath: ["Kinematics", "Forward kinematics"],
+  },
+  {
+    ...chunkRecord(
+      "inverse",
+      "Inverse kinematics finds joint angles that put the gripper at a target. A solver iterates.",
+      "Inverse kinematics",
+    ),
+    headingPath: ["Kinematics", "Inverse kinematics"],
+  },
+  chunkRecord(
+    "batteries",
+    "Lithium cells need a **balance charger**. Never discharge a cell below three volts.",
+    "Batteries",
+  ),
+]);
+
+const highlighted = (hit: { snippet: string; highlights: [number, number][] }) =>
+  hit.highlights.map(([start, end]) => hit.snippet.slice(start, end));
+
+describe("keywordSearch", () => {
+  it("finds sections by a word still being typed, with the typed words highlighted", () => {
+    const hits = keywordSearch(index, "inverse kinem", { limit: 5 });
+    expect(hits[0]).toMatchObject({ section: "Inverse kinematics", url: "/docs/inverse" });
+    expect(highlighted(hits[0] as (typeof hits)[number])).toEqual(
+      expect.arrayContaining(["Inverse", "kinematics"]),
+    );
+    // A finished word is not a prefix: "cell " does not find "cells" by completion alone.
+    expect(keywordSearch(index, "charg", { limit: 5 })[0]?.url).toBe("/docs/batteries");
+  });
+
+  it("ranks sections with every word first, never refuses, and returns nothing for no words", () => {
+    const hits = keywordSearch(index, "gripper target", { limit: 5 });
+    expect(hits[0]?.url).toBe("/docs/inverse");
+    expect(hits.map((hit) => hit.url)).toContain("/docs/kinematics");
+    expect(keywordSearch(index, "the of", { limit: 5 })).toEqual([]);
+    expect(keywordSearch(index, "zzzz qqqq ", { limit: 5 })).toEqual([]);
+  });
+
+  it("takes a typo for the book's word and keeps at most `perPage` sections of one page", () => {
+    expect(keywordSearch(index, "kinematcs ", { limit: 5 })[0]?.pageTitle).toBeDefined();
+    const onePage = keywordSearch(index, "kinematics", { limit: 5, perPage: 1 });
+    expect(new Set(onePage.map((hit) => hit.filePath)).size).toBe(onePage.length);
+  });
+});
+
+describe("snippets", () => {
+  it("shows words, not Markdown", () => {
+    expect(
+      plainText("## Setup\n\nUse **ros2 run** and [the docs](https://x.y).\n```bash\nls\n```"),
+    ).toBe("Setup Use ros2 run and the docs. ls");
+  });
+
+  it("cuts a window around the matching words and marks where it was cut", () => {
+    const words = Array.from({ length: 60 }, (_, at) => `w${at}`);
+    words[40] = "gearbox";
+    const { snippet, highlights } = snippetOf(words.join(" "), new Set(["gearbox"]));
+    expect(snippet.startsWith("… ")).toBe(true);
+    expect(snippet.endsWith(" …") || snippet.endsWith("w59")).toBe(true);
+    expect(highlights).toHaveLength(1);
+    const [start, end] = highlights[0] as [number, number];
+    expect(snippet.slice(start, end)).toBe("gearbox");
+  });
+});

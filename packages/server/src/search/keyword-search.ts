@@ -1,0 +1,181 @@
+import type { ChunkRecord } from "../store/document-store.ts";
+import { analyze, analyzeQuery } from "./analyzer.ts";
+import type { LexicalIndex } from "./lexical-index.ts";
+
+/**
+ * Search as you type, for the reader's search box: the sections whose words match what has been
+ * typed so far, each with a snippet and the spans to highlight. Unlike `Retriever.search` it never
+ * refuses (a reader looking for a page wants the closest ones), treats the last word as a prefix
+ * while it is still being typed ("kinem" finds "kinematics"), and ranks sections containing every
+ * word first.
+ */
+
+export interface KeywordHit {
+  pageTitle: string;
+  /** The section's heading; null for a page's opening. */
+  section: string | null;
+  url: string;
+  filePath: string;
+  /** A short plain-text excerpt around the best matching words. */
+  snippet: string;
+  /** [start, end) character offsets of matched words in `snippet`. */
+  highlights: [number, number][];
+  score: number;
+}
+
+export interface KeywordSearchOptions {
+  /** Most results (1–20). */
+  limit: number;
+  /** Most sections of one page among the results. */
+  perPage?: number;
+}
+
+/** How many completions of an unfinished last word join the search. */
+const MAX_COMPLETIONS = 6;
+/** Words in a snippet. */
+const SNIPPET_WORDS = 28;
+
+export function keywordSearch(
+  index: LexicalIndex,
+  query: string,
+  options: KeywordSearchOptions,
+): KeywordHit[] {
+  const limit = Math.min(20, Math.max(1, Math.floor(options.limit)));
+  const perPage = options.perPage ?? 2;
+  const { terms } = analyzeQuery(query);
+  const complete = new Set<string>();
+  for (const term of terms) {
+    if (index.documentFrequencyOf(term) > 0) complete.add(term);
+    else {
+      const corrected = index.closestTerm(term);
+      if (corrected) complete.add(corrected);
+    }
+  }
+  // The word under the cursor is still being typed: search its completions too.
+  const partial = /\s$/.test(query) ? undefined : lastWord(query);
+  const completions = partial ? completionsOf(index, partial) : [];
+  const searched = [...new Set([...complete, ...completions])];
+  if (searched.length === 0) return [];
+
+  const hits = index.search(searched, { limit: Math.max(50, limit * 5) });
+  const required = [...complete].filter((term) => !completions.includes(term));
+  const ranked = hits
+    .map((hit) => {
+      const matched = new Set(hit.matchedTerms);
+      const allWords =
+        required.every((term) => matched.has(term)) &&
+        (completions.length === 0 || completions.some((term) => matched.has(term)));
+      return { hit, allWords };
+    })
+    .sort(
+      (left, right) =>
+        Number(right.allWords) - Number(left.allWords) || right.hit.score - left.hit.score,
+    );
+
+  const perPageCount = new Map<string, number>();
+  const results: KeywordHit[] = [];
+  const highlightTerms = new Set(searched);
+  for (const { hit } of ranked) {
+    const count = perPageCount.get(hit.chunk.filePath) ?? 0;
+    if (count >= perPage) continue;
+    perPageCount.set(hit.chunk.filePath, count + 1);
+    results.push(toHit(hit.chunk, hit.score, highlightTerms));
+    if (results.length >= limit) break;
+  }
+  return results;
+}
+
+function lastWord(query: string): string | undefined {
+  const match = /([\p{L}\p{N}_]+)$/u.exec(query.normalize("NFKC"));
+  return match?.[1]?.toLowerCase();
+}
+
+/** The book's most frequent terms that start with the unfinished word (or with its stem). */
+function completionsOf(index: LexicalIndex, partial: string): string[] {
+  if (partial.length < 2) return [];
+  const stems = new Set([partial, ...analyze(partial)]);
+  const found = new Map<string, number>();
+  for (const stem of stems) {
+    for (const term of index.termsStartingWith(stem, 200)) {
+      found.set(term, index.documentFrequencyOf(term));
+    }
+  }
+  return [...found.entries()]
+    .sort((left, right) => right[1] - left[1] || left[0].localeCompare(right[0]))
+    .slice(0, MAX_COMPLETIONS)
+    .map(([term]) => term);
+}
+
+function toHit(chunk: ChunkRecord, score: number, terms: Set<string>): KeywordHit {
+  const { snippet, highlights } = snippetOf(plainText(chunk.text), terms);
+  return {
+    pageTitle: chunk.title,
+    section: chunk.headingPath.length > 1 ? chunk.section : null,
+    url: chunk.url,
+    filePath: chunk.filePath,
+    snippet,
+    highlights,
+    score: Math.round(score * 1000) / 1000,
+  };
+}
+
+/** Markdown reduced to the words a reader sees: no fences, heading marks, emphasis or link targets. */
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(/^```.*$/gm, " ")
+    .replace(/^#{1,6}\s+/gm, "")
+    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/[*_`|>]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/**
+ * The SNIPPET_WORDS-word window of `text` with the most distinct matched terms (the earliest among
+ * equals), with the offsets of every matched word in it.
+ */
+export function snippetOf(
+  text: string,
+  terms: Set<string>,
+): { snippet: string; highlights: [number, number][] } {
+  const words = Array.from(text.matchAll(/\S+/g), (match) => ({
+    text: match[0],
+    start: match.index ?? 0,
+    term: termOf(match[0], terms),
+  }));
+  if (words.length === 0) return { snippet: "", highlights: [] };
+  let bestStart = 0;
+  let bestScore = -1;
+  for (let start = 0; start < Math.max(1, words.length - SNIPPET_WORDS + 1); start++) {
+    const distinct = new Set<string>();
+    for (const word of words.slice(start, start + SNIPPET_WORDS))
+      if (word.term) distinct.add(word.term);
+    if (distinct.size > bestScore) {
+      bestScore = distinct.size;
+      bestStart = start;
+    }
+  }
+  const window = words.slice(bestStart, bestStart + SNIPPET_WORDS);
+  const first = window[0] as (typeof window)[number];
+  const last = window[window.length - 1] as (typeof window)[number];
+  const prefix = bestStart > 0 ? "… " : "";
+  const suffix = bestStart + SNIPPET_WORDS < words.length ? " …" : "";
+  const body = text.slice(first.start, last.start + last.text.length);
+  const highlights: [number, number][] = [];
+  for (const word of window) {
+    if (!word.term) continue;
+    const core = /[\p{L}\p{N}][\p{L}\p{N}_'’-]*[\p{L}\p{N}]|[\p{L}\p{N}]/u.exec(word.text);
+    if (!core) continue;
+    const start = prefix.length + word.start - first.start + core.index;
+    highlights.push([start, start + core[0].length]);
+  }
+  return { snippet: `${prefix}${body}${suffix}`, highlights };
+}
+
+/** The searched term a word of the text stands for, if any. */
+function termOf(word: string, terms: Set<string>): string | undefined {
+  for (const term of analyze(word)) if (terms.has(term)) return term;
+  return undefined;
+}
