@@ -4,6 +4,7 @@ import type { Lectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
 import type { ChatInput } from "../src/pipeline/types.ts";
 import { analyzeQuery } from "../src/search/analyzer.ts";
+import { keywordSearch } from "../src/search/keyword-search.ts";
 import { LexicalIndex } from "../src/search/lexical-index.ts";
 import { Retriever } from "../src/search/retriever.ts";
 import type { ChunkRecord } from "../src/store/document-store.ts";
@@ -50,6 +51,8 @@ export interface RetrievalRow {
   typosCorrected: number;
   /** Unknown words the retriever mapped to some corpus word anyway. */
   unknownCorrected: number;
+  /** GET /search's work (keywordSearch) on the same queries cut inside their last word. */
+  search: { queries: number; p50Ms: number; p95Ms: number; p99Ms: number };
 }
 
 interface BenchQuery {
@@ -61,7 +64,7 @@ interface BenchQuery {
   unknown?: string[];
 }
 
-function generateChunks(count: number, generator: TextGenerator): ChunkRecord[] {
+export function generateChunks(count: number, generator: TextGenerator): ChunkRecord[] {
   return Array.from({ length: count }, (_, index) => {
     // ~350 tokens (~1,400 characters), the chunker's target size.
     const text = [generator.paragraph(7), generator.paragraph(7)].join("\n\n");
@@ -245,5 +248,23 @@ export async function benchRetrieval(
   const unknownCorrected = queries
     .flatMap((query) => query.unknown ?? [])
     .filter((term) => index.closestTerm(term) !== undefined).length;
-  return { chunks: size, buildSeconds, heapMb, byKind, typosCorrected, unknownCorrected };
+  // Search as you type: each query cut inside its last word, as a reader's box holds it mid-word.
+  const typed = queries.map((query) => {
+    const cut = query.query.length - Math.max(1, Math.floor(random() * 4));
+    return query.query.slice(0, Math.max(3, cut));
+  });
+  for (const text of typed.slice(0, WARM_UP_QUERIES)) keywordSearch(index, text, { limit: 8 });
+  const searchTimes = typed.map((text) => {
+    const start = performance.now();
+    keywordSearch(index, text, { limit: 8 });
+    return performance.now() - start;
+  });
+  searchTimes.sort((left, right) => left - right);
+  const search = {
+    queries: typed.length,
+    p50Ms: percentile(searchTimes, 0.5),
+    p95Ms: percentile(searchTimes, 0.95),
+    p99Ms: percentile(searchTimes, 0.99),
+  };
+  return { chunks: size, buildSeconds, heapMb, byKind, typosCorrected, unknownCorrected, search };
 }

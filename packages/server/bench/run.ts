@@ -168,6 +168,14 @@ if (values.only === undefined || values.only === "retrieval") {
       `| ${row.chunks.toLocaleString("en")} | ${row.buildSeconds.toFixed(2)} | ${Math.round(row.heapMb)} MB | ${row.typosCorrected}/${row.byKind.typo.queries} | ${row.unknownCorrected}/${2 * row.byKind.unknown.queries} |`,
     );
   }
+  console.log(
+    "\n### GET /search (keyword search as the reader types, each query cut inside its last word)\n\n| chunks | searches | p50 (ms) | p95 (ms) | p99 (ms) |\n|---:|---:|---:|---:|---:|",
+  );
+  for (const row of retrieval) {
+    console.log(
+      `| ${row.chunks.toLocaleString("en")} | ${row.search.queries} | ${ms(row.search.p50Ms)} | ${ms(row.search.p95Ms)} | ${ms(row.search.p99Ms)} |`,
+    );
+  }
   console.log(`\nLoad average (1, 5, 15 min) after each size: ${loads.join("; ")}`);
   results.retrieval = retrieval;
 }

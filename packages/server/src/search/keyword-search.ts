@@ -1,6 +1,7 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import { analyze, analyzeQuery } from "./analyzer.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
+import { rankingTerms } from "./lexical-search.ts";
 
 /**
  * Search as you type, for the reader's search box: the sections whose words match what has been
@@ -31,7 +32,7 @@ export interface KeywordSearchOptions {
 }
 
 /** How many completions of an unfinished last word join the search. */
-const MAX_COMPLETIONS = 6;
+const MAX_COMPLETIONS = 3;
 /** Words in a snippet. */
 const SNIPPET_WORDS = 28;
 
@@ -42,22 +43,24 @@ export function keywordSearch(
 ): KeywordHit[] {
   const limit = Math.min(20, Math.max(1, Math.floor(options.limit)));
   const perPage = options.perPage ?? 2;
-  const { terms } = analyzeQuery(query);
+  // The word under the cursor is still being typed: it is searched by its completions only (a
+  // typo lookup would take "kinem" for some other word).
+  const partial = /\s$/.test(query) ? undefined : lastWord(query);
+  const finished = partial ? query.slice(0, query.length - partial.length) : query;
   const complete = new Set<string>();
-  for (const term of terms) {
+  for (const term of analyzeQuery(finished).terms) {
     if (index.documentFrequencyOf(term) > 0) complete.add(term);
     else {
       const corrected = index.closestTerm(term);
       if (corrected) complete.add(corrected);
     }
   }
-  // The word under the cursor is still being typed: search its completions too.
-  const partial = /\s$/.test(query) ? undefined : lastWord(query);
   const completions = partial ? completionsOf(index, partial) : [];
   const searched = [...new Set([...complete, ...completions])];
   if (searched.length === 0) return [];
 
-  const hits = index.search(searched, { limit: Math.max(50, limit * 5) });
+  // On a large book, terms in most chunks are left out when rarer ones are typed, as in retrieval.
+  const hits = index.search(rankingTerms(index, searched), { limit: Math.max(50, limit * 5) });
   const required = [...complete].filter((term) => !completions.includes(term));
   const ranked = hits
     .map((hit) => {
@@ -86,7 +89,7 @@ export function keywordSearch(
 }
 
 function lastWord(query: string): string | undefined {
-  const match = /([\p{L}\p{N}_]+)$/u.exec(query.normalize("NFKC"));
+  const match = /([\p{L}\p{N}_]+)$/u.exec(query);
   return match?.[1]?.toLowerCase();
 }
 
@@ -176,6 +179,18 @@ export function snippetOf(
 
 /** The searched term a word of the text stands for, if any. */
 function termOf(word: string, terms: Set<string>): string | undefined {
-  for (const term of analyze(word)) if (terms.has(term)) return term;
+  for (const term of analyzedWord(word)) if (terms.has(term)) return term;
   return undefined;
+}
+
+/** A word's terms, remembered: snippets analyse the same words of the book again and again. */
+const wordTerms = new Map<string, string[]>();
+function analyzedWord(word: string): string[] {
+  let terms = wordTerms.get(word);
+  if (!terms) {
+    terms = analyze(word);
+    if (wordTerms.size >= 50_000) wordTerms.clear();
+    wordTerms.set(word, terms);
+  }
+  return terms;
 }

@@ -31,7 +31,7 @@ export function bm25Ranking(
   return { hits, allTermsRanked: terms.length === question.terms.length };
 }
 
-function rankingTerms(index: LexicalIndex, terms: string[]): string[] {
+export function rankingTerms(index: LexicalIndex, terms: string[]): string[] {
   if (index.size < COMMON_TERMS_MIN_CHUNKS) return terms;
   const limit = COMMON_TERM_SHARE * index.size;
   const rare = terms.filter((term) => index.documentFrequencyOf(term) <= limit);
