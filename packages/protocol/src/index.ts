@@ -100,6 +100,8 @@ export const ChatResponseSchema = z.object({
   confidence: ConfidenceSchema,
   /** Id of the stored exchange, for feedback; null when history is off. */
   message_id: z.optional(z.nullable(z.string())),
+  /** Questions the reader may want to ask next (clicking one asks it); absent when there are none. */
+  suggestions: z.optional(z.array(z.string())),
 });
 export type ChatResponse = z.infer<typeof ChatResponseSchema>;
 
@@ -121,6 +123,7 @@ export const StreamSourcesEventSchema = z.object({
   confidence: ConfidenceSchema,
   answer: z.nullable(z.string()),
   fallback_message: z.nullable(z.string()),
+  suggestions: z.optional(z.array(z.string())),
 });
 export const StreamDoneEventSchema = z.object({
   done: z.literal(true),
@@ -222,3 +225,9 @@ export const SearchResponseSchema = z.object({
   took_ms: z.number(),
 });
 export type SearchResponse = z.infer<typeof SearchResponseSchema>;
+
+/** GET /suggestions: questions to offer a reader before the first one. */
+export const SuggestionsResponseSchema = z.object({
+  questions: z.array(z.string()),
+});
+export type SuggestionsResponse = z.infer<typeof SuggestionsResponseSchema>;

@@ -107,6 +107,7 @@ describe("over a real socket", () => {
       if (sources?.name !== "sources") throw new Error("no sources event");
       expect(text).toBe(sources.data.answer);
       expect(sources.data.metadata.mode).toBe("retrieval_only");
+      expect(sources.data.suggestions?.length).toBeGreaterThanOrEqual(2);
       const history = ConversationHistoryResponseSchema.parse(
         await (await fetch(`${server.url}/history/${sources.data.session_id}`)).json(),
       );

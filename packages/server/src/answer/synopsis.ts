@@ -1,5 +1,6 @@
 import type { ChunkRecord, PageSummary } from "../store/document-store.ts";
 import { urlPath } from "../util/url-path.ts";
+import { starterQuestions } from "./suggestions.ts";
 
 /**
  * The answer to "what is this book about?": a synopsis built from what the author wrote about the
@@ -11,6 +12,8 @@ export interface Synopsis {
   /** The answer text, citing the introduction page as [1]. */
   text: string;
   intro: ChunkRecord;
+  /** Questions to offer a reader before the first one (see suggestions.ts). */
+  starters: string[];
 }
 
 const INTRO_NAME =
@@ -52,7 +55,11 @@ export function buildSynopsis(
   const lines = [`${about} [1]`];
   if (parts.length > 1) lines.push(`It is organised in these parts: ${parts.join(", ")}.`);
   lines.push(`A good place to start is "${intro.page.title}" [1].`);
-  return { text: lines.join("\n\n"), intro: intro.chunk };
+  return {
+    text: lines.join("\n\n"),
+    intro: intro.chunk,
+    starters: starterQuestions(summaries, intro.page.filePath),
+  };
 }
 
 function introScore(page: PageSummary, chunk: ChunkRecord, paths: string[]): number {

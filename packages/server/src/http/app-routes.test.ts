@@ -10,7 +10,12 @@ import {
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { allowedMethods, honoPath } from "./route-spec.ts";
 import { ROUTES } from "./route-table.ts";
-import { HealthResponseSchema, SearchResponseSchema } from "./wire.ts";
+import {
+  ChatResponseSchema,
+  HealthResponseSchema,
+  SearchResponseSchema,
+  SuggestionsResponseSchema,
+} from "./wire.ts";
 
 const book = sampleBookForSuite();
 
@@ -132,6 +137,37 @@ describe("GET /search", () => {
       await (await app.request("/search?q=qqqqzzzz%20")).json(),
     );
     expect(nothing.results).toEqual([]);
+  });
+});
+
+describe("suggested questions", () => {
+  it("offers starters for an empty conversation, beginning with the book as a whole", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const response = await app.request("/suggestions");
+    expect(response.status).toBe(200);
+    const { questions } = SuggestionsResponseSchema.parse(await response.json());
+    expect(questions[0]).toBe("What is this book about?");
+    expect(questions.length).toBeGreaterThanOrEqual(3);
+    // Each starter is answered from the book, not refused.
+    for (const question of questions) {
+      const answer = ChatResponseSchema.parse(
+        await (await postJson(app, "/chat", { query: question })).json(),
+      );
+      expect(answer.metadata.mode, question).not.toBe("no_results");
+    }
+  });
+
+  it("offers follow-ups under an answer: the sections after the quoted one", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const answer = ChatResponseSchema.parse(
+      await (await postJson(app, "/chat", { query: "How do I publish on a topic?" })).json(),
+    );
+    expect(answer.suggestions?.length).toBeGreaterThanOrEqual(2);
+    expect(answer.suggestions?.every((question) => question.endsWith("?"))).toBe(true);
+    const refused = ChatResponseSchema.parse(
+      await (await postJson(app, "/chat", { query: "What is the capital of Australia?" })).json(),
+    );
+    expect(refused.suggestions).toBeUndefined();
   });
 });
 

@@ -44,6 +44,9 @@ export function toChatResponse(
     session_id: input.sessionId,
     confidence: outcome.confidence,
     message_id: deps.chat.messageId(input),
+    ...(outcome.suggestions && outcome.suggestions.length > 0
+      ? { suggestions: outcome.suggestions }
+      : {}),
   };
 }
 

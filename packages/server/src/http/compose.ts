@@ -65,6 +65,7 @@ export function composeApp(
       ...(model ? { model } : {}),
     },
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
+    suggestions: () => lectern.synopsis?.starters ?? [],
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
       ? {

@@ -26,6 +26,8 @@ export interface AppDeps {
   };
   /** The demo book site (pages and the widget script); omitted in API-only apps. */
   site?: ReturnType<typeof createSite>;
+  /** Starter questions for an empty conversation (GET /suggestions); omitted, none. */
+  suggestions?: () => string[];
   /** Keyword search as the reader types (GET /search); omitted, it answers 503. */
   search?: (query: string, limit: number) => KeywordHit[];
   /** Where readers' feedback is stored; omitted, POST /feedback answers 503. */

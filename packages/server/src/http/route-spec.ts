@@ -6,6 +6,7 @@ import {
   FeedbackRequestSchema,
   HealthResponseSchema,
   SearchResponseSchema,
+  SuggestionsResponseSchema,
 } from "./wire.ts";
 
 /**
@@ -24,6 +25,7 @@ export const COMPONENT_SCHEMAS = {
   ConversationHistoryResponse: ConversationHistoryResponseSchema,
   FeedbackRequest: FeedbackRequestSchema,
   SearchResponse: SearchResponseSchema,
+  SuggestionsResponse: SuggestionsResponseSchema,
 };
 export type SchemaName = keyof typeof COMPONENT_SCHEMAS;
 

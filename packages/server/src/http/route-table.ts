@@ -9,6 +9,7 @@ import { exportFeedback, postFeedback } from "./routes/feedback.ts";
 import { getHealth, getReady } from "./routes/health.ts";
 import { deleteHistory, getHistory } from "./routes/history.ts";
 import { getSearch } from "./routes/search.ts";
+import { getSuggestions } from "./routes/suggestions.ts";
 
 /**
  * Every route the server answers, in one table: `buildApp` registers exactly these, and the
@@ -87,6 +88,15 @@ export const ROUTES: readonly Route[] = [
       503: error("SERVICE_UNAVAILABLE: no search on this server"),
     },
     handler: getSearch,
+  },
+  {
+    method: "GET",
+    path: "/suggestions",
+    summary: "Starter questions for an empty conversation",
+    responses: {
+      200: { description: "Questions, best first", schema: "SuggestionsResponse" },
+    },
+    handler: getSuggestions,
   },
   {
     method: "GET",

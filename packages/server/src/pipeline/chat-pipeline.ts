@@ -1,5 +1,6 @@
 // Over 300 lines on purpose: the orchestrator's state machine reads top to bottom in one place, one outcome per route.
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "@lectern/protocol";
+import { followUpQuestions, OVERVIEW_QUESTION } from "../answer/suggestions.ts";
 import type { Synopsis } from "../answer/synopsis.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
@@ -54,12 +55,17 @@ export class ChatPipeline {
       };
       const history = input.history ?? [];
       /** An answer the router or the synopsis gives without searching. */
-      const answerDirectly = async (answer: string, sources: SourceCitation[]) => {
+      const answerDirectly = async (
+        answer: string,
+        sources: SourceCitation[],
+        suggestions: string[] = [],
+      ) => {
         states.push("GENERATING");
         await emitInPieces(answer, options);
         states.push("COMPLETED");
         return finish({
           ...base,
+          ...(suggestions.length > 0 ? { suggestions } : {}),
           answer,
           fallbackMessage: null,
           sources,
@@ -93,7 +99,9 @@ export class ChatPipeline {
       const synopsis = routed.route === "overview" ? this.deps.synopsis?.() : undefined;
       if (synopsis && input.selectedText === null) {
         const intro = { chunk: synopsis.intro, score: 1, similarityScore: 1, coverage: 1 };
-        return await answerDirectly(synopsis.text, [toCitation(intro, 0)]);
+        // Having read what the book is about, a reader picks a part to start with.
+        const starters = synopsis.starters.filter((question) => question !== OVERVIEW_QUESTION);
+        return await answerDirectly(synopsis.text, [toCitation(intro, 0)], starters);
       }
       // Anything not answered by the routes above is a question about the book (a greeting sent
       // with a selection is answered from the selection).
@@ -235,8 +243,14 @@ export class ChatPipeline {
         ...toCitation(result, index),
         ...(cited ? { cited: cited.has(index + 1) } : {}),
       }));
+      const first = retrieval.results[0]?.chunk;
+      const suggestions =
+        first && this.deps.pageChunks
+          ? followUpQuestions(first, this.deps.pageChunks(first.filePath))
+          : [];
       return finish({
         ...base,
+        ...(suggestions.length > 0 ? { suggestions } : {}),
         degraded: output.degraded ?? false,
         answer: output.answer,
         fallbackMessage: output.fallbackMessage,

@@ -34,6 +34,8 @@ export interface ChatOutcome {
   support: number | undefined;
   /** The retrieval signals behind the no-results and low-confidence decisions. */
   signals?: RetrievalSignals | undefined;
+  /** Questions to offer next (clicking one asks it); absent when there are none. */
+  suggestions?: string[];
   /** Milliseconds per stage: route, retrieve, generate, total. */
   timings: Record<string, number>;
   states: RequestState[];

@@ -31,6 +31,7 @@ export async function askCommand(config: Config, flags: Flags, question: string)
         route: outcome.route,
         search_query: outcome.searchQuery,
         sources: outcome.sources,
+        ...(outcome.suggestions ? { suggestions: outcome.suggestions } : {}),
       };
       process.stdout.write(`${JSON.stringify(body, null, 2)}\n`);
       return 0;
@@ -80,5 +81,8 @@ export function printAnswer(outcome: ChatOutcome): void {
     ? "\n(Low confidence: the best passages only partly match the question.)"
     : "";
   const sources = outcome.sources.length ? `\n\nSources:\n${formatSources(outcome.sources)}` : "";
-  process.stdout.write(`${outcome.answer}${note}${sources}\n`);
+  const next = outcome.suggestions?.length
+    ? `\n\nYou could also ask:\n${outcome.suggestions.map((question) => `  ${question}`).join("\n")}`
+    : "";
+  process.stdout.write(`${outcome.answer}${note}${sources}${next}\n`);
 }

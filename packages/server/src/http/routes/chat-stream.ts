@@ -46,6 +46,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
             confidence: response.confidence,
             answer: response.answer,
             fallback_message: response.fallback_message,
+            ...(response.suggestions ? { suggestions: response.suggestions } : {}),
           }),
         });
         // The exchange is stored only once the whole answer has been produced and sent.

@@ -1,0 +1,102 @@
+import type { ChunkRecord, PageSummary } from "../store/document-store.ts";
+
+/**
+ * Questions a reader can click instead of typing: starters for an empty conversation (the book as
+ * a whole, then the opening page of each of its main parts) and follow-ups under an answer (the
+ * sections that come after the one the answer quotes). Without a model they are made from the
+ * book's own titles and headings, so each one is answered by the section it names.
+ */
+
+export const OVERVIEW_QUESTION = "What is this book about?";
+
+/** "Topics and Messages" → "What should I know about topics and messages?" */
+export function questionAbout(title: string): string {
+  const clean = title.replace(/\s+/g, " ").trim();
+  if (/\?$/.test(clean)) return clean;
+  if (/^(how|what|why|when|where|which|who|can|should|do|does|is|are)\b/i.test(clean)) {
+    return `${clean.replace(/[.:!]+$/, "")}?`;
+  }
+  // A Title Case heading's capitalised words become lower case ("Topics and Messages"); a sentence-
+  // case heading only loses its first capital ("A first Python launch file"). Acronyms, names with
+  // inner capitals and code stay as they are.
+  const words = clean.replace(/[.:!]+$/, "").split(" ");
+  const capitalised = (word: string) => /^[A-Z][a-z]*(?:[-'’][a-z]+)*$/.test(word);
+  const long = words.filter(
+    (word) => /^[A-Za-z][a-z-]{2,}$/.test(word) && !SMALL_WORDS.has(word.toLowerCase()),
+  );
+  const titleCase = long.length >= 2 && long.every(capitalised);
+  const phrase = words
+    .map((word, index) =>
+      capitalised(word) && (titleCase || index === 0) && !isToolName(words, index)
+        ? word.toLowerCase()
+        : word,
+    )
+    .join(" ");
+  return `What should I know about ${phrase}?`;
+}
+
+/** Words Title Case leaves in lower case. */
+const SMALL_WORDS = new Set(
+  "a an the and or but nor for of on in at to by up as via vs with from into onto over than".split(
+    " ",
+  ),
+);
+
+/** A capitalised word after "with", "in" or "using" names a tool ("in Gazebo"): kept as it is. */
+function isToolName(words: string[], index: number): boolean {
+  const previous = words[index - 1]?.toLowerCase();
+  const word = words[index] ?? "";
+  return (previous === "with" || previous === "in" || previous === "using") && word.length > 2;
+}
+
+/**
+ * Up to `max` starter questions: what the book is about, then the first page of each top-level
+ * part in the book's order (the introduction page aside).
+ */
+export function starterQuestions(pages: PageSummary[], introPath: string, max = 4): string[] {
+  const questions = [OVERVIEW_QUESTION];
+  const firstOfPart = new Map<string, PageSummary>();
+  for (const page of pages) {
+    if (page.filePath === introPath) continue;
+    const part = page.categories[0] ?? "";
+    const known = firstOfPart.get(part);
+    if (!known || (page.position ?? Infinity) < (known.position ?? Infinity)) {
+      firstOfPart.set(part, page);
+    }
+  }
+  for (const page of firstOfPart.values()) {
+    if (questions.length >= max) break;
+    const question = questionAbout(page.title);
+    if (!questions.includes(question)) questions.push(question);
+  }
+  return questions;
+}
+
+/**
+ * Up to `max` follow-ups to an answer quoting `cited`: the headings of the sections after it on
+ * its page (what a reader of that page would read next), then the sections before it.
+ */
+export function followUpQuestions(
+  cited: ChunkRecord,
+  pageChunks: ChunkRecord[],
+  max = 3,
+): string[] {
+  const ordered = [...pageChunks].sort((left, right) => left.chunkIndex - right.chunkIndex);
+  const after = ordered.filter((chunk) => chunk.chunkIndex > cited.chunkIndex);
+  const before = ordered.filter((chunk) => chunk.chunkIndex < cited.chunkIndex).reverse();
+  const seen = new Set([cited.section, ...innerHeadings(cited.text)]);
+  const questions: string[] = [];
+  for (const chunk of [...after, ...before]) {
+    for (const heading of [chunk.section, ...innerHeadings(chunk.text)]) {
+      if (questions.length >= max) return questions;
+      if (!heading || seen.has(heading) || heading === chunk.title) continue;
+      seen.add(heading);
+      questions.push(questionAbout(heading));
+    }
+  }
+  return questions;
+}
+
+function innerHeadings(text: string): string[] {
+  return Array.from(text.matchAll(/^#{2,6} +(.+?)\s*$/gm), (match) => match[1] ?? "");
+}
