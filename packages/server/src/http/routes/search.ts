@@ -1,6 +1,7 @@
 import type { SearchResponse } from "@lectern/protocol";
 import type { Handler } from "hono";
 import { createError } from "../../errors.ts";
+import { normalizeQuery } from "../../pipeline/query-router.ts";
 import { roundMs } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -18,7 +19,9 @@ export function getSearch(deps: RouteDeps): Handler<AppEnv> {
     if (!search) {
       throw createError("SERVICE_UNAVAILABLE", "Search is not available on this server.");
     }
-    const query = (context.req.query("q") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ");
+    const raw = context.req.query("q") ?? "";
+    // A trailing space says the last word is finished (not a prefix still being typed).
+    const query = `${normalizeQuery(raw)}${/\s$/.test(raw) ? " " : ""}`;
     if (query.trim() === "") {
       throw createError("EMPTY_QUERY", "Give the words to search for as ?q=…", {
         details: { field: "q" },
