@@ -86,6 +86,7 @@ const DEFAULTS: Config = {
   embeddings: { provider: "none", batchSize: 64, minDenseSimilarity: 0.5 },
   rerank: { candidates: 20 },
   corsOrigins: [],
+  shareEnabled: false,
   shutdownTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
 };
@@ -211,6 +212,7 @@ describe("loadConfig from the environment", () => {
         CORS_ORIGINS: "https://docs.example.com",
         LECTERN_SHUTDOWN_TIMEOUT_MS: "2000",
         LECTERN_REQUEST_TIMEOUT_MS: "5000",
+        SHARE_ENABLED: "true",
       },
       cwd: emptyDirectory(),
     });
@@ -246,6 +248,7 @@ describe("loadConfig from the environment", () => {
       embeddings: DEFAULTS.embeddings,
       rerank: DEFAULTS.rerank,
       corsOrigins: ["https://docs.example.com"],
+      shareEnabled: true,
       shutdownTimeoutMs: 2000,
       requestTimeoutMs: 5000,
     });

@@ -171,6 +171,76 @@ describe("suggested questions", () => {
   });
 });
 
+describe("sharing an answer", () => {
+  const sessionId = "5b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d";
+  const share = (app: TestApp, body: unknown) => postJson(app, "/share", body);
+
+  it("is off by default: POST answers 403, a link answers 404", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    await expectError(
+      await share(app, { session_id: sessionId, message_id: "m" }),
+      403,
+      "SHARING_DISABLED",
+    );
+    await expectError(await app.request("/share/AAAAAAAAAAAAAAAAAAAAAA"), 404, "SHARE_NOT_FOUND");
+  });
+
+  it("copies one answer under an unguessable id, shows it read-only, and lets its owner delete it", async () => {
+    const app = memoryHistoryApp(book.lectern, { SHARE_ENABLED: "true" });
+    const answer = ChatResponseSchema.parse(
+      await (
+        await postJson(app, "/chat", {
+          query: "How do I publish on a topic?",
+          session_id: sessionId,
+        })
+      ).json(),
+    );
+    const messageId = answer.message_id as string;
+    await expectError(
+      await share(app, { session_id: sessionId, message_id: "not-an-answer" }),
+      404,
+      "MESSAGE_NOT_FOUND",
+    );
+    await expectError(
+      await share(app, { session_id: "x", message_id: messageId }),
+      422,
+      "INVALID_SESSION_ID",
+    );
+    const created = await share(app, { session_id: sessionId, message_id: messageId });
+    expect(created.status).toBe(201);
+    const { share_id: id, url } = (await created.json()) as { share_id: string; url: string };
+    expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(url).toBe(`/share/${id}`);
+    const second = (await (
+      await share(app, { session_id: sessionId, message_id: messageId })
+    ).json()) as { share_id: string };
+    expect(second.share_id).not.toBe(id);
+
+    const page = await app.request(url, { headers: { accept: "text/html" } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("<h1>How do I publish on a topic?</h1>");
+    expect(html).toContain('<a href="#source-1">[1]</a>');
+    expect(html).toMatch(/<li id="source-1" value="1"><a href="\/docs\//);
+    const json = (await (await app.request(url)).json()) as { answer: string };
+    expect(json.answer).toBe(answer.answer);
+
+    // Only the session that shared it can delete it.
+    const other = "6c2d3e4f-5061-4b7c-9d8e-0f1a2b3c4d5e";
+    await expectError(
+      await app.request(url, { method: "DELETE", headers: { "x-session-id": other } }),
+      404,
+      "SHARE_NOT_FOUND",
+    );
+    const deleted = await app.request(url, {
+      method: "DELETE",
+      headers: { "x-session-id": sessionId },
+    });
+    expect(deleted.status).toBe(200);
+    await expectError(await app.request(url), 404, "SHARE_NOT_FOUND");
+  });
+});
+
 describe("other endpoints", () => {
   it("answers 404 for unknown routes and 405 with Allow for wrong methods", async () => {
     const app = memoryHistoryApp(book.lectern);

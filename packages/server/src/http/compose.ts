@@ -9,6 +9,7 @@ import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
+import { ShareStore } from "../store/share-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { type AppDeps, buildApp } from "./app.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
@@ -66,6 +67,7 @@ export function composeApp(
     },
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
+    ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
       ? {

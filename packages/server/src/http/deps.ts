@@ -5,6 +5,7 @@ import type { ChatService } from "../pipeline/chat-service.ts";
 import type { KeywordHit } from "../search/keyword-search.ts";
 import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
+import type { ShareStore } from "../store/share-store.ts";
 import type { Admission } from "./middleware/admission.ts";
 import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
 import type { RouteSpec } from "./route-spec.ts";
@@ -26,6 +27,8 @@ export interface AppDeps {
   };
   /** The demo book site (pages and the widget script); omitted in API-only apps. */
   site?: ReturnType<typeof createSite>;
+  /** Shared answers (POST/GET/DELETE /share), used when SHARE_ENABLED. */
+  shares?: ShareStore;
   /** Starter questions for an empty conversation (GET /suggestions); omitted, none. */
   suggestions?: () => string[];
   /** Keyword search as the reader types (GET /search); omitted, it answers 503. */

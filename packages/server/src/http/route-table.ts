@@ -9,6 +9,7 @@ import { exportFeedback, postFeedback } from "./routes/feedback.ts";
 import { getHealth, getReady } from "./routes/health.ts";
 import { deleteHistory, getHistory } from "./routes/history.ts";
 import { getSearch } from "./routes/search.ts";
+import { deleteShare, getShare, postShare } from "./routes/share.ts";
 import { getSuggestions } from "./routes/suggestions.ts";
 
 /**
@@ -38,6 +39,13 @@ const SESSION_ID: ParameterSpec = {
   in: "path",
   required: true,
   schema: { type: "string", format: "uuid" },
+};
+
+const SHARE_ID: ParameterSpec = {
+  name: "share_id",
+  in: "path",
+  required: true,
+  schema: { type: "string", pattern: "^[A-Za-z0-9_-]{22}$" },
 };
 
 export const ROUTES: readonly Route[] = [
@@ -129,6 +137,45 @@ export const ROUTES: readonly Route[] = [
       422: error("INVALID_SESSION_ID"),
     },
     handler: deleteHistory,
+  },
+  {
+    method: "POST",
+    path: "/share",
+    summary: "Share one answer of a session as a read-only link (SHARE_ENABLED)",
+    responses: {
+      201: { description: "`{share_id, url}`" },
+      400: error("INVALID_JSON"),
+      403: error("SHARING_DISABLED"),
+      404: error("MESSAGE_NOT_FOUND"),
+      413: error("PAYLOAD_TOO_LARGE"),
+      415: error("UNSUPPORTED_MEDIA_TYPE"),
+      422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
+    },
+    handler: postShare,
+  },
+  {
+    method: "GET",
+    path: "/share/{share_id}",
+    summary: "A shared answer: an HTML page for browsers, JSON otherwise",
+    parameters: [SHARE_ID],
+    responses: {
+      200: { description: "The question, the answer and its sources" },
+      404: error("SHARE_NOT_FOUND (also when sharing is off)"),
+    },
+    handler: getShare,
+  },
+  {
+    method: "DELETE",
+    path: "/share/{share_id}",
+    summary: "Delete a shared answer (X-Session-Id: the session that shared it)",
+    parameters: [SHARE_ID],
+    responses: {
+      200: { description: "Deleted" },
+      403: error("SHARING_DISABLED"),
+      404: error("SHARE_NOT_FOUND"),
+      422: error("INVALID_SESSION_ID"),
+    },
+    handler: deleteShare,
   },
   {
     method: "GET",

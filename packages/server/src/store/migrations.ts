@@ -102,6 +102,22 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "chunk search text from the page's frontmatter",
     sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS search_text TEXT NOT NULL DEFAULT ''`,
   },
+  {
+    version: 6,
+    name: "shared answers",
+    sql: `
+      CREATE TABLE IF NOT EXISTS shares (
+        id          TEXT PRIMARY KEY,
+        session_id  TEXT NOT NULL,
+        message_id  TEXT NOT NULL,
+        query       TEXT NOT NULL,
+        response    TEXT NOT NULL,
+        sources     JSONB NOT NULL,
+        created_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
+      CREATE INDEX IF NOT EXISTS shares_session_idx ON shares (session_id);
+    `,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {
