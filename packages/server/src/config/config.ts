@@ -131,6 +131,7 @@ export const configSchema = z
     corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
     adminToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /feedback
     shareEnabled: z.boolean().default(false), // read-only links to an answer: POST /share
+    metricsToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /metrics
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
     requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000), // 60 s per chat
   })

@@ -3,6 +3,7 @@ import { Hono } from "hono";
 import { createChatService } from "../pipeline/chat-service.ts";
 import type { AppDeps, RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { createMetrics } from "./metrics.ts";
 import { createAdmission } from "./middleware/admission.ts";
 import { corsForOrigins } from "./middleware/cors.ts";
 import { handleErrors, methodNotAllowed, notFound } from "./middleware/errors.ts";
@@ -26,18 +27,36 @@ export function buildApp(deps: AppDeps) {
     now: deps.now ?? (() => performance.now()),
     admission: createAdmission(config, deps.rateLimiters ?? memoryRateLimiters(config)),
     chat: createChatService(deps),
+    metrics: createMetrics(deps.checks),
     routes: ROUTES,
   };
+  const { metrics } = routeDeps;
 
   const app = new Hono<AppEnv>();
   app.use("*", ...requestIds(newId));
+  app.use("*", async (context, next) => {
+    const started = performance.now();
+    await next();
+    const route = context.get("route") ?? "unmatched";
+    const status = context.res.status;
+    metrics.observeRequest(context.req.method, route, status, (performance.now() - started) / 1000);
+    if (status === 429) metrics.observeRateLimited(route);
+  });
   const cors = corsForOrigins(config.corsOrigins);
   if (cors) app.use("*", cors);
   app.onError(handleErrors(logger, newId));
   app.notFound(notFound(deps.site, newId));
 
   for (const route of ROUTES) {
-    app.on(route.method, honoPath(route.path), route.handler(routeDeps));
+    app.on(
+      route.method,
+      honoPath(route.path),
+      async (context, next) => {
+        context.set("route", route.path);
+        await next();
+      },
+      route.handler(routeDeps),
+    );
   }
   for (const [path, allow] of allowedMethods(ROUTES)) {
     app.all(honoPath(path), methodNotAllowed(allow));

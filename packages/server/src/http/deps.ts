@@ -6,6 +6,7 @@ import type { KeywordHit } from "../search/keyword-search.ts";
 import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import type { ShareStore } from "../store/share-store.ts";
+import type { Metrics } from "./metrics.ts";
 import type { Admission } from "./middleware/admission.ts";
 import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
 import type { RouteSpec } from "./route-spec.ts";
@@ -51,6 +52,8 @@ export interface RouteDeps extends Omit<AppDeps, "newId" | "now" | "rateLimiters
   admission: Admission;
   /** One chat turn: the session's recent exchanges, the pipeline, and the exchange recorded. */
   chat: ChatService;
+  /** What GET /metrics reports. */
+  metrics: Metrics;
   /** Every route the app serves (for the endpoint listing and the OpenAPI document). */
   routes: readonly RouteSpec[];
 }

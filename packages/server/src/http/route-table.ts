@@ -8,6 +8,7 @@ import { postChatStream } from "./routes/chat-stream.ts";
 import { exportFeedback, postFeedback } from "./routes/feedback.ts";
 import { getHealth, getReady } from "./routes/health.ts";
 import { deleteHistory, getHistory } from "./routes/history.ts";
+import { getMetrics } from "./routes/metrics.ts";
 import { getSearch } from "./routes/search.ts";
 import { deleteShare, getShare, postShare } from "./routes/share.ts";
 import { getSuggestions } from "./routes/suggestions.ts";
@@ -222,6 +223,16 @@ export const ROUTES: readonly Route[] = [
       503: error("SERVICE_UNAVAILABLE: feedback is not stored on this server"),
     },
     handler: exportFeedback,
+  },
+  {
+    method: "GET",
+    path: "/metrics",
+    summary: "Prometheus metrics (bearer LECTERN_METRICS_TOKEN when set)",
+    responses: {
+      200: { description: "Prometheus text format", contentType: "text/plain" },
+      401: error("UNAUTHORIZED"),
+    },
+    handler: getMetrics,
   },
   {
     method: "GET",

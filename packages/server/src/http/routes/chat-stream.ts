@@ -37,6 +37,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
         await Promise.all(pending);
         if (signal.aborted) return;
         const response = toChatResponse(deps, input, outcome, started);
+        deps.metrics.observeAnswer(outcome);
         await stream.writeSSE({
           event: "sources",
           data: JSON.stringify({

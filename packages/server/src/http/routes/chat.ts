@@ -12,6 +12,7 @@ export function postChat(deps: RouteDeps): Handler<AppEnv> {
     try {
       const { input, outcome } = await withTimeout(deps.chat.ask(request, { signal }), timeout);
       const response = toChatResponse(deps, input, outcome, started);
+      deps.metrics.observeAnswer(outcome);
       await deps.chat.saveExchange(input, response);
       deps.logger.info(
         {

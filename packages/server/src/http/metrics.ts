@@ -1,0 +1,93 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { ChatOutcome } from "../pipeline/types.ts";
+
+/**
+ * What `GET /metrics` reports, in the Prometheus text format: HTTP requests by route and status,
+ * answers by mode, the pipeline's stage latencies, rate-limited requests, the model's circuit and
+ * the index. One registry per app, so tests (and two apps in one process) never share counts.
+ */
+export interface Metrics {
+  registry: Registry;
+  /** One finished HTTP request; `route` is the route table's path, never the raw URL. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** One answered chat turn. */
+  observeAnswer(outcome: ChatOutcome): void;
+  /** A request refused by a rate limit or the in-flight cap. */
+  observeRateLimited(scope: string): void;
+}
+
+const LATENCY_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
+export function createMetrics(sources: {
+  indexedChunks: () => number;
+  model?: () => { state: "closed" | "open" | "half-open" };
+}): Metrics {
+  const registry = new Registry();
+  const requests = new Histogram({
+    name: "lectern_http_request_duration_seconds",
+    help: "HTTP request duration by method, route and status",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const answers = new Counter({
+    name: "lectern_answers_total",
+    help: "Answered chat turns by mode, route, low confidence and degraded (model failed, book quoted)",
+    labelNames: ["mode", "route", "low_confidence", "degraded"] as const,
+    registers: [registry],
+  });
+  const stages = new Histogram({
+    name: "lectern_stage_duration_seconds",
+    help: "Chat pipeline stage duration (route, retrieve, generate, total)",
+    labelNames: ["stage"] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: "lectern_rate_limited_total",
+    help: "Requests refused by a rate limit or the in-flight cap, by scope",
+    labelNames: ["scope"] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: "lectern_index_chunks",
+    help: "Chunks in the search index",
+    registers: [registry],
+    collect() {
+      this.set(sources.indexedChunks());
+    },
+  });
+  const model = sources.model;
+  if (model) {
+    new Gauge({
+      name: "lectern_model_circuit_open",
+      help: "1 while the language model's circuit breaker is open or probing, 0 when closed",
+      registers: [registry],
+      collect() {
+        this.set(model().state === "closed" ? 0 : 1);
+      },
+    });
+  }
+  return {
+    registry,
+    observeRequest(method, route, status, seconds) {
+      requests.observe({ method, route, status: String(status) }, seconds);
+    },
+    observeAnswer(outcome) {
+      answers.inc({
+        mode: outcome.mode,
+        route: outcome.route,
+        low_confidence: String(outcome.lowConfidence),
+        degraded: String(outcome.degraded),
+      });
+      for (const [stage, ms] of Object.entries(outcome.timings)) {
+        stages.observe({ stage }, ms / 1000);
+      }
+    },
+    observeRateLimited(scope) {
+      rateLimited.inc({ scope });
+    },
+  };
+}
