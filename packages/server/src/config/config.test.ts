@@ -87,6 +87,7 @@ const DEFAULTS: Config = {
   rerank: { candidates: 20 },
   corsOrigins: [],
   shareEnabled: false,
+  redisKeyPrefix: "lectern:",
   shutdownTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
 };
@@ -213,6 +214,8 @@ describe("loadConfig from the environment", () => {
         LECTERN_SHUTDOWN_TIMEOUT_MS: "2000",
         LECTERN_REQUEST_TIMEOUT_MS: "5000",
         SHARE_ENABLED: "true",
+        REDIS_URL: "redis://cache:6379",
+        REDIS_KEY_PREFIX: "book2:",
       },
       cwd: emptyDirectory(),
     });
@@ -249,6 +252,8 @@ describe("loadConfig from the environment", () => {
       rerank: DEFAULTS.rerank,
       corsOrigins: ["https://docs.example.com"],
       shareEnabled: true,
+      redisUrl: "redis://cache:6379",
+      redisKeyPrefix: "book2:",
       shutdownTimeoutMs: 2000,
       requestTimeoutMs: 5000,
     });

@@ -114,6 +114,8 @@ export const configSchema = z
     baseUrl: z.string().default(""),
     routeBasePath: z.string().default("/docs"),
     databaseUrl: z.string().min(1).optional(),
+    redisUrl: z.string().min(1).optional(), // rate limits shared by every instance
+    redisKeyPrefix: z.string().min(1).max(100).default("lectern:"), // one per deployment
     port: z.number().int().min(0).max(65_535).default(3000),
     host: z.string().min(1).default("127.0.0.1"),
     logLevel: z

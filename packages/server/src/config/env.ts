@@ -37,6 +37,8 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   CORS_ORIGINS: { key: ["corsOrigins"], type: "list" },
   LECTERN_ADMIN_TOKEN: { key: ["adminToken"], type: "string" },
   SHARE_ENABLED: { key: ["shareEnabled"], type: "boolean" },
+  REDIS_URL: { key: ["redisUrl"], type: "string" },
+  REDIS_KEY_PREFIX: { key: ["redisKeyPrefix"], type: "string" },
   LECTERN_METRICS_TOKEN: { key: ["metricsToken"], type: "string" },
   LLM_PROVIDER: { key: ["llm", "provider"], type: "string" },
   LLM_MODEL: { key: ["llm", "model"], type: "string" },

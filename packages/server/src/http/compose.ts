@@ -1,3 +1,4 @@
+import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { Lectern } from "../lectern.ts";
@@ -13,6 +14,8 @@ import { ShareStore } from "../store/share-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { type AppDeps, buildApp } from "./app.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
+import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
+import { redisRateLimiters } from "./rate-limit/redis-rate-limiter.ts";
 import { createSite } from "./site.ts";
 
 export const VERSION = "0.1.0";
@@ -48,6 +51,7 @@ export function composeApp(
   },
 ) {
   const history = options.history ?? createHistoryStore(config, lectern);
+  const shared = options.siteAndFeedback ? sharedRateLimiters(config, options.logger) : undefined;
   const { pipeline, model } = createChatPipeline(lectern, options.logger, {
     ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
     ...(options.rewriter ? { rewriter: options.rewriter } : {}),
@@ -73,10 +77,50 @@ export function composeApp(
       ? {
           site: createSite({ store: lectern.store }),
           feedback: new FeedbackStore(lectern.db),
-          rateLimiters: memoryRateLimiters(config),
+          rateLimiters: shared?.limiters ?? memoryRateLimiters(config),
         }
       : {}),
     ...options.overrides,
   });
-  return { app, history };
+  return {
+    app,
+    history,
+    /** Resolves once shared backends (Redis) are connected, or have had 2 s to connect. */
+    ready: shared?.ready ?? Promise.resolve(),
+    close: async () => shared?.close(),
+  };
+}
+
+/**
+ * With REDIS_URL, rate limits live in Redis so every instance shares them; a Redis that cannot be
+ * reached is logged and lets requests through.
+ */
+function sharedRateLimiters(
+  config: Config,
+  logger: Logger,
+): { limiters: RateLimiters; ready: Promise<void>; close: () => void } | undefined {
+  if (!config.redisUrl) return undefined;
+  const redis = new Redis(config.redisUrl, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2_000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
+  });
+  const ready = new Promise<void>((resolve) => {
+    redis.once("ready", () => resolve());
+    setTimeout(resolve, 2_000).unref();
+  });
+  let lastWarning = 0;
+  const warn = (error: unknown) => {
+    // One line a minute at most while Redis is down, and never the URL (it may hold a password).
+    if (Date.now() - lastWarning < 60_000) return;
+    lastWarning = Date.now();
+    const message = error instanceof Error ? error.message : String(error);
+    logger.warn({ error: message }, "Redis unavailable: rate limits are not applied");
+  };
+  redis.on("error", warn);
+  return {
+    limiters: redisRateLimiters(redis, config, warn, `${config.redisKeyPrefix}rl:`),
+    ready,
+    close: () => redis.disconnect(),
+  };
 }

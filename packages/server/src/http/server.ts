@@ -30,7 +30,12 @@ export async function startServer(
   const logger = options.logger ?? createLogger(config);
   const lectern = options.lectern ?? (await openLectern(config));
   let shuttingDown = false;
-  const { app, history } = composeApp(lectern, config, {
+  const {
+    app,
+    history,
+    ready,
+    close: closeApp,
+  } = composeApp(lectern, config, {
     logger,
     synthesizer: options.synthesizer,
     siteAndFeedback: true,
@@ -46,6 +51,7 @@ export async function startServer(
       logger.warn({ err: error }, "purging old sessions failed; will retry in an hour");
     }
   };
+  await ready;
   await purge();
   const purgeTimer = setInterval(purge, 3_600_000);
   purgeTimer.unref();
@@ -81,6 +87,7 @@ export async function startServer(
           (server as { closeAllConnections?: () => void }).closeAllConnections?.();
           await closed;
         }
+        await closeApp();
         if (!options.lectern) await lectern.close();
         logger.info("Lectern stopped");
       })();
