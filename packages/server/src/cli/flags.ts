@@ -20,6 +20,7 @@ const OPTIONS = {
   tune: { type: "boolean" },
   reembed: { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
   port: { type: "string" },
   host: { type: "string" },
 } as const;

@@ -2,15 +2,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "../config/config.ts";
 import { isLecternError } from "../errors.ts";
-import { askCommand } from "./commands/ask.ts";
-import { evalCommand } from "./commands/eval.ts";
-import { ingestCommand } from "./commands/ingest.ts";
-import { replCommand } from "./commands/repl.ts";
-import { serveCommand } from "./commands/serve.ts";
+import { VERSION } from "../version.ts";
 import { parseFlags, portNumber, UsageError } from "./flags.ts";
-import { SAMPLE_DOCS } from "./open-book.ts";
+
+// Commands (and the config schema) are imported when they run: `lectern --version` and
+// `lectern --help` load nothing else, and each command loads only what it uses.
 
 const USAGE = `lectern — ask the book
 
@@ -31,15 +28,21 @@ Options for every command:
   --collection <name>  which book in the data dir (default "default", env LECTERN_COLLECTION)
   --config <file>      a lectern.config.json (default ./lectern.config.json when present)
   -h, --help           this text
+  -v, --version        the version
 `;
 
 export async function main(argv: string[]): Promise<number> {
   const { values: flags, positionals } = parseFlags(argv);
   const command = positionals[0];
+  if (flags.version || command === "version") {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
   if (flags.help || !command || command === "help") {
     process.stdout.write(USAGE);
     return command || flags.help ? 0 : 2;
   }
+  const { loadConfig } = await import("../config/config.ts");
   const config = loadConfig({
     ...(flags.config ? { configFile: flags.config } : {}),
     overrides: {
@@ -54,17 +57,24 @@ export async function main(argv: string[]): Promise<number> {
   });
   switch (command) {
     case "ingest":
-      return ingestCommand(config, flags);
+      return (await import("./commands/ingest.ts")).ingestCommand(config, flags);
     case "ask":
-      return askCommand(config, flags, positionals.slice(1).join(" "));
+      return (await import("./commands/ask.ts")).askCommand(
+        config,
+        flags,
+        positionals.slice(1).join(" "),
+      );
     case "eval":
-      return evalCommand(config, flags);
+      return (await import("./commands/eval.ts")).evalCommand(config, flags);
     case "repl":
-      return replCommand(config);
+      return (await import("./commands/repl.ts")).replCommand(config);
     case "serve":
-      return serveCommand(config, config.docsDir);
+      return (await import("./commands/serve.ts")).serveCommand(config, config.docsDir);
     case "start":
-      return serveCommand(config, config.docsDir ?? SAMPLE_DOCS);
+      return (await import("./commands/serve.ts")).serveCommand(
+        config,
+        config.docsDir ?? (await import("./sample-book.ts")).sampleDocs(),
+      );
     default:
       throw new UsageError(`Unknown command "${command}". Run "lectern --help".`);
   }

@@ -9,11 +9,12 @@ import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
+import { VERSION } from "../version.ts";
 import { type AppDeps, buildApp } from "./app.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
 import { createSite } from "./site.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 export function createHistoryStore(config: Config, lectern: Lectern): HistoryStore {
   switch (config.history.mode) {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import type { Context } from "hono";
 import { escapeHtml } from "../ingest/render-html.ts";
 import type { DocumentStore, PageSummary } from "../store/document-store.ts";
@@ -12,9 +12,17 @@ import { urlPath } from "../util/url-path.ts";
  * `/` answers HTML only to requests that prefer it.
  */
 
-export const WIDGET_SCRIPT = fileURLToPath(
-  new URL("../../../widget/dist/lectern.js", import.meta.url),
-);
+/**
+ * The standalone script of the `@lectern/widget` dependency (in this repository, the workspace
+ * package's build). Undefined when it cannot be found.
+ */
+export function widgetScriptPath(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("@lectern/widget/standalone");
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SiteDeps {
   store: DocumentStore;
@@ -65,7 +73,9 @@ export function createSite(deps: SiteDeps) {
     async widget(context: Context): Promise<Response> {
       if (!script) {
         try {
-          const body = await readFile(deps.widgetScript ?? WIDGET_SCRIPT, "utf8");
+          const file = deps.widgetScript ?? widgetScriptPath();
+          if (file === undefined) throw new Error("@lectern/widget is not installed");
+          const body = await readFile(file, "utf8");
           script = {
             body,
             etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 20)}"`,
