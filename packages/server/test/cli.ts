@@ -24,10 +24,11 @@ export interface CliResult {
 /** Runs the real `lectern` CLI in a child process, as a user would. */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string>; input?: string } = {},
+  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...SOURCE_CLI, ...args], {
+      cwd: options.cwd,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });

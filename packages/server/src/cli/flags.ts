@@ -19,6 +19,8 @@ const OPTIONS = {
   split: { type: "string" },
   tune: { type: "boolean" },
   reembed: { type: "boolean" },
+  replace: { type: "boolean" },
+  title: { type: "string" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   port: { type: "string" },

@@ -4,7 +4,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isLecternError } from "../errors.ts";
 import { VERSION } from "../version.ts";
+import { bookDataDir, DATA_ROOT, findBookDataDir } from "./book-dir.ts";
 import { parseFlags, portNumber, UsageError } from "./flags.ts";
+import { sampleDocs } from "./sample-book.ts";
 
 // Commands (and the config schema) are imported when they run: `lectern --version` and
 // `lectern --help` load nothing else, and each command loads only what it uses.
@@ -12,7 +14,8 @@ import { parseFlags, portNumber, UsageError } from "./flags.ts";
 const USAGE = `lectern — ask the book
 
 Usage:
-  lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--reembed] [--json]
+  lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--title <title>]
+                 [--replace] [--reembed] [--json]
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
@@ -24,9 +27,11 @@ Usage:
   lectern repl [--docs <dir>]      ingest the docs (default: the sample book), then ask in a loop
 
 Options for every command:
-  --data-dir <dir>     where the index lives (default ./.lectern, env LECTERN_DATA_DIR)
+  --data-dir <dir>     where the book's index lives (env LECTERN_DATA_DIR; default
+                       ./.lectern/<name of the docs folder>, or the only book in ./.lectern)
   --collection <name>  which book in the data dir (default "default", env LECTERN_COLLECTION)
   --config <file>      a lectern.config.json (default ./lectern.config.json when present)
+  --title <title>      the book's title (env LECTERN_TITLE; default: its root page's title)
   -h, --help           this text
   -v, --version        the version
 `;
@@ -51,8 +56,15 @@ export async function main(argv: string[]): Promise<number> {
       baseUrl: flags["base-url"],
       routeBasePath: flags["route-base-path"],
       collection: flags.collection,
+      title: flags.title,
       port: flags.port === undefined ? undefined : portNumber(flags.port),
       host: flags.host,
+    },
+    // Without a configured data directory, each book has its own under ./.lectern.
+    defaultDataDir: (docsDir) => {
+      if (docsDir) return bookDataDir(docsDir);
+      if (command === "start" || command === "repl") return bookDataDir(sampleDocs());
+      return command === "ingest" ? DATA_ROOT : findBookDataDir();
     },
   });
   switch (command) {
@@ -73,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
     case "start":
       return (await import("./commands/serve.ts")).serveCommand(
         config,
-        config.docsDir ?? (await import("./sample-book.ts")).sampleDocs(),
+        config.docsDir ?? sampleDocs(),
       );
     default:
       throw new UsageError(`Unknown command "${command}". Run "lectern --help".`);

@@ -67,7 +67,7 @@ export function composeApp(
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
       ? {
-          site: createSite({ store: lectern.store }),
+          site: createSite({ store: lectern.store, title: () => lectern.title() }),
           feedback: new FeedbackStore(lectern.db),
           rateLimiters: memoryRateLimiters(config),
         }

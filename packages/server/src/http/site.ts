@@ -26,6 +26,8 @@ export function widgetScriptPath(): string | undefined {
 
 export interface SiteDeps {
   store: DocumentStore;
+  /** The book's title (lectern.title()); undefined: "The book". */
+  title?: () => Promise<string | undefined>;
   /** Path of the standalone widget build. */
   widgetScript?: string;
 }
@@ -43,19 +45,21 @@ function normalizePath(path: string): string {
 }
 
 export function createSite(deps: SiteDeps) {
-  let pages: { list: PageSummary[]; loaded: number } | undefined;
-  const allPages = async () => {
+  let pages: { list: PageSummary[]; title: string; loaded: number } | undefined;
+  const book = async () => {
     // The book does not change while the server runs; refresh now and then all the same.
-    if (!pages || Date.now() - pages.loaded > 60_000)
-      pages = { list: await deps.store.pages(), loaded: Date.now() };
-    return pages.list;
+    if (!pages || Date.now() - pages.loaded > 60_000) {
+      const title = (await deps.title?.()) ?? "The book";
+      pages = { list: await deps.store.pages(), title, loaded: Date.now() };
+    }
+    return pages;
   };
   let script: { body: string; etag: string } | undefined;
 
   return {
     /** The page at this path, rendered, or undefined. */
     async page(context: Context): Promise<Response | undefined> {
-      const list = await allPages();
+      const { list, title } = await book();
       const path = normalizePath(decodeURIComponent(context.req.path));
       const page =
         list.find((candidate) => normalizePath(urlPath(candidate.url)) === path) ??
@@ -67,7 +71,7 @@ export function createSite(deps: SiteDeps) {
         (await deps.store.pageHtml(page.filePath)) ??
         "<p>This page has not been rendered yet; run lectern ingest again.</p>";
       const origin = new URL(context.req.url).origin;
-      return context.html(pageTemplate(page, html, list, origin));
+      return context.html(pageTemplate(page, html, list, origin, title));
     },
 
     async widget(context: Context): Promise<Response> {
@@ -130,9 +134,8 @@ function pageTemplate(
   body: string,
   list: PageSummary[],
   origin: string,
+  bookTitle: string,
 ): string {
-  const bookTitle =
-    list.find((candidate) => candidate.filePath === "index.md")?.title ?? "The book";
   return `<!doctype html>
 <html lang="en" data-theme="light">
 <head>

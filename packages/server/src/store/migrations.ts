@@ -102,6 +102,18 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "chunk search text from the page's frontmatter",
     sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS search_text TEXT NOT NULL DEFAULT ''`,
   },
+  {
+    version: 6,
+    name: "which book a collection holds, and its title",
+    sql: `
+      CREATE TABLE IF NOT EXISTS books (
+        collection  TEXT PRIMARY KEY,
+        docs_path   TEXT NOT NULL,
+        title       TEXT,
+        updated_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+      )
+    `,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {
