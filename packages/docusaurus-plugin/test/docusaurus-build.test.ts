@@ -138,7 +138,7 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
       siteDir,
     );
     buildOutput = await runOk("npx", ["--no", "docusaurus", "build"], siteDir);
-  }, 8 * 60_000);
+  }, 15 * 60_000);
 
   afterAll(async () => {
     if (siteDir) await rm(siteDir, { recursive: true, force: true });
