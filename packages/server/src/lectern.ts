@@ -2,7 +2,7 @@ import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import { bookTitle, checkSameBook, recordBook } from "./book.ts";
 import type { Config } from "./config/config.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
-import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
+import type { IngestReport } from "./ingest/ingest.ts";
 import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
 import { createEmbedder } from "./llm/embedders.ts";
 import { ProviderClients } from "./llm/providers.ts";
@@ -109,6 +109,8 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       synopsis: buildSynopsis(await store.pages(), loaded.index.allChunks()),
       async ingest(docs, onProgress, options = {}) {
         if (typeof docs === "string" && !options.replace) await checkSameBook(store, config, docs);
+        // The Markdown/MDX parsers load only to ingest: reading commands start faster without them.
+        const { ingestDocs, ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
         const ingestOptions = ingestOptionsFromConfig(config, docs);
         const report = await ingestDocs(
           store,
