@@ -1,6 +1,12 @@
+import { defaultClientConditions, defaultServerConditions } from "vite";
 import { defineConfig } from "vitest/config";
 
+// Tests run the workspace packages from their TypeScript sources (tsconfig.base.json).
+const SOURCE = "lectern-source";
+
 export default defineConfig({
+  resolve: { conditions: [SOURCE, ...defaultClientConditions] },
+  ssr: { resolve: { conditions: [SOURCE, ...defaultServerConditions] } },
   test: {
     // Widget component tests are .tsx and choose jsdom with a `@vitest-environment` comment.
     include: [

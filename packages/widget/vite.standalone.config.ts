@@ -1,5 +1,6 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { onRollupWarning, SOURCE_CONDITIONS } from "./vite.shared.ts";
 
 /**
  * The standalone build: one script (`dist/lectern.js`, an IIFE) that defines `<lectern-chat>` and
@@ -9,6 +10,7 @@ import { defineConfig } from "vite";
 export default defineConfig({
   plugins: [react()],
   resolve: {
+    conditions: SOURCE_CONDITIONS,
     alias: [
       { find: /^react-dom\/client$/, replacement: "preact/compat/client" },
       { find: /^react\/jsx-runtime$/, replacement: "preact/jsx-runtime" },
@@ -21,7 +23,6 @@ export default defineConfig({
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
   build: {
     outDir: "dist",
-    // Runs after the library build, which already emptied dist/.
     emptyOutDir: false,
     sourcemap: true,
     lib: {
@@ -30,5 +31,6 @@ export default defineConfig({
       name: "Lectern",
       fileName: () => "lectern.js",
     },
+    rollupOptions: { onwarn: onRollupWarning },
   },
 });

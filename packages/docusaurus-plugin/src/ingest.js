@@ -51,7 +51,8 @@ export function docsLocationFromConfig(siteConfig) {
 
 /**
  * The arguments of `lectern ingest` that make the index's URLs those of the built site:
- * `--docs <siteDir>/<docs path> --base-url <url><baseUrl> --route-base-path <routeBasePath>`.
+ * `--docs <siteDir>/<docs path> --base-url <url><baseUrl> --route-base-path <routeBasePath>`, and
+ * `--title <the site's title>`.
  * @param {{ siteDir: string, siteConfig: SiteConfig, ingest: NormalizedIngestOptions, docs: DocsLocation | null }} input
  * @returns {IngestCommand}
  */
@@ -79,6 +80,10 @@ export function buildIngestCommand({ siteDir, siteConfig, ingest, docs }) {
   ];
   if (ingest.dataDir !== undefined) args.push("--data-dir", path.resolve(siteDir, ingest.dataDir));
   if (ingest.collection !== undefined) args.push("--collection", ingest.collection);
+  // The book is the site: its title names it on Lectern's pages and in its answers.
+  if (typeof siteConfig.title === "string" && siteConfig.title.trim()) {
+    args.push("--title", siteConfig.title.trim());
+  }
   return { command: program, args, cwd: siteDir };
 }
 

@@ -114,10 +114,10 @@ describe("buildIngestCommand", () => {
     });
   });
 
-  it("uses the configured command, data dir, collection and overrides", () => {
+  it("uses the configured command, data dir, collection and overrides, and the site's title", () => {
     const command = buildIngestCommand({
       siteDir: "/site",
-      siteConfig: site(),
+      siteConfig: site({ title: "Robotics Primer " }),
       ingest: ingestOptions({
         command: ["node", "/repo/packages/server/bin/lectern.js"],
         dataDir: ".lectern",
@@ -142,6 +142,8 @@ describe("buildIngestCommand", () => {
       path.resolve("/site/.lectern"),
       "--collection",
       "primer",
+      "--title",
+      "Robotics Primer",
     ]);
   });
 

@@ -12,7 +12,7 @@ export interface IngestOptions {
    * the `lectern` installed in the site). E.g. `["node", "/srv/lectern/packages/server/bin/lectern.js"]`.
    */
   command?: string[];
-  /** `--data-dir` (relative to the site directory); default: Lectern's own (`./.lectern`). */
+  /** `--data-dir` (relative to the site directory); default: Lectern's own (`./.lectern/<book>`). */
   dataDir?: string;
   /** The folder to ingest (relative to the site directory); default: the docs plugin's `path`. */
   docsDir?: string;

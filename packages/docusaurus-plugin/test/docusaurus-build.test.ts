@@ -1,27 +1,24 @@
 // Over 300 lines on purpose: one real Docusaurus build shared by all its checks.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/src/config/config.ts";
 import { startServer } from "../../server/src/http/server.ts";
 import { launchChromium, requireChromium } from "../../server/test/browser.ts";
+import { packPublishedPackages, run, runOk, stdoutOf } from "../../server/test/npm.ts";
 
 /**
- * A real Docusaurus 3 site built with the plugin, as a site's author would: the plugin packed as
- * it would be published, installed from the npm registry with Docusaurus and React into a
- * temporary directory, `npx docusaurus build`, then the built HTML and the Lectern index that the
- * build's ingestion wrote are read. Slow (an npm install and two production builds, a few
+ * A real Docusaurus 3 site built with the plugin, as a site's author would: the plugin and
+ * Lectern packed as they would be published (`npm pack`), installed with Docusaurus and React from
+ * the npm registry into a temporary directory, `npx docusaurus build` (whose ingestion runs the
+ * installed `lectern` by the plugin's default command), then the built HTML and the Lectern index
+ * that the build's ingestion wrote are read. Slow (an npm install and two production builds, a few
  * minutes); SKIP_DOCUSAURUS_BUILD=1 skips it outside CI.
  */
-
-const PLUGIN_DIR = fileURLToPath(new URL("..", import.meta.url));
-const LECTERN_BIN = fileURLToPath(new URL("../../server/bin/lectern.js", import.meta.url));
 
 const SITE_URL = "https://handbook.example.com";
 const BASE_URL = "/handbook/";
@@ -47,72 +44,6 @@ const DOCS = {
 };
 
 const skip = process.env.SKIP_DOCUSAURUS_BUILD === "1" && process.env.CI !== "true";
-
-interface Run {
-  code: number | null;
-  output: string;
-}
-
-/**
- * npm run from `npm test` passes its own settings down (`npm_config_local_prefix`, the package
- * being tested, …); the site's npm must see only the user's configuration (registry, cache).
- */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    const lower = key.toLowerCase();
-    if (
-      lower.startsWith("npm_package_") ||
-      lower.startsWith("npm_lifecycle_") ||
-      lower.startsWith("npm_config_workspace") ||
-      [
-        "npm_config_local_prefix",
-        "npm_command",
-        "npm_config_call",
-        "init_cwd",
-        "node_env",
-      ].includes(lower)
-    ) {
-      continue;
-    }
-    env[key] = value;
-  }
-  return env;
-}
-
-function run(command: string, args: string[], cwd: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: childEnv(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
-
-function jsonPart(output: string): string {
-  const start = output.search(/^\[/m);
-  return start >= 0 ? output.slice(start) : output;
-}
-
-async function runOk(command: string, args: string[], cwd: string): Promise<string> {
-  const result = await run(command, args, cwd);
-  if (result.code !== 0) {
-    throw new Error(
-      `${command} ${args.join(" ")} exited with ${result.code}:\n${result.output.slice(-6000)}`,
-    );
-  }
-  return result.output;
-}
 
 function siteConfig(ingest: Record<string, unknown>): string {
   const plugin = { ...WIDGET_OPTIONS, ingest };
@@ -171,14 +102,7 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
 
   beforeAll(async () => {
     siteDir = await mkdtemp(path.join(tmpdir(), "lectern-docusaurus-site-"));
-    const packed = JSON.parse(
-      // npm may print warnings before the JSON (its output here mixes both streams).
-      jsonPart(
-        await runOk("npm", ["pack", "--json", "--pack-destination", siteDir, PLUGIN_DIR], siteDir),
-      ),
-    ) as { filename: string }[];
-    const tarball = packed[0]?.filename;
-    if (!tarball) throw new Error("npm pack named no tarball");
+    const tarballs = (await packPublishedPackages(siteDir)).map((pack) => `./${pack.filename}`);
 
     await writeFile(
       path.join(siteDir, "package.json"),
@@ -192,7 +116,7 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     await writeFile(path.join(siteDir, "src", "pages", "index.md"), "# Servo Handbook\n");
     await writeFile(
       path.join(siteDir, "docusaurus.config.js"),
-      siteConfig({ enabled: true, command: [process.execPath, LECTERN_BIN], dataDir: ".lectern" }),
+      siteConfig({ enabled: true, dataDir: ".lectern" }),
     );
 
     await runOk(
@@ -209,12 +133,12 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
         "react-dom@18",
         "remark-math@6",
         "rehype-katex@7",
-        `./${tarball}`,
+        ...tarballs,
       ],
       siteDir,
     );
     buildOutput = await runOk("npx", ["--no", "docusaurus", "build"], siteDir);
-  }, 8 * 60_000);
+  }, 15 * 60_000);
 
   afterAll(async () => {
     if (siteDir) await rm(siteDir, { recursive: true, force: true });
@@ -229,6 +153,7 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     expect(existsSync(path.join(plugin, "src/index.js"))).toBe(true);
     expect(existsSync(path.join(plugin, "README.md"))).toBe(true);
     expect(existsSync(path.join(plugin, "src/options.test.ts"))).toBe(false);
+    expect(existsSync(path.join(siteDir, "node_modules/.bin/lectern"))).toBe(true);
   });
 
   it("puts the widget script with the configured data attributes on every page", async () => {
@@ -256,14 +181,16 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     expect(existsSync(path.join(siteDir, "build", "guide", "gear-ratio", "index.html"))).toBe(true);
 
     const answer = JSON.parse(
-      await runOk(
-        process.execPath,
+      await stdoutOf(
+        "npx",
         [
-          LECTERN_BIN,
+          "--no",
+          "--",
+          "lectern",
           "ask",
           "How do I tune the servo gains?",
           "--data-dir",
-          path.join(siteDir, ".lectern"),
+          ".lectern",
           "--json",
         ],
         siteDir,
@@ -288,14 +215,16 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
 
     // The math page answers too.
     const math = JSON.parse(
-      await runOk(
-        process.execPath,
+      await stdoutOf(
+        "npx",
         [
-          LECTERN_BIN,
+          "--no",
+          "--",
+          "lectern",
           "ask",
           "How does the reduction ratio change the output torque?",
           "--data-dir",
-          path.join(siteDir, ".lectern"),
+          ".lectern",
           "--json",
         ],
         siteDir,
@@ -375,12 +304,7 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     async () => {
       await writeFile(
         path.join(siteDir, "docusaurus.config.js"),
-        siteConfig({
-          enabled: true,
-          command: [process.execPath, LECTERN_BIN],
-          dataDir: ".lectern",
-          docsDir: "missing-docs",
-        }),
+        siteConfig({ enabled: true, dataDir: ".lectern", docsDir: "missing-docs" }),
       );
       const build = await run("npx", ["--no", "docusaurus", "build"], siteDir);
       expect(build.code).not.toBe(0);

@@ -12,6 +12,7 @@ import { percentile } from "../src/eval/evaluate.ts";
 
 const require = createRequire(import.meta.url);
 const tsxCli = require.resolve("tsx/cli");
+const sourceConditions = "--conditions=lectern-source";
 const cliEntry = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 const questionsFile = fileURLToPath(
   new URL("../../../examples/robotics-primer/questions.jsonl", import.meta.url),
@@ -34,7 +35,7 @@ async function startServe(
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    [tsxCli, cliEntry, "serve", "--data-dir", dataDir, "--port", "0"],
+    [tsxCli, sourceConditions, cliEntry, "serve", "--data-dir", dataDir, "--port", "0"],
     {
       env: {
         ...process.env,

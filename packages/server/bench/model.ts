@@ -17,6 +17,7 @@ import { createRandom, TextGenerator } from "./corpus.ts";
 
 const require = createRequire(import.meta.url);
 const tsxCli = require.resolve("tsx/cli");
+const sourceConditions = "--conditions=lectern-source";
 const cliEntry = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 
 async function firstDataLine(response: Response, marker: string): Promise<void> {
@@ -40,7 +41,7 @@ export async function benchTimeToFirstToken(dataDir: string, requests = 60) {
   try {
     child = spawn(
       process.execPath,
-      [tsxCli, cliEntry, "serve", "--data-dir", dataDir, "--port", "0"],
+      [tsxCli, sourceConditions, cliEntry, "serve", "--data-dir", dataDir, "--port", "0"],
       {
         env: {
           ...process.env,

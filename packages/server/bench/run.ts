@@ -10,6 +10,7 @@ import { benchHttp } from "./http.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
 import { benchRetrieval, QUERY_KINDS, type RetrievalRow } from "./retrieval.ts";
+import { benchStartup } from "./startup.ts";
 import { benchWidget } from "./widget.ts";
 
 /**
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     only: { type: "string" },
     seconds: { type: "string", default: "10" },
     "rerank-model": { type: "string" }, // a real cross-encoder directory for --only rerank
+    runs: { type: "string", default: "20" }, // processes per start-up row
   },
 });
 const pages = Number(values.pages);
@@ -255,6 +257,23 @@ if (values.only === undefined || values.only === "widget") {
     `\nTime to interactive (navigation start → launcher button in the shadow root), demo page on localhost, ${widget.loads} loads: p50 ${widget.interactiveP50Ms.toFixed(0)} ms, p95 ${widget.interactiveP95Ms.toFixed(0)} ms`,
   );
   results.widget = widget;
+}
+if (values.only === undefined || values.only === "startup") {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-startup-"));
+  await ingestSampleBook(dataDir);
+  const rows = benchStartup(dataDir, Number(values.runs));
+  await rm(dataDir, { recursive: true, force: true });
+  console.log(
+    `\n## Start-up of the lectern command (compiled CLI, a new process per run, ${values.runs} runs; ask on the sample book's existing index)\n`,
+  );
+  console.log("| command | p50 (s) | p95 (s) | max (s) |\n|---|---:|---:|---:|");
+  for (const row of rows) {
+    console.log(
+      `| \`${row.command}\` | ${(row.p50Ms / 1000).toFixed(2)} | ${(row.p95Ms / 1000).toFixed(2)} | ${(row.maxMs / 1000).toFixed(2)} |`,
+    );
+  }
+  console.log(`\nLoad average (1, 5, 15 min) after: ${loadAverage()}`);
+  results.startup = rows;
 }
 await mkdir(".bench", { recursive: true });
 await writeFile(path.join(".bench", "results.json"), JSON.stringify(results, null, 2));

@@ -20,3 +20,4 @@ export type {
   EmbeddingModelInfo,
   VectorIndex,
 } from "./store/vector-index.ts";
+export { VERSION } from "./version.ts";

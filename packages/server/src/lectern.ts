@@ -1,7 +1,8 @@
 import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
+import { bookTitle, checkSameBook, recordBook } from "./book.ts";
 import type { Config } from "./config/config.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
-import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
+import type { IngestReport } from "./ingest/ingest.ts";
 import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
 import { createEmbedder } from "./llm/embedders.ts";
 import { ProviderClients } from "./llm/providers.ts";
@@ -39,11 +40,17 @@ export interface Lectern {
   retriever: Retriever;
   /** What the book is about, for overview questions; undefined for an empty book. */
   synopsis: Synopsis | undefined;
-  /** Ingests a docs folder (its path) or any other source of the book's files. */
+  /**
+   * Ingests a docs folder (its path) or any other source of the book's files. A folder other than
+   * the one this collection's book came from is refused (BOOK_MISMATCH) unless `replace` is set.
+   */
   ingest(
     docs: string | DocSource,
     onProgress?: ProgressListener,
+    options?: { replace?: boolean },
   ): Promise<IngestReport & { embeddings?: EmbeddingReport }>;
+  /** The book's title: configured, recorded at ingest, or its root page's; undefined if none. */
+  title(): Promise<string | undefined>;
   /** Embeds every chunk that has no embedding yet, in batches; resumable. */
   embedPending(onProgress?: ProgressListener): Promise<EmbeddingReport>;
   close(): Promise<void>;
@@ -100,7 +107,10 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       index: loaded.index,
       retriever: makeRetriever(loaded.index),
       synopsis: buildSynopsis(await store.pages(), loaded.index.allChunks()),
-      async ingest(docs, onProgress) {
+      async ingest(docs, onProgress, options = {}) {
+        if (typeof docs === "string" && !options.replace) await checkSameBook(store, config, docs);
+        // The Markdown/MDX parsers load only to ingest: reading commands start faster without them.
+        const { ingestDocs, ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
         const ingestOptions = ingestOptionsFromConfig(config, docs);
         const report = await ingestDocs(
           store,
@@ -117,9 +127,11 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
           lectern.retriever = makeRetriever(lectern.index);
           lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
         }
+        if (typeof docs === "string") await recordBook(store, config, docs);
         if (!vectors) return report;
         return { ...report, embeddings: await lectern.embedPending(onProgress) };
       },
+      title: () => bookTitle(store, config),
       async embedPending(onProgress) {
         const started = performance.now();
         if (!vectors) return { embedded: 0, pending: 0, failed: undefined, seconds: 0 };

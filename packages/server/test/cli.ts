@@ -3,8 +3,11 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const tsxCli = require.resolve("tsx/cli");
 export const CLI_ENTRY = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+/** Node arguments that run the CLI from its TypeScript sources (workspace packages from theirs). */
+export const SOURCE_CLI = [require.resolve("tsx/cli"), "--conditions=lectern-source", CLI_ENTRY];
+/** The published entry point: bin/lectern.js running the compiled CLI (`npm run build`). */
+export const LECTERN_BIN = fileURLToPath(new URL("../bin/lectern.js", import.meta.url));
 export const SAMPLE_DOCS = fileURLToPath(
   new URL("../../../examples/robotics-primer/docs", import.meta.url),
 );
@@ -21,10 +24,11 @@ export interface CliResult {
 /** Runs the real `lectern` CLI in a child process, as a user would. */
 export function runCli(
   args: string[],
-  options: { env?: Record<string, string>; input?: string } = {},
+  options: { env?: Record<string, string>; input?: string; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsxCli, CLI_ENTRY, ...args], {
+    const child = spawn(process.execPath, [...SOURCE_CLI, ...args], {
+      cwd: options.cwd,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...options.env },
       stdio: ["pipe", "pipe", "pipe"],
     });

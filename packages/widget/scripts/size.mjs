@@ -1,5 +1,5 @@
 // Prints the raw and gzipped size of both builds and fails when the standalone script is over
-// its budget. Run after `vite build` (npm run build does both).
+// its budget. Run after the build (npm run build).
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

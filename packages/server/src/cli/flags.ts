@@ -19,7 +19,10 @@ const OPTIONS = {
   split: { type: "string" },
   tune: { type: "boolean" },
   reembed: { type: "boolean" },
+  replace: { type: "boolean" },
+  title: { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
   port: { type: "string" },
   host: { type: "string" },
 } as const;

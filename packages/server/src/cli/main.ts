@@ -2,20 +2,20 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "../config/config.ts";
 import { isLecternError } from "../errors.ts";
-import { askCommand } from "./commands/ask.ts";
-import { evalCommand } from "./commands/eval.ts";
-import { ingestCommand } from "./commands/ingest.ts";
-import { replCommand } from "./commands/repl.ts";
-import { serveCommand } from "./commands/serve.ts";
+import { VERSION } from "../version.ts";
+import { bookDataDir, DATA_ROOT, findBookDataDir } from "./book-dir.ts";
 import { parseFlags, portNumber, UsageError } from "./flags.ts";
-import { SAMPLE_DOCS } from "./open-book.ts";
+import { sampleDocs } from "./sample-book.ts";
+
+// Commands (and the config schema) are imported when they run: `lectern --version` and
+// `lectern --help` load nothing else, and each command loads only what it uses.
 
 const USAGE = `lectern — ask the book
 
 Usage:
-  lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--reembed] [--json]
+  lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--title <title>]
+                 [--replace] [--reembed] [--json]
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
@@ -27,19 +27,27 @@ Usage:
   lectern repl [--docs <dir>]      ingest the docs (default: the sample book), then ask in a loop
 
 Options for every command:
-  --data-dir <dir>     where the index lives (default ./.lectern, env LECTERN_DATA_DIR)
+  --data-dir <dir>     where the book's index lives (env LECTERN_DATA_DIR; default
+                       ./.lectern/<name of the docs folder>, or the only book in ./.lectern)
   --collection <name>  which book in the data dir (default "default", env LECTERN_COLLECTION)
   --config <file>      a lectern.config.json (default ./lectern.config.json when present)
+  --title <title>      the book's title (env LECTERN_TITLE; default: its root page's title)
   -h, --help           this text
+  -v, --version        the version
 `;
 
 export async function main(argv: string[]): Promise<number> {
   const { values: flags, positionals } = parseFlags(argv);
   const command = positionals[0];
+  if (flags.version || command === "version") {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
   if (flags.help || !command || command === "help") {
     process.stdout.write(USAGE);
     return command || flags.help ? 0 : 2;
   }
+  const { loadConfig } = await import("../config/config.ts");
   const config = loadConfig({
     ...(flags.config ? { configFile: flags.config } : {}),
     overrides: {
@@ -48,23 +56,37 @@ export async function main(argv: string[]): Promise<number> {
       baseUrl: flags["base-url"],
       routeBasePath: flags["route-base-path"],
       collection: flags.collection,
+      title: flags.title,
       port: flags.port === undefined ? undefined : portNumber(flags.port),
       host: flags.host,
+    },
+    // Without a configured data directory, each book has its own under ./.lectern.
+    defaultDataDir: (docsDir) => {
+      if (docsDir) return bookDataDir(docsDir);
+      if (command === "start" || command === "repl") return bookDataDir(sampleDocs());
+      return command === "ingest" ? DATA_ROOT : findBookDataDir();
     },
   });
   switch (command) {
     case "ingest":
-      return ingestCommand(config, flags);
+      return (await import("./commands/ingest.ts")).ingestCommand(config, flags);
     case "ask":
-      return askCommand(config, flags, positionals.slice(1).join(" "));
+      return (await import("./commands/ask.ts")).askCommand(
+        config,
+        flags,
+        positionals.slice(1).join(" "),
+      );
     case "eval":
-      return evalCommand(config, flags);
+      return (await import("./commands/eval.ts")).evalCommand(config, flags);
     case "repl":
-      return replCommand(config);
+      return (await import("./commands/repl.ts")).replCommand(config);
     case "serve":
-      return serveCommand(config, config.docsDir);
+      return (await import("./commands/serve.ts")).serveCommand(config, config.docsDir);
     case "start":
-      return serveCommand(config, config.docsDir ?? SAMPLE_DOCS);
+      return (await import("./commands/serve.ts")).serveCommand(
+        config,
+        config.docsDir ?? sampleDocs(),
+      );
     default:
       throw new UsageError(`Unknown command "${command}". Run "lectern --help".`);
   }

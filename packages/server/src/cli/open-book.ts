@@ -1,6 +1,5 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
@@ -9,11 +8,7 @@ import { createChatPipeline } from "../pipeline/answering.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { Retriever } from "../search/retriever.ts";
 
-/** What the commands share: the sample book, opening the index, and the `/chat` pipeline. */
-
-export const SAMPLE_DOCS = fileURLToPath(
-  new URL("../../../../examples/robotics-primer/docs", import.meta.url),
-);
+/** What the commands share: opening the index and the `/chat` pipeline. */
 
 /** For read-only commands: a data directory that was never created holds nothing to search. */
 export function requireDataDir(config: Config): void {

@@ -105,8 +105,10 @@ const rerankSchema = z
 
 export const configSchema = z
   .object({
-    dataDir: z.string().min(1).default("./.lectern"),
+    // Unset: the CLI gives each book its own directory under ./.lectern (see cli/book-dir.ts).
+    dataDir: z.string().min(1).optional(),
     docsDir: z.string().min(1).optional(),
+    title: z.string().trim().min(1).max(200).optional(), // the book's title; else its root page's
     collection: z
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "use lowercase letters, digits, '-' and '_'")
@@ -139,7 +141,15 @@ export const configSchema = z
   })
   .strict();
 
-export type Config = Readonly<z.infer<typeof configSchema>>;
+export type Config = Readonly<
+  Omit<z.infer<typeof configSchema>, "dataDir"> & {
+    /** The book's own data directory (PGlite database and BM25 snapshot). */
+    dataDir: string;
+  }
+>;
+
+/** The data directory when none is configured and no `defaultDataDir` is given. */
+export const DEFAULT_DATA_DIR = "./.lectern";
 
 export { ENV_BINDINGS } from "./env.ts";
 
@@ -153,6 +163,8 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** Values from command-line flags; they win over everything else. */
   overrides?: Record<string, unknown>;
+  /** The data directory to use when none is configured, from the docs folder (if any). */
+  defaultDataDir?: (docsDir: string | undefined) => string;
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): Config {
@@ -195,7 +207,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       details: { key: keyPath },
     });
   }
-  return deepFreeze(parsed.data);
+  const dataDir =
+    parsed.data.dataDir ?? options.defaultDataDir?.(parsed.data.docsDir) ?? DEFAULT_DATA_DIR;
+  return deepFreeze({ ...parsed.data, dataDir });
 }
 
 function explicitConfigPath(

@@ -9,6 +9,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LECTERN_DATA_DIR: { key: ["dataDir"], type: "string" },
   LECTERN_DOCS_DIR: { key: ["docsDir"], type: "string" },
   LECTERN_COLLECTION: { key: ["collection"], type: "string" },
+  LECTERN_TITLE: { key: ["title"], type: "string" },
   LECTERN_BASE_URL: { key: ["baseUrl"], type: "string" },
   LECTERN_ROUTE_BASE_PATH: { key: ["routeBasePath"], type: "string" },
   DATABASE_URL: { key: ["databaseUrl"], type: "string" },

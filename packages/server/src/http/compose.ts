@@ -12,13 +12,14 @@ import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
 import { ShareStore } from "../store/share-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
+import { VERSION } from "../version.ts";
 import { type AppDeps, buildApp } from "./app.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
 import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
 import { redisRateLimiters } from "./rate-limit/redis-rate-limiter.ts";
 import { createSite } from "./site.ts";
 
-export const VERSION = "0.1.0";
+export { VERSION };
 
 export function createHistoryStore(config: Config, lectern: Lectern): HistoryStore {
   switch (config.history.mode) {
@@ -75,7 +76,7 @@ export function composeApp(
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
       ? {
-          site: createSite({ store: lectern.store }),
+          site: createSite({ store: lectern.store, title: () => lectern.title() }),
           feedback: new FeedbackStore(lectern.db),
           rateLimiters: shared?.limiters ?? memoryRateLimiters(config),
         }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import type { Context } from "hono";
 import { escapeHtml } from "../ingest/render-html.ts";
 import type { DocumentStore, PageSummary } from "../store/document-store.ts";
@@ -12,12 +12,22 @@ import { urlPath } from "../util/url-path.ts";
  * `/` answers HTML only to requests that prefer it.
  */
 
-export const WIDGET_SCRIPT = fileURLToPath(
-  new URL("../../../widget/dist/lectern.js", import.meta.url),
-);
+/**
+ * The standalone script of the `@lectern/widget` dependency (in this repository, the workspace
+ * package's build). Undefined when it cannot be found.
+ */
+export function widgetScriptPath(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve("@lectern/widget/standalone");
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SiteDeps {
   store: DocumentStore;
+  /** The book's title (lectern.title()); undefined: "The book". */
+  title?: () => Promise<string | undefined>;
   /** Path of the standalone widget build. */
   widgetScript?: string;
 }
@@ -35,19 +45,21 @@ function normalizePath(path: string): string {
 }
 
 export function createSite(deps: SiteDeps) {
-  let pages: { list: PageSummary[]; loaded: number } | undefined;
-  const allPages = async () => {
+  let pages: { list: PageSummary[]; title: string; loaded: number } | undefined;
+  const book = async () => {
     // The book does not change while the server runs; refresh now and then all the same.
-    if (!pages || Date.now() - pages.loaded > 60_000)
-      pages = { list: await deps.store.pages(), loaded: Date.now() };
-    return pages.list;
+    if (!pages || Date.now() - pages.loaded > 60_000) {
+      const title = (await deps.title?.()) ?? "The book";
+      pages = { list: await deps.store.pages(), title, loaded: Date.now() };
+    }
+    return pages;
   };
   let script: { body: string; etag: string } | undefined;
 
   return {
     /** The page at this path, rendered, or undefined. */
     async page(context: Context): Promise<Response | undefined> {
-      const list = await allPages();
+      const { list, title } = await book();
       const path = normalizePath(decodeURIComponent(context.req.path));
       const page =
         list.find((candidate) => normalizePath(urlPath(candidate.url)) === path) ??
@@ -59,13 +71,15 @@ export function createSite(deps: SiteDeps) {
         (await deps.store.pageHtml(page.filePath)) ??
         "<p>This page has not been rendered yet; run lectern ingest again.</p>";
       const origin = new URL(context.req.url).origin;
-      return context.html(pageTemplate(page, html, list, origin));
+      return context.html(pageTemplate(page, html, list, origin, title));
     },
 
     async widget(context: Context): Promise<Response> {
       if (!script) {
         try {
-          const body = await readFile(deps.widgetScript ?? WIDGET_SCRIPT, "utf8");
+          const file = deps.widgetScript ?? widgetScriptPath();
+          if (file === undefined) throw new Error("@lectern/widget is not installed");
+          const body = await readFile(file, "utf8");
           script = {
             body,
             etag: `"${createHash("sha256").update(body).digest("hex").slice(0, 20)}"`,
@@ -120,9 +134,8 @@ function pageTemplate(
   body: string,
   list: PageSummary[],
   origin: string,
+  bookTitle: string,
 ): string {
-  const bookTitle =
-    list.find((candidate) => candidate.filePath === "index.md")?.title ?? "The book";
   return `<!doctype html>
 <html lang="en" data-theme="light">
 <head>

@@ -58,7 +58,7 @@ export async function openLocalModel<Model>(
   await checkModelDirectory(modelDir, kind);
   const config = await readModelConfig(modelDir);
 
-  const transformers = await import("@huggingface/transformers");
+  const transformers = await loadTransformers(modelDir, kind);
   // Local files only, for every load in this process: an absolute path is never taken for a hub
   // id, and with remote models off transformers.js never falls back to a download. The file cache
   // only ever holds downloads, so it is off too (it could otherwise shadow the directory's files).
@@ -72,6 +72,23 @@ export async function openLocalModel<Model>(
     throw modelError(
       modelDir,
       `The ${kind.label} in ${modelDir} could not be loaded: ${messageOf(error)}`,
+      error,
+    );
+  }
+}
+
+/**
+ * transformers.js is an optional peer dependency (with ONNX Runtime it weighs some 450 MB), so an
+ * install without local models stays small; using one without it says what to install.
+ */
+async function loadTransformers(modelDir: string, kind: LocalModelKind): Promise<Transformers> {
+  try {
+    return await import("@huggingface/transformers");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    throw modelError(
+      modelDir,
+      `The ${kind.label} needs @huggingface/transformers, which is not installed. Install it beside Lectern: npm install @huggingface/transformers@4`,
       error,
     );
   }

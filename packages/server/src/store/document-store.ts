@@ -61,6 +61,13 @@ export interface ChangeSet {
   settingsHash: string;
 }
 
+/** Which book a collection holds: where its docs were ingested from, and its title. */
+export interface BookRecord {
+  /** The docs folder, relative to the data directory, so that moving both together keeps it. */
+  docsPath: string;
+  title: string | undefined;
+}
+
 export interface IndexState {
   indexVersion: number;
   settingsHash: string;
@@ -212,6 +219,23 @@ export class DocumentStore {
         ...(typeof metadata.description === "string" ? { description: metadata.description } : {}),
       };
     });
+  }
+
+  async book(): Promise<BookRecord | undefined> {
+    const rows = await this.db.query<{ docs_path: string; title: string | null }>(
+      "SELECT docs_path, title FROM books WHERE collection = $1",
+      [this.collection],
+    );
+    const row = rows[0];
+    return row ? { docsPath: row.docs_path, title: row.title ?? undefined } : undefined;
+  }
+
+  async saveBook(book: BookRecord): Promise<void> {
+    await this.db.query(
+      `INSERT INTO books (collection, docs_path, title, updated_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (collection) DO UPDATE SET docs_path = $2, title = $3, updated_at = now()`,
+      [this.collection, book.docsPath, book.title ?? null],
+    );
   }
 
   /** A page's rendered HTML by its file path. */

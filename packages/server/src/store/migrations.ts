@@ -104,6 +104,18 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
   },
   {
     version: 6,
+    name: "which book a collection holds, and its title",
+    sql: `
+      CREATE TABLE IF NOT EXISTS books (
+        collection  TEXT PRIMARY KEY,
+        docs_path   TEXT NOT NULL,
+        title       TEXT,
+        updated_at  TIMESTAMPTZ NOT NULL DEFAULT now()
+      )
+    `,
+  },
+  {
+    version: 7,
     name: "shared answers",
     sql: `
       CREATE TABLE IF NOT EXISTS shares (

@@ -2,15 +2,15 @@ import path from "node:path";
 import type { Config } from "../config/config.ts";
 import { migrate } from "./migrations.ts";
 import { openPglite } from "./pglite.ts";
-import { openPostgres } from "./postgres.ts";
 import type { SqlClient } from "./sql-client.ts";
 
 /** Opens the configured database (PostgreSQL when `databaseUrl` is set, else PGlite) and migrates it. */
 export async function openDatabase(
   config: Pick<Config, "dataDir" | "databaseUrl"> & { vector?: boolean },
 ): Promise<SqlClient> {
+  // The PostgreSQL driver loads only when it is used.
   const db = config.databaseUrl
-    ? await openPostgres(config.databaseUrl)
+    ? await (await import("./postgres.ts")).openPostgres(config.databaseUrl)
     : await openPglite(path.join(config.dataDir, "db"), { vector: config.vector ?? false });
   try {
     await migrate(db);

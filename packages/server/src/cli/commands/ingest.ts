@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Config } from "../../config/config.ts";
 import { scanDocs } from "../../ingest/files.ts";
 import { type Lectern, openLectern } from "../../lectern.ts";
@@ -5,7 +6,7 @@ import { type Flags, UsageError } from "../flags.ts";
 import { formatIngestSummary } from "../format.ts";
 import { createProgressBar } from "../progress.ts";
 
-/** `lectern ingest --docs <dir> [--reembed] [--json]` */
+/** `lectern ingest --docs <dir> [--title <title>] [--replace] [--reembed] [--json]` */
 export async function ingestCommand(config: Config, flags: Flags): Promise<number> {
   if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
   const docsDir = config.docsDir;
@@ -14,23 +15,34 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
   const lectern = await openLectern(config, { reembed });
   try {
     if (reembed) await lectern.vectors?.deleteAll();
-    return await runIngest(lectern, docsDir, Boolean(flags.json));
+    return await runIngest(lectern, docsDir, Boolean(flags.json), Boolean(flags.replace));
   } finally {
     await lectern.close();
   }
 }
 
 /** Ingests with a progress bar and prints the report; 1 when a file or the embedding failed. */
-export async function runIngest(lectern: Lectern, docsDir: string, json: boolean): Promise<number> {
+export async function runIngest(
+  lectern: Lectern,
+  docsDir: string,
+  json: boolean,
+  replace = false,
+): Promise<number> {
   const progress = createProgressBar();
-  const report = await lectern.ingest(docsDir, (event) => progress.update(event));
-  progress.finish();
+  const report = await lectern
+    .ingest(docsDir, (event) => progress.update(event), { replace })
+    .finally(() => progress.finish());
+  const book = {
+    title: (await lectern.title()) ?? null,
+    dataDir: path.resolve(lectern.config.dataDir),
+  };
   if (json) {
     const { addedChunks: _added, removedChunkIds: _removed, ...summary } = report;
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...summary, book }, null, 2)}\n`);
   } else {
     for (const failure of report.failures) process.stderr.write(`✗ ${failure.message}\n`);
     process.stdout.write(`${formatIngestSummary(report)}\n`);
+    process.stdout.write(`Book: ${book.title ?? "(untitled)"}, index in ${book.dataDir}\n`);
   }
   const embeddings = report.embeddings;
   if (embeddings && !json) {

@@ -4,13 +4,14 @@ import pino from "pino";
 import type { Config } from "../../config/config.ts";
 import { createChatService } from "../../pipeline/chat-service.ts";
 import { MemoryHistoryStore } from "../../store/memory-history-store.ts";
-import { pipelineOf, SAMPLE_DOCS, withLectern } from "../open-book.ts";
+import { pipelineOf, withLectern } from "../open-book.ts";
+import { sampleDocs } from "../sample-book.ts";
 import { printAnswer } from "./ask.ts";
 import { runIngest } from "./ingest.ts";
 
 /** `lectern repl [--docs <dir>]`: ingests (the sample book by default), then asks in a loop. */
 export async function replCommand(config: Config): Promise<number> {
-  const docsDir = config.docsDir ?? SAMPLE_DOCS;
+  const docsDir = config.docsDir ?? sampleDocs();
   return withLectern(config, async (lectern) => {
     process.stdout.write(`Ingesting ${docsDir}\n`);
     await runIngest(lectern, docsDir, false);

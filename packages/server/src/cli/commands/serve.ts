@@ -6,7 +6,8 @@ import { runIngest } from "./ingest.ts";
 
 /**
  * `lectern serve [--docs <dir>]` and `lectern start`: ingests the docs when given, then answers
- * over HTTP until SIGINT or SIGTERM.
+ * over HTTP until SIGINT or SIGTERM, then shuts down gracefully: the port closes at once,
+ * requests in flight finish, the database closes, and the process ends.
  */
 export async function serveCommand(config: Config, docsDir: string | undefined): Promise<number> {
   if (docsDir) await scanDocs(docsDir);
@@ -28,16 +29,26 @@ export async function serveCommand(config: Config, docsDir: string | undefined):
   process.stdout.write(
     `Lectern is answering at ${server.url} (try: curl -s ${server.url}/chat -H 'content-type: application/json' -d '{"query":"How do topics work?"}')\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.stdout.write("Shutting down…\n");
-      server
-        .close()
-        .then(() => lectern.close())
-        .then(resolve, resolve);
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
+  const signal = await nextSignal();
+  process.stdout.write(`${signal}: shutting down (finishing requests in flight)\n`);
+  // A second signal while requests finish stops at once.
+  const stopNow = () => process.exit(1);
+  process.once("SIGINT", stopNow);
+  process.once("SIGTERM", stopNow);
+  await server.close(); // closes the port, waits for requests up to LECTERN_SHUTDOWN_TIMEOUT_MS
+  await lectern.close();
+  process.stdout.write("Lectern shut down\n");
   return 0;
+}
+
+/** Resolves with the first SIGINT or SIGTERM; from then on they no longer end the process. */
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM"];
+    const handler = (signal: NodeJS.Signals) => {
+      for (const name of signals) process.off(name, handler);
+      resolve(signal);
+    };
+    for (const name of signals) process.on(name, handler);
+  });
 }

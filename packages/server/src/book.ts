@@ -1,0 +1,75 @@
+import path from "node:path";
+import type { Config } from "./config/config.ts";
+import { createError } from "./errors.ts";
+import type { DocumentStore, PageSummary } from "./store/document-store.ts";
+import { urlPath } from "./util/url-path.ts";
+
+/**
+ * Which book an index holds. A collection records the docs folder it was ingested from
+ * (relative to the data directory, so a project moved with its index keeps it) and the book's
+ * title; ingesting another folder into it stops instead of silently replacing the book.
+ */
+
+/** The docs folder as recorded for the book: relative to the data directory, `/`-separated. */
+export function recordedDocsPath(config: Config, docsDir: string): string {
+  const relative = path.relative(path.resolve(config.dataDir), path.resolve(docsDir));
+  return (relative || ".").split(path.sep).join("/");
+}
+
+/** Throws BOOK_MISMATCH when the collection already holds a book from another docs folder. */
+export async function checkSameBook(
+  store: DocumentStore,
+  config: Config,
+  docsDir: string,
+): Promise<void> {
+  const book = await store.book();
+  const docsPath = recordedDocsPath(config, docsDir);
+  if (!book || book.docsPath === docsPath) return;
+  if ((await store.counts()).documents === 0) return;
+  const where = config.databaseUrl
+    ? `Collection "${config.collection}" of the database`
+    : `${path.resolve(config.dataDir)}${config.collection === "default" ? "" : ` (collection "${config.collection}")`}`;
+  const from = path.resolve(config.dataDir, book.docsPath);
+  throw createError(
+    "BOOK_MISMATCH",
+    `${where} holds the book ingested from ${from}${book.title ? ` ("${book.title}")` : ""}, not ${path.resolve(docsDir)}. Give this book its own --data-dir (or --collection), or pass --replace to replace that book.`,
+    { details: { dataDir: path.resolve(config.dataDir), ingestedFrom: from } },
+  );
+}
+
+/** Records the book after a successful ingest: its docs folder and its title. */
+export async function recordBook(
+  store: DocumentStore,
+  config: Config,
+  docsDir: string,
+): Promise<void> {
+  await store.saveBook({
+    docsPath: recordedDocsPath(config, docsDir),
+    title: config.title ?? rootPageTitle(await store.pages(), config.routeBasePath),
+  });
+}
+
+/**
+ * The book's title: the configured one (LECTERN_TITLE, `title`, `--title`; the Docusaurus plugin
+ * passes the site's title), else the one recorded at ingest, else the root page's title.
+ */
+export async function bookTitle(store: DocumentStore, config: Config): Promise<string | undefined> {
+  if (config.title) return config.title;
+  const recorded = (await store.book())?.title;
+  return recorded ?? rootPageTitle(await store.pages(), config.routeBasePath);
+}
+
+/**
+ * The title of the page at the root of the docs: index.md or README.md at the top of the folder,
+ * else the page served at the docs root (`/docs/`, after the site's baseUrl).
+ */
+export function rootPageTitle(pages: PageSummary[], routeBasePath: string): string | undefined {
+  const root = `/${routeBasePath.replace(/^\/+|\/+$/g, "")}`.replace(/\/$/, "");
+  const trimmed = (url: string) => urlPath(url).replace(/\/+$/, "");
+  const page =
+    pages.find((candidate) => /^(index|readme)\.mdx?$/i.test(candidate.filePath)) ??
+    pages.find((candidate) =>
+      root === "" ? trimmed(candidate.url) === "" : trimmed(candidate.url).endsWith(root),
+    );
+  return page?.title;
+}
