@@ -182,11 +182,36 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
   it("works with the keyboard alone: open, ask, close with Esc", async () => {
     const page = await openPage("/docs/getting-started/what-is-robotics-software");
     const launcher = page.getByRole("button", { name: /Ask Robotics Primer/ });
+    const sent: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith("/chat/stream")) sent.push(request.postData() ?? "");
+    });
+    // A reader types as soon as the box shows: it must already have the focus when it appears,
+    // or the first keys go elsewhere ("What is a node?" arriving as "ode?" finds nothing).
+    await page.evaluate(() => {
+      const shadow = document.querySelector("lectern-chat")?.shadowRoot;
+      if (!shadow) throw new Error("the widget has no shadow root");
+      const record = window as unknown as { focusedWhenShown?: boolean };
+      const observer = new MutationObserver(() => {
+        const box = shadow.querySelector("textarea");
+        if (!box) return;
+        record.focusedWhenShown = shadow.activeElement === box;
+        observer.disconnect();
+      });
+      observer.observe(shadow, { childList: true, subtree: true });
+    });
     await launcher.focus();
     await page.keyboard.press("Enter");
     await page.getByRole("textbox").waitFor();
+    expect(
+      await page.evaluate(
+        () => (window as unknown as { focusedWhenShown?: boolean }).focusedWhenShown,
+      ),
+    ).toBe(true);
     await page.keyboard.type("What is a node?");
     await page.keyboard.press("Enter");
+    await expect.poll(() => sent.length).toBe(1);
+    expect(JSON.parse(sent[0] ?? "{}")).toMatchObject({ query: "What is a node?" });
     await expect
       .poll(async () => (await lastAnswer(page).textContent()) ?? "", { timeout: 15_000 })
       .toMatch(/node/i);
