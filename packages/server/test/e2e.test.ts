@@ -103,6 +103,39 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     await page.context().close();
   });
 
+  it("runs under the site's Content-Security-Policy without a single violation", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    const violations: string[] = [];
+    await page.exposeFunction("reportViolation", (text: string) => violations.push(text));
+    await page.addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (event) => {
+        const report = (window as unknown as { reportViolation: (text: string) => void })
+          .reportViolation;
+        report(`${event.violatedDirective} ${event.blockedURI}`);
+      });
+    });
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const response = await page.goto(`${server.url}/docs/ros2/topics`);
+    expect(response?.headers()["content-security-policy"]).toMatch(/default-src 'none'/);
+    const launcher = page.getByRole("button", { name: /Ask Robotics Primer/ });
+    await launcher.waitFor();
+    // The widget's stylesheet applies: the launcher floats over the page.
+    expect(await launcher.evaluate((element) => getComputedStyle(element).position)).toBe("fixed");
+    // The theme toggle's script runs.
+    await page.getByRole("button", { name: "Toggle dark mode" }).click();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    await launcher.click();
+    await ask(page, "What is a URDF?");
+    await expect
+      .poll(async () => (await lastAnswer(page).textContent()) ?? "", { timeout: 15_000 })
+      .toMatch(/URDF/);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
   it("asks about a selected passage and answers from the selection", async () => {
     const page = await openPage("/docs/humanoids/zmp");
     const sent: string[] = [];

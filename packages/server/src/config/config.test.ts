@@ -86,11 +86,23 @@ const DEFAULTS: Config = {
   embeddings: { provider: "none", batchSize: 64, minDenseSimilarity: 0.5 },
   rerank: { candidates: 20 },
   corsOrigins: [],
+  frameAncestors: [],
   shutdownTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
 };
 
 describe("loadConfig for the server", () => {
+  it("reads who may frame the pages, and refuses a value that would extend the policy", () => {
+    const config = loadConfig({
+      env: { LECTERN_FRAME_ANCESTORS: "'self', https://docs.example.com" },
+    });
+    expect(config.frameAncestors).toEqual(["'self'", "https://docs.example.com"]);
+    const error = loadError({
+      env: { LECTERN_FRAME_ANCESTORS: "https://a.example; script-src *" },
+    });
+    expect(error.message).toMatch(/LECTERN_FRAME_ANCESTORS/);
+  });
+
   it("reads booleans and comma-separated lists from the environment", () => {
     const config = loadConfig({
       env: {
@@ -209,6 +221,7 @@ describe("loadConfig from the environment", () => {
         RATE_LIMIT_PER_SESSION_BURST: "5",
         TRUST_PROXY: "true",
         CORS_ORIGINS: "https://docs.example.com",
+        LECTERN_FRAME_ANCESTORS: "'self'",
         LECTERN_SHUTDOWN_TIMEOUT_MS: "2000",
         LECTERN_REQUEST_TIMEOUT_MS: "5000",
       },
@@ -246,6 +259,7 @@ describe("loadConfig from the environment", () => {
       embeddings: DEFAULTS.embeddings,
       rerank: DEFAULTS.rerank,
       corsOrigins: ["https://docs.example.com"],
+      frameAncestors: ["'self'"],
       shutdownTimeoutMs: 2000,
       requestTimeoutMs: 5000,
     });

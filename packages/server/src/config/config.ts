@@ -129,6 +129,17 @@ export const configSchema = z
     embeddings: embeddingsSchema.prefault({}),
     rerank: rerankSchema.prefault({}),
     corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
+    // Who may show the demo site's pages in a frame (CSP frame-ancestors); none by default.
+    frameAncestors: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(?:'self'|(?:https?:\/\/)?(?:\*\.)?[a-z0-9.-]+(?::\d+)?)$/i,
+            "use 'self' or an origin such as https://docs.example.com",
+          ),
+      )
+      .default([]),
     adminToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /feedback
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
     requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000), // 60 s per chat

@@ -35,6 +35,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   RATE_LIMIT_PER_SESSION_BURST: { key: ["rateLimit", "perSessionBurst"], type: "int" },
   TRUST_PROXY: { key: ["rateLimit", "trustProxy"], type: "boolean" },
   CORS_ORIGINS: { key: ["corsOrigins"], type: "list" },
+  LECTERN_FRAME_ANCESTORS: { key: ["frameAncestors"], type: "list" },
   LECTERN_ADMIN_TOKEN: { key: ["adminToken"], type: "string" },
   LLM_PROVIDER: { key: ["llm", "provider"], type: "string" },
   LLM_MODEL: { key: ["llm", "model"], type: "string" },

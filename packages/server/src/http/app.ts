@@ -7,9 +7,11 @@ import { createAdmission } from "./middleware/admission.ts";
 import { corsForOrigins } from "./middleware/cors.ts";
 import { handleErrors, methodNotAllowed, notFound } from "./middleware/errors.ts";
 import { requestIds } from "./middleware/request-id.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
 import { allowedMethods, honoPath } from "./route-spec.ts";
 import { ROUTES } from "./route-table.ts";
+import { SITE_INLINE_SOURCES } from "./site.ts";
 
 export type { AppDeps } from "./deps.ts";
 
@@ -31,6 +33,7 @@ export function buildApp(deps: AppDeps) {
 
   const app = new Hono<AppEnv>();
   app.use("*", ...requestIds(newId));
+  app.use("*", securityHeaders(config.frameAncestors, SITE_INLINE_SOURCES));
   const cors = corsForOrigins(config.corsOrigins);
   if (cors) app.use("*", cors);
   app.onError(handleErrors(logger, newId));
