@@ -79,6 +79,7 @@ export function buildIngestCommand({ siteDir, siteConfig, ingest, docs }) {
   ];
   if (ingest.dataDir !== undefined) args.push("--data-dir", path.resolve(siteDir, ingest.dataDir));
   if (ingest.collection !== undefined) args.push("--collection", ingest.collection);
+  if (ingest.strict) args.push("--strict");
   return { command: program, args, cwd: siteDir };
 }
 

@@ -19,6 +19,7 @@ const OPTIONS = {
   split: { type: "string" },
   tune: { type: "boolean" },
   reembed: { type: "boolean" },
+  strict: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   port: { type: "string" },
   host: { type: "string" },

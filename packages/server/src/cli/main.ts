@@ -16,12 +16,13 @@ const USAGE = `lectern — ask the book
 
 Usage:
   lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--reembed] [--json]
+                       [--strict]  exit 1 when a page cannot be ingested (for CI)
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
                        then report the held-out half with them
-  lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1]
+  lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1] [--strict]
                        start the HTTP API (ingesting --docs first when given)
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve
   lectern repl [--docs <dir>]      ingest the docs (default: the sample book), then ask in a loop
@@ -62,7 +63,7 @@ export async function main(argv: string[]): Promise<number> {
     case "repl":
       return replCommand(config);
     case "serve":
-      return serveCommand(config, config.docsDir);
+      return serveCommand(config, config.docsDir, { strict: Boolean(flags.strict) });
     case "start":
       return serveCommand(config, config.docsDir ?? SAMPLE_DOCS);
     default:

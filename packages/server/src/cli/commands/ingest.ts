@@ -5,7 +5,7 @@ import { type Flags, UsageError } from "../flags.ts";
 import { formatIngestSummary } from "../format.ts";
 import { createProgressBar } from "../progress.ts";
 
-/** `lectern ingest --docs <dir> [--reembed] [--json]` */
+/** `lectern ingest --docs <dir> [--reembed] [--strict] [--json]` */
 export async function ingestCommand(config: Config, flags: Flags): Promise<number> {
   if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
   const docsDir = config.docsDir;
@@ -14,14 +14,25 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
   const lectern = await openLectern(config, { reembed });
   try {
     if (reembed) await lectern.vectors?.deleteAll();
-    return await runIngest(lectern, docsDir, Boolean(flags.json));
+    return await runIngest(lectern, docsDir, {
+      json: Boolean(flags.json),
+      strict: Boolean(flags.strict),
+    });
   } finally {
     await lectern.close();
   }
 }
 
-/** Ingests with a progress bar and prints the report; 1 when a file or the embedding failed. */
-export async function runIngest(lectern: Lectern, docsDir: string, json: boolean): Promise<number> {
+/**
+ * Ingests with a progress bar and prints the report. 1 when the embedding failed; a page that
+ * could not be ingested is reported and keeps its previous version while the others are indexed,
+ * which gives 0 unless `strict` (for CI, where a broken page should fail the check).
+ */
+export async function runIngest(
+  lectern: Lectern,
+  docsDir: string,
+  { json, strict }: { json: boolean; strict: boolean },
+): Promise<number> {
   const progress = createProgressBar();
   const report = await lectern.ingest(docsDir, (event) => progress.update(event));
   progress.finish();
@@ -46,9 +57,9 @@ export async function runIngest(lectern: Lectern, docsDir: string, json: boolean
   }
   if (report.failures.length > 0) {
     process.stderr.write(
-      `${report.failures.length} file(s) could not be ingested; their previous versions (if any) were kept.\n`,
+      `${report.failures.length} file(s) could not be ingested; their previous versions (if any) were kept${strict ? "." : ", and the other pages are indexed (--strict makes this an error)."}\n`,
     );
-    return 1;
+    return strict ? 1 : 0;
   }
   return 0;
 }

@@ -13,7 +13,7 @@ export async function replCommand(config: Config): Promise<number> {
   const docsDir = config.docsDir ?? SAMPLE_DOCS;
   return withLectern(config, async (lectern) => {
     process.stdout.write(`Ingesting ${docsDir}\n`);
-    await runIngest(lectern, docsDir, false);
+    await runIngest(lectern, docsDir, { json: false, strict: false });
     const input = createInterface({ input: process.stdin, terminal: false });
     process.stdout.write(
       '\nAsk the book a question (empty line or Ctrl-D to quit). Example: "How do I publish on a topic?"\n? ',
