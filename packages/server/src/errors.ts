@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   DOCS_DIR_EMPTY: { status: 400, message: "The docs directory contains no .md or .mdx files." },
   FILE_UNREADABLE: { status: 400, message: "A file could not be read." },
   BINARY_FILE: { status: 400, message: "A file is not text." },
+  FILE_OUTSIDE_DOCS: { status: 400, message: "A file links outside the docs directory." },
+  PAGE_TOO_LARGE: { status: 400, message: "A page is larger than the configured limit." },
   // A page's content (ingest)
   PARSE_ERROR: { status: 400, message: "A document could not be parsed." },
   INVALID_FRONTMATTER: { status: 400, message: "A document has invalid frontmatter." },

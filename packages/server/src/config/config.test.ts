@@ -53,6 +53,7 @@ const DEFAULTS: Config = {
   host: "127.0.0.1",
   logLevel: "info",
   chunking: { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 },
+  ingest: { maxPageBytes: 4 * 1024 * 1024, followLinksOutsideDocs: false },
   search: { topK: 5, maxChunksPerPage: 1 },
   history: { mode: "postgres", retentionDays: 7, window: 5 },
   limits: {
@@ -204,6 +205,8 @@ describe("loadConfig from the environment", () => {
         LECTERN_CHUNK_TARGET_TOKENS: "200",
         LECTERN_CHUNK_MAX_TOKENS: "400",
         LECTERN_CHUNK_OVERLAP: "0.25",
+        LECTERN_MAX_PAGE_BYTES: "100000",
+        LECTERN_FOLLOW_LINKS_OUTSIDE_DOCS: "true",
         LECTERN_TOP_K: "8",
         LECTERN_MAX_CHUNKS_PER_PAGE: "3",
         HISTORY: "off",
@@ -238,6 +241,7 @@ describe("loadConfig from the environment", () => {
       host: "0.0.0.0",
       logLevel: "debug",
       chunking: { targetTokens: 200, maxTokens: 400, overlapRatio: 0.25 },
+      ingest: { maxPageBytes: 100_000, followLinksOutsideDocs: true },
       search: { topK: 8, maxChunksPerPage: 3 },
       history: { mode: "off", retentionDays: 1.5, window: 3 },
       limits: {

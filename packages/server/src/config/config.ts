@@ -20,6 +20,21 @@ const chunkingSchema = z
     path: ["maxTokens"],
   });
 
+const ingestSchema = z
+  .object({
+    // Pages and partials larger than this are skipped with a message; parsing holds a page many
+    // times over in memory, so one huge generated file must not take the machine with it.
+    maxPageBytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(1_000_000_000)
+      .default(4 * 1024 * 1024), // 4 MiB
+    // Files whose real path (through symlinks) lies outside the docs folder are refused unless set.
+    followLinksOutsideDocs: z.boolean().default(false),
+  })
+  .strict();
+
 const searchSchema = z
   .object({
     topK: z.number().int().min(1).max(20).default(5),
@@ -121,6 +136,7 @@ export const configSchema = z
       .default("info"),
     // Each section's defaults live in its own schema; `prefault` parses `{}` through it.
     chunking: chunkingSchema.prefault({}),
+    ingest: ingestSchema.prefault({}),
     search: searchSchema.prefault({}),
     history: historySchema.prefault({}),
     limits: limitsSchema.prefault({}),

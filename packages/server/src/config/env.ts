@@ -18,6 +18,8 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LECTERN_CHUNK_TARGET_TOKENS: { key: ["chunking", "targetTokens"], type: "int" },
   LECTERN_CHUNK_MAX_TOKENS: { key: ["chunking", "maxTokens"], type: "int" },
   LECTERN_CHUNK_OVERLAP: { key: ["chunking", "overlapRatio"], type: "number" },
+  LECTERN_MAX_PAGE_BYTES: { key: ["ingest", "maxPageBytes"], type: "int" },
+  LECTERN_FOLLOW_LINKS_OUTSIDE_DOCS: { key: ["ingest", "followLinksOutsideDocs"], type: "boolean" },
   LECTERN_TOP_K: { key: ["search", "topK"], type: "int" },
   LECTERN_MAX_CHUNKS_PER_PAGE: { key: ["search", "maxChunksPerPage"], type: "int" },
   HISTORY: { key: ["history", "mode"], type: "string" },
