@@ -1,10 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import type { HistoryStore } from "../store/history-store.ts";
+import { createSafeLogger } from "../util/safe-log.ts";
 import { composeApp } from "./compose.ts";
 
 export { createHistoryStore, VERSION } from "./compose.ts";
@@ -19,7 +20,7 @@ export interface RunningServer {
 }
 
 export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, base: null }, pino.destination(2));
+  return createSafeLogger(config.logLevel);
 }
 
 /** Opens the book and starts the HTTP server on config.host:config.port. */

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
-import pino from "pino";
 import type { Config } from "../../config/config.ts";
 import { createChatService } from "../../pipeline/chat-service.ts";
 import { MemoryHistoryStore } from "../../store/memory-history-store.ts";
+import { createSafeLogger } from "../../util/safe-log.ts";
 import { pipelineOf, SAMPLE_DOCS, withLectern } from "../open-book.ts";
 import { printAnswer } from "./ask.ts";
 import { runIngest } from "./ingest.ts";
@@ -23,7 +23,7 @@ export async function replCommand(config: Config): Promise<number> {
       pipeline: pipelineOf(lectern),
       history: new MemoryHistoryStore(),
       config: lectern.config,
-      logger: pino({ level: "warn", base: null }, pino.destination(2)),
+      logger: createSafeLogger("warn"),
     });
     const sessionId = randomUUID();
     // Iterating the lines (rather than prompting for each) also works when questions are piped in.
