@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   CONFIG_INVALID: { status: 500, message: "The configuration is invalid." },
   DATA_DIR_CORRUPT: { status: 500, message: "The data directory is damaged." },
   INDEX_EMPTY: { status: 409, message: "Nothing has been ingested yet." },
+  INGEST_LOCKED: { status: 409, message: "Another ingest of this book is running." },
   QUESTIONS_FILE_INVALID: { status: 400, message: "The questions file is malformed." },
   // The docs folder and its files (ingest)
   DOCS_DIR_NOT_FOUND: { status: 400, message: "The docs directory does not exist." },

@@ -2,6 +2,7 @@ import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import type { Config } from "./config/config.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
 import { type IngestReport, ingestDocs, ingestOptionsFromConfig } from "./ingest/ingest.ts";
+import { acquireIngestLock } from "./ingest/ingest-lock.ts";
 import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
 import { createEmbedder } from "./llm/embedders.ts";
 import { ProviderClients } from "./llm/providers.ts";
@@ -44,6 +45,11 @@ export interface Lectern {
     docs: string | DocSource,
     onProgress?: ProgressListener,
   ): Promise<IngestReport & { embeddings?: EmbeddingReport }>;
+  /**
+   * Loads the index again when another process (an ingest against the same PostgreSQL database)
+   * stored a newer version than the one in memory; true when it did.
+   */
+  refresh(): Promise<boolean>;
   /** Embeds every chunk that has no embedding yet, in batches; resumable. */
   embedPending(onProgress?: ProgressListener): Promise<EmbeddingReport>;
   close(): Promise<void>;
@@ -90,6 +96,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
           : {}),
       });
 
+    let loadedVersion = loaded.indexVersion;
     const lectern: Lectern = {
       config,
       db,
@@ -101,24 +108,22 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       retriever: makeRetriever(loaded.index),
       synopsis: buildSynopsis(await store.pages(), loaded.index.allChunks()),
       async ingest(docs, onProgress) {
-        const ingestOptions = ingestOptionsFromConfig(config, docs);
-        const report = await ingestDocs(
-          store,
-          onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
-        );
-        if (report.changed) {
-          applyToIndex(lectern.index, report);
-          await saveLexicalIndex(
-            lectern.index,
-            config.dataDir,
-            config.collection,
-            report.indexVersion,
-          );
-          lectern.retriever = makeRetriever(lectern.index);
-          lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
+        const lock = await acquireIngestLock(config.dataDir, config.collection);
+        try {
+          return await ingestLocked(docs, onProgress);
+        } finally {
+          await lock.release();
         }
-        if (!vectors) return report;
-        return { ...report, embeddings: await lectern.embedPending(onProgress) };
+      },
+      async refresh() {
+        const { indexVersion } = await store.indexState();
+        if (indexVersion === loadedVersion) return false;
+        const next = await loadLexicalIndex(store, config.dataDir);
+        lectern.index = next.index;
+        lectern.retriever = makeRetriever(next.index);
+        lectern.synopsis = buildSynopsis(await store.pages(), next.index.allChunks());
+        loadedVersion = next.indexVersion;
+        return true;
       },
       async embedPending(onProgress) {
         const started = performance.now();
@@ -165,6 +170,30 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         await db.close();
       },
     };
+    async function ingestLocked(
+      docs: string | DocSource,
+      onProgress: ProgressListener | undefined,
+    ): Promise<IngestReport & { embeddings?: EmbeddingReport }> {
+      const ingestOptions = ingestOptionsFromConfig(config, docs);
+      const report = await ingestDocs(
+        store,
+        onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
+      );
+      if (report.changed) {
+        applyToIndex(lectern.index, report);
+        await saveLexicalIndex(
+          lectern.index,
+          config.dataDir,
+          config.collection,
+          report.indexVersion,
+        );
+        lectern.retriever = makeRetriever(lectern.index);
+        lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
+        loadedVersion = report.indexVersion;
+      }
+      if (!vectors) return report;
+      return { ...report, embeddings: await lectern.embedPending(onProgress) };
+    }
     return lectern;
   } catch (error) {
     await db.close().catch(() => {});

@@ -90,6 +90,7 @@ const DEFAULTS: Config = {
   frameAncestors: [],
   shutdownTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
+  indexRefreshMs: 5_000,
 };
 
 describe("loadConfig for the server", () => {
@@ -227,6 +228,7 @@ describe("loadConfig from the environment", () => {
         LECTERN_FRAME_ANCESTORS: "'self'",
         LECTERN_SHUTDOWN_TIMEOUT_MS: "2000",
         LECTERN_REQUEST_TIMEOUT_MS: "5000",
+        LECTERN_INDEX_REFRESH_MS: "1000",
       },
       cwd: emptyDirectory(),
     });
@@ -266,6 +268,7 @@ describe("loadConfig from the environment", () => {
       frameAncestors: ["'self'"],
       shutdownTimeoutMs: 2000,
       requestTimeoutMs: 5000,
+      indexRefreshMs: 1000,
     });
   });
 

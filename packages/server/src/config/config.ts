@@ -159,6 +159,8 @@ export const configSchema = z
     adminToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /feedback
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
     requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000), // 60 s per chat
+    // How often a running server looks for an index version stored by another process.
+    indexRefreshMs: z.number().int().min(10).max(3_600_000).default(5_000), // 5 s
   })
   .strict();
 

@@ -67,6 +67,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LECTERN_RERANK_CANDIDATES: { key: ["rerank", "candidates"], type: "int" },
   LECTERN_SHUTDOWN_TIMEOUT_MS: { key: ["shutdownTimeoutMs"], type: "int" },
   LECTERN_REQUEST_TIMEOUT_MS: { key: ["requestTimeoutMs"], type: "int" },
+  LECTERN_INDEX_REFRESH_MS: { key: ["indexRefreshMs"], type: "int" },
 };
 
 /** The text of environment variable `name` as a value of its type; a bad one is CONFIG_INVALID. */

@@ -51,6 +51,23 @@ export async function startServer(
   const purgeTimer = setInterval(purge, 3_600_000);
   purgeTimer.unref();
 
+  // An ingest by another process (same PostgreSQL database) stores a new index version: load it.
+  let refreshing = false;
+  const refreshTimer = setInterval(async () => {
+    if (refreshing) return;
+    refreshing = true;
+    try {
+      if (await lectern.refresh()) {
+        logger.info({ chunks: lectern.index.size }, "loaded a new version of the index");
+      }
+    } catch (error) {
+      logger.warn({ err: error }, "checking for a new index version failed; will retry");
+    } finally {
+      refreshing = false;
+    }
+  }, config.indexRefreshMs);
+  refreshTimer.unref();
+
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
@@ -71,6 +88,7 @@ export async function startServer(
       closing ??= (async () => {
         shuttingDown = true;
         clearInterval(purgeTimer);
+        clearInterval(refreshTimer);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Idle keep-alive connections would hold the server open; busy ones finish first.
         (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
