@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Send the request body as application/json." },
+  // The client went away before its request was whole: no one reads the answer (nginx's 499).
+  CLIENT_CLOSED_REQUEST: { status: 499, message: "The client closed the connection early." },
   // Where a request goes and who may send it
   SESSION_NOT_FOUND: { status: 404, message: "No conversation with this session id." },
   UNAUTHORIZED: { status: 401, message: "A valid admin token is required." },

@@ -91,6 +91,8 @@ const DEFAULTS: Config = {
   shutdownTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
   indexRefreshMs: 5_000,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
 };
 
 describe("loadConfig for the server", () => {
@@ -229,6 +231,8 @@ describe("loadConfig from the environment", () => {
         LECTERN_SHUTDOWN_TIMEOUT_MS: "2000",
         LECTERN_REQUEST_TIMEOUT_MS: "5000",
         LECTERN_INDEX_REFRESH_MS: "1000",
+        LECTERN_HEADERS_TIMEOUT_MS: "2000",
+        LECTERN_BODY_TIMEOUT_MS: "4000",
       },
       cwd: emptyDirectory(),
     });
@@ -269,6 +273,8 @@ describe("loadConfig from the environment", () => {
       shutdownTimeoutMs: 2000,
       requestTimeoutMs: 5000,
       indexRefreshMs: 1000,
+      headersTimeoutMs: 2000,
+      bodyTimeoutMs: 4000,
     });
   });
 

@@ -159,10 +159,18 @@ export const configSchema = z
     adminToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /feedback
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
     requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000), // 60 s per chat
+    // A request's headers, then the whole request, must arrive within these (408 otherwise), so
+    // a client sending slowly cannot hold a connection open.
+    headersTimeoutMs: z.number().int().min(50).max(600_000).default(10_000), // 10 s
+    bodyTimeoutMs: z.number().int().min(50).max(600_000).default(30_000), // 30 s
     // How often a running server looks for an index version stored by another process.
     indexRefreshMs: z.number().int().min(10).max(3_600_000).default(5_000), // 5 s
   })
-  .strict();
+  .strict()
+  .refine((config) => config.headersTimeoutMs <= config.bodyTimeoutMs, {
+    message: "headersTimeoutMs must not be more than bodyTimeoutMs",
+    path: ["headersTimeoutMs"],
+  });
 
 export type Config = Readonly<z.infer<typeof configSchema>>;
 

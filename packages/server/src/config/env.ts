@@ -68,6 +68,8 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LECTERN_SHUTDOWN_TIMEOUT_MS: { key: ["shutdownTimeoutMs"], type: "int" },
   LECTERN_REQUEST_TIMEOUT_MS: { key: ["requestTimeoutMs"], type: "int" },
   LECTERN_INDEX_REFRESH_MS: { key: ["indexRefreshMs"], type: "int" },
+  LECTERN_HEADERS_TIMEOUT_MS: { key: ["headersTimeoutMs"], type: "int" },
+  LECTERN_BODY_TIMEOUT_MS: { key: ["bodyTimeoutMs"], type: "int" },
 };
 
 /** The text of environment variable `name` as a value of its type; a bad one is CONFIG_INVALID. */

@@ -68,7 +68,17 @@ export async function startServer(
   }, config.indexRefreshMs);
   refreshTimer.unref();
 
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
+  const server = serve({
+    fetch: app.fetch,
+    hostname: config.host,
+    port: config.port,
+    serverOptions: {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.bodyTimeoutMs,
+      // Node checks the timeouts every 30 s by default, which would let a slow body stay longer.
+      connectionsCheckingInterval: Math.max(25, Math.min(1_000, config.headersTimeoutMs / 2)),
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
