@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliResult, runCli } from "../../test/cli.ts";
 
@@ -142,6 +143,24 @@ describe("lectern CLI", () => {
     expectCleanFailure(
       result,
       /^error \[DATA_DIR_CORRUPT\]: Cannot open the database in .*d6\/db.*Move the directory away/,
+    );
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("reports a damaged table file with the data directory guidance, not an internal error", async () => {
+    const docs = await docsWith("damaged", { "good.md": goodPage });
+    const dataDir = dataDirNamed("d7");
+    expect((await runCli(["ingest", "--docs", docs, "--data-dir", dataDir])).code).toBe(0);
+    const db = new PGlite(path.join(dataDir, "db"));
+    const file = (await db.query<{ file: string }>("SELECT pg_relation_filepath('chunks') AS file"))
+      .rows[0]?.file;
+    await db.close();
+    // The table's file overwritten on disk (a bad disk, a copy cut short).
+    await writeFile(path.join(dataDir, "db", file ?? "missing"), Buffer.alloc(16_384, 7));
+    const result = await runCli(["ask", "servo gains", "--data-dir", dataDir]);
+    expectCleanFailure(
+      result,
+      /^error \[DATA_DIR_CORRUPT\]: The book's database is damaged \(invalid page in block 0 .*\)\. Move the data directory away/,
     );
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
   });

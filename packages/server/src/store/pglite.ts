@@ -26,16 +26,48 @@ export async function openPglite(
   }
   const wrap = (target: Pick<PGlite, "query">): SqlQueryable => ({
     async query<Row>(sql: string, params: unknown[] = []) {
-      const result = await target.query<Row>(sql, params);
-      return result.rows;
+      try {
+        const result = await target.query<Row>(sql, params);
+        return result.rows;
+      } catch (error) {
+        throw corruptionOr(error);
+      }
     },
   });
   return {
     kind: "pglite",
     ...wrap(db),
-    transaction: (work) => db.transaction((tx) => work(wrap(tx))),
+    transaction: async (work) => {
+      try {
+        return await db.transaction((tx) => work(wrap(tx)));
+      } catch (error) {
+        throw corruptionOr(error);
+      }
+    },
     close: () => db.close(),
   };
+}
+
+/** SQLSTATEs of damaged files: data_corrupted, index_corrupted. */
+const CORRUPTION_CODES = new Set(["XX001", "XX002"]);
+const CORRUPTION_MESSAGE = /could not read blocks?|invalid page in block|could not open file/i;
+
+/**
+ * A query that found a damaged table file (truncated or overwritten on disk) gets the same
+ * guidance as a data directory that cannot be opened, instead of PostgreSQL's raw message as an
+ * internal error. The message names no server path: it may reach an API client.
+ */
+function corruptionOr(error: unknown): unknown {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const damaged =
+    (typeof code === "string" && CORRUPTION_CODES.has(code)) ||
+    (typeof message === "string" && CORRUPTION_MESSAGE.test(message));
+  if (!damaged) return error;
+  return createError(
+    "DATA_DIR_CORRUPT",
+    `The book's database is damaged (${shortReason(error)}). Move the data directory away and run "lectern ingest" again to rebuild it.`,
+    { cause: error },
+  );
 }
 
 function shortReason(error: unknown): string {
