@@ -84,6 +84,7 @@ export function buildIngestCommand({ siteDir, siteConfig, ingest, docs }) {
   if (typeof siteConfig.title === "string" && siteConfig.title.trim()) {
     args.push("--title", siteConfig.title.trim());
   }
+  if (ingest.strict) args.push("--strict");
   return { command: program, args, cwd: siteDir };
 }
 

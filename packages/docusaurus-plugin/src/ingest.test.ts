@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildIngestCommand,
@@ -125,6 +126,7 @@ describe("buildIngestCommand", () => {
         baseUrl: "https://mirror.example.com/",
         routeBasePath: "",
         collection: "primer",
+        strict: true,
       }),
       docs: { path: "docs", routeBasePath: "docs" },
     });
@@ -144,6 +146,7 @@ describe("buildIngestCommand", () => {
       "primer",
       "--title",
       "Robotics Primer",
+      "--strict",
     ]);
   });
 
@@ -234,6 +237,34 @@ describe("runIngest", () => {
     );
     // The output was shown on the build's terminal as it came.
     expect(stderr.text()).toContain("error [DOCS_DIR_NOT_FOUND]");
+  });
+
+  it("lets the build go on when one page is bad, and fails it with ingest.strict", async () => {
+    const lectern = fileURLToPath(new URL("../../server/bin/lectern.js", import.meta.url));
+    const docs = path.join(dir, "site", "docs");
+    await mkdir(docs, { recursive: true });
+    await writeFile(
+      path.join(docs, "good.md"),
+      "# Gears\n\nA gear ratio trades speed for torque.\n",
+    );
+    await writeFile(path.join(docs, "bad.md"), "---\ntitle: [unclosed\n---\n\nBody.\n");
+    const command = (strict: boolean) =>
+      buildIngestCommand({
+        siteDir: path.join(dir, "site"),
+        siteConfig: site(),
+        ingest: ingestOptions({
+          command: [process.execPath, lectern],
+          dataDir: ".lectern",
+          strict,
+        }),
+        docs: { path: "docs", routeBasePath: "docs" },
+      });
+    const stderr = collector();
+    await runIngest(command(false), { stderr: stderr.stream });
+    expect(stderr.text()).toMatch(/bad\.md:\d+: invalid frontmatter YAML/);
+    await expect(runIngest(command(true), { stderr: collector().stream })).rejects.toThrow(
+      /Lectern ingestion failed: .* --strict" exited with code 1\.[\s\S]*bad\.md/,
+    );
   });
 
   it("says how to point the plugin at Lectern when the command does not exist", async () => {

@@ -30,6 +30,7 @@ const INGEST_NAMES = [
   "baseUrl",
   "routeBasePath",
   "collection",
+  "strict",
 ];
 const THEMES = ["auto", "light", "dark"];
 
@@ -161,6 +162,7 @@ function ingest(value) {
     }
     result.routeBasePath = value.routeBasePath;
   }
+  if (value.strict !== undefined) result.strict = boolean(value.strict, "ingest.strict");
   if (value.collection !== undefined) {
     const collection = text(value.collection, "ingest.collection");
     if (!/^[a-z0-9_-]+$/.test(collection)) {

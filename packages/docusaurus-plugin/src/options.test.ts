@@ -100,6 +100,7 @@ describe("validateOptions", () => {
     [{ apiUrl: "/api", ingest: { enabled: true, command: "npx lectern" } }, /"ingest.command"/],
     [{ apiUrl: "/api", ingest: { enabled: true, dataDir: 1 } }, /option "ingest.dataDir" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, docsDir: "" } }, /option "ingest.docsDir" must/],
+    [{ apiUrl: "/api", ingest: { enabled: true, strict: "yes" } }, /option "ingest.strict" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, baseUrl: [] } }, /option "ingest.baseUrl" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, routeBasePath: 1 } }, /"ingest.routeBasePath"/],
     [{ apiUrl: "/api", ingest: { enabled: true, collection: "My Book" } }, /"ingest.collection"/],

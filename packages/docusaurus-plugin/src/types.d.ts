@@ -22,6 +22,11 @@ export interface IngestOptions {
   routeBasePath?: string;
   /** `--collection`: the book's name inside the data directory; default: Lectern's ("default"). */
   collection?: string;
+  /**
+   * `--strict`: fail the build when a page cannot be ingested (default false: the page is
+   * reported, keeps its previous version, and the others are indexed). Meant for CI.
+   */
+  strict?: boolean;
 }
 
 /** Widget colours, as any CSS colour. */
@@ -79,6 +84,7 @@ export interface NormalizedIngestOptions {
   baseUrl?: string;
   routeBasePath?: string;
   collection?: string;
+  strict?: boolean;
 }
 
 /** A plugin entry of `presets`, `plugins` or `themes` in docusaurus.config.js. */

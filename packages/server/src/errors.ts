@@ -8,12 +8,15 @@ export const ERROR_CODES = {
   DATA_DIR_CORRUPT: { status: 500, message: "The data directory is damaged." },
   INDEX_EMPTY: { status: 409, message: "Nothing has been ingested yet." },
   BOOK_MISMATCH: { status: 409, message: "This index holds another book." },
+  INGEST_LOCKED: { status: 409, message: "Another ingest of this book is running." },
   QUESTIONS_FILE_INVALID: { status: 400, message: "The questions file is malformed." },
   // The docs folder and its files (ingest)
   DOCS_DIR_NOT_FOUND: { status: 400, message: "The docs directory does not exist." },
   DOCS_DIR_EMPTY: { status: 400, message: "The docs directory contains no .md or .mdx files." },
   FILE_UNREADABLE: { status: 400, message: "A file could not be read." },
   BINARY_FILE: { status: 400, message: "A file is not text." },
+  FILE_OUTSIDE_DOCS: { status: 400, message: "A file links outside the docs directory." },
+  PAGE_TOO_LARGE: { status: 400, message: "A page is larger than the configured limit." },
   // A page's content (ingest)
   PARSE_ERROR: { status: 400, message: "A document could not be parsed." },
   INVALID_FRONTMATTER: { status: 400, message: "A document has invalid frontmatter." },
@@ -28,6 +31,8 @@ export const ERROR_CODES = {
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Send the request body as application/json." },
+  // The client went away before its request was whole: no one reads the answer (nginx's 499).
+  CLIENT_CLOSED_REQUEST: { status: 499, message: "The client closed the connection early." },
   // Where a request goes and who may send it
   SESSION_NOT_FOUND: { status: 404, message: "No conversation with this session id." },
   MESSAGE_NOT_FOUND: {

@@ -3,6 +3,7 @@ import { bookTitle, checkSameBook, recordBook } from "./book.ts";
 import type { Config } from "./config/config.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
 import type { IngestReport } from "./ingest/ingest.ts";
+import { acquireIngestLock } from "./ingest/ingest-lock.ts";
 import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
 import { createEmbedder } from "./llm/embedders.ts";
 import { ProviderClients } from "./llm/providers.ts";
@@ -51,6 +52,11 @@ export interface Lectern {
   ): Promise<IngestReport & { embeddings?: EmbeddingReport }>;
   /** The book's title: configured, recorded at ingest, or its root page's; undefined if none. */
   title(): Promise<string | undefined>;
+  /**
+   * Loads the index again when another process (an ingest against the same PostgreSQL database)
+   * stored a newer version than the one in memory; true when it did.
+   */
+  refresh(): Promise<boolean>;
   /** Embeds every chunk that has no embedding yet, in batches; resumable. */
   embedPending(onProgress?: ProgressListener): Promise<EmbeddingReport>;
   close(): Promise<void>;
@@ -97,6 +103,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
           : {}),
       });
 
+    let loadedVersion = loaded.indexVersion;
     const lectern: Lectern = {
       config,
       db,
@@ -108,28 +115,26 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       retriever: makeRetriever(loaded.index),
       synopsis: buildSynopsis(await store.pages(), loaded.index.allChunks()),
       async ingest(docs, onProgress, options = {}) {
-        if (typeof docs === "string" && !options.replace) await checkSameBook(store, config, docs);
-        // The Markdown/MDX parsers load only to ingest: reading commands start faster without them.
-        const { ingestDocs, ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
-        const ingestOptions = ingestOptionsFromConfig(config, docs);
-        const report = await ingestDocs(
-          store,
-          onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
-        );
-        if (report.changed) {
-          applyToIndex(lectern.index, report);
-          await saveLexicalIndex(
-            lectern.index,
-            config.dataDir,
-            config.collection,
-            report.indexVersion,
-          );
-          lectern.retriever = makeRetriever(lectern.index);
-          lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
+        const lock = await acquireIngestLock(config.dataDir, config.collection);
+        try {
+          if (typeof docs === "string" && !options.replace)
+            await checkSameBook(store, config, docs);
+          const report = await ingestLocked(docs, onProgress);
+          if (typeof docs === "string") await recordBook(store, config, docs);
+          return report;
+        } finally {
+          await lock.release();
         }
-        if (typeof docs === "string") await recordBook(store, config, docs);
-        if (!vectors) return report;
-        return { ...report, embeddings: await lectern.embedPending(onProgress) };
+      },
+      async refresh() {
+        const { indexVersion } = await store.indexState();
+        if (indexVersion === loadedVersion) return false;
+        const next = await loadLexicalIndex(store, config.dataDir);
+        lectern.index = next.index;
+        lectern.retriever = makeRetriever(next.index);
+        lectern.synopsis = buildSynopsis(await store.pages(), next.index.allChunks());
+        loadedVersion = next.indexVersion;
+        return true;
       },
       title: () => bookTitle(store, config),
       async embedPending(onProgress) {
@@ -177,6 +182,32 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         await db.close();
       },
     };
+    async function ingestLocked(
+      docs: string | DocSource,
+      onProgress: ProgressListener | undefined,
+    ): Promise<IngestReport & { embeddings?: EmbeddingReport }> {
+      // The Markdown/MDX parsers load only to ingest: reading commands start faster without them.
+      const { ingestDocs, ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
+      const ingestOptions = ingestOptionsFromConfig(config, docs);
+      const report = await ingestDocs(
+        store,
+        onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
+      );
+      if (report.changed) {
+        applyToIndex(lectern.index, report);
+        await saveLexicalIndex(
+          lectern.index,
+          config.dataDir,
+          config.collection,
+          report.indexVersion,
+        );
+        lectern.retriever = makeRetriever(lectern.index);
+        lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
+        loadedVersion = report.indexVersion;
+      }
+      if (!vectors) return report;
+      return { ...report, embeddings: await lectern.embedPending(onProgress) };
+    }
     return lectern;
   } catch (error) {
     await db.close().catch(() => {});

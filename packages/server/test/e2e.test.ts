@@ -103,6 +103,39 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     await page.context().close();
   });
 
+  it("runs under the site's Content-Security-Policy without a single violation", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const page = await context.newPage();
+    const violations: string[] = [];
+    await page.exposeFunction("reportViolation", (text: string) => violations.push(text));
+    await page.addInitScript(() => {
+      document.addEventListener("securitypolicyviolation", (event) => {
+        const report = (window as unknown as { reportViolation: (text: string) => void })
+          .reportViolation;
+        report(`${event.violatedDirective} ${event.blockedURI}`);
+      });
+    });
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const response = await page.goto(`${server.url}/docs/ros2/topics`);
+    expect(response?.headers()["content-security-policy"]).toMatch(/default-src 'none'/);
+    const launcher = page.getByRole("button", { name: /Ask Robotics Primer/ });
+    await launcher.waitFor();
+    // The widget's stylesheet applies: the launcher floats over the page.
+    expect(await launcher.evaluate((element) => getComputedStyle(element).position)).toBe("fixed");
+    // The theme toggle's script runs.
+    await page.getByRole("button", { name: "Toggle dark mode" }).click();
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    await launcher.click();
+    await ask(page, "What is a URDF?");
+    await expect
+      .poll(async () => (await lastAnswer(page).textContent()) ?? "", { timeout: 15_000 })
+      .toMatch(/URDF/);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
   it("asks about a selected passage and answers from the selection", async () => {
     const page = await openPage("/docs/humanoids/zmp");
     const sent: string[] = [];
@@ -182,11 +215,36 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
   it("works with the keyboard alone: open, ask, close with Esc", async () => {
     const page = await openPage("/docs/getting-started/what-is-robotics-software");
     const launcher = page.getByRole("button", { name: /Ask Robotics Primer/ });
+    const sent: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith("/chat/stream")) sent.push(request.postData() ?? "");
+    });
+    // A reader types as soon as the box shows: it must already have the focus when it appears,
+    // or the first keys go elsewhere ("What is a node?" arriving as "ode?" finds nothing).
+    await page.evaluate(() => {
+      const shadow = document.querySelector("lectern-chat")?.shadowRoot;
+      if (!shadow) throw new Error("the widget has no shadow root");
+      const record = window as unknown as { focusedWhenShown?: boolean };
+      const observer = new MutationObserver(() => {
+        const box = shadow.querySelector("textarea");
+        if (!box) return;
+        record.focusedWhenShown = shadow.activeElement === box;
+        observer.disconnect();
+      });
+      observer.observe(shadow, { childList: true, subtree: true });
+    });
     await launcher.focus();
     await page.keyboard.press("Enter");
     await page.getByRole("textbox").waitFor();
+    expect(
+      await page.evaluate(
+        () => (window as unknown as { focusedWhenShown?: boolean }).focusedWhenShown,
+      ),
+    ).toBe(true);
     await page.keyboard.type("What is a node?");
     await page.keyboard.press("Enter");
+    await expect.poll(() => sent.length).toBe(1);
+    expect(JSON.parse(sent[0] ?? "{}")).toMatchObject({ query: "What is a node?" });
     await expect
       .poll(async () => (await lastAnswer(page).textContent()) ?? "", { timeout: 15_000 })
       .toMatch(/node/i);

@@ -22,7 +22,9 @@ describe("mount", () => {
     await act(async () => {
       widget = mount(host, { apiUrl: API, title: "Robotics helper" });
     });
-    expect(host.shadowRoot?.querySelector("style")).not.toBeNull();
+    const shadow = host.shadowRoot;
+    const adopted = shadow?.adoptedStyleSheets?.length ?? 0;
+    expect(adopted > 0 || shadow?.querySelector("style") !== null).toBe(true);
     expect(host.children).toHaveLength(0); // nothing in the host page's own DOM
     expect(inShadow(host).getByRole("button", { name: "Robotics helper" })).toBeInTheDocument();
 

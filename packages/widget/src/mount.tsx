@@ -21,10 +21,9 @@ export interface MountedWidget {
  */
 export function mount(element: HTMLElement, options: LecternOptions): MountedWidget {
   const shadow = element.shadowRoot ?? element.attachShadow({ mode: "open" });
-  const style = document.createElement("style");
-  style.textContent = widgetCss;
+  const style = adoptStyles(shadow);
   const container = document.createElement("div");
-  shadow.replaceChildren(style, container);
+  shadow.replaceChildren(...(style ? [style] : []), container);
 
   const store = createChatStore(resolveOptions(options));
   const root = createRoot(container);
@@ -39,7 +38,29 @@ export function mount(element: HTMLElement, options: LecternOptions): MountedWid
       store.getState().dispose();
       root.unmount();
       container.remove();
-      style.remove();
+      style?.remove();
+      if (!style) shadow.adoptedStyleSheets = [];
     },
   };
+}
+
+/**
+ * The widget's stylesheet, adopted by the shadow root where the browser can: a constructed sheet
+ * is not inline style, so host pages with a strict Content-Security-Policy (no 'unsafe-inline')
+ * still style the widget. Elsewhere a <style> element, which is returned to be removed later.
+ */
+function adoptStyles(shadow: ShadowRoot): HTMLStyleElement | undefined {
+  if (typeof CSSStyleSheet === "function" && "adoptedStyleSheets" in shadow) {
+    try {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync(widgetCss);
+      shadow.adoptedStyleSheets = [sheet];
+      return undefined;
+    } catch {
+      // Constructable stylesheets unsupported: fall back to the element below.
+    }
+  }
+  const style = document.createElement("style");
+  style.textContent = widgetCss;
+  return style;
 }

@@ -21,6 +21,7 @@ const OPTIONS = {
   reembed: { type: "boolean" },
   replace: { type: "boolean" },
   title: { type: "string" },
+  strict: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean", short: "v" },
   port: { type: "string" },

@@ -16,12 +16,13 @@ const USAGE = `lectern — ask the book
 Usage:
   lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--title <title>]
                  [--replace] [--reembed] [--json]
+                 [--strict]  exit 1 when a page cannot be ingested (for CI)
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
                        then report the held-out half with them
-  lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1]
+  lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1] [--strict]
                        start the HTTP API (ingesting --docs first when given)
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve
   lectern repl [--docs <dir>]      ingest the docs (default: the sample book), then ask in a loop
@@ -81,7 +82,9 @@ export async function main(argv: string[]): Promise<number> {
     case "repl":
       return (await import("./commands/repl.ts")).replCommand(config);
     case "serve":
-      return (await import("./commands/serve.ts")).serveCommand(config, config.docsDir);
+      return (await import("./commands/serve.ts")).serveCommand(config, config.docsDir, {
+        strict: Boolean(flags.strict),
+      });
     case "start":
       return (await import("./commands/serve.ts")).serveCommand(
         config,

@@ -1,12 +1,12 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import pino from "pino";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { Retriever } from "../search/retriever.ts";
+import { createSafeLogger } from "../util/safe-log.ts";
 
 /** What the commands share: opening the index and the `/chat` pipeline. */
 
@@ -47,6 +47,6 @@ export async function withLectern<T>(
 
 /** The pipeline `/chat` runs, for the CLI's commands (logs go to stderr, warnings only). */
 export function pipelineOf(lectern: Lectern, retriever?: Retriever): ChatPipeline {
-  const logger = pino({ level: "warn", base: null }, pino.destination(2));
+  const logger = createSafeLogger("warn");
   return createChatPipeline(lectern, logger, retriever ? { retriever } : {}).pipeline;
 }

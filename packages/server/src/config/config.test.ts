@@ -53,6 +53,7 @@ const DEFAULTS: Config = {
   host: "127.0.0.1",
   logLevel: "info",
   chunking: { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 },
+  ingest: { maxPageBytes: 4 * 1024 * 1024, followLinksOutsideDocs: false },
   search: { topK: 5, maxChunksPerPage: 1 },
   history: { mode: "postgres", retentionDays: 7, window: 5 },
   limits: {
@@ -88,11 +89,26 @@ const DEFAULTS: Config = {
   corsOrigins: [],
   shareEnabled: false,
   redisKeyPrefix: "lectern:",
+  frameAncestors: [],
   shutdownTimeoutMs: 10_000,
   requestTimeoutMs: 60_000,
+  indexRefreshMs: 5_000,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
 };
 
 describe("loadConfig for the server", () => {
+  it("reads who may frame the pages, and refuses a value that would extend the policy", () => {
+    const config = loadConfig({
+      env: { LECTERN_FRAME_ANCESTORS: "'self', https://docs.example.com" },
+    });
+    expect(config.frameAncestors).toEqual(["'self'", "https://docs.example.com"]);
+    const error = loadError({
+      env: { LECTERN_FRAME_ANCESTORS: "https://a.example; script-src *" },
+    });
+    expect(error.message).toMatch(/LECTERN_FRAME_ANCESTORS/);
+  });
+
   it("reads booleans and comma-separated lists from the environment", () => {
     const config = loadConfig({
       env: {
@@ -194,6 +210,8 @@ describe("loadConfig from the environment", () => {
         LECTERN_CHUNK_TARGET_TOKENS: "200",
         LECTERN_CHUNK_MAX_TOKENS: "400",
         LECTERN_CHUNK_OVERLAP: "0.25",
+        LECTERN_MAX_PAGE_BYTES: "100000",
+        LECTERN_FOLLOW_LINKS_OUTSIDE_DOCS: "true",
         LECTERN_TOP_K: "8",
         LECTERN_MAX_CHUNKS_PER_PAGE: "3",
         HISTORY: "off",
@@ -211,11 +229,15 @@ describe("loadConfig from the environment", () => {
         RATE_LIMIT_PER_SESSION_BURST: "5",
         TRUST_PROXY: "true",
         CORS_ORIGINS: "https://docs.example.com",
+        LECTERN_FRAME_ANCESTORS: "'self'",
         LECTERN_SHUTDOWN_TIMEOUT_MS: "2000",
         LECTERN_REQUEST_TIMEOUT_MS: "5000",
         SHARE_ENABLED: "true",
         REDIS_URL: "redis://cache:6379",
         REDIS_KEY_PREFIX: "book2:",
+        LECTERN_INDEX_REFRESH_MS: "1000",
+        LECTERN_HEADERS_TIMEOUT_MS: "2000",
+        LECTERN_BODY_TIMEOUT_MS: "4000",
       },
       cwd: emptyDirectory(),
     });
@@ -230,6 +252,7 @@ describe("loadConfig from the environment", () => {
       host: "0.0.0.0",
       logLevel: "debug",
       chunking: { targetTokens: 200, maxTokens: 400, overlapRatio: 0.25 },
+      ingest: { maxPageBytes: 100_000, followLinksOutsideDocs: true },
       search: { topK: 8, maxChunksPerPage: 3 },
       history: { mode: "off", retentionDays: 1.5, window: 3 },
       limits: {
@@ -254,8 +277,12 @@ describe("loadConfig from the environment", () => {
       shareEnabled: true,
       redisUrl: "redis://cache:6379",
       redisKeyPrefix: "book2:",
+      frameAncestors: ["'self'"],
       shutdownTimeoutMs: 2000,
       requestTimeoutMs: 5000,
+      indexRefreshMs: 1000,
+      headersTimeoutMs: 2000,
+      bodyTimeoutMs: 4000,
     });
   });
 

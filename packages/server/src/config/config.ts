@@ -20,6 +20,21 @@ const chunkingSchema = z
     path: ["maxTokens"],
   });
 
+const ingestSchema = z
+  .object({
+    // Pages and partials larger than this are skipped with a message; parsing holds a page many
+    // times over in memory, so one huge generated file must not take the machine with it.
+    maxPageBytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(1_000_000_000)
+      .default(4 * 1024 * 1024), // 4 MiB
+    // Files whose real path (through symlinks) lies outside the docs folder are refused unless set.
+    followLinksOutsideDocs: z.boolean().default(false),
+  })
+  .strict();
+
 const searchSchema = z
   .object({
     topK: z.number().int().min(1).max(20).default(5),
@@ -125,6 +140,7 @@ export const configSchema = z
       .default("info"),
     // Each section's defaults live in its own schema; `prefault` parses `{}` through it.
     chunking: chunkingSchema.prefault({}),
+    ingest: ingestSchema.prefault({}),
     search: searchSchema.prefault({}),
     history: historySchema.prefault({}),
     limits: limitsSchema.prefault({}),
@@ -133,13 +149,34 @@ export const configSchema = z
     embeddings: embeddingsSchema.prefault({}),
     rerank: rerankSchema.prefault({}),
     corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
+    // Who may show the demo site's pages in a frame (CSP frame-ancestors); none by default.
+    frameAncestors: z
+      .array(
+        z
+          .string()
+          .regex(
+            /^(?:'self'|(?:https?:\/\/)?(?:\*\.)?[a-z0-9.-]+(?::\d+)?)$/i,
+            "use 'self' or an origin such as https://docs.example.com",
+          ),
+      )
+      .default([]),
     adminToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /feedback
     shareEnabled: z.boolean().default(false), // read-only links to an answer: POST /share
     metricsToken: z.string().min(16, "use at least 16 characters").optional(), // for GET /metrics
     shutdownTimeoutMs: z.number().int().min(0).max(600_000).default(10_000), // 10 s for in-flight work
     requestTimeoutMs: z.number().int().min(100).max(600_000).default(60_000), // 60 s per chat
+    // A request's headers, then the whole request, must arrive within these (408 otherwise), so
+    // a client sending slowly cannot hold a connection open.
+    headersTimeoutMs: z.number().int().min(50).max(600_000).default(10_000), // 10 s
+    bodyTimeoutMs: z.number().int().min(50).max(600_000).default(30_000), // 30 s
+    // How often a running server looks for an index version stored by another process.
+    indexRefreshMs: z.number().int().min(10).max(3_600_000).default(5_000), // 5 s
   })
-  .strict();
+  .strict()
+  .refine((config) => config.headersTimeoutMs <= config.bodyTimeoutMs, {
+    message: "headersTimeoutMs must not be more than bodyTimeoutMs",
+    path: ["headersTimeoutMs"],
+  });
 
 export type Config = Readonly<
   Omit<z.infer<typeof configSchema>, "dataDir"> & {

@@ -19,6 +19,8 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LECTERN_CHUNK_TARGET_TOKENS: { key: ["chunking", "targetTokens"], type: "int" },
   LECTERN_CHUNK_MAX_TOKENS: { key: ["chunking", "maxTokens"], type: "int" },
   LECTERN_CHUNK_OVERLAP: { key: ["chunking", "overlapRatio"], type: "number" },
+  LECTERN_MAX_PAGE_BYTES: { key: ["ingest", "maxPageBytes"], type: "int" },
+  LECTERN_FOLLOW_LINKS_OUTSIDE_DOCS: { key: ["ingest", "followLinksOutsideDocs"], type: "boolean" },
   LECTERN_TOP_K: { key: ["search", "topK"], type: "int" },
   LECTERN_MAX_CHUNKS_PER_PAGE: { key: ["search", "maxChunksPerPage"], type: "int" },
   HISTORY: { key: ["history", "mode"], type: "string" },
@@ -36,6 +38,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   RATE_LIMIT_PER_SESSION_BURST: { key: ["rateLimit", "perSessionBurst"], type: "int" },
   TRUST_PROXY: { key: ["rateLimit", "trustProxy"], type: "boolean" },
   CORS_ORIGINS: { key: ["corsOrigins"], type: "list" },
+  LECTERN_FRAME_ANCESTORS: { key: ["frameAncestors"], type: "list" },
   LECTERN_ADMIN_TOKEN: { key: ["adminToken"], type: "string" },
   SHARE_ENABLED: { key: ["shareEnabled"], type: "boolean" },
   REDIS_URL: { key: ["redisUrl"], type: "string" },
@@ -69,6 +72,9 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LECTERN_RERANK_CANDIDATES: { key: ["rerank", "candidates"], type: "int" },
   LECTERN_SHUTDOWN_TIMEOUT_MS: { key: ["shutdownTimeoutMs"], type: "int" },
   LECTERN_REQUEST_TIMEOUT_MS: { key: ["requestTimeoutMs"], type: "int" },
+  LECTERN_INDEX_REFRESH_MS: { key: ["indexRefreshMs"], type: "int" },
+  LECTERN_HEADERS_TIMEOUT_MS: { key: ["headersTimeoutMs"], type: "int" },
+  LECTERN_BODY_TIMEOUT_MS: { key: ["bodyTimeoutMs"], type: "int" },
 };
 
 /** The text of environment variable `name` as a value of its type; a bad one is CONFIG_INVALID. */

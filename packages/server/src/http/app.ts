@@ -8,9 +8,11 @@ import { createAdmission } from "./middleware/admission.ts";
 import { corsForOrigins } from "./middleware/cors.ts";
 import { handleErrors, methodNotAllowed, notFound } from "./middleware/errors.ts";
 import { requestIds } from "./middleware/request-id.ts";
+import { securityHeaders } from "./middleware/security-headers.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
 import { allowedMethods, honoPath } from "./route-spec.ts";
 import { ROUTES } from "./route-table.ts";
+import { SITE_INLINE_SOURCES } from "./site.ts";
 
 export type { AppDeps } from "./deps.ts";
 
@@ -42,6 +44,7 @@ export function buildApp(deps: AppDeps) {
     metrics.observeRequest(context.req.method, route, status, (performance.now() - started) / 1000);
     if (status === 429) metrics.observeRateLimited(route);
   });
+  app.use("*", securityHeaders(config.frameAncestors, SITE_INLINE_SOURCES));
   const cors = corsForOrigins(config.corsOrigins);
   if (cors) app.use("*", cors);
   app.onError(handleErrors(logger, newId));

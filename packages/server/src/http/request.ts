@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
 import type { ChatInput } from "../pipeline/types.ts";
+import { readBody } from "./read-body.ts";
 import { ChatRequestSchema } from "./wire.ts";
 
 /**
@@ -32,7 +33,7 @@ export async function readChatInput(
   if (Number.isFinite(declared) && declared > config.limits.maxBodyBytes) {
     throw tooLarge(config);
   }
-  const bytes = new Uint8Array(await context.req.arrayBuffer());
+  const bytes = await readBody(context);
   if (bytes.byteLength > config.limits.maxBodyBytes) throw tooLarge(config);
 
   let json: unknown;

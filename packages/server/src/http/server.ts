@@ -1,10 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import type { HistoryStore } from "../store/history-store.ts";
+import { createSafeLogger } from "../util/safe-log.ts";
 import { composeApp } from "./compose.ts";
 
 export { createHistoryStore, VERSION } from "./compose.ts";
@@ -19,7 +20,7 @@ export interface RunningServer {
 }
 
 export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, base: null }, pino.destination(2));
+  return createSafeLogger(config.logLevel);
 }
 
 /** Opens the book and starts the HTTP server on config.host:config.port. */
@@ -56,7 +57,34 @@ export async function startServer(
   const purgeTimer = setInterval(purge, 3_600_000);
   purgeTimer.unref();
 
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
+  // An ingest by another process (same PostgreSQL database) stores a new index version: load it.
+  let refreshing = false;
+  const refreshTimer = setInterval(async () => {
+    if (refreshing) return;
+    refreshing = true;
+    try {
+      if (await lectern.refresh()) {
+        logger.info({ chunks: lectern.index.size }, "loaded a new version of the index");
+      }
+    } catch (error) {
+      logger.warn({ err: error }, "checking for a new index version failed; will retry");
+    } finally {
+      refreshing = false;
+    }
+  }, config.indexRefreshMs);
+  refreshTimer.unref();
+
+  const server = serve({
+    fetch: app.fetch,
+    hostname: config.host,
+    port: config.port,
+    serverOptions: {
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: config.bodyTimeoutMs,
+      // Node checks the timeouts every 30 s by default, which would let a slow body stay longer.
+      connectionsCheckingInterval: Math.max(25, Math.min(1_000, config.headersTimeoutMs / 2)),
+    },
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
@@ -76,6 +104,7 @@ export async function startServer(
       closing ??= (async () => {
         shuttingDown = true;
         clearInterval(purgeTimer);
+        clearInterval(refreshTimer);
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         // Idle keep-alive connections would hold the server open; busy ones finish first.
         (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();

@@ -50,6 +50,48 @@ describe("demo book site", () => {
     expect(((await api.json()) as { name: string }).name).toBe("Lectern");
   });
 
+  it("sends security headers: a hash-based CSP on pages, nosniff, no framing, Vary: Accept on /", async () => {
+    const site = app();
+    const page = await site.request("/docs/ros2/topics", { headers: { accept: "text/html" } });
+    const policy = page.headers.get("content-security-policy") ?? "";
+    expect(policy).toMatch(/default-src 'none'/);
+    expect(policy).toMatch(/script-src 'self' 'sha256-[\w+/=]+'(;|$)/);
+    expect(policy).toMatch(/style-src 'self' 'sha256-[\w+/=]+'(;|$)/);
+    expect(policy).toMatch(/frame-ancestors 'none'/);
+    expect(policy).not.toMatch(/unsafe-inline|unsafe-eval/);
+    expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+    // No inline event handler, which a hash cannot allow.
+    expect(await page.text()).not.toMatch(/\son[a-z]+="/);
+
+    for (const accept of ["text/html", "application/json"]) {
+      const root = await site.request("/", { headers: { accept } });
+      expect(root.headers.get("vary") ?? "", accept).toMatch(/\bAccept\b/i);
+    }
+    const api = await site.request("/health");
+    expect(api.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(api.headers.get("content-security-policy")).toMatch(/default-src 'none'/);
+    const missing = await site.request("/no/such/endpoint", { method: "POST" });
+    expect(missing.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+
+  it("lets the configured sites frame its pages", async () => {
+    const own = await app({ LECTERN_FRAME_ANCESTORS: "'self'" }).request("/", {
+      headers: { accept: "text/html" },
+    });
+    expect(own.headers.get("content-security-policy")).toMatch(/frame-ancestors 'self'(;|$)/);
+    expect(own.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+    const other = await app({
+      LECTERN_FRAME_ANCESTORS: "'self',https://docs.example.com",
+    }).request("/", { headers: { accept: "text/html" } });
+    expect(other.headers.get("content-security-policy")).toMatch(
+      /frame-ancestors 'self' https:\/\/docs\.example\.com(;|$)/,
+    );
+    // X-Frame-Options cannot name another origin; the CSP alone decides.
+    expect(other.headers.get("x-frame-options")).toBeNull();
+  });
+
   it("renders a page with the same heading anchors the citations use", async () => {
     const site = app();
     const body = await (

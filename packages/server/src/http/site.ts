@@ -106,6 +106,61 @@ export function createSite(deps: SiteDeps) {
   };
 }
 
+// The page's one style sheet and one script are inline and allowed by hash in the
+// Content-Security-Policy (middleware/security-headers.ts): no inline handler, no 'unsafe-inline'.
+const SITE_STYLE = `
+:root { color-scheme: light; --text: #1c1e21; --muted: #606770; --bg: #fff; --panel: #f5f6f7; --link: #2e6bd1; --code: #f0f2f5; }
+html[data-theme="dark"] { color-scheme: dark; --text: #e3e3e3; --muted: #a0a4ab; --bg: #1b1b1d; --panel: #242526; --link: #6ea8ff; --code: #2b2c2f; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 16px/1.65 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--text); background: var(--bg); }
+header { display: flex; align-items: center; justify-content: space-between; padding: 0.6rem 1.2rem; border-bottom: 1px solid var(--panel); }
+header a { color: var(--text); font-weight: 700; text-decoration: none; }
+.layout { display: grid; grid-template-columns: 17rem minmax(0, 1fr); }
+nav { padding: 1rem; background: var(--panel); min-height: calc(100vh - 3rem); font-size: 0.92rem; }
+nav h2 { font-size: 0.78rem; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); margin: 1rem 0 0.3rem; }
+nav ul { list-style: none; margin: 0; padding: 0; }
+nav a { color: var(--text); text-decoration: none; display: block; padding: 0.15rem 0.4rem; border-radius: 4px; }
+nav a[aria-current="page"] { background: var(--bg); color: var(--link); font-weight: 600; }
+main { padding: 1.5rem 2.5rem 5rem; max-width: 52rem; }
+main a { color: var(--link); }
+h1 { font-size: 2.1rem; line-height: 1.2; }
+h2, h3, h4 { scroll-margin-top: 1rem; }
+.anchor { margin-left: 0.4rem; opacity: 0; text-decoration: none; }
+h2:hover .anchor, h3:hover .anchor, h4:hover .anchor { opacity: 0.6; }
+pre { background: var(--code); padding: 0.9rem; border-radius: 6px; overflow: auto; font-size: 0.88rem; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
+table { border-collapse: collapse; margin: 1rem 0; display: block; max-width: 100%; overflow-x: auto; }
+main, article { min-width: 0; overflow-wrap: anywhere; }
+pre { max-width: 100%; overflow-wrap: normal; }
+img { max-width: 100%; height: auto; }
+th, td { border: 1px solid var(--panel); padding: 0.35rem 0.6rem; text-align: left; }
+mark { background: #ffe58f; color: #1c1e21; }
+button.theme { background: none; border: 1px solid var(--muted); color: var(--text); border-radius: 6px; padding: 0.2rem 0.6rem; cursor: pointer; }
+@media (max-width: 760px) { .layout { grid-template-columns: minmax(0, 1fr); } nav { min-height: 0; order: 2; } main { padding: 1rem; } }
+`;
+
+const SITE_SCRIPT = `
+(function () {
+  var root = document.documentElement;
+  var saved = localStorage.getItem("theme");
+  if (saved) root.dataset.theme = saved;
+  document.addEventListener("click", function (event) {
+    if (!(event.target instanceof Element) || !event.target.closest("button.theme")) return;
+    var theme = root.dataset.theme === "dark" ? "light" : "dark";
+    root.dataset.theme = theme;
+    localStorage.setItem("theme", theme);
+  });
+})();
+`;
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+
+/** The hashes of the demo pages' inline style and script, for their Content-Security-Policy. */
+export const SITE_INLINE_SOURCES = {
+  scripts: [sha256(SITE_SCRIPT)],
+  styles: [sha256(SITE_STYLE)],
+} as const;
+
 function sidebar(list: PageSummary[], current: PageSummary): string {
   const groups = new Map<string, PageSummary[]>();
   for (const page of list) {
@@ -142,42 +197,11 @@ function pageTemplate(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)} · ${escapeHtml(bookTitle)}</title>
-<style>
-:root { color-scheme: light; --text: #1c1e21; --muted: #606770; --bg: #fff; --panel: #f5f6f7; --link: #2e6bd1; --code: #f0f2f5; }
-html[data-theme="dark"] { color-scheme: dark; --text: #e3e3e3; --muted: #a0a4ab; --bg: #1b1b1d; --panel: #242526; --link: #6ea8ff; --code: #2b2c2f; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 16px/1.65 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--text); background: var(--bg); }
-header { display: flex; align-items: center; justify-content: space-between; padding: 0.6rem 1.2rem; border-bottom: 1px solid var(--panel); }
-header a { color: var(--text); font-weight: 700; text-decoration: none; }
-.layout { display: grid; grid-template-columns: 17rem minmax(0, 1fr); }
-nav { padding: 1rem; background: var(--panel); min-height: calc(100vh - 3rem); font-size: 0.92rem; }
-nav h2 { font-size: 0.78rem; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); margin: 1rem 0 0.3rem; }
-nav ul { list-style: none; margin: 0; padding: 0; }
-nav a { color: var(--text); text-decoration: none; display: block; padding: 0.15rem 0.4rem; border-radius: 4px; }
-nav a[aria-current="page"] { background: var(--bg); color: var(--link); font-weight: 600; }
-main { padding: 1.5rem 2.5rem 5rem; max-width: 52rem; }
-main a { color: var(--link); }
-h1 { font-size: 2.1rem; line-height: 1.2; }
-h2, h3, h4 { scroll-margin-top: 1rem; }
-.anchor { margin-left: 0.4rem; opacity: 0; text-decoration: none; }
-h2:hover .anchor, h3:hover .anchor, h4:hover .anchor { opacity: 0.6; }
-pre { background: var(--code); padding: 0.9rem; border-radius: 6px; overflow: auto; font-size: 0.88rem; }
-code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; }
-table { border-collapse: collapse; margin: 1rem 0; display: block; max-width: 100%; overflow-x: auto; }
-main, article { min-width: 0; overflow-wrap: anywhere; }
-pre { max-width: 100%; overflow-wrap: normal; }
-img { max-width: 100%; height: auto; }
-th, td { border: 1px solid var(--panel); padding: 0.35rem 0.6rem; text-align: left; }
-mark { background: #ffe58f; color: #1c1e21; }
-button.theme { background: none; border: 1px solid var(--muted); color: var(--text); border-radius: 6px; padding: 0.2rem 0.6rem; cursor: pointer; }
-@media (max-width: 760px) { .layout { grid-template-columns: minmax(0, 1fr); } nav { min-height: 0; order: 2; } main { padding: 1rem; } }
-</style>
-<script>
-(function () { var saved = localStorage.getItem("theme"); if (saved) document.documentElement.dataset.theme = saved; })();
-</script>
+<style>${SITE_STYLE}</style>
+<script>${SITE_SCRIPT}</script>
 </head>
 <body>
-<header><a href="/">${escapeHtml(bookTitle)}</a><button class="theme" type="button" aria-label="Toggle dark mode" onclick="var t=document.documentElement.dataset.theme==='dark'?'light':'dark';document.documentElement.dataset.theme=t;localStorage.setItem('theme',t)">◐</button></header>
+<header><a href="/">${escapeHtml(bookTitle)}</a><button class="theme" type="button" aria-label="Toggle dark mode">◐</button></header>
 <div class="layout">
 <nav aria-label="Book contents">${sidebar(list, page)}</nav>
 <main>

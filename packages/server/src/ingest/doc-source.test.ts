@@ -85,7 +85,9 @@ for (const source of sources) {
       );
       expect(listing.categoryLabels.size).toBe(2);
       expect(listing.problems).toHaveLength(1);
-      expect(listing.problems[0]).toMatch(/^broken\/_category_\.json: cannot read category file: /);
+      expect(listing.problems[0]?.message).toMatch(
+        /^broken\/_category_\.json: cannot read category file: /,
+      );
     });
 
     it("reads a file's bytes and refuses a file it does not hold", async () => {

@@ -23,8 +23,15 @@ export interface DocListing {
   markdownFiles: string[];
   /** Folder (POSIX, relative; "" for the root) → category label from `_category_.json|yml`. */
   categoryLabels: Map<string, string>;
-  /** Category files that could not be read, as one-line messages. */
-  problems: string[];
+  /** Files that could not be listed or category files that could not be read. */
+  problems: ListingProblem[];
+}
+
+/** A file reported by the listing itself, with a one-line message naming it. */
+export interface ListingProblem {
+  filePath: string;
+  code: "INVALID_CATEGORY" | "FILE_UNREADABLE";
+  message: string;
 }
 
 const MARKDOWN_FILE = /\.mdx?$/i;
@@ -67,9 +74,11 @@ export async function listingOf(
         const label = categoryLabel(name, await file.readText());
         if (label) listing.categoryLabels.set(folders.join("/"), label);
       } catch (error) {
-        listing.problems.push(
-          `${file.path}: cannot read category file: ${(error as Error).message.split("\n")[0]}`,
-        );
+        listing.problems.push({
+          filePath: file.path,
+          code: "INVALID_CATEGORY",
+          message: `${file.path}: cannot read category file: ${(error as Error).message.split("\n")[0]}`,
+        });
       }
     }
   }

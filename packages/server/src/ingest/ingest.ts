@@ -21,6 +21,8 @@ export interface IngestOptions {
   route: RouteOptions;
   chunking: ChunkingOptions;
   collection: string;
+  /** Larger pages and partials are reported as PAGE_TOO_LARGE and skipped. */
+  maxPageBytes?: number;
   onProgress?: (event: { done: number; total: number; file: string }) => void;
 }
 
@@ -72,10 +74,16 @@ export function settingsHash(
 
 export function ingestOptionsFromConfig(config: Config, docs: string | DocSource): IngestOptions {
   return {
-    source: typeof docs === "string" ? new FileSystemDocSource(docs) : docs,
+    source:
+      typeof docs === "string"
+        ? new FileSystemDocSource(docs, {
+            followLinksOutsideDocs: config.ingest.followLinksOutsideDocs,
+          })
+        : docs,
     route: { baseUrl: config.baseUrl, routeBasePath: config.routeBasePath },
     chunking: { ...config.chunking },
     collection: config.collection,
+    maxPageBytes: config.ingest.maxPageBytes,
   };
 }
 
@@ -95,7 +103,7 @@ export async function ingestDocs(
   const stored = new Map(
     (await store.listDocuments()).map((doc) => [doc.filePath, doc.sourceHash]),
   );
-  const sources = new SourceCache(options.source);
+  const sources = new SourceCache(options.source, options.maxPageBytes);
 
   const report: IngestReport = {
     added: [],
@@ -103,12 +111,7 @@ export async function ingestDocs(
     removed: [],
     unchanged: 0,
     skippedDrafts: [],
-    failures: tree.problems.map((message) => ({
-      filePath: message.split(":")[0] ?? "",
-      line: undefined,
-      code: "INVALID_CATEGORY",
-      message,
-    })),
+    failures: tree.problems.map((problem) => ({ ...problem, line: undefined })),
     warnings: [],
     chunksAdded: 0,
     chunksRemoved: 0,

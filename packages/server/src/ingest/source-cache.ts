@@ -1,4 +1,5 @@
 import path from "node:path";
+import { createError, isLecternError } from "../errors.ts";
 import type { DocSource } from "./doc-source.ts";
 import {
   type Block,
@@ -21,18 +22,25 @@ export class SourceCache {
   private readonly warnings = new Map<string, ParseWarning[]>();
   private readonly resolving = new Set<string>();
 
-  constructor(private readonly source: DocSource) {}
+  constructor(
+    private readonly source: DocSource,
+    private readonly maxPageBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
   text(filePath: string): Promise<string> {
     let pending = this.texts.get(filePath);
     if (!pending) {
       pending = this.source.read(filePath).then(
         (bytes) => {
+          if (bytes.length > this.maxPageBytes)
+            throw pageTooLarge(filePath, bytes.length, this.maxPageBytes);
           const text = decodeText(bytes, filePath);
           this.settled.set(filePath, text);
           return text;
         },
         (error: NodeJS.ErrnoException) => {
+          // The source's own refusals (a link outside the docs) carry their message.
+          if (isLecternError(error)) throw error;
           throw new MarkdownParseError(
             filePath,
             undefined,
@@ -104,4 +112,16 @@ export class SourceCache {
 
 export function formatOf(filePath: string): "md" | "mdx" {
   return filePath.toLowerCase().endsWith(".mdx") ? "mdx" : "md";
+}
+
+function pageTooLarge(filePath: string, size: number, limit: number) {
+  const megabytes = (bytes: number) =>
+    bytes >= 1024 * 1024
+      ? `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+      : `${Math.ceil(bytes / 1024)} KiB`;
+  return createError(
+    "PAGE_TOO_LARGE",
+    `${filePath}: skipped, ${megabytes(size)} is more than the ${megabytes(limit)} a page may have (ingest.maxPageBytes, LECTERN_MAX_PAGE_BYTES); split the page or raise the limit.`,
+    { details: { size, limit } },
+  );
 }

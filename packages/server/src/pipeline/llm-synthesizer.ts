@@ -3,6 +3,7 @@ import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { CitationFilter } from "../llm/citations.ts";
+import { isPromptLeak, PromptGuard } from "../llm/prompt-guard.ts";
 import {
   BOOK_SYSTEM_PROMPT,
   bookUserPrompt,
@@ -63,6 +64,12 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       return output;
     } catch (error) {
       if (options.signal?.aborted) throw error;
+      if (isPromptLeak(error)) {
+        // The model answered, so it is up; its answer is not for the reader, nor for the history.
+        breaker.recordSuccess();
+        this.deps.onFailure?.(error);
+        return this.deps.fallback.synthesize(input, options);
+      }
       breaker.recordFailure();
       this.deps.onFailure?.(error);
       if (shown.any) {
@@ -113,10 +120,14 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       ? AbortSignal.any([options.signal, controller.signal])
       : controller.signal;
     const filter = new CitationFilter(sourceCount);
+    const guard = new PromptGuard(
+      selection !== null ? SELECTION_SYSTEM_PROMPT : BOOK_SYSTEM_PROMPT,
+      [NOT_IN_BOOK_REPLY, NOT_IN_SELECTION_REPLY],
+    );
     try {
       const result = streamText({
         model: handle.model,
-        system: selection !== null ? SELECTION_SYSTEM_PROMPT : BOOK_SYSTEM_PROMPT,
+        system: guard.system,
         prompt,
         maxRetries: 0,
         temperature: config.temperature,
@@ -128,7 +139,7 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {
           clearTimeout(firstToken);
-          const visible = filter.push(part.text);
+          const visible = filter.push(guard.push(part.text));
           if (visible) {
             shown.any = true;
             options.onDelta?.(visible);
@@ -140,7 +151,7 @@ export class LlmSynthesizer implements AnswerSynthesizer {
         }
       }
       if (signal.aborted) throw signal.reason;
-      const rest = filter.finish();
+      const rest = filter.push(guard.finish()) + filter.finish();
       if (rest) {
         shown.any = true;
         options.onDelta?.(rest);

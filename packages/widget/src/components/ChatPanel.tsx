@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef } from "react";
+import { useId, useLayoutEffect, useRef } from "react";
 import type { ChatStatus } from "../store/chat-store.ts";
 import { useChat } from "../store/chat-store-context.ts";
 import { Composer } from "./Composer.tsx";
@@ -31,7 +31,9 @@ export function ChatPanel({ id, onClose }: ChatPanelProps) {
   const inputRef = useRef<HTMLTextAreaElement>(null);
   const titleId = useId();
 
-  useEffect(() => {
+  // Focus before the panel is painted: with a passive effect (run after paint, later still on
+  // preact) a reader who types as soon as the box shows loses the first keys.
+  useLayoutEffect(() => {
     inputRef.current?.focus();
   }, []);
 

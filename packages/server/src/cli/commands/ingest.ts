@@ -6,7 +6,7 @@ import { type Flags, UsageError } from "../flags.ts";
 import { formatIngestSummary } from "../format.ts";
 import { createProgressBar } from "../progress.ts";
 
-/** `lectern ingest --docs <dir> [--title <title>] [--replace] [--reembed] [--json]` */
+/** `lectern ingest --docs <dir> [--title <title>] [--replace] [--reembed] [--strict] [--json]` */
 export async function ingestCommand(config: Config, flags: Flags): Promise<number> {
   if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
   const docsDir = config.docsDir;
@@ -15,18 +15,26 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
   const lectern = await openLectern(config, { reembed });
   try {
     if (reembed) await lectern.vectors?.deleteAll();
-    return await runIngest(lectern, docsDir, Boolean(flags.json), Boolean(flags.replace));
+    return await runIngest(lectern, docsDir, {
+      json: Boolean(flags.json),
+      strict: Boolean(flags.strict),
+      replace: Boolean(flags.replace),
+    });
   } finally {
     await lectern.close();
   }
 }
 
-/** Ingests with a progress bar and prints the report; 1 when a file or the embedding failed. */
+/**
+ * Ingests with a progress bar and prints the report. 1 when the embedding failed; a page that
+ * could not be ingested is reported and keeps its previous version while the others are indexed,
+ * which gives 0 unless `strict` (for CI, where a broken page should fail the check). `replace`
+ * lets another docs folder replace the book this index holds.
+ */
 export async function runIngest(
   lectern: Lectern,
   docsDir: string,
-  json: boolean,
-  replace = false,
+  { json, strict, replace = false }: { json: boolean; strict: boolean; replace?: boolean },
 ): Promise<number> {
   const progress = createProgressBar();
   const report = await lectern
@@ -58,9 +66,9 @@ export async function runIngest(
   }
   if (report.failures.length > 0) {
     process.stderr.write(
-      `${report.failures.length} file(s) could not be ingested; their previous versions (if any) were kept.\n`,
+      `${report.failures.length} file(s) could not be ingested; their previous versions (if any) were kept${strict ? "." : ", and the other pages are indexed (--strict makes this an error)."}\n`,
     );
-    return 1;
+    return strict ? 1 : 0;
   }
   return 0;
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline/promises";
-import pino from "pino";
 import type { Config } from "../../config/config.ts";
 import { createChatService } from "../../pipeline/chat-service.ts";
 import { MemoryHistoryStore } from "../../store/memory-history-store.ts";
+import { createSafeLogger } from "../../util/safe-log.ts";
 import { pipelineOf, withLectern } from "../open-book.ts";
 import { sampleDocs } from "../sample-book.ts";
 import { printAnswer } from "./ask.ts";
@@ -14,7 +14,7 @@ export async function replCommand(config: Config): Promise<number> {
   const docsDir = config.docsDir ?? sampleDocs();
   return withLectern(config, async (lectern) => {
     process.stdout.write(`Ingesting ${docsDir}\n`);
-    await runIngest(lectern, docsDir, false);
+    await runIngest(lectern, docsDir, { json: false, strict: false });
     const input = createInterface({ input: process.stdin, terminal: false });
     process.stdout.write(
       '\nAsk the book a question (empty line or Ctrl-D to quit). Example: "How do I publish on a topic?"\n? ',
@@ -24,7 +24,7 @@ export async function replCommand(config: Config): Promise<number> {
       pipeline: pipelineOf(lectern),
       history: new MemoryHistoryStore(),
       config: lectern.config,
-      logger: pino({ level: "warn", base: null }, pino.destination(2)),
+      logger: createSafeLogger("warn"),
     });
     const sessionId = randomUUID();
     // Iterating the lines (rather than prompting for each) also works when questions are piped in.

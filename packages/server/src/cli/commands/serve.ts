@@ -5,17 +5,25 @@ import { openLectern } from "../../lectern.ts";
 import { runIngest } from "./ingest.ts";
 
 /**
- * `lectern serve [--docs <dir>]` and `lectern start`: ingests the docs when given, then answers
+ * `lectern serve [--docs <dir>] [--strict]` and `lectern start`: ingests the docs when given, then answers
  * over HTTP until SIGINT or SIGTERM, then shuts down gracefully: the port closes at once,
  * requests in flight finish, the database closes, and the process ends.
  */
-export async function serveCommand(config: Config, docsDir: string | undefined): Promise<number> {
+export async function serveCommand(
+  config: Config,
+  docsDir: string | undefined,
+  { strict = false }: { strict?: boolean } = {},
+): Promise<number> {
   if (docsDir) await scanDocs(docsDir);
   const lectern = await openLectern(config);
   try {
     if (docsDir) {
       process.stdout.write(`Ingesting ${docsDir}\n`);
-      await runIngest(lectern, docsDir, false);
+      // Pages that fail are reported and the good ones served, unless --strict asks otherwise.
+      if ((await runIngest(lectern, docsDir, { json: false, strict })) !== 0 && strict) {
+        await lectern.close();
+        return 1;
+      }
     } else if (lectern.index.size === 0) {
       process.stderr.write(
         "warning: nothing has been ingested yet; run lectern ingest --docs <dir> or pass --docs.\n",

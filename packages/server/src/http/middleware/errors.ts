@@ -66,7 +66,10 @@ export function notFound(
 /** A known path asked with another method: 405 with the methods that are allowed. */
 export function methodNotAllowed(allow: string) {
   return (context: Context<AppEnv>) => {
-    if (context.req.method === "OPTIONS") return context.body(null, 204);
+    if (context.req.method === "OPTIONS") {
+      context.header("Allow", `${allow}, OPTIONS`);
+      return context.body(null, 204);
+    }
     context.header("Allow", allow);
     return context.json(
       errorBody(

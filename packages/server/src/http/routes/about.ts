@@ -13,6 +13,8 @@ export function getRoot(deps: RouteDeps): Handler<AppEnv> {
     description: route.summary,
   }));
   return async (context) => {
+    // The same URL answers HTML or JSON by Accept: caches must keep them apart.
+    context.header("Vary", "Accept", { append: true });
     if (deps.site && prefersHtml(context)) {
       const page = await deps.site.page(context);
       if (page) return page;

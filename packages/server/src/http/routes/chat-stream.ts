@@ -21,7 +21,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
     const abort = new AbortController();
     const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
     const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal]);
-    return streamSSE(context, async (stream) => {
+    const response = streamSSE(context, async (stream) => {
       stream.onAbort(() => abort.abort());
       try {
         const pending: Promise<void>[] = [];
@@ -83,5 +83,10 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
         release();
       }
     });
+    // streamSSE always says keep-alive; a client that asked to close gets its socket closed.
+    if (/\bclose\b/i.test(context.req.header("connection") ?? "")) {
+      response.headers.set("Connection", "close");
+    }
+    return response;
   };
 }
