@@ -52,19 +52,24 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+export interface LecternErrorOptions {
+  details?: Record<string, unknown>;
+  cause?: unknown;
+  /** When trying again may succeed (sent as Retry-After). */
+  retryAfterSeconds?: number;
+}
+
 export class LecternError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(
-    code: ErrorCode,
-    message?: string,
-    options?: { details?: Record<string, unknown>; cause?: unknown },
-  ) {
+  constructor(code: ErrorCode, message?: string, options?: LecternErrorOptions) {
     super(message ?? ERROR_CODES[code].message, { cause: options?.cause });
     this.name = "LecternError";
     this.code = code;
     this.details = options?.details;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   get status(): number {
@@ -75,7 +80,7 @@ export class LecternError extends Error {
 export function createError(
   code: ErrorCode,
   message?: string,
-  options?: { details?: Record<string, unknown>; cause?: unknown },
+  options?: LecternErrorOptions,
 ): LecternError {
   return new LecternError(code, message, options);
 }

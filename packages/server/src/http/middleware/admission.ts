@@ -25,34 +25,25 @@ export function createAdmission(config: Config, limiters: RateLimiters): Admissi
     }
     const release = inFlight.tryAcquire();
     if (!release) {
-      const error = createError(
+      throw createError(
         "RATE_LIMITED",
         "Too many questions are being answered right now. Please try again in a moment.",
         {
           details: { reason: "concurrency", max_in_flight: config.limits.maxConcurrentChats },
+          retryAfterSeconds: 1,
         },
       );
-      throw withRetryAfter(error, 1);
     }
     return release;
   };
 }
 
-function rateLimited(retryAfterSeconds: number, scope: "ip" | "session") {
-  const error = createError(
+export function rateLimited(retryAfterSeconds: number, scope: "ip" | "session") {
+  return createError(
     "RATE_LIMITED",
     `Too many requests. Please wait ${retryAfterSeconds} s and try again.`,
-    {
-      details: { scope, retry_after: retryAfterSeconds },
-    },
+    { details: { scope, retry_after: retryAfterSeconds }, retryAfterSeconds },
   );
-  return withRetryAfter(error, retryAfterSeconds);
-}
-
-/** The error handler sends this as the Retry-After header. */
-function withRetryAfter<T extends Error>(error: T, seconds: number): T {
-  (error as { retryAfterSeconds?: number }).retryAfterSeconds = seconds;
-  return error;
 }
 
 /** The client's address: the socket's, or the first X-Forwarded-For entry behind a trusted proxy. */
