@@ -62,7 +62,10 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       breaker.recordSuccess();
       return output;
     } catch (error) {
-      if (options.signal?.aborted) throw error;
+      if (options.signal?.aborted) {
+        breaker.recordCancelled();
+        throw error;
+      }
       breaker.recordFailure();
       this.deps.onFailure?.(error);
       if (shown.any) {
