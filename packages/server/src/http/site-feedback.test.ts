@@ -69,6 +69,32 @@ describe("demo book site", () => {
     expect((await site.request("/docs/no/such/page")).status).toBe(404);
   });
 
+  it("answers malformed percent-escapes in the path with 404 in the error shape, never 500", async () => {
+    const site = app();
+    const paths = [
+      "/%ff",
+      "/%%",
+      "/%",
+      "/docs/%E0%A4%A",
+      "/%c0%af", // overlong UTF-8 for "/"
+      "/%ed%a0%80", // a UTF-16 surrogate encoded as UTF-8
+      "/docs/ros2/%zz",
+      "/feedback/%c0%80",
+    ];
+    for (const target of paths) {
+      for (const accept of ["text/html", "application/json"]) {
+        const response = await site.request(target, { headers: { accept } });
+        expect(response.status, `${target} (${accept})`).toBe(404);
+        const body = ErrorBodySchema.parse(await response.json());
+        expect(body.error_code).toBe("NOT_FOUND");
+      }
+    }
+    // In a route's parameter, a malformed escape is a malformed value.
+    const history = await site.request("/history/%ff");
+    expect(history.status).toBe(422);
+    expect(ErrorBodySchema.parse(await history.json()).error_code).toBe("INVALID_SESSION_ID");
+  });
+
   it("serves the widget script with caching headers and answers 304 when unchanged", async () => {
     const site = app();
     const first = await site.request("/lectern.js");
