@@ -6,8 +6,9 @@ import { createTestApp, openSampleBook, postJson } from "../../test/http-fixture
 import type { Lectern } from "../lectern.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
+import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { createSite } from "./site.ts";
-import { ChatResponseSchema, ErrorBodySchema } from "./wire.ts";
+import { ChatResponseSchema, ConversationHistoryResponseSchema, ErrorBodySchema } from "./wire.ts";
 
 let lectern: Lectern;
 let cleanup: () => Promise<void>;
@@ -105,6 +106,58 @@ describe("demo book site", () => {
     expect(etag).toMatch(/^".+"$/);
     const again = await site.request("/lectern.js", { headers: { "if-none-match": etag } });
     expect(again.status).toBe(304);
+  });
+});
+
+describe("text the database cannot store", () => {
+  it("normalises NUL characters and lone surrogates in every text field before they are stored", async () => {
+    const token = "a-long-enough-admin-token";
+    const site = createTestApp(lectern, {
+      history: new SqlHistoryStore(lectern.db),
+      env: { RATE_LIMIT_ENABLED: "false", LECTERN_ADMIN_TOKEN: token },
+      deps: { feedback: new FeedbackStore(lectern.db) },
+    }).app;
+    const dirty = (text: string) => `${text}\u0000 \ud800|\udfff`;
+    const clean = (text: string) => `${text} \ufffd|\ufffd`;
+    const asked = await postJson(site, "/chat", {
+      query: dirty("What is a node?"),
+      selected_text: dirty("A node is a process that computes."),
+      source_url: dirty("https://book.example/docs/nodes"),
+      filters: { section: dirty("Nodes") },
+    });
+    expect(asked.status).toBe(200);
+    const answer = ChatResponseSchema.parse(await asked.json());
+    expect(answer.metadata.original_query).toBe(clean("What is a node?"));
+    const history = ConversationHistoryResponseSchema.parse(
+      await (await site.request(`/history/${answer.session_id}`)).json(),
+    );
+    expect(history.entries[0]).toMatchObject({
+      query: clean("What is a node?"),
+      selected_text: clean("A node is a process that computes."),
+    });
+    expect(history.entries[0]?.sources[0]).toMatchObject({
+      source_url: clean("https://book.example/docs/nodes"),
+    });
+
+    const stream = await postJson(site, "/chat/stream", {
+      query: dirty("What is a topic?"),
+      session_id: answer.session_id,
+    });
+    expect(await stream.text()).toMatch(/event: done/);
+
+    const vote = await postJson(site, "/feedback", {
+      session_id: answer.session_id,
+      message_id: answer.message_id,
+      rating: "down",
+      comment: dirty("Too short"),
+    });
+    expect(vote.status).toBe(201);
+    const exported = (await (
+      await site.request("/feedback", { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { entries: { session_id: string; comment: string | null }[] };
+    expect(exported.entries.find((entry) => entry.session_id === answer.session_id)).toMatchObject({
+      comment: clean("Too short"),
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Handler } from "hono";
 import { createError } from "../../errors.ts";
+import { storableJson } from "../../util/storable-text.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { invalidSession, isUuidV4 } from "../request.ts";
@@ -16,7 +17,8 @@ export function postFeedback(deps: RouteDeps): Handler<AppEnv> {
       throw createError("PAYLOAD_TOO_LARGE", "Feedback is limited to 16 KiB.");
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      // The comment and the message id are stored: made storable like every request's text.
+      json = storableJson(JSON.parse(text));
     } catch {
       throw createError("INVALID_JSON");
     }
