@@ -4,10 +4,10 @@
  * question, a selection, a URL or a comment.
  */
 export function storableText(text: string): string {
-  return text.replace(UNSTORABLE, (found) => (found === "\u0000" ? "" : "\ufffd"));
+  return text.replaceAll("\u0000", "").replace(LONE_SURROGATE, "\ufffd");
 }
 
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** A parsed JSON value with every string in it, keys included, made storable. */
 export function storableJson(value: unknown): unknown {
