@@ -25,7 +25,7 @@ export function buildApp(deps: AppDeps) {
     newId,
     now: deps.now ?? (() => performance.now()),
     admission: createAdmission(config, deps.rateLimiters ?? memoryRateLimiters(config)),
-    chat: createChatService(deps),
+    chat: createChatService({ ...deps, newId }),
     routes: ROUTES,
   };
 

@@ -26,7 +26,7 @@ export function getHistory(deps: RouteDeps): Handler<AppEnv> {
         response: entry.response,
         sources: entry.sources,
         selected_text: entry.selectedText,
-        message_id: entry.requestId,
+        message_id: entry.messageId,
         request_id: entry.requestId,
         metadata: entry.metadata,
       })),
