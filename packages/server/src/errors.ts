@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Send the request body as application/json." },
   // Where a request goes and who may send it
   SESSION_NOT_FOUND: { status: 404, message: "No conversation with this session id." },
+  MESSAGE_NOT_FOUND: { status: 404, message: "No answer with this message id in this session." },
   UNAUTHORIZED: { status: 401, message: "A valid admin token is required." },
   NOT_FOUND: { status: 404, message: "No such endpoint." },
   METHOD_NOT_ALLOWED: { status: 405, message: "This method is not allowed here." },
