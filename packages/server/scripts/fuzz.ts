@@ -54,10 +54,13 @@ if (values.json) {
   const cpus = os.cpus();
   process.stdout.write(
     [
-      `Fuzzed ${report.sent} requests in ${report.seconds.toFixed(1)} s (seed ${options.seed}, ${options.concurrency} at once${report.stoppedByTime ? ", stopped by the time bound" : ""})`,
+      `Fuzzed ${report.sent} malformed requests in ${report.seconds.toFixed(1)} s (seed ${options.seed}, ${options.concurrency} at once${report.stoppedByTime ? ", stopped by the time bound" : ""})`,
       `Machine: ${cpus.length} × ${cpus[0]?.model.trim() ?? "CPU"}, Node ${process.version}`,
       `Statuses: ${Object.entries(report.byStatus)
         .map(([status, count]) => `${status}: ${count}`)
+        .join(", ")}`,
+      `Faults: ${Object.entries(report.byFault)
+        .map(([fault, count]) => `${fault}: ${count}`)
         .join(", ")}`,
       `Routes: ${Object.entries(report.byRoute)
         .map(([route, count]) => `${route}: ${count}`)

@@ -33,6 +33,7 @@ describe("HTTP fuzzing over loopback", () => {
       headers: {},
       body: undefined,
       route: "POST /chat",
+      faults: ["body"],
     };
     const requestId = "0f1e2d3c-4b5a-4697-8877-665544332211";
     const json = (status: number, body: unknown, id = requestId) => ({

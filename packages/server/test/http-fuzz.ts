@@ -42,6 +42,8 @@ export interface FuzzReport {
   byStatus: Record<string, number>;
   /** Requests per route of the table ("POST /chat"), and "other" for paths outside it. */
   byRoute: Record<string, number>;
+  /** Requests carrying each kind of fault (most carry several). */
+  byFault: Record<string, number>;
   failures: FuzzFailure[];
   /** The server process was gone at the end (or a request found it gone). */
   crashed: boolean;
@@ -85,6 +87,8 @@ export interface FuzzRequest {
   body: Buffer | undefined;
   /** The route of the table this request was made from ("other" when none). */
   route: string;
+  /** What is malformed about it: "path", "method", "parameter", "query", "header", "content-type", "body". */
+  faults: string[];
 }
 
 export interface FuzzResponse {
@@ -105,6 +109,7 @@ export async function runFuzz(target: ServerProcess, options: FuzzOptions): Prom
     seconds: 0,
     byStatus: {},
     byRoute: {},
+    byFault: {},
     failures: [],
     crashed: false,
     stoppedByTime: false,
@@ -122,6 +127,7 @@ export async function runFuzz(target: ServerProcess, options: FuzzOptions): Prom
       next++;
       const request = generate();
       report.byRoute[request.route] = (report.byRoute[request.route] ?? 0) + 1;
+      for (const fault of request.faults) report.byFault[fault] = (report.byFault[fault] ?? 0) + 1;
       try {
         const response = await send(url, agent, request);
         report.byStatus[response.status] = (report.byStatus[response.status] ?? 0) + 1;
@@ -154,6 +160,7 @@ async function knownAnswer(url: URL, agent: http.Agent) {
     headers: { "content-type": "application/json" },
     body: Buffer.from(JSON.stringify({ query: "What is a node?" })),
     route: "POST /chat",
+    faults: [],
   });
   const answer = ChatResponseSchema.parse(JSON.parse(response.body.toString("utf8")));
   return { sessionId: answer.session_id, messageId: answer.message_id ?? randomUUID() };
@@ -362,8 +369,18 @@ function requestGenerator(random: Random, known: { sessionId: string; messageId:
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const chance = (probability: number) => random() < probability;
 
-  const fillPath = (template: string) =>
-    template.replace(/\{\w+\}/g, () => (chance(0.15) ? known.sessionId : pick(PARAMETER_VALUES)()));
+  const WELL_FORMED_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+  /** The route's path with its parameters filled in, and whether one of them is malformed. */
+  const fillPath = (template: string) => {
+    let malformed = false;
+    const filled = template.replace(/\{\w+\}/g, () => {
+      const value = chance(0.15) ? known.sessionId : pick(PARAMETER_VALUES)();
+      malformed ||= !WELL_FORMED_ID.test(value);
+      return value;
+    });
+    return { filled, malformed };
+  };
 
   /** The path, sometimes moved off its route (`moved`), and a query string. */
   const noisyPath = (base: string) => {
@@ -373,8 +390,8 @@ function requestGenerator(random: Random, known: { sessionId: string; messageId:
     if (chance(0.05)) target += "/";
     if (chance(0.05)) target = target.toUpperCase();
     const moved = target !== base;
-    if (chance(0.25)) target += pick(QUERIES);
-    return { target, moved };
+    const query = chance(0.25) ? pick(QUERIES) : "";
+    return { target: target + query, moved, query: query !== "" };
   };
 
   const validBody = (schema: string | undefined): Record<string, unknown> =>
@@ -412,7 +429,8 @@ function requestGenerator(random: Random, known: { sessionId: string; messageId:
     return object;
   };
 
-  const rawBody = (json: string): Buffer => {
+  /** The body's bytes, often mangled; `undefined` bytes mean the JSON was sent as it is. */
+  const rawBody = (json: string): Buffer | undefined => {
     const roll = random();
     if (roll < 0.15) return Buffer.from(json.slice(0, Math.floor(random() * json.length)));
     if (roll < 0.25) {
@@ -437,16 +455,23 @@ function requestGenerator(random: Random, known: { sessionId: string; messageId:
     }
     if (roll < 0.5) return Buffer.from('{"query":"a","query":1e999999,"top_k":-0}');
     if (roll < 0.51) return Buffer.from(`${" ".repeat(600 * 1024)}${json}`);
-    return Buffer.from(json);
+    return undefined;
   };
 
   return (): FuzzRequest => {
+    // Every request carries at least one fault; what each one carries is counted in the report.
+    const faults = new Set<string>();
     const onTable = chance(0.9);
     const route = onTable ? pick(ROUTES) : undefined;
+    if (!route) faults.add("path");
     const method = route && chance(0.7) ? route.method : pick(METHODS);
-    const base = route
-      ? fillPath(route.path)
-      : `/${pick(SEGMENTS)}${chance(0.5) ? `/${pick(SEGMENTS)}` : ""}`;
+    if (route && method !== route.method) faults.add("method");
+    let base = `/${pick(SEGMENTS)}${chance(0.5) ? `/${pick(SEGMENTS)}` : ""}`;
+    if (route) {
+      const { filled, malformed } = fillPath(route.path);
+      base = filled;
+      if (malformed) faults.add("parameter");
+    }
     const headers: Record<string, string> = {};
     if (chance(0.8)) headers["content-type"] = pick(CONTENT_TYPES);
     if (chance(0.3))
@@ -458,6 +483,7 @@ function requestGenerator(random: Random, known: { sessionId: string; messageId:
       ]);
     if (chance(0.2)) {
       headers["x-request-id"] = pick([randomUUID(), "not-a-uuid", "", "x".repeat(4_000), "%ff"]);
+      if (!WELL_FORMED_ID.test(headers["x-request-id"])) faults.add("header");
     }
     if (chance(0.2)) {
       headers.authorization = pick([
@@ -467,27 +493,55 @@ function requestGenerator(random: Random, known: { sessionId: string; messageId:
         "Basic dXNlcjpwYXNz",
         `Bearer ${"t".repeat(2_000)}`,
       ]);
+      if (headers.authorization !== `Bearer ${ADMIN_TOKEN}`) faults.add("header");
     }
-    if (chance(0.05)) headers["x-forwarded-for"] = pick(["::1", "not an ip", "1.2.3.4, 5.6.7.8"]);
+    if (chance(0.05)) {
+      headers["x-forwarded-for"] = pick(["::1", "not an ip", "1.2.3.4, 5.6.7.8"]);
+      if (headers["x-forwarded-for"] === "not an ip") faults.add("header");
+    }
     if (chance(0.05)) headers.origin = pick(["https://evil.example", "null"]);
     if (chance(0.05)) headers["if-none-match"] = pick(['"abc"', "*", 'W/"x"']);
-    if (chance(0.03)) headers["content-encoding"] = "gzip";
+    if (chance(0.03)) {
+      headers["content-encoding"] = "gzip";
+      faults.add("header");
+    }
 
     let body: Buffer | undefined;
     const wantsBody = route?.requestBody !== undefined;
     if (method !== "GET" && method !== "HEAD" && (wantsBody || chance(0.1))) {
+      if (!wantsBody) faults.add("body");
       const fields = route?.requestBody === "FeedbackRequest" ? FEEDBACK_FIELDS : CHAT_FIELDS;
       const object = validBody(route?.requestBody);
-      const json = JSON.stringify(chance(0.85) ? mutateObject(object, fields) : object);
-      body = rawBody(json);
+      if (chance(0.85)) {
+        mutateObject(object, fields);
+        faults.add("body");
+      }
+      const json = JSON.stringify(object);
+      const mangled = rawBody(json);
+      if (mangled) faults.add("body");
+      body = mangled ?? Buffer.from(json);
+      const type = headers["content-type"];
+      if (type === undefined || !/^application\/json/i.test(type)) faults.add("content-type");
     }
-    const { target, moved } = noisyPath(base);
+    let { target, moved, query } = noisyPath(base);
+    if (moved) faults.add("path");
+    if (query) faults.add("query");
+    if (faults.size === 0) {
+      if (body) {
+        body = body.subarray(0, Math.floor(body.length / 2));
+        faults.add("body");
+      } else {
+        target += pick(QUERIES.filter((candidate) => candidate !== ""));
+        faults.add("query");
+      }
+    }
     return {
       method,
       path: target,
       headers,
       body,
       route: route && !moved && method === route.method ? `${route.method} ${route.path}` : "other",
+      faults: [...faults],
     };
   };
 }
