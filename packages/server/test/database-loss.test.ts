@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
 import { ConversationHistoryResponseSchema, ErrorBodySchema } from "../src/http/wire.ts";
 import { openLectern } from "../src/lectern.ts";
+import { POSTGRES_POOL_SIZE } from "../src/store/postgres.ts";
 import { SAMPLE_DOCS } from "./cli.ts";
 import { createTestSchema, requirePostgres } from "./postgres.ts";
 import { type ServerProcess, startServerProcess } from "./server-process.ts";
@@ -21,7 +22,7 @@ import { postgresBinaries, startThrowawayPostgres } from "./throwaway-postgres.t
  */
 
 /** The server's pool holds this many connections, so this many chats wait on the lock at once. */
-const POOL_SIZE = 10;
+const POOL_SIZE = POSTGRES_POOL_SIZE;
 const CHATS = 20;
 
 let workDir: string;

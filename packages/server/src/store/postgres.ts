@@ -2,8 +2,14 @@ import pg from "pg";
 import { createError } from "../errors.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
+/** Connections the server keeps to PostgreSQL at most. */
+export const POSTGRES_POOL_SIZE = 10;
+
 /** Connects to PostgreSQL (`DATABASE_URL`) with a small pool. */
-export async function openPostgres(connectionString: string, poolSize = 10): Promise<SqlClient> {
+export async function openPostgres(
+  connectionString: string,
+  poolSize = POSTGRES_POOL_SIZE,
+): Promise<SqlClient> {
   const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 5_000 });
   // A connection can die at any moment (a backend terminated, the server stopped or failing
   // over). pg then emits 'error' on the client, a second time when the socket closes, and on the
