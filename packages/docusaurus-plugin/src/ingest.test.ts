@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
@@ -217,6 +217,28 @@ describe("runIngest", () => {
       cwd: dir,
       args: ["ingest", "--docs", "a dir"],
     });
+  });
+
+  it("reports a page whose frontmatter is a YAML alias bomb as the one failed file", async () => {
+    const docs = path.join(dir, "bomb-docs");
+    await mkdir(docs, { recursive: true });
+    await writeFile(path.join(docs, "good.md"), "---\ntitle: Good\n---\n\nServos hold angles.\n");
+    await copyFile(
+      fileURLToPath(new URL("../../server/test/fixtures/yaml-alias-bomb.md", import.meta.url)),
+      path.join(docs, "bomb.md"),
+    );
+    const lectern = fileURLToPath(new URL("../../server/bin/lectern.js", import.meta.url));
+    const failure = runIngest(
+      {
+        command: process.execPath,
+        args: [lectern, "ingest", "--docs", docs, "--data-dir", path.join(dir, "bomb-data")],
+        cwd: dir,
+      },
+      { stderr: collector().stream },
+    );
+    await expect(failure).rejects.toThrow(
+      /exited with code \d+\.\n[\s\S]*bomb\.md:.*aliases[\s\S]*1 file\(s\) could not be ingested/,
+    );
   });
 
   it("fails with the command line, its exit code and the end of its stderr", async () => {

@@ -35,10 +35,7 @@ export const ERROR_CODES = {
   CLIENT_CLOSED_REQUEST: { status: 499, message: "The client closed the connection early." },
   // Where a request goes and who may send it
   SESSION_NOT_FOUND: { status: 404, message: "No conversation with this session id." },
-  MESSAGE_NOT_FOUND: {
-    status: 404,
-    message: "No answer with this message id in the conversation.",
-  },
+  MESSAGE_NOT_FOUND: { status: 404, message: "No answer with this message id in this session." },
   SHARE_NOT_FOUND: { status: 404, message: "No shared answer with this id." },
   SHARING_DISABLED: { status: 403, message: "Sharing answers is turned off on this server." },
   UNAUTHORIZED: { status: 401, message: "A valid admin token is required." },
@@ -64,19 +61,24 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+export interface LecternErrorOptions {
+  details?: Record<string, unknown>;
+  cause?: unknown;
+  /** When trying again may succeed (sent as Retry-After). */
+  retryAfterSeconds?: number;
+}
+
 export class LecternError extends Error {
   readonly code: ErrorCode;
   readonly details: Record<string, unknown> | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(
-    code: ErrorCode,
-    message?: string,
-    options?: { details?: Record<string, unknown>; cause?: unknown },
-  ) {
+  constructor(code: ErrorCode, message?: string, options?: LecternErrorOptions) {
     super(message ?? ERROR_CODES[code].message, { cause: options?.cause });
     this.name = "LecternError";
     this.code = code;
     this.details = options?.details;
+    this.retryAfterSeconds = options?.retryAfterSeconds;
   }
 
   get status(): number {
@@ -87,7 +89,7 @@ export class LecternError extends Error {
 export function createError(
   code: ErrorCode,
   message?: string,
-  options?: { details?: Record<string, unknown>; cause?: unknown },
+  options?: LecternErrorOptions,
 ): LecternError {
   return new LecternError(code, message, options);
 }

@@ -216,6 +216,53 @@ describe("faults", () => {
     expect(await history.getHistory(sessionId, 10)).toBeUndefined();
   });
 
+  it("quotes the book when the model's stream is cut mid-answer and the reader has seen nothing (/chat)", async () => {
+    const { app, history } = appWithModel({ LLM_MAX_RETRIES: "0" });
+    const sessionId = "5e4d3c2b-1a09-4f8e-9d7c-6b5a49382716";
+    fake.enqueue({
+      text: "Launch files start many nodes together with their parameters [1].",
+      chunkSize: 5,
+      cutAfterChunks: 3,
+    });
+    const body = await chat(app, { query: "What does a launch file do?", session_id: sessionId });
+    expect(body.metadata).toMatchObject({ mode: "retrieval_only", degraded: true });
+    expect(body.fallback_message).toBe(MODEL_UNAVAILABLE_MESSAGE);
+    expect(body.answer).not.toContain("Launch files start many");
+    expect(body.sources.length).toBeGreaterThan(0);
+    expect((await history.getHistory(sessionId, 10))?.entries[0]?.response).toBe(body.answer);
+  });
+
+  it("gives up on a stream that stalls mid-answer after the idle timeout", async () => {
+    const { app } = appWithModel({ LLM_MAX_RETRIES: "0", LLM_IDLE_TIMEOUT_MS: "300" });
+    const text = "Launch files start many nodes together with their parameters [1].";
+    fake.enqueue({ text, chunkSize: 5, stallAfterChunks: 3 });
+    const body = await chat(app, { query: "What does a launch file do?" });
+    expect(body.metadata).toMatchObject({ mode: "retrieval_only", degraded: true });
+
+    // Streamed, the reader has seen the first pieces: the stream ends with the model's error.
+    fake.enqueue({ text, chunkSize: 5, stallAfterChunks: 3 });
+    const events = await stream(app, { query: "What does a launch file do?" });
+    expect(events.filter((event) => event.name === "delta").length).toBeGreaterThan(0);
+    const last = events.at(-1);
+    expect(last?.name === "error" && last.data.error.error_code).toBe("LLM_UNAVAILABLE");
+  });
+
+  it("never retries a streamed answer the reader has begun to see", async () => {
+    const { app } = appWithModel({ LLM_MAX_RETRIES: "2" });
+    const text = "Launch files start many nodes together with their parameters [1].";
+    fake.enqueue(
+      { text, chunkSize: 5, cutAfterChunks: 3 },
+      { text, chunkSize: 5 },
+      { text, chunkSize: 5 },
+    );
+    const before = fake.requests.length;
+    const events = await stream(app, { query: "What does a launch file do?" });
+    const shown = events.flatMap((event) => (event.name === "delta" ? [event.data.delta] : []));
+    expect(text.startsWith(shown.join(""))).toBe(true);
+    expect(events.at(-1)?.name).toBe("error");
+    expect(fake.requests.length - before).toBe(1);
+  });
+
   it("names Gemini in the error code when Gemini is the provider", async () => {
     const { app } = appWithModel({
       LLM_PROVIDER: "gemini",

@@ -208,6 +208,7 @@ describe("over a real socket", () => {
         session_id: sessionId,
       });
       expect(response.status).toBe(503);
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
       const body = ErrorBodySchema.parse(await response.json());
       expect(body.error_code).toBe("DATABASE_UNAVAILABLE");
       expect(body.message).not.toMatch(/PGlite|SQL|closed/i);

@@ -74,7 +74,8 @@ const DEFAULTS: Config = {
   llm: {
     provider: "none",
     firstTokenTimeoutMs: 20_000,
-    totalTimeoutMs: 90_000,
+    idleTimeoutMs: 15_000,
+    totalTimeoutMs: 45_000,
     maxRetries: 2,
     retryBaseDelayMs: 500,
     retryMaxDelayMs: 10_000,
@@ -96,6 +97,40 @@ const DEFAULTS: Config = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 30_000,
 };
+
+describe("model and request timeouts", () => {
+  const model = { LLM_PROVIDER: "openai", OPENAI_API_KEY: "sk-test" };
+
+  it("rejects a model timeout longer than the request timeout, naming both settings", () => {
+    const error = loadError({
+      cwd: emptyDirectory(),
+      env: { ...model, LLM_TIMEOUT_MS: "90000" },
+    });
+    expect(error.message).toMatch(/environment variable LLM_TIMEOUT_MS/);
+    expect(error.message).toMatch(/90000 ms/);
+    expect(error.message).toMatch(/LECTERN_REQUEST_TIMEOUT_MS/);
+    expect(error.message).toMatch(/60000 ms/);
+    expect(error.details).toMatchObject({ key: "llm.totalTimeoutMs" });
+
+    const shorterRequest = loadError({
+      cwd: directoryWithFile({ requestTimeoutMs: 30_000 }),
+      env: model,
+    });
+    expect(shorterRequest.message).toMatch(/lectern\.config\.json: "requestTimeoutMs"/);
+  });
+
+  it("accepts a model timeout within the request timeout, and any timeout without a model", () => {
+    const config = loadConfig({
+      cwd: emptyDirectory(),
+      env: { ...model, LLM_TIMEOUT_MS: "60000", LLM_IDLE_TIMEOUT_MS: "5000" },
+    });
+    expect(config.llm.totalTimeoutMs).toBe(60_000);
+    expect(config.llm.idleTimeoutMs).toBe(5_000);
+    expect(
+      loadConfig({ cwd: emptyDirectory(), env: { LLM_TIMEOUT_MS: "90000" } }).llm.totalTimeoutMs,
+    ).toBe(90_000);
+  });
+});
 
 describe("loadConfig for the server", () => {
   it("reads who may frame the pages, and refuses a value that would extend the policy", () => {

@@ -85,7 +85,9 @@ const llmSchema = z
     openaiApiKey: z.string().min(1).optional(),
     geminiApiKey: z.string().min(1).optional(),
     firstTokenTimeoutMs: z.number().int().min(100).max(600_000).default(20_000), // 20 s to the first token
-    totalTimeoutMs: z.number().int().min(100).max(1_800_000).default(90_000), // 90 s per answer
+    idleTimeoutMs: z.number().int().min(100).max(600_000).default(15_000), // 15 s between tokens mid-answer
+    // 45 s per answer: within the request timeout, so a slow model still leaves time to quote the book.
+    totalTimeoutMs: z.number().int().min(100).max(1_800_000).default(45_000),
     maxRetries: z.number().int().min(0).max(10).default(2),
     retryBaseDelayMs: z.number().int().min(0).max(60_000).default(500),
     retryMaxDelayMs: z.number().int().min(0).max(120_000).default(10_000), // longest Retry-After honoured
@@ -244,9 +246,35 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       details: { key: keyPath },
     });
   }
+  checkTimeouts(parsed.data, origin);
   const dataDir =
     parsed.data.dataDir ?? options.defaultDataDir?.(parsed.data.docsDir) ?? DEFAULT_DATA_DIR;
   return deepFreeze({ ...parsed.data, dataDir });
+}
+
+/**
+ * A model allowed to run longer than the request would be cut off by the request timeout (504)
+ * before it gave up, and the reader would never get the quoted-passages answer a model failure
+ * falls back to. Without a model the model's timeout plays no part.
+ */
+function checkTimeouts(config: z.infer<typeof configSchema>, origin: Map<string, string>): void {
+  if (config.llm.provider === "none" || config.llm.totalTimeoutMs <= config.requestTimeoutMs)
+    return;
+  const named = (key: string, variable: string) =>
+    origin.has(key) || origin.has(key.split(".")[0] ?? key)
+      ? describeOrigin(origin, key)
+      : `the default of ${variable}`;
+  throw createError(
+    "CONFIG_INVALID",
+    `Invalid configuration: the model timeout (${named("llm.totalTimeoutMs", "LLM_TIMEOUT_MS")}, ${config.llm.totalTimeoutMs} ms) exceeds the request timeout (${named("requestTimeoutMs", "LECTERN_REQUEST_TIMEOUT_MS")}, ${config.requestTimeoutMs} ms). Lower LLM_TIMEOUT_MS or raise LECTERN_REQUEST_TIMEOUT_MS.`,
+    {
+      details: {
+        key: "llm.totalTimeoutMs",
+        totalTimeoutMs: config.llm.totalTimeoutMs,
+        requestTimeoutMs: config.requestTimeoutMs,
+      },
+    },
+  );
 }
 
 function explicitConfigPath(

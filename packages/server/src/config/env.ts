@@ -51,6 +51,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   OPENAI_API_KEY: { key: ["llm", "openaiApiKey"], type: "string" },
   GEMINI_API_KEY: { key: ["llm", "geminiApiKey"], type: "string" },
   LLM_FIRST_TOKEN_TIMEOUT_MS: { key: ["llm", "firstTokenTimeoutMs"], type: "int" },
+  LLM_IDLE_TIMEOUT_MS: { key: ["llm", "idleTimeoutMs"], type: "int" },
   LLM_TIMEOUT_MS: { key: ["llm", "totalTimeoutMs"], type: "int" },
   LLM_MAX_RETRIES: { key: ["llm", "maxRetries"], type: "int" },
   LLM_RETRY_BASE_DELAY_MS: { key: ["llm", "retryBaseDelayMs"], type: "int" },

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   askChat,
@@ -7,6 +8,8 @@ import {
   postJson,
   sampleBookForSuite,
 } from "../../test/http-fixture.ts";
+import { MemoryHistoryStore } from "../store/memory-history-store.ts";
+import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { ChatResponseSchema, ConversationHistoryResponseSchema } from "./wire.ts";
 
 const book = sampleBookForSuite();
@@ -253,6 +256,53 @@ describe("history endpoints", () => {
       404,
       "SESSION_NOT_FOUND",
     );
+  });
+
+  it("assigns every exchange a message id of its own; a repeated X-Request-Id only correlates", async () => {
+    for (const history of [new MemoryHistoryStore(), new SqlHistoryStore(book.lectern.db)]) {
+      const { app } = createTestApp(book.lectern, { history });
+      const requestId = "7d3c2b1a-9f8e-4d7c-a6b5-c4d3e2f1a0b9";
+      const sessionId = randomUUID();
+      const ask = async (query: string) => {
+        const response = await postJson(
+          app,
+          "/chat",
+          { query, session_id: sessionId },
+          { "x-request-id": requestId },
+        );
+        expect(response.headers.get("x-request-id")).toBe(requestId);
+        return ChatResponseSchema.parse(await response.json());
+      };
+      const first = await ask("What is a node?");
+      const second = await ask("What is a topic?");
+      expect(first.metadata.request_id).toBe(requestId);
+      expect(first.message_id).toMatch(UUID_V4);
+      expect(second.message_id).toMatch(UUID_V4);
+      expect(new Set([first.message_id, second.message_id, requestId]).size).toBe(3);
+
+      const stream = await postJson(
+        app,
+        "/chat/stream",
+        { query: "What is a service?", session_id: sessionId },
+        { "x-request-id": requestId },
+      );
+      const done = /event: done\ndata: (.+)\n/.exec(await stream.text())?.[1] ?? "{}";
+      const streamed = (JSON.parse(done) as { message_id?: string }).message_id;
+
+      const listed = ConversationHistoryResponseSchema.parse(
+        await (await app.request(`/history/${sessionId}`)).json(),
+      );
+      expect(listed.entries.map((entry) => entry.message_id)).toEqual([
+        first.message_id,
+        second.message_id,
+        streamed,
+      ]);
+      expect(listed.entries.map((entry) => entry.request_id)).toEqual([
+        requestId,
+        requestId,
+        requestId,
+      ]);
+    }
   });
 
   it("keeps nothing with HISTORY=off", async () => {

@@ -4,7 +4,7 @@ import { createChatService } from "../pipeline/chat-service.ts";
 import type { AppDeps, RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { createMetrics } from "./metrics.ts";
-import { createAdmission } from "./middleware/admission.ts";
+import { createAdmission, createRateLimit } from "./middleware/admission.ts";
 import { corsForOrigins } from "./middleware/cors.ts";
 import { handleErrors, methodNotAllowed, notFound } from "./middleware/errors.ts";
 import { requestIds } from "./middleware/request-id.ts";
@@ -23,12 +23,15 @@ export type { AppDeps } from "./deps.ts";
 export function buildApp(deps: AppDeps) {
   const { config, logger } = deps;
   const newId = deps.newId ?? randomUUID;
+  const limiters = deps.rateLimiters ?? memoryRateLimiters(config);
   const routeDeps: RouteDeps = {
     ...deps,
     newId,
     now: deps.now ?? (() => performance.now()),
-    admission: createAdmission(config, deps.rateLimiters ?? memoryRateLimiters(config)),
-    chat: createChatService(deps),
+    admission: createAdmission(config, limiters),
+    historyRateLimit: createRateLimit(config, limiters, "history:"),
+    feedbackRateLimit: createRateLimit(config, limiters, "feedback:"),
+    chat: createChatService({ ...deps, newId }),
     metrics: createMetrics(deps.checks),
     routes: ROUTES,
   };

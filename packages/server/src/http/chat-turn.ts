@@ -43,7 +43,7 @@ export function toChatResponse(
     metadata: metadataOf(input, outcome, deps.now() - started),
     session_id: input.sessionId,
     confidence: outcome.confidence,
-    message_id: deps.chat.messageId(input),
+    message_id: deps.chat.newMessageId(),
     ...(outcome.suggestions && outcome.suggestions.length > 0
       ? { suggestions: outcome.suggestions }
       : {}),

@@ -7,7 +7,7 @@ import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import type { ShareStore } from "../store/share-store.ts";
 import type { Metrics } from "./metrics.ts";
-import type { Admission } from "./middleware/admission.ts";
+import type { Admission, RateLimit } from "./middleware/admission.ts";
 import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
 import type { RouteSpec } from "./route-spec.ts";
 import type { createSite } from "./site.ts";
@@ -50,6 +50,9 @@ export interface RouteDeps extends Omit<AppDeps, "newId" | "now" | "rateLimiters
   now: () => number;
   /** Rate limits and the in-flight cap for the chat routes. */
   admission: Admission;
+  /** Rate limits of their own for the history and feedback routes. */
+  historyRateLimit: RateLimit;
+  feedbackRateLimit: RateLimit;
   /** One chat turn: the session's recent exchanges, the pipeline, and the exchange recorded. */
   chat: ChatService;
   /** What GET /metrics reports. */

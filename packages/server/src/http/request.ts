@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
 import type { ChatInput } from "../pipeline/types.ts";
+import { storableJson } from "../util/storable-text.ts";
 import { readBody } from "./read-body.ts";
 import { ChatRequestSchema } from "./wire.ts";
 
@@ -38,7 +39,8 @@ export async function readChatInput(
 
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder().decode(bytes));
+    // Every text field is made storable here, once: the answer must not fail at the database.
+    json = storableJson(JSON.parse(new TextDecoder().decode(bytes)));
   } catch {
     throw createError("INVALID_JSON", "The request body is not valid JSON.");
   }
@@ -65,8 +67,7 @@ export async function readChatInput(
       details: { field: "query" },
     });
   }
-  // PostgreSQL cannot store U+0000 in text; it carries no meaning in a question anyway.
-  const query = stripNul(rawQuery).trim();
+  const query = rawQuery.trim();
   if (!query) throw createError("EMPTY_QUERY", "Query cannot be empty or whitespace only.");
   if (query.length > config.limits.maxQueryChars) {
     throw createError(
@@ -77,7 +78,7 @@ export async function readChatInput(
       },
     );
   }
-  const selection = body.selected_text?.trim() ? stripNul(body.selected_text) : null;
+  const selection = body.selected_text?.trim() ? body.selected_text : null;
   if (selection !== null && selection.length > config.limits.maxSelectionChars) {
     throw createError(
       "SELECTION_TOO_LONG",
@@ -119,8 +120,4 @@ function tooLarge(config: Config) {
       details: { max_bytes: config.limits.maxBodyBytes },
     },
   );
-}
-
-function stripNul(text: string): string {
-  return text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,8 +7,9 @@ import { createTestApp, openSampleBook, postJson } from "../../test/http-fixture
 import type { Lectern } from "../lectern.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
+import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { createSite } from "./site.ts";
-import { ChatResponseSchema, ErrorBodySchema } from "./wire.ts";
+import { ChatResponseSchema, ConversationHistoryResponseSchema, ErrorBodySchema } from "./wire.ts";
 
 let lectern: Lectern;
 let cleanup: () => Promise<void>;
@@ -111,6 +113,32 @@ describe("demo book site", () => {
     expect((await site.request("/docs/no/such/page")).status).toBe(404);
   });
 
+  it("answers malformed percent-escapes in the path with 404 in the error shape, never 500", async () => {
+    const site = app();
+    const paths = [
+      "/%ff",
+      "/%%",
+      "/%",
+      "/docs/%E0%A4%A",
+      "/%c0%af", // overlong UTF-8 for "/"
+      "/%ed%a0%80", // a UTF-16 surrogate encoded as UTF-8
+      "/docs/ros2/%zz",
+      "/feedback/%c0%80",
+    ];
+    for (const target of paths) {
+      for (const accept of ["text/html", "application/json"]) {
+        const response = await site.request(target, { headers: { accept } });
+        expect(response.status, `${target} (${accept})`).toBe(404);
+        const body = ErrorBodySchema.parse(await response.json());
+        expect(body.error_code).toBe("NOT_FOUND");
+      }
+    }
+    // In a route's parameter, a malformed escape is a malformed value.
+    const history = await site.request("/history/%ff");
+    expect(history.status).toBe(422);
+    expect(ErrorBodySchema.parse(await history.json()).error_code).toBe("INVALID_SESSION_ID");
+  });
+
   it("serves the widget script with caching headers and answers 304 when unchanged", async () => {
     const site = app();
     const first = await site.request("/lectern.js");
@@ -121,6 +149,58 @@ describe("demo book site", () => {
     expect(etag).toMatch(/^".+"$/);
     const again = await site.request("/lectern.js", { headers: { "if-none-match": etag } });
     expect(again.status).toBe(304);
+  });
+});
+
+describe("text the database cannot store", () => {
+  it("normalises NUL characters and lone surrogates in every text field before they are stored", async () => {
+    const token = "a-long-enough-admin-token";
+    const site = createTestApp(lectern, {
+      history: new SqlHistoryStore(lectern.db),
+      env: { RATE_LIMIT_ENABLED: "false", LECTERN_ADMIN_TOKEN: token },
+      deps: { feedback: new FeedbackStore(lectern.db) },
+    }).app;
+    const dirty = (text: string) => `${text}\u0000 \ud800|\udfff`;
+    const clean = (text: string) => `${text} \ufffd|\ufffd`;
+    const asked = await postJson(site, "/chat", {
+      query: dirty("What is a node?"),
+      selected_text: dirty("A node is a process that computes."),
+      source_url: dirty("https://book.example/docs/nodes"),
+      filters: { section: dirty("Nodes") },
+    });
+    expect(asked.status).toBe(200);
+    const answer = ChatResponseSchema.parse(await asked.json());
+    expect(answer.metadata.original_query).toBe(clean("What is a node?"));
+    const history = ConversationHistoryResponseSchema.parse(
+      await (await site.request(`/history/${answer.session_id}`)).json(),
+    );
+    expect(history.entries[0]).toMatchObject({
+      query: clean("What is a node?"),
+      selected_text: clean("A node is a process that computes."),
+    });
+    expect(history.entries[0]?.sources[0]).toMatchObject({
+      source_url: clean("https://book.example/docs/nodes"),
+    });
+
+    const stream = await postJson(site, "/chat/stream", {
+      query: dirty("What is a topic?"),
+      session_id: answer.session_id,
+    });
+    expect(await stream.text()).toMatch(/event: done/);
+
+    const vote = await postJson(site, "/feedback", {
+      session_id: answer.session_id,
+      message_id: answer.message_id,
+      rating: "down",
+      comment: dirty("Too short"),
+    });
+    expect(vote.status).toBe(201);
+    const exported = (await (
+      await site.request("/feedback", { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { entries: { session_id: string; comment: string | null }[] };
+    expect(exported.entries.find((entry) => entry.session_id === answer.session_id)).toMatchObject({
+      comment: clean("Too short"),
+    });
   });
 });
 
@@ -166,6 +246,124 @@ describe("feedback", () => {
     expect(csv).toContain(`"${answer.session_id}"`);
   });
 
+  it("accepts a vote only on an answer given in that session", async () => {
+    const site = app();
+    const requestId = "1e2d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b";
+    const answered = await postJson(
+      site,
+      "/chat",
+      { query: "What is a node?" },
+      { "x-request-id": requestId },
+    );
+    const answer = ChatResponseSchema.parse(await answered.json());
+    const other = ChatResponseSchema.parse(
+      await (await postJson(site, "/chat", { query: "What is a topic?" })).json(),
+    );
+    const vote = (sessionId: string, messageId: string | null | undefined) =>
+      postJson(site, "/feedback", { session_id: sessionId, message_id: messageId, rating: "up" });
+    for (const [sessionId, messageId] of [
+      [answer.session_id, "7c6b5a49-3827-4161-8efd-cba987654321"], // no such answer
+      [answer.session_id, requestId], // the request id is not the answer's id
+      [answer.session_id, other.message_id], // an answer of another session
+      ["5f4e3d2c-1b0a-4987-8654-3210fedcba98", answer.message_id], // an unknown session
+      [answer.session_id, "not an id"],
+    ] as const) {
+      const refused = await vote(sessionId, messageId);
+      expect(refused.status, `${sessionId} ${messageId}`).toBe(404);
+      expect(ErrorBodySchema.parse(await refused.json()).error_code).toBe("MESSAGE_NOT_FOUND");
+    }
+    expect((await vote(answer.session_id, answer.message_id)).status).toBe(201);
+  });
+
+  it("rate-limits votes and history reads per session and per client, with Retry-After", async () => {
+    const site = app({
+      RATE_LIMIT_ENABLED: "true",
+      RATE_LIMIT_PER_SESSION_BURST: "2",
+      RATE_LIMIT_PER_SESSION_PER_MINUTE: "6",
+    });
+    const answer = ChatResponseSchema.parse(
+      await (await postJson(site, "/chat", { query: "What is a node?" })).json(),
+    );
+    const vote = () =>
+      postJson(site, "/feedback", {
+        session_id: answer.session_id,
+        message_id: answer.message_id,
+        rating: "up",
+      });
+    expect((await vote()).status).toBe(201);
+    expect((await vote()).status).toBe(201);
+    const limited = await vote();
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("10");
+    expect(ErrorBodySchema.parse(await limited.json()).error_code).toBe("RATE_LIMITED");
+
+    const read = () => site.request(`/history/${answer.session_id}`);
+    expect((await read()).status).toBe(200);
+    expect((await read()).status).toBe(200);
+    const readLimited = await read();
+    expect(readLimited.status).toBe(429);
+    expect(Number(readLimited.headers.get("retry-after"))).toBeGreaterThan(0);
+    const deleteLimited = await site.request(`/history/${answer.session_id}`, { method: "DELETE" });
+    expect(deleteLimited.status).toBe(429);
+
+    const perIp = app({ RATE_LIMIT_ENABLED: "true", RATE_LIMIT_PER_IP_BURST: "3" });
+    const statuses: number[] = [];
+    for (let n = 0; n < 4; n++) {
+      statuses.push((await perIp.request(`/history/${randomUUID()}`)).status);
+    }
+    expect(statuses).toEqual([404, 404, 404, 429]);
+  });
+
+  it("exports comments so that a spreadsheet shows formulas as text", async () => {
+    const token = "a-long-enough-admin-token";
+    const site = app({ LECTERN_ADMIN_TOKEN: token });
+    const comments = [
+      '=HYPERLINK("https://evil.example","click")',
+      "+1+2",
+      "-2+3",
+      "@SUM(A1)",
+      "fine, =not at the start",
+    ];
+    const sessions: string[] = [];
+    for (const comment of comments) {
+      const answer = ChatResponseSchema.parse(
+        await (await postJson(site, "/chat", { query: "What is a node?" })).json(),
+      );
+      sessions.push(answer.session_id);
+      const vote = await postJson(site, "/feedback", {
+        session_id: answer.session_id,
+        message_id: answer.message_id,
+        rating: "down",
+        comment,
+      });
+      expect(vote.status).toBe(201);
+    }
+    const csv = await (
+      await site.request("/feedback?format=csv", { headers: { authorization: `Bearer ${token}` } })
+    ).text();
+    const lines = sessions.map(
+      (sessionId) => csv.split("\n").find((row) => row.startsWith(`"${sessionId}"`)) ?? "",
+    );
+    const expected = [
+      `'=HYPERLINK(""https://evil.example"",""click"")`,
+      "'+1+2",
+      "'-2+3",
+      "'@SUM(A1)",
+      "fine, =not at the start",
+    ];
+    // The comment is the cell before created_at, the last one.
+    for (const [index, line] of lines.entries()) {
+      expect(line).toMatch(new RegExp(`,"${escapeRegExp(expected[index] ?? "")}","[^"]+"$`));
+    }
+    // The JSON export keeps the comment as written.
+    const json = (await (
+      await site.request("/feedback", { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { entries: { session_id: string; comment: string }[] };
+    expect(json.entries.find((entry) => entry.session_id === sessions[0])?.comment).toBe(
+      comments[0],
+    );
+  });
+
   it("validates the vote", async () => {
     const site = app();
     const code = async (body: unknown) =>
@@ -191,3 +389,7 @@ describe("feedback", () => {
     ).toBe(401);
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

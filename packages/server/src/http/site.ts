@@ -44,6 +44,14 @@ function normalizePath(path: string): string {
   return trimmed === "" ? "/" : trimmed;
 }
 
+function decodePath(path: string): string | undefined {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return undefined;
+  }
+}
+
 export function createSite(deps: SiteDeps) {
   let pages: { list: PageSummary[]; title: string; loaded: number } | undefined;
   const book = async () => {
@@ -59,8 +67,11 @@ export function createSite(deps: SiteDeps) {
   return {
     /** The page at this path, rendered, or undefined. */
     async page(context: Context): Promise<Response | undefined> {
+      const decoded = decodePath(context.req.path);
+      // Escapes that are not UTF-8 (`/%ff`, `/%%`, overlong forms) name no page.
+      if (decoded === undefined) return undefined;
       const { list, title } = await book();
-      const path = normalizePath(decodeURIComponent(context.req.path));
+      const path = normalizePath(decoded);
       const page =
         list.find((candidate) => normalizePath(urlPath(candidate.url)) === path) ??
         (path === "/"

@@ -243,3 +243,32 @@ describe("authorSearchText", () => {
     expect(authorSearchText("Gears", {})).toBe("");
   });
 });
+
+describe("a page whose frontmatter is a YAML alias bomb", () => {
+  it("fails alone, like invalid YAML, and the rest of the book is ingested", async () => {
+    const workDir = await mkdtemp(path.join(tmpdir(), "lectern-bomb-"));
+    const docsDir = path.join(workDir, "docs");
+    await writeDoc(docsDir, "gears.md", page("Gears", "Helical gears run quietly."));
+    await writeDoc(
+      docsDir,
+      "bomb.md",
+      await readFile(new URL("../yaml-alias-bomb.md", FIXTURES), "utf8"),
+    );
+    const lectern = await openLectern(
+      loadConfig({ env: {}, overrides: { dataDir: path.join(workDir, "data") } }),
+    );
+    try {
+      const report = await lectern.ingest(docsDir);
+      expect(report.failures).toEqual([
+        expect.objectContaining({ filePath: "bomb.md", code: "INVALID_FRONTMATTER" }),
+      ]);
+      expect(report.added).toEqual(["gears.md"]);
+      expect(lectern.retriever.searchLexical("helical gears").results[0]?.chunk.filePath).toBe(
+        "gears.md",
+      );
+    } finally {
+      await lectern.close();
+      await rm(workDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -144,6 +144,26 @@ describe("frontmatter", () => {
     expect(error.line).toBe(lineOf(source, culprit));
   });
 
+  it("refuses a YAML alias bomb instead of expanding it", () => {
+    const source = readFileSync(new URL("../yaml-alias-bomb.md", FIXTURES), "utf8");
+    expect(source.length).toBeLessThan(1_000);
+    const error = parseError(() => splitFrontmatter(source, "docs/bomb.md"));
+    expect(error.code).toBe("INVALID_FRONTMATTER");
+    expect(error.reason).toMatch(/aliases/);
+    expect(error.message).toMatch(/^docs\/bomb\.md/);
+  });
+
+  it("keeps frontmatter whose aliases expand modestly", () => {
+    const source =
+      "---\nauthor: &me { name: Ada, url: https://example.com }\nreviewer: *me\ntags: &t [a, b]\nkeywords: *t\n---\nBody\n";
+    expect(splitFrontmatter(source, "docs/a.md").frontmatter).toEqual({
+      author: { name: "Ada", url: "https://example.com" },
+      reviewer: { name: "Ada", url: "https://example.com" },
+      tags: ["a", "b"],
+      keywords: ["a", "b"],
+    });
+  });
+
   it("rejects frontmatter that is not a mapping", () => {
     const error = parseError(() => parse("---\n- a\n- b\n---\nBody\n"));
     expect(error.code).toBe("INVALID_FRONTMATTER");

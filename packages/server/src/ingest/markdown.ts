@@ -111,10 +111,48 @@ export function splitFrontmatter(
       "INVALID_FRONTMATTER",
     );
   }
+  if (expandsBeyond(data, 2 * parsed.matter.length + ALIAS_EXPANSION_ALLOWANCE)) {
+    throw new MarkdownParseError(
+      filePath,
+      2,
+      "frontmatter YAML expands to far more than it says (aliases of aliases); refused",
+      "INVALID_FRONTMATTER",
+    );
+  }
   const body = parsed.content;
   const bodyStart = source.endsWith(body) ? source.length - body.length : 0;
   const bodyLineOffset = countNewlines(source, bodyStart);
   return { frontmatter: data as Record<string, unknown>, body, bodyLineOffset };
+}
+
+/**
+ * YAML aliases let a few hundred bytes stand for billions of values ("billion laughs"): the parser
+ * shares one object per anchor, but anything that walks or serialises the frontmatter (the stored
+ * metadata, the search text) expands every alias. Without aliases a value costs at least one
+ * character of source and a string no more than its source, so the expanded weight (one per value
+ * plus the length of every key and string) stays under twice the source's length; this much more
+ * is allowed for modest reuse (`reviewer: *author`).
+ */
+const ALIAS_EXPANSION_ALLOWANCE = 10_000;
+
+/** Whether `root`, with every alias expanded, weighs more than `budget`; stops once it does. */
+function expandsBeyond(root: unknown, budget: number): boolean {
+  let weight = 0;
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    weight += typeof value === "string" ? value.length + 1 : 1;
+    if (weight > budget) return true;
+    if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+    } else if (typeof value === "object" && value !== null && !(value instanceof Date)) {
+      for (const [key, item] of Object.entries(value)) {
+        weight += key.length;
+        pending.push(item);
+      }
+    }
+  }
+  return false;
 }
 
 export function parseMarkdown(source: string, options: ParseOptions): ParsedMarkdown {

@@ -1,7 +1,8 @@
 /**
  * Stops calling a failing model: after `failureThreshold` consecutive failures the circuit opens
  * and calls are refused (answers degrade at once) until `cooldownMs` has passed; then one probe is
- * let through, and its success closes the circuit again.
+ * let through, and its success closes the circuit again. Every call that `tryAcquire` let through
+ * ends in exactly one of `recordSuccess`, `recordFailure` or `recordCancelled`.
  */
 export type CircuitState = "closed" | "open" | "half-open";
 
@@ -41,6 +42,15 @@ export class CircuitBreaker {
     this.failures = 0;
     this.probing = false;
     this.current = "closed";
+  }
+
+  /**
+   * The call was cancelled by its caller (the client left, the request timed out): that says
+   * nothing about the model, so nothing is counted, and a probe gives its turn back so that the
+   * next call probes instead.
+   */
+  recordCancelled(): void {
+    this.probing = false;
   }
 
   recordFailure(): void {

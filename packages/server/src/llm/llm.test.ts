@@ -1,6 +1,6 @@
 import { APICallError } from "ai";
 import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { LlmSynthesizer } from "../pipeline/llm-synthesizer.ts";
@@ -192,6 +192,78 @@ describe("LlmSynthesizer with a mock model", () => {
     expect(output.mode).toBe("retrieval_only");
     expect(output.degraded).toBe(true);
     expect(model.doStreamCalls).toHaveLength(1); // 400 is not retried
+  });
+});
+
+describe("circuit breaker probe cancelled by its caller", () => {
+  /** A model that fails once, then hangs until its call is aborted, then answers. */
+  function scriptedModel() {
+    const calls: string[] = [];
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        const turn = calls.length;
+        calls.push(turn === 0 ? "fail" : turn === 1 ? "hang" : "answer");
+        if (turn === 0) {
+          throw new APICallError({
+            message: "bad request",
+            url: "x",
+            requestBodyValues: {},
+            statusCode: 400,
+            isRetryable: false,
+          });
+        }
+        if (turn === 1) {
+          return new Promise((_, reject) => {
+            options.abortSignal?.addEventListener("abort", () =>
+              reject(Object.assign(new Error("aborted"), { name: "AbortError" })),
+            );
+          });
+        }
+        return streamingModel(["Feedback holds the angle [1]."]).doStream(options);
+      },
+    });
+    return { model, calls };
+  }
+
+  const input = {
+    question: "How do servos hold position?",
+    results: [result(1, "A servo uses feedback to hold its angle steady.")],
+    selectedText: null,
+  };
+
+  it("lets the next call probe the model when the probe is cancelled (client gone, request timeout)", async () => {
+    let now = 0;
+    const breaker = new CircuitBreaker({ failureThreshold: 1, cooldownMs: 1_000, now: () => now });
+    const { model, calls } = scriptedModel();
+    const config = loadConfig({ env: {} }).llm;
+    const llm = new LlmSynthesizer({
+      handle: {
+        model,
+        provider: "openai-compatible",
+        modelId: "mock",
+        unavailableCode: "LLM_UNAVAILABLE",
+      } as ChatModelHandle,
+      config,
+      breaker,
+      fallback: new ExtractiveSynthesizer(),
+    });
+    expect((await llm.synthesize(input)).degraded).toBe(true);
+    expect(breaker.state).toBe("open");
+
+    now = 1_000;
+    const cancelled = new AbortController();
+    const probe = llm.synthesize(input, { signal: cancelled.signal });
+    await vi.waitFor(() => expect(calls).toEqual(["fail", "hang"]));
+    cancelled.abort(Object.assign(new Error("client disconnected"), { name: "AbortError" }));
+    await expect(probe).rejects.toThrow();
+
+    // A cancelled call says nothing about the model: the next call is the probe, and it closes
+    // the circuit.
+    expect(breaker.state).toBe("half-open");
+    const answered = await llm.synthesize(input);
+    expect(answered).toMatchObject({ mode: "full", answer: "Feedback holds the angle [1]." });
+    expect(answered.degraded).toBeUndefined();
+    expect(breaker.state).toBe("closed");
   });
 });
 

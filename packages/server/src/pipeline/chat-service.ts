@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ChatResponse } from "@lectern/protocol";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
@@ -17,25 +18,30 @@ export interface ChatService {
   run(input: ChatInput, options?: RunOptions): Promise<ChatOutcome>;
   /** The input with the session's recent exchanges; unchanged when they cannot be read. */
   withHistory(input: ChatInput): Promise<ChatInput>;
-  /** Records the answered turn. */
+  /** Records the answered turn under its message id. */
   saveExchange(input: ChatInput, response: RecordedAnswer): Promise<void>;
-  /** The id a reader can rate the answer by, or null when nothing is kept. */
-  messageId(input: ChatInput): string | null;
+  /**
+   * A new id for the answer about to be given, which a reader rates it by; null when nothing is
+   * kept. Assigned here, never taken from the client: the request id only correlates logs.
+   */
+  newMessageId(): string | null;
 }
 
-/** What is stored of an answer: the parts of the response a reader was shown. */
+/** What is stored of an answer: the parts of the response a reader was shown, and its id. */
 export type RecordedAnswer = Pick<
   ChatResponse,
   "answer" | "fallback_message" | "sources" | "metadata" | "confidence"
->;
+> & { message_id?: string | null | undefined };
 
 export function createChatService(deps: {
   pipeline: ChatPipeline;
   history: HistoryStore;
   config: Config;
   logger: Logger;
+  newId?: () => string;
 }): ChatService {
   const { pipeline, history, config, logger } = deps;
+  const newId = deps.newId ?? randomUUID;
   const service: ChatService = {
     async ask(input, options = {}) {
       const withContext = await service.withHistory(input);
@@ -70,6 +76,7 @@ export function createChatService(deps: {
       if (history.kind === "off") return;
       await history.saveExchange({
         sessionId: input.sessionId,
+        messageId: response.message_id ?? newId(),
         requestId: input.requestId,
         query: input.query,
         selectedText: input.selectedText,
@@ -79,8 +86,8 @@ export function createChatService(deps: {
       });
     },
 
-    messageId(input) {
-      return history.kind === "off" ? null : input.requestId;
+    newMessageId() {
+      return history.kind === "off" ? null : newId();
     },
   };
   return service;

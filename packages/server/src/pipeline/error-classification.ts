@@ -15,7 +15,15 @@ export interface ErrorContext {
   userSafeMessage: string;
   retryable: boolean;
   details: Record<string, unknown> | undefined;
+  /** Seconds to wait before trying again (Retry-After), when known. */
+  retryAfterSeconds: number | undefined;
 }
+
+/**
+ * How long a client should wait when the database cannot be reached: the pool opens a fresh
+ * connection on the next request, so a few seconds cover a terminated backend or a quick restart.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 const DATABASE_ERROR_CODES = new Set([
   "ECONNREFUSED",
@@ -42,6 +50,9 @@ export function classifyError(error: unknown): ErrorContext {
         errorType === "llm" ||
         error.code === "RATE_LIMITED",
       details: error.details,
+      retryAfterSeconds:
+        error.retryAfterSeconds ??
+        (error.code === "DATABASE_UNAVAILABLE" ? DATABASE_RETRY_AFTER_SECONDS : undefined),
     };
   }
   if (isDatabaseFailure(error)) {
@@ -62,6 +73,7 @@ function build(code: ErrorCode, errorType: ErrorType, retryable: boolean): Error
     userSafeMessage: entry.message,
     retryable,
     details: undefined,
+    retryAfterSeconds: code === "DATABASE_UNAVAILABLE" ? DATABASE_RETRY_AFTER_SECONDS : undefined,
   };
 }
 
@@ -90,7 +102,7 @@ export function isDatabaseFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && (DATABASE_ERROR_CODES.has(code) || code.startsWith("08")))
     return true;
-  return /PGlite is closed|Connection terminated|connection (is )?closed|Client has encountered a connection error|terminating connection/i.test(
+  return /PGlite is closed|Connection terminated|connection (is )?closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(
     error.message,
   );
 }

@@ -28,11 +28,12 @@ export const MODEL_UNAVAILABLE_MESSAGE =
   "The AI model is unavailable right now, so this answer quotes the most relevant passages of the book.";
 
 /**
- * Grounded answers from a language model. Failures before anything was shown degrade to the
- * extractive answer (retrieval_only); a failure after part of the answer was streamed ends the
- * stream with LLM_UNAVAILABLE (GEMINI_UNAVAILABLE for Gemini). Retries (408/409/429/5xx, with
- * Retry-After) happen only before the first token; the circuit breaker skips the model entirely
- * after repeated failures.
+ * Grounded answers from a language model. Failures before anything reached the reader degrade to
+ * the extractive answer (retrieval_only): an error, no first token in time, a stream cut or
+ * stalled (no token for `idleTimeoutMs`) mid-answer on a non-streaming request. A failure after
+ * part of the answer was streamed to the reader ends the stream with LLM_UNAVAILABLE
+ * (GEMINI_UNAVAILABLE for Gemini). Retries (408/409/429/5xx, with Retry-After) happen only before
+ * the first token; the circuit breaker skips the model entirely after repeated failures.
  */
 export class LlmSynthesizer implements AnswerSynthesizer {
   readonly kind = "llm";
@@ -63,7 +64,10 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       breaker.recordSuccess();
       return output;
     } catch (error) {
-      if (options.signal?.aborted) throw error;
+      if (options.signal?.aborted) {
+        breaker.recordCancelled();
+        throw error;
+      }
       if (isPromptLeak(error)) {
         // The model answered, so it is up; its answer is not for the reader, nor for the history.
         breaker.recordSuccess();
@@ -114,7 +118,8 @@ export class LlmSynthesizer implements AnswerSynthesizer {
     const controller = new AbortController();
     const abortWith = (reason: string) => () =>
       controller.abort(Object.assign(new Error(reason), { name: "TimeoutError" }));
-    const firstToken = setTimeout(abortWith("no first token in time"), config.firstTokenTimeoutMs);
+    // Until the first token, the first-token timeout; after it, the idle timeout between tokens.
+    let waiting = setTimeout(abortWith("no first token in time"), config.firstTokenTimeoutMs);
     const total = setTimeout(abortWith("answer took too long"), config.totalTimeoutMs);
     const signal = options.signal
       ? AbortSignal.any([options.signal, controller.signal])
@@ -138,11 +143,14 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       });
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {
-          clearTimeout(firstToken);
+          clearTimeout(waiting);
+          waiting = setTimeout(abortWith("the model stopped sending"), config.idleTimeoutMs);
           const visible = filter.push(guard.push(part.text));
-          if (visible) {
+          // Only text sent to a streaming reader counts as shown: a non-streaming answer that
+          // fails halfway has shown nothing, and falls back to quoting the book.
+          if (visible && options.onDelta) {
             shown.any = true;
-            options.onDelta?.(visible);
+            options.onDelta(visible);
           }
         } else if (part.type === "error") {
           throw part.error;
@@ -152,12 +160,12 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       }
       if (signal.aborted) throw signal.reason;
       const rest = filter.push(guard.finish()) + filter.finish();
-      if (rest) {
+      if (rest && options.onDelta) {
         shown.any = true;
-        options.onDelta?.(rest);
+        options.onDelta(rest);
       }
     } finally {
-      clearTimeout(firstToken);
+      clearTimeout(waiting);
       clearTimeout(total);
     }
     const answer = filter.answer.trim();

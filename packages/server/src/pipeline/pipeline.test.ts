@@ -8,7 +8,7 @@ import { chunkRecord } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { ExtractiveSynthesizer, SELECTION_UNANSWERABLE_MESSAGE } from "./answer-synthesizer.ts";
 import { ChatPipeline, confidenceOf } from "./chat-pipeline.ts";
-import { classifyError } from "./error-classification.ts";
+import { classifyError, DATABASE_RETRY_AFTER_SECONDS } from "./error-classification.ts";
 import { followUpContext } from "./query-rewriter.ts";
 import { normalizeQuery, routeQuery } from "./query-router.ts";
 import type { ChatInput, RequestState } from "./types.ts";
@@ -116,6 +116,12 @@ describe("ErrorRecovery", () => {
       errorCode: "DATABASE_UNAVAILABLE",
       status: 503,
       retryable: true,
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    });
+    // Every pooled connection busy past the pool's connect timeout: the database is overwhelmed.
+    expect(classifyError(new Error("timeout exceeded when trying to connect"))).toMatchObject({
+      errorCode: "DATABASE_UNAVAILABLE",
+      retryAfterSeconds: 5,
     });
     expect(classifyError(new Error("PGlite is closed"))).toMatchObject({
       errorType: "database",

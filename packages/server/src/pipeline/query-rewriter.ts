@@ -94,7 +94,10 @@ export class LlmRewriter implements QueryRewriter {
         ? rewritten
         : this.fallback.rewrite(query, history);
     } catch (error) {
-      if (signal?.aborted) throw error;
+      if (signal?.aborted) {
+        this.deps.breaker.recordCancelled();
+        throw error;
+      }
       this.deps.breaker.recordFailure();
       return this.fallback.rewrite(query, history);
     }

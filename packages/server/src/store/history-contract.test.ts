@@ -125,6 +125,7 @@ function exchange(
 ): HistoryExchange {
   return {
     sessionId,
+    messageId: randomUUID(),
     requestId: randomUUID(),
     query: `Question ${n}?`,
     response: `Answer ${n}.`,
@@ -276,6 +277,28 @@ for (const backend of backends) {
       expect(await queriesOf(h.store, sessionId, 1000)).toEqual(expected);
       expect(await queriesOf(h.store, sessionId, 7)).toEqual(expected.slice(-7));
       expect((await h.store.getHistory(sessionId, 7))?.total).toBe(120);
+    });
+
+    it("keeps the server's message id apart from the request id, which may repeat", async () => {
+      const sessionId = randomUUID();
+      const requestId = randomUUID();
+      const first = exchange(sessionId, 1, { requestId });
+      const second = exchange(sessionId, 2, { requestId });
+      await h.store.saveExchange(first);
+      await h.store.saveExchange(second);
+      const history = await h.store.getHistory(sessionId, 10);
+      expect(history?.entries.map((entry) => [entry.messageId, entry.requestId])).toEqual([
+        [first.messageId, requestId],
+        [second.messageId, requestId],
+      ]);
+      expect(await h.store.hasMessage(sessionId, second.messageId)).toBe(true);
+      expect(await h.store.hasMessage(sessionId, second.messageId.toUpperCase())).toBe(true);
+      expect(await h.store.hasMessage(sessionId, randomUUID())).toBe(false);
+      expect(await h.store.hasMessage(randomUUID(), second.messageId)).toBe(false);
+      expect(await h.store.hasMessage(sessionId, "not-a-uuid")).toBe(false);
+      await expect(
+        h.store.saveExchange(exchange(sessionId, 3, { messageId: "not-a-uuid" })),
+      ).rejects.toThrow(/message id/);
     });
 
     it("stores concurrent exchanges of a new session without losing any", async () => {
@@ -523,8 +546,10 @@ describe("off history store", () => {
   it("stores nothing and knows no sessions", async () => {
     const sessionId = randomUUID();
     expect(store.kind).toBe("off");
-    await expect(store.saveExchange(exchange(sessionId))).resolves.toBeUndefined();
+    const saved = exchange(sessionId);
+    await expect(store.saveExchange(saved)).resolves.toBeUndefined();
     expect(await store.sessionExists(sessionId)).toBe(false);
+    expect(await store.hasMessage(sessionId, saved.messageId)).toBe(false);
     expect(await store.getHistory(sessionId, 10)).toBeUndefined();
     expect(await store.deleteSession(sessionId)).toBe(false);
     expect(await store.purgeInactiveSince(new Date(Date.now() + DAY))).toBe(0);
@@ -559,13 +584,38 @@ describe("history migration on pglite", () => {
     );
     await db.query("DROP TABLE conversations");
     await db.query("DROP TABLE sessions");
-    await db.query("DELETE FROM lectern_migrations WHERE version = 2");
+    await db.query("DELETE FROM lectern_migrations WHERE version >= 2");
     await migrate(db);
     const store = new SqlHistoryStore(db);
     const sessionId = randomUUID();
     await store.saveExchange(exchange(sessionId));
     expect((await store.getHistory(sessionId, 10))?.total).toBe(1);
     expect(await db.query("SELECT file_path FROM documents")).toEqual([{ file_path: "a.md" }]);
+  });
+
+  it("gives exchanges stored before message ids one each, unique in their session", async () => {
+    const sessionId = randomUUID();
+    const repeated = randomUUID();
+    const other = randomUUID();
+    await db.query("DROP INDEX conversations_message_idx");
+    await db.query("ALTER TABLE conversations DROP COLUMN message_id");
+    await db.query("DELETE FROM lectern_migrations WHERE version = 6");
+    await db.query("INSERT INTO sessions (session_id) VALUES ($1)", [sessionId]);
+    for (const requestId of [repeated, repeated, other]) {
+      await db.query(
+        "INSERT INTO conversations (session_id, request_id, query, response) VALUES ($1, $2, 'q', 'a')",
+        [sessionId, requestId],
+      );
+    }
+    await migrate(db);
+    const rows = await db.query<{ message_id: string; request_id: string }>(
+      "SELECT message_id, request_id FROM conversations WHERE session_id = $1 ORDER BY id",
+      [sessionId],
+    );
+    // The first exchange of each request id keeps it, so feedback given by it still points at it.
+    expect(rows[0]?.message_id).toBe(repeated);
+    expect(rows[2]?.message_id).toBe(other);
+    expect(new Set(rows.map((row) => row.message_id)).size).toBe(3);
   });
 
   it("fails ping once the database is closed", async () => {

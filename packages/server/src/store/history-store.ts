@@ -7,7 +7,12 @@
 /** One finished question and answer, as stored (not the prompt history of llm/prompts.ts). */
 export interface HistoryExchange {
   sessionId: string;
-  /** The request that produced this exchange (UUID). */
+  /**
+   * The exchange's own id (UUID), assigned by the server: what a reader rates it by. Unique in its
+   * session, unlike the request id, which a client may send twice.
+   */
+  messageId: string;
+  /** The request that produced this exchange (UUID), for following it through the logs. */
   requestId: string;
   query: string;
   selectedText: string | null;
@@ -21,6 +26,7 @@ export interface HistoryExchange {
 
 export interface HistoryEntry {
   id: string;
+  messageId: string;
   requestId: string;
   timestamp: Date;
   query: string;
@@ -39,6 +45,8 @@ export interface HistoryStore {
    */
   saveExchange(exchange: HistoryExchange): Promise<void>;
   sessionExists(sessionId: string): Promise<boolean>;
+  /** Whether the session has an exchange with this message id (false for malformed ids). */
+  hasMessage(sessionId: string, messageId: string): Promise<boolean>;
   /**
    * The session's last `limit` exchanges, oldest first, and how many it has in all; undefined when
    * the session does not exist.

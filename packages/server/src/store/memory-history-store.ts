@@ -47,12 +47,14 @@ export class MemoryHistoryStore implements HistoryStore {
   async saveExchange(exchange: HistoryExchange): Promise<void> {
     const sessionId = requireUuid(exchange.sessionId, "session id");
     const requestId = requireUuid(exchange.requestId, "request id");
+    const messageId = requireUuid(exchange.messageId, "message id");
     // Everything that can throw happens before the first change: either all is stored or nothing.
     const sources = JSON.stringify(exchange.sources);
     const metadata = JSON.stringify(exchange.metadata);
     const timestamp = this.now().getTime();
     const stored: StoredExchange = {
       id: String(++this.lastId),
+      messageId,
       requestId,
       timestamp,
       query: exchange.query,
@@ -87,6 +89,11 @@ export class MemoryHistoryStore implements HistoryStore {
 
   async sessionExists(sessionId: string): Promise<boolean> {
     return this.find(sessionId) !== undefined;
+  }
+
+  async hasMessage(sessionId: string, messageId: string): Promise<boolean> {
+    const id = lowerUuid(messageId);
+    return this.find(sessionId)?.exchanges.some((stored) => stored.messageId === id) ?? false;
   }
 
   async getHistory(
@@ -154,6 +161,7 @@ interface MemorySession {
 
 interface StoredExchange {
   id: string;
+  messageId: string;
   requestId: string;
   timestamp: number;
   query: string;
@@ -167,6 +175,7 @@ interface StoredExchange {
 function toEntry(stored: StoredExchange): HistoryEntry {
   return {
     id: stored.id,
+    messageId: stored.messageId,
     requestId: stored.requestId,
     timestamp: new Date(stored.timestamp),
     query: stored.query,

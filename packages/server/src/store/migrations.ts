@@ -130,6 +130,22 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX IF NOT EXISTS shares_session_idx ON shares (session_id);
     `,
   },
+  {
+    version: 8,
+    name: "server-assigned message ids for exchanges",
+    // Earlier exchanges were rated by their request id, which a client could repeat: the first
+    // exchange of each repeated id keeps it (so its feedback still points at it), the others get
+    // a new one.
+    sql: `
+      ALTER TABLE conversations ADD COLUMN IF NOT EXISTS message_id UUID;
+      UPDATE conversations SET message_id = request_id
+       WHERE message_id IS NULL
+         AND id IN (SELECT min(id) FROM conversations GROUP BY session_id, request_id);
+      UPDATE conversations SET message_id = gen_random_uuid() WHERE message_id IS NULL;
+      ALTER TABLE conversations ALTER COLUMN message_id SET NOT NULL;
+      CREATE UNIQUE INDEX IF NOT EXISTS conversations_message_idx ON conversations (session_id, message_id);
+    `,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

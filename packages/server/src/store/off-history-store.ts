@@ -10,6 +10,10 @@ export class OffHistoryStore implements HistoryStore {
     return false;
   }
 
+  async hasMessage(_sessionId: string, _messageId: string): Promise<boolean> {
+    return false;
+  }
+
   async getHistory(
     _sessionId: string,
     _limit: number,

@@ -2,11 +2,25 @@ import pg from "pg";
 import { createError } from "../errors.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
+/** Connections the server keeps to PostgreSQL at most. */
+export const POSTGRES_POOL_SIZE = 10;
+
 /** Connects to PostgreSQL (`DATABASE_URL`) with a small pool. */
-export async function openPostgres(connectionString: string, poolSize = 10): Promise<SqlClient> {
+export async function openPostgres(
+  connectionString: string,
+  poolSize = POSTGRES_POOL_SIZE,
+): Promise<SqlClient> {
   const pool = new pg.Pool({ connectionString, max: poolSize, connectionTimeoutMillis: 5_000 });
-  // An idle client losing its connection must not crash the process.
+  // A connection can die at any moment (a backend terminated, the server stopped or failing
+  // over). pg then emits 'error' on the client, a second time when the socket closes, and on the
+  // pool for an idle client; an 'error' event nobody listens to ends the process. pg-pool listens
+  // only while a client is idle, and only once around pool.query, so every client gets a listener
+  // of its own for its whole life. The query that was running fails with the error and the pool
+  // drops the broken client when it is released.
   pool.on("error", () => {});
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+  });
   try {
     await pool.query("SELECT 1");
   } catch (error) {
@@ -28,16 +42,20 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
     ...wrap(pool),
     async transaction(work) {
       const client = await pool.connect();
+      // A client whose ROLLBACK failed is in an unknown state: the pool must not hand it out again.
+      let broken: Error | undefined;
       try {
         await client.query("BEGIN");
         const result = await work(wrap(client));
         await client.query("COMMIT");
         return result;
       } catch (error) {
-        await client.query("ROLLBACK").catch(() => {});
+        await client.query("ROLLBACK").catch((rollbackError: Error) => {
+          broken = rollbackError;
+        });
         throw error;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     close: () => pool.end(),

@@ -17,6 +17,7 @@ export class SqlHistoryStore implements HistoryStore {
   async saveExchange(exchange: HistoryExchange): Promise<void> {
     requireUuid(exchange.sessionId, "session id");
     requireUuid(exchange.requestId, "request id");
+    requireUuid(exchange.messageId, "message id");
     // Serialised before the transaction, so a value JSON cannot hold fails before any write.
     const sources = JSON.stringify(exchange.sources);
     const metadata = JSON.stringify(exchange.metadata);
@@ -27,10 +28,11 @@ export class SqlHistoryStore implements HistoryStore {
         [exchange.sessionId],
       );
       await tx.query(
-        `INSERT INTO conversations (session_id, request_id, query, response, selected_text, sources, metadata)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        `INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
         [
           exchange.sessionId,
+          exchange.messageId,
           exchange.requestId,
           exchange.query,
           exchange.response,
@@ -48,6 +50,15 @@ export class SqlHistoryStore implements HistoryStore {
     return rows.length > 0;
   }
 
+  async hasMessage(sessionId: string, messageId: string): Promise<boolean> {
+    if (!isUuid(sessionId) || !isUuid(messageId)) return false;
+    const rows = await this.db.query(
+      "SELECT 1 FROM conversations WHERE session_id = $1 AND message_id = $2",
+      [sessionId, messageId],
+    );
+    return rows.length > 0;
+  }
+
   async getHistory(
     sessionId: string,
     limit: number,
@@ -57,7 +68,7 @@ export class SqlHistoryStore implements HistoryStore {
     // exchanges (or limit 0) still yields one row, with NULL exchange columns.
     const rows = await this.db.query<ConversationRow>(
       `SELECT (SELECT count(*) FROM conversations WHERE session_id = s.session_id) AS total,
-              c.id, c.request_id, c."timestamp", c.query, c.response, c.selected_text, c.sources,
+              c.id, c.message_id, c.request_id, c."timestamp", c.query, c.response, c.selected_text, c.sources,
               c.metadata
          FROM sessions s
          LEFT JOIN LATERAL (
@@ -110,6 +121,7 @@ interface ConversationRow {
   total: string | number | bigint;
   // NULL only on the single row of a session with no exchanges in the window.
   id: string | number | bigint | null;
+  message_id: string;
   request_id: string;
   timestamp: Date | string;
   query: string;
@@ -122,6 +134,7 @@ interface ConversationRow {
 function toEntry(row: ConversationRow): HistoryEntry {
   return {
     id: String(row.id),
+    messageId: row.message_id,
     requestId: row.request_id,
     timestamp: row.timestamp instanceof Date ? row.timestamp : new Date(row.timestamp),
     query: row.query,

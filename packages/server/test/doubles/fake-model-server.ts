@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 /**
  * A local server speaking the OpenAI HTTP API (chat completions with and without streaming, and
  * embeddings), for tests and benchmarks. Each request takes the next queued scenario, which can
- * inject faults: an HTTP status with Retry-After, a slow first token, a stream cut mid-answer,
- * malformed JSON or an empty answer.
+ * inject faults: an HTTP status with Retry-After, a slow first token, a stream cut or stalled
+ * mid-answer, malformed JSON or an empty answer.
  */
 
 export interface Scenario {
@@ -22,6 +22,8 @@ export interface Scenario {
   chunkSize?: number;
   /** Destroy the connection after this many streamed chunks. */
   cutAfterChunks?: number;
+  /** Send nothing more after this many streamed chunks, keeping the connection open. */
+  stallAfterChunks?: number;
   /** Send this raw body (e.g. malformed JSON) with status 200. */
   rawBody?: string;
 }
@@ -165,6 +167,11 @@ export async function startFakeModelServer(
         // Let the chunks already written reach the client, then drop the connection.
         await sleep(50);
         response.destroy();
+        return;
+      }
+      if (scenario.stallAfterChunks !== undefined && index >= scenario.stallAfterChunks) {
+        // Hold the connection until the client gives up on it.
+        await new Promise((resolve) => response.once("close", resolve));
         return;
       }
       if (scenario.chunkDelayMs) await sleep(scenario.chunkDelayMs);

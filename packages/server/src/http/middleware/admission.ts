@@ -12,47 +12,51 @@ export type Admission = (context: Context, sessionId: string | null) => Promise<
 
 export function createAdmission(config: Config, limiters: RateLimiters): Admission {
   const inFlight = new ConcurrencyLimiter(config.limits.maxConcurrentChats);
+  const limitChats = createRateLimit(config, limiters, "");
   return async (context, sessionId) => {
-    if (config.rateLimit.enabled) {
-      const byIp = await limiters.perIp.take(
-        `ip:${clientIp(context, config.rateLimit.trustProxy)}`,
-      );
-      if (!byIp.allowed) throw rateLimited(byIp.retryAfterSeconds, "ip");
-      if (sessionId) {
-        const bySession = await limiters.perSession.take(`session:${sessionId}`);
-        if (!bySession.allowed) throw rateLimited(bySession.retryAfterSeconds, "session");
-      }
-    }
+    await limitChats(context, sessionId);
     const release = inFlight.tryAcquire();
     if (!release) {
-      const error = createError(
+      throw createError(
         "RATE_LIMITED",
         "Too many questions are being answered right now. Please try again in a moment.",
         {
           details: { reason: "concurrency", max_in_flight: config.limits.maxConcurrentChats },
+          retryAfterSeconds: 1,
         },
       );
-      throw withRetryAfter(error, 1);
     }
     return release;
   };
 }
 
-function rateLimited(retryAfterSeconds: number, scope: "ip" | "session") {
-  const error = createError(
-    "RATE_LIMITED",
-    `Too many requests. Please wait ${retryAfterSeconds} s and try again.`,
-    {
-      details: { scope, retry_after: retryAfterSeconds },
-    },
-  );
-  return withRetryAfter(error, retryAfterSeconds);
+/**
+ * Takes a token from the per-IP and (given a session) the per-session bucket, or throws 429
+ * RATE_LIMITED with Retry-After. Routes other than the chats count in buckets of their own
+ * (`prefix`), at the same configured rates, so reading history or voting never costs a question.
+ */
+export type RateLimit = (context: Context, sessionId: string | null) => Promise<void>;
+
+export function createRateLimit(config: Config, limiters: RateLimiters, prefix: string): RateLimit {
+  return async (context, sessionId) => {
+    if (!config.rateLimit.enabled) return;
+    const byIp = await limiters.perIp.take(
+      `${prefix}ip:${clientIp(context, config.rateLimit.trustProxy)}`,
+    );
+    if (!byIp.allowed) throw rateLimited(byIp.retryAfterSeconds, "ip");
+    if (sessionId) {
+      const bySession = await limiters.perSession.take(`${prefix}session:${sessionId}`);
+      if (!bySession.allowed) throw rateLimited(bySession.retryAfterSeconds, "session");
+    }
+  };
 }
 
-/** The error handler sends this as the Retry-After header. */
-function withRetryAfter<T extends Error>(error: T, seconds: number): T {
-  (error as { retryAfterSeconds?: number }).retryAfterSeconds = seconds;
-  return error;
+function rateLimited(retryAfterSeconds: number, scope: "ip" | "session") {
+  return createError(
+    "RATE_LIMITED",
+    `Too many requests. Please wait ${retryAfterSeconds} s and try again.`,
+    { details: { scope, retry_after: retryAfterSeconds }, retryAfterSeconds },
+  );
 }
 
 /** The client's address: the socket's, or the first X-Forwarded-For entry behind a trusted proxy. */

@@ -36,8 +36,9 @@ export function handleErrors(logger: Logger, newId: () => string): ErrorHandler<
     } else {
       logger.debug({ requestId, code: classified.errorCode }, classified.userSafeMessage);
     }
-    const retryAfter = (error as { retryAfterSeconds?: number }).retryAfterSeconds;
-    if (retryAfter) context.header("Retry-After", String(retryAfter));
+    if (classified.retryAfterSeconds) {
+      context.header("Retry-After", String(classified.retryAfterSeconds));
+    }
     return context.json(
       errorBody(classified.errorCode, classified.userSafeMessage, requestId, classified.details),
       classified.status as 400,

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Handler } from "hono";
 import { createError } from "../../errors.ts";
+import { storableJson } from "../../util/storable-text.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { invalidSession, isUuidV4 } from "../request.ts";
@@ -16,7 +17,8 @@ export function postFeedback(deps: RouteDeps): Handler<AppEnv> {
       throw createError("PAYLOAD_TOO_LARGE", "Feedback is limited to 16 KiB.");
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      // The comment and the message id are stored: made storable like every request's text.
+      json = storableJson(JSON.parse(text));
     } catch {
       throw createError("INVALID_JSON");
     }
@@ -27,10 +29,17 @@ export function postFeedback(deps: RouteDeps): Handler<AppEnv> {
       throw createError("VALIDATION_ERROR", `Invalid field "${field}".`, { details: { field } });
     }
     if (!isUuidV4(parsed.data.session_id)) throw invalidSession();
+    const sessionId = parsed.data.session_id.toLowerCase();
     const store = feedbackStore(deps);
+    await deps.feedbackRateLimit(context, sessionId);
+    // A vote names an answer this server gave in this session; anything else is refused, so the
+    // table holds only votes on real answers.
+    if (!(await deps.history.hasMessage(sessionId, parsed.data.message_id))) {
+      throw createError("MESSAGE_NOT_FOUND", undefined, { details: { field: "message_id" } });
+    }
     await store.save({
-      sessionId: parsed.data.session_id.toLowerCase(),
-      messageId: parsed.data.message_id,
+      sessionId,
+      messageId: parsed.data.message_id.toLowerCase(),
       rating: parsed.data.rating,
       comment: parsed.data.comment?.trim() || null,
     });
@@ -60,7 +69,8 @@ export function exportFeedback(deps: RouteDeps): Handler<AppEnv> {
       created_at: entry.createdAt.toISOString(),
     }));
     if (context.req.query("format") === "csv") {
-      const cell = (value: string | null) => `"${(value ?? "").replace(/"/g, '""')}"`;
+      const cell = (value: string | null) =>
+        `"${spreadsheetText(value ?? "").replace(/"/g, '""')}"`;
       const lines = [
         "session_id,message_id,rating,comment,created_at",
         ...entries.map((entry) =>
@@ -81,6 +91,15 @@ function feedbackStore(deps: RouteDeps) {
   if (!deps.feedback)
     throw createError("SERVICE_UNAVAILABLE", "Feedback is not stored on this server.");
   return deps.feedback;
+}
+
+/**
+ * A cell a spreadsheet shows as text: one that starts like a formula (=, +, -, @, or a tab or
+ * carriage return before one) gets a leading apostrophe, so `=HYPERLINK(…)` in a reader's comment
+ * is never run when the export is opened.
+ */
+function spreadsheetText(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
 /** Compares secrets in constant time. */

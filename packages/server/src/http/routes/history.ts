@@ -9,6 +9,7 @@ export function getHistory(deps: RouteDeps): Handler<AppEnv> {
   const maxLimit = deps.config.limits.historyMaxLimit;
   return async (context) => {
     const sessionId = sessionIdOf(context);
+    await deps.historyRateLimit(context, sessionId);
     const limitText = context.req.query("limit");
     const limit = limitText === undefined ? Math.min(50, maxLimit) : Number(limitText);
     if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit) {
@@ -26,7 +27,7 @@ export function getHistory(deps: RouteDeps): Handler<AppEnv> {
         response: entry.response,
         sources: entry.sources,
         selected_text: entry.selectedText,
-        message_id: entry.requestId,
+        message_id: entry.messageId,
         request_id: entry.requestId,
         metadata: entry.metadata,
       })),
@@ -39,6 +40,7 @@ export function getHistory(deps: RouteDeps): Handler<AppEnv> {
 export function deleteHistory(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
     const sessionId = sessionIdOf(context);
+    await deps.historyRateLimit(context, sessionId);
     const deleted = await deps.history.deleteSession(sessionId);
     if (!deleted) throw sessionNotFound();
     return context.json({ session_id: sessionId, deleted: true });

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { storableJson, storableText } from "./storable-text.ts";
+
+describe("storableText", () => {
+  it("drops NUL and replaces lone surrogates, keeping surrogate pairs", () => {
+    expect(storableText("a\u0000b")).toBe("ab");
+    expect(storableText("\ud800x\udfff")).toBe("\ufffdx\ufffd");
+    expect(storableText("end\ud83d")).toBe("end\ufffd");
+    expect(storableText("robot 🤖 arm")).toBe("robot 🤖 arm");
+    expect(storableText("\udc00\ud800")).toBe("\ufffd\ufffd");
+  });
+
+  it("cleans every string of a JSON value, keys included", () => {
+    expect(storableJson({ "k\u0000": ["x\u0000", { y: "\ud800" }], n: 1, b: null })).toEqual({
+      k: ["x", { y: "\ufffd" }],
+      n: 1,
+      b: null,
+    });
+  });
+});

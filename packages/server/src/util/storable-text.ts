@@ -1,0 +1,22 @@
+/**
+ * Text as PostgreSQL can store it: U+0000 is dropped (no text or JSONB value may hold it) and a
+ * lone UTF-16 surrogate, which has no UTF-8 form, becomes U+FFFD. Neither carries meaning in a
+ * question, a selection, a URL or a comment.
+ */
+export function storableText(text: string): string {
+  return text.replaceAll("\u0000", "").replace(LONE_SURROGATE, "\ufffd");
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** A parsed JSON value with every string in it, keys included, made storable. */
+export function storableJson(value: unknown): unknown {
+  if (typeof value === "string") return storableText(value);
+  if (Array.isArray(value)) return value.map(storableJson);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [storableText(key), storableJson(item)]),
+    );
+  }
+  return value;
+}
