@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -145,6 +146,25 @@ describe("lectern CLI", () => {
       /^error \[DATA_DIR_CORRUPT\]: Cannot open the database in .*d6\/db.*Move the directory away/,
     );
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("refuses to ingest while another ingest of the book runs, before opening the database", async () => {
+    const docs = await docsWith("busy", { "good.md": goodPage });
+    const dataDir = dataDirNamed("d8");
+    await mkdir(dataDir, { recursive: true });
+    // This test's own process stands for the other ingest: it is alive.
+    await writeFile(
+      path.join(dataDir, "ingest-default.lock"),
+      JSON.stringify({ pid: process.pid, since: "2026-01-01T00:00:00Z" }),
+    );
+    const result = await runCli(["ingest", "--docs", docs, "--data-dir", dataDir]);
+    expectCleanFailure(
+      result,
+      new RegExp(
+        `^error \\[INGEST_LOCKED\\]: Another ingest of "default" is running .*\\(pid ${process.pid},`,
+      ),
+    );
+    expect(existsSync(path.join(dataDir, "db"))).toBe(false);
   });
 
   it("reports a damaged table file with the data directory guidance, not an internal error", async () => {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import type { Context } from "hono";
 import { escapeHtml } from "../ingest/render-html.ts";
 import type { DocumentStore, PageSummary } from "../store/document-store.ts";
@@ -13,15 +14,16 @@ import { urlPath } from "../util/url-path.ts";
  */
 
 /**
- * The standalone script of the `@lectern/widget` dependency (in this repository, the workspace
- * package's build). Undefined when it cannot be found.
+ * The standalone widget script: the copy the build puts in dist/public (what the published
+ * package serves), else the widget package's build beside this one (running from the sources).
  */
+const WIDGET_SCRIPTS = [
+  fileURLToPath(new URL("../public/lectern.js", import.meta.url)),
+  fileURLToPath(new URL("../../../widget/dist/lectern.js", import.meta.url)),
+];
+
 export function widgetScriptPath(): string | undefined {
-  try {
-    return createRequire(import.meta.url).resolve("@lectern/widget/standalone");
-  } catch {
-    return undefined;
-  }
+  return WIDGET_SCRIPTS.find((file) => existsSync(file));
 }
 
 export interface SiteDeps {
@@ -89,7 +91,7 @@ export function createSite(deps: SiteDeps) {
       if (!script) {
         try {
           const file = deps.widgetScript ?? widgetScriptPath();
-          if (file === undefined) throw new Error("@lectern/widget is not installed");
+          if (file === undefined) throw new Error("the widget is not built");
           const body = await readFile(file, "utf8");
           script = {
             body,

@@ -62,16 +62,25 @@ export async function acquireIngestLock(dataDir: string, collection: string): Pr
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
-    const owner = await readOwner(file);
-    if (owner && isRunning(owner.pid)) {
-      throw createError(
-        "INGEST_LOCKED",
-        `Another ingest of "${collection}" is running on ${dataDir} (pid ${owner.pid}, since ${owner.since}); wait for it to finish. If no such process exists, delete ${file}.`,
-        { details: { pid: owner.pid } },
-      );
-    }
+    await refuseIfLocked(dataDir, collection);
     // The owner is gone: its lock is stale.
     await unlink(file).catch(() => {});
   }
   throw createError("INGEST_LOCKED", `Could not take the ingest lock ${file}; try again.`);
+}
+
+/**
+ * INGEST_LOCKED when a live process holds the lock. The CLI asks before it opens the database:
+ * the embedded database must not be opened by a second process while an ingest writes to it.
+ */
+export async function refuseIfLocked(dataDir: string, collection: string): Promise<void> {
+  const file = lockPath(dataDir, collection);
+  const owner = await readOwner(file);
+  if (owner && isRunning(owner.pid)) {
+    throw createError(
+      "INGEST_LOCKED",
+      `Another ingest of "${collection}" is running on ${dataDir} (pid ${owner.pid}, since ${owner.since}); wait for it to finish. If no such process exists, delete ${file}.`,
+      { details: { pid: owner.pid } },
+    );
+  }
 }

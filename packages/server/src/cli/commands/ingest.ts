@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Config } from "../../config/config.ts";
 import { scanDocs } from "../../ingest/files.ts";
+import { refuseIfLocked } from "../../ingest/ingest-lock.ts";
 import { type Lectern, openLectern } from "../../lectern.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { formatIngestSummary } from "../format.ts";
@@ -11,6 +12,7 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
   if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
   const docsDir = config.docsDir;
   await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
+  await refuseIfLocked(config.dataDir, config.collection); // and on an ingest already running
   const reembed = Boolean(flags.reembed);
   const lectern = await openLectern(config, { reembed });
   try {
