@@ -41,9 +41,7 @@ export function postShare(deps: RouteDeps): Handler<AppEnv> {
       sessionId.toLowerCase(),
       deps.config.limits.historyMaxLimit,
     );
-    const entry = history?.entries.find(
-      (candidate) => candidate.requestId === messageId || candidate.id === messageId,
-    );
+    const entry = history?.entries.find((candidate) => candidate.messageId === messageId);
     if (!entry) {
       throw createError(
         "MESSAGE_NOT_FOUND",
