@@ -36,6 +36,7 @@ export function openApiDocument(routes: readonly RouteSpec[], version: string) {
 function operation(route: RouteSpec) {
   return {
     summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
     ...(route.parameters ? { parameters: route.parameters } : {}),
     ...(route.requestBody
       ? {

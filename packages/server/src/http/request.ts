@@ -16,11 +16,14 @@ export function isUuidV4(value: string): boolean {
   return UUID_V4.test(value);
 }
 
-export async function readChatInput(
+/**
+ * The request body as a JSON object: 415 unless sent as JSON, 413 over the body limit, 400
+ * INVALID_JSON, 422 VALIDATION_ERROR for JSON that is not an object. Every JSON route reads this way.
+ */
+export async function readJsonObject(
   context: Context,
   config: Config,
-  ids: { requestId: string; newSessionId: () => string },
-): Promise<ChatInput> {
+): Promise<Record<string, unknown>> {
   const contentType = context.req.header("content-type") ?? "";
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
     throw createError(
@@ -46,6 +49,15 @@ export async function readChatInput(
       details: { field: "body" },
     });
   }
+  return json as Record<string, unknown>;
+}
+
+export async function readChatInput(
+  context: Context,
+  config: Config,
+  ids: { requestId: string; newSessionId: () => string },
+): Promise<ChatInput> {
+  const json = await readJsonObject(context, config);
   const parsed = ChatRequestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -120,6 +132,6 @@ function tooLarge(config: Config) {
   );
 }
 
-function stripNul(text: string): string {
+export function stripNul(text: string): string {
   return text.includes("\u0000") ? text.replaceAll("\u0000", "") : text;
 }

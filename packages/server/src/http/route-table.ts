@@ -1,4 +1,6 @@
 import type { Handler } from "hono";
+import { COMPAT_ROUTES, S4_ON_CHAT } from "./compat/route-entries.ts";
+import { chatOrS4 } from "./compat/routes.ts";
 import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import type { ParameterSpec, ResponseSpec, RouteSpec } from "./route-spec.ts";
@@ -58,7 +60,8 @@ export const ROUTES: readonly Route[] = [
       200: { description: "Answer with sources", schema: "ChatResponse" },
       ...CHAT_ERRORS,
     },
-    handler: postChat,
+    ...S4_ON_CHAT,
+    handler: (deps) => chatOrS4(deps, postChat(deps)),
   },
   {
     method: "POST",
@@ -248,4 +251,5 @@ export const ROUTES: readonly Route[] = [
     },
     handler: getWidgetScript,
   },
+  ...COMPAT_ROUTES,
 ];
