@@ -127,7 +127,7 @@ describe("POST /chat", () => {
     await expectError(await postJson(app, "/chat", ["query"]), 422, "VALIDATION_ERROR");
     await expectError(
       await postJson(app, "/chat", { query: "x", session_id: "not-a-uuid" }),
-      422,
+      400,
       "INVALID_SESSION_ID",
     );
     // A UUID of another version is not a v4.
@@ -136,7 +136,7 @@ describe("POST /chat", () => {
         query: "x",
         session_id: "6ba7b810-9dad-11d1-80b4-00c04fd430c8",
       }),
-      422,
+      400,
       "INVALID_SESSION_ID",
     );
     await expectError(await postJson(app, "/chat", { query: "  \n\t " }), 400, "EMPTY_QUERY");
@@ -235,7 +235,7 @@ describe("history endpoints", () => {
       422,
       "VALIDATION_ERROR",
     );
-    await expectError(await app.request("/history/not-a-uuid"), 422, "INVALID_SESSION_ID");
+    await expectError(await app.request("/history/not-a-uuid"), 400, "INVALID_SESSION_ID");
     await expectError(
       await app.request("/history/9b2f6b1e-0c1d-4e5f-8a9b-0c1d2e3f4a5b"),
       404,

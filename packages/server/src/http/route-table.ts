@@ -28,12 +28,18 @@ export interface Route extends RouteSpec {
 const error = (description: string): ResponseSpec => ({ description, schema: "ErrorResponse" });
 
 const CHAT_ERRORS = {
-  400: error("EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG or INVALID_JSON"),
+  400: error(
+    "EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG, INVALID_SESSION_ID, INVALID_FILTER or INVALID_JSON",
+  ),
   413: error("PAYLOAD_TOO_LARGE"),
   415: error("UNSUPPORTED_MEDIA_TYPE"),
-  422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
+  422: error("VALIDATION_ERROR"),
   429: error("RATE_LIMITED (see Retry-After)"),
-  503: error("A service the answer needs is unavailable"),
+  500: error("INTERNAL_ERROR"),
+  503: error(
+    "DATABASE_UNAVAILABLE, SERVICE_UNAVAILABLE, LLM_UNAVAILABLE, GEMINI_UNAVAILABLE or QDRANT_UNAVAILABLE (see Retry-After)",
+  ),
+  504: error("TIMEOUT"),
 };
 
 const SESSION_ID: ParameterSpec = {
@@ -124,8 +130,9 @@ export const ROUTES: readonly Route[] = [
     ],
     responses: {
       200: { description: "History", schema: "ConversationHistoryResponse" },
+      400: error("INVALID_SESSION_ID"),
       404: error("SESSION_NOT_FOUND"),
-      422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
+      422: error("VALIDATION_ERROR (limit)"),
     },
     handler: getHistory,
   },
@@ -136,8 +143,8 @@ export const ROUTES: readonly Route[] = [
     parameters: [SESSION_ID],
     responses: {
       200: { description: "Deleted" },
+      400: error("INVALID_SESSION_ID"),
       404: error("SESSION_NOT_FOUND"),
-      422: error("INVALID_SESSION_ID"),
     },
     handler: deleteHistory,
   },
@@ -147,12 +154,12 @@ export const ROUTES: readonly Route[] = [
     summary: "Share one answer of a session as a read-only link (SHARE_ENABLED)",
     responses: {
       201: { description: "`{share_id, url}`" },
-      400: error("INVALID_JSON"),
+      400: error("INVALID_JSON or INVALID_SESSION_ID"),
       403: error("SHARING_DISABLED"),
       404: error("MESSAGE_NOT_FOUND"),
       413: error("PAYLOAD_TOO_LARGE"),
       415: error("UNSUPPORTED_MEDIA_TYPE"),
-      422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
+      422: error("VALIDATION_ERROR"),
     },
     handler: postShare,
   },
@@ -174,9 +181,9 @@ export const ROUTES: readonly Route[] = [
     parameters: [SHARE_ID],
     responses: {
       200: { description: "Deleted" },
+      400: error("INVALID_SESSION_ID"),
       403: error("SHARING_DISABLED"),
       404: error("SHARE_NOT_FOUND"),
-      422: error("INVALID_SESSION_ID"),
     },
     handler: deleteShare,
   },
@@ -204,10 +211,10 @@ export const ROUTES: readonly Route[] = [
     requestBody: "FeedbackRequest",
     responses: {
       201: { description: "Stored (a later vote on the same answer replaces it)" },
-      400: error("INVALID_JSON"),
+      400: error("INVALID_JSON or INVALID_SESSION_ID"),
       413: error("PAYLOAD_TOO_LARGE"),
       415: error("UNSUPPORTED_MEDIA_TYPE"),
-      422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
+      422: error("VALIDATION_ERROR"),
       503: error("SERVICE_UNAVAILABLE: feedback is not stored on this server"),
     },
     handler: postFeedback,

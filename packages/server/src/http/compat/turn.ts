@@ -5,6 +5,7 @@ import type { ChatInput } from "../../pipeline/types.ts";
 import { toChatResponse, withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts";
 import type { AnsweredTurn, SeedError } from "./shape.ts";
 
 /**
@@ -69,14 +70,12 @@ export function seedErrorResponse(
   const requestId = context.get("requestId");
   if (classified.status >= 500) logger.error({ err: error, requestId }, "request failed");
   const retryAfter =
-    retryAfterOf(error) ?? (classified.status === 503 ? DEFAULT_RETRY_AFTER_SECONDS : undefined);
+    retryAfterOf(error) ??
+    (classified.status === 503 ? SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
   const { status, body } = toSeedError(classified, retryAfter);
   if (retryAfter) context.header("Retry-After", String(retryAfter));
   return context.json(body as object, status as 400);
 }
-
-/** Retry hint for a 503 whose cause gave none: long enough for a restart or reconnection. */
-export const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 function retryAfterOf(error: unknown): number | undefined {
   if (typeof error !== "object" || error === null) return undefined;
