@@ -54,7 +54,13 @@ const DEFAULTS: Config = {
   logLevel: "info",
   chunking: { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 },
   search: { topK: 5, maxChunksPerPage: 1 },
-  history: { mode: "postgres", retentionDays: 7, window: 5 },
+  history: {
+    mode: "postgres",
+    retentionDays: 7,
+    window: 5,
+    maxContextMessages: 50,
+    inactiveAfterMinutes: 30,
+  },
   limits: {
     maxQueryChars: 32_000,
     maxSelectionChars: 64_000,

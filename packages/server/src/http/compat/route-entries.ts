@@ -2,7 +2,16 @@ import type { Handler } from "hono";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import type { ResponseSpec, RouteSpec } from "../route-spec.ts";
-import { getS3Health, getS3History, postS0Query, postS3Chat } from "./routes.ts";
+import {
+  getS2Messages,
+  getS2Session,
+  getS3Health,
+  getS3History,
+  postS0Query,
+  postS2End,
+  postS2Session,
+  postS3Chat,
+} from "./routes.ts";
 import { S0_MAX_QUESTION_CHARS } from "./s0.ts";
 import { S3_LIMITS } from "./s3.ts";
 import { S4_LIMITS } from "./s4.ts";
@@ -18,6 +27,7 @@ interface CompatRoute extends RouteSpec {
 
 const s0Error = (description: string): ResponseSpec => ({ description, schema: "S0Error" });
 const s3Error = (description: string): ResponseSpec => ({ description, schema: "S3Error" });
+const error = (description: string): ResponseSpec => ({ description, schema: "ErrorResponse" });
 
 const SESSION_ID = {
   name: "session_id",
@@ -98,5 +108,51 @@ export const COMPAT_ROUTES: readonly CompatRoute[] = [
       503: { description: "Unavailable", schema: "HealthResponse" },
     },
     handler: getS3Health,
+  },
+  {
+    method: "POST",
+    path: "/sessions",
+    summary: "Seed S2: open a conversation (state NEW until its first message)",
+    responses: { 201: { description: "The new conversation", schema: "S2Session" } },
+    handler: postS2Session,
+  },
+  {
+    method: "GET",
+    path: "/sessions/{session_id}",
+    summary: "Seed S2: a conversation's state (NEW, ACTIVE, INACTIVE after the idle time, ENDED)",
+    parameters: [SESSION_ID],
+    responses: {
+      200: { description: "The conversation", schema: "S2Session" },
+      400: error("INVALID_SESSION_ID"),
+      404: error("SESSION_NOT_FOUND"),
+      503: error("DATABASE_UNAVAILABLE (see Retry-After)"),
+    },
+    handler: getS2Session,
+  },
+  {
+    method: "POST",
+    path: "/sessions/{session_id}/end",
+    summary: "Seed S2: end a conversation (its messages stay readable until retention)",
+    parameters: [SESSION_ID],
+    responses: {
+      200: { description: "The conversation, ENDED", schema: "S2Session" },
+      400: error("INVALID_SESSION_ID"),
+      404: error("SESSION_NOT_FOUND"),
+      503: error("DATABASE_UNAVAILABLE (see Retry-After)"),
+    },
+    handler: postS2End,
+  },
+  {
+    method: "GET",
+    path: "/sessions/{session_id}/messages",
+    summary: "Seed S2: a conversation's messages, sender_type user or agent, oldest first",
+    parameters: [SESSION_ID],
+    responses: {
+      200: { description: "The messages", schema: "S2MessagesResponse" },
+      400: error("INVALID_SESSION_ID"),
+      404: error("SESSION_NOT_FOUND"),
+      503: error("DATABASE_UNAVAILABLE (see Retry-After)"),
+    },
+    handler: getS2Messages,
   },
 ];

@@ -10,6 +10,7 @@ import type { AppEnv } from "../env.ts";
 import { isUuidV4, readJsonObject } from "../request.ts";
 import { getHealth } from "../routes/health.ts";
 import { S0QueryRequestSchema, s0Input, toS0Error, toS0Response } from "./s0.ts";
+import { type ConversationFacts, toS2Messages, toS2Session } from "./s2.ts";
 import { S3ChatRequestSchema, s3Input, toS3Error, toS3Messages, toS3Response } from "./s3.ts";
 import {
   isS4Body,
@@ -203,4 +204,102 @@ async function streamS4(
       release();
     }
   });
+}
+
+/* Seed S2: POST /sessions, GET /sessions/{session_id}, POST /sessions/{session_id}/end,
+   GET /sessions/{session_id}/messages. */
+
+/**
+ * What S2 adds to a conversation that the history does not hold: sessions opened but not yet
+ * spoken in (NEW) and when a session was ended. Kept in this process, one per app.
+ */
+interface ConversationMarks {
+  opened: Map<string, Date>;
+  ended: Map<string, Date>;
+}
+const marksByApp = new WeakMap<RouteDeps, ConversationMarks>();
+
+function marksOf(deps: RouteDeps): ConversationMarks {
+  let marks = marksByApp.get(deps);
+  if (!marks) {
+    marks = { opened: new Map(), ended: new Map() };
+    marksByApp.set(deps, marks);
+  }
+  return marks;
+}
+
+const clockOf = (deps: RouteDeps) => deps.clock?.() ?? new Date();
+const idleMsOf = (deps: RouteDeps) => deps.config.history.inactiveAfterMinutes * 60_000;
+
+function pathSessionId(context: Context<AppEnv>): string {
+  const sessionId = context.req.param("session_id") ?? "";
+  if (!isUuidV4(sessionId)) {
+    throw createError("INVALID_SESSION_ID", "session_id must be a UUID v4.", {
+      details: { field: "session_id" },
+    });
+  }
+  return sessionId.toLowerCase();
+}
+
+/** The conversation's facts from its history (every exchange is two messages); 404 if unknown. */
+async function conversationFacts(deps: RouteDeps, sessionId: string): Promise<ConversationFacts> {
+  const marks = marksOf(deps);
+  const endedAt = marks.ended.get(sessionId);
+  const latest = await deps.history.getHistory(sessionId, 1);
+  if (!latest || latest.total === 0) {
+    const openedAt = marks.opened.get(sessionId);
+    if (!openedAt) throw createError("SESSION_NOT_FOUND", "No conversation with this session id.");
+    return { sessionId, createdAt: openedAt, lastActivityAt: openedAt, messageCount: 0, endedAt };
+  }
+  const first =
+    latest.total === 1 ? latest : await deps.history.getHistory(sessionId, latest.total);
+  const lastActivityAt = latest.entries.at(-1)?.timestamp ?? new Date(0);
+  const createdAt = marks.opened.get(sessionId) ?? first?.entries[0]?.timestamp ?? lastActivityAt;
+  return { sessionId, createdAt, lastActivityAt, messageCount: latest.total * 2, endedAt };
+}
+
+export function postS2Session(deps: RouteDeps): Handler<AppEnv> {
+  return async (context) => {
+    const sessionId = deps.newId();
+    const now = clockOf(deps);
+    marksOf(deps).opened.set(sessionId, now);
+    const facts = {
+      sessionId,
+      createdAt: now,
+      lastActivityAt: now,
+      messageCount: 0,
+      endedAt: undefined,
+    };
+    return context.json(toS2Session(facts, now, idleMsOf(deps)), 201);
+  };
+}
+
+export function getS2Session(deps: RouteDeps): Handler<AppEnv> {
+  return async (context) => {
+    const facts = await conversationFacts(deps, pathSessionId(context));
+    return context.json(toS2Session(facts, clockOf(deps), idleMsOf(deps)));
+  };
+}
+
+export function postS2End(deps: RouteDeps): Handler<AppEnv> {
+  return async (context) => {
+    const sessionId = pathSessionId(context);
+    const facts = await conversationFacts(deps, sessionId);
+    const now = clockOf(deps);
+    const endedAt = facts.endedAt ?? now;
+    marksOf(deps).ended.set(sessionId, endedAt);
+    return context.json(toS2Session({ ...facts, endedAt }, now, idleMsOf(deps)));
+  };
+}
+
+export function getS2Messages(deps: RouteDeps): Handler<AppEnv> {
+  return async (context) => {
+    const sessionId = pathSessionId(context);
+    const facts = await conversationFacts(deps, sessionId);
+    const history = await deps.history.getHistory(sessionId, Math.max(1, facts.messageCount / 2));
+    return context.json({
+      session_id: sessionId,
+      messages: (history?.entries ?? []).flatMap((entry) => toS2Messages(sessionId, entry)),
+    });
+  };
 }

@@ -1,4 +1,5 @@
 import { S0ErrorSchema, S0QueryRequestSchema, S0QueryResponseSchema } from "./s0.ts";
+import { S2MessagesResponseSchema, S2SessionSchema } from "./s2.ts";
 import {
   S3ChatRequestSchema,
   S3ChatResponseSchema,
@@ -13,6 +14,8 @@ export const COMPAT_SCHEMAS = {
   S0QueryRequest: S0QueryRequestSchema,
   S0QueryResponse: S0QueryResponseSchema,
   S0Error: S0ErrorSchema,
+  S2Session: S2SessionSchema,
+  S2MessagesResponse: S2MessagesResponseSchema,
   S3ChatRequest: S3ChatRequestSchema,
   S3ChatResponse: S3ChatResponseSchema,
   S3HistoryResponse: S3HistoryResponseSchema,
