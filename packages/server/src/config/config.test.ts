@@ -204,6 +204,8 @@ describe("loadConfig from the environment", () => {
         HISTORY: "off",
         HISTORY_RETENTION_DAYS: "1.5",
         HISTORY_WINDOW: "3",
+        HISTORY_MAX_CONTEXT_MESSAGES: "20",
+        HISTORY_INACTIVE_MINUTES: "45",
         LECTERN_MAX_QUERY_CHARS: "1000",
         LECTERN_MAX_SELECTION_CHARS: "5000",
         LECTERN_MAX_BODY_BYTES: "65536",
@@ -234,7 +236,13 @@ describe("loadConfig from the environment", () => {
       logLevel: "debug",
       chunking: { targetTokens: 200, maxTokens: 400, overlapRatio: 0.25 },
       search: { topK: 8, maxChunksPerPage: 3 },
-      history: { mode: "off", retentionDays: 1.5, window: 3 },
+      history: {
+        mode: "off",
+        retentionDays: 1.5,
+        window: 3,
+        maxContextMessages: 20,
+        inactiveAfterMinutes: 45,
+      },
       limits: {
         maxQueryChars: 1000,
         maxSelectionChars: 5000,
