@@ -12,9 +12,10 @@ export const MetadataFilterSchema = z.object({
 });
 
 /**
- * Request body of POST /chat and /chat/stream. `question` and `query_text` are accepted as
- * aliases of `query`; lengths and emptiness are checked after parsing so they can answer with
- * their own error codes.
+ * Request body of POST /chat and /chat/stream. `question` is accepted as an alias of `query`;
+ * lengths and emptiness are checked after parsing so they can answer with their own error codes.
+ * A /chat body carrying `query_text` or `response_format` is seed S4's and is answered in S4's
+ * shape (docs/compatibility.md); /chat/stream still reads `query_text` as `query`.
  */
 export const ChatRequestSchema = z.object({
   query: z.optional(z.string()),
@@ -24,7 +25,7 @@ export const ChatRequestSchema = z.object({
   session_id: z.optional(z.nullable(z.string())),
   filters: z.optional(z.nullable(MetadataFilterSchema)),
   source_url: z.optional(z.nullable(z.string())),
-  /** Seed S4; `stream` is what /chat/stream does, so /chat accepts and ignores it. */
+  /** Seed S4's; on POST /chat it selects S4's answer (see above), on /chat/stream it is ignored. */
   response_format: z.optional(z.enum(["json", "stream"])),
   top_k: z.optional(z.int().check(z.minimum(1), z.maximum(20))),
 });
@@ -168,7 +169,8 @@ export function parseStreamEvent(name: string, data: string) {
 
 export const ServiceStatusSchema = z.object({
   name: z.string(),
-  status: z.enum(["healthy", "degraded", "unavailable"]),
+  /** `not_configured`: a service the seeds name (postgres, qdrant) that this server does not use. */
+  status: z.enum(["healthy", "degraded", "unavailable", "not_configured"]),
   latency_ms: z.optional(z.nullable(z.number())),
   error: z.optional(z.nullable(z.string())),
 });

@@ -23,7 +23,12 @@ export const ERROR_CODES = {
   INVALID_CATEGORY: { status: 400, message: "A _category_ file is invalid." },
   // What a request asks
   VALIDATION_ERROR: { status: 422, message: "The request is invalid." },
-  INVALID_SESSION_ID: { status: 422, message: "session_id must be a UUID v4." },
+  // 400 as in S1's validation matrix (a malformed id is a bad request, not a schema mismatch).
+  INVALID_SESSION_ID: { status: 400, message: "session_id must be a UUID v4." },
+  INVALID_FILTER: {
+    status: 400,
+    message: "filters.source_url_prefix must be a URL path prefix such as /docs/module1.",
+  },
   EMPTY_QUERY: { status: 400, message: "Query cannot be empty." },
   QUERY_TOO_LONG: { status: 400, message: "The question is too long." },
   SELECTION_TOO_LONG: { status: 400, message: "The selected text is too long." },

@@ -55,7 +55,13 @@ const DEFAULTS: Config = {
   chunking: { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 },
   ingest: { maxPageBytes: 4 * 1024 * 1024, followLinksOutsideDocs: false },
   search: { topK: 5, maxChunksPerPage: 1 },
-  history: { mode: "postgres", retentionDays: 7, window: 5 },
+  history: {
+    mode: "postgres",
+    retentionDays: 7,
+    window: 5,
+    maxContextMessages: 50,
+    inactiveAfterMinutes: 30,
+  },
   limits: {
     maxQueryChars: 32_000,
     maxSelectionChars: 64_000,
@@ -252,6 +258,8 @@ describe("loadConfig from the environment", () => {
         HISTORY: "off",
         HISTORY_RETENTION_DAYS: "1.5",
         HISTORY_WINDOW: "3",
+        HISTORY_MAX_CONTEXT_MESSAGES: "20",
+        HISTORY_INACTIVE_MINUTES: "45",
         LECTERN_MAX_QUERY_CHARS: "1000",
         LECTERN_MAX_SELECTION_CHARS: "5000",
         LECTERN_MAX_BODY_BYTES: "65536",
@@ -289,7 +297,13 @@ describe("loadConfig from the environment", () => {
       chunking: { targetTokens: 200, maxTokens: 400, overlapRatio: 0.25 },
       ingest: { maxPageBytes: 100_000, followLinksOutsideDocs: true },
       search: { topK: 8, maxChunksPerPage: 3 },
-      history: { mode: "off", retentionDays: 1.5, window: 3 },
+      history: {
+        mode: "off",
+        retentionDays: 1.5,
+        window: 3,
+        maxContextMessages: 20,
+        inactiveAfterMinutes: 45,
+      },
       limits: {
         maxQueryChars: 1000,
         maxSelectionChars: 5000,

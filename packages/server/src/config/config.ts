@@ -47,6 +47,8 @@ const historySchema = z
     mode: z.enum(["postgres", "memory", "off"]).default("postgres"), // postgres = the SQL store (PGlite or DATABASE_URL)
     retentionDays: z.number().min(0.001).max(3650).default(7), // sessions idle longer are purged
     window: z.number().int().min(0).max(50).default(5), // exchanges of context for follow-ups
+    maxContextMessages: z.number().int().min(0).max(1_000).default(50), // seed S2: messages (2 per exchange) the model may see
+    inactiveAfterMinutes: z.number().min(1).max(525_600).default(30), // seed S2: idle → INACTIVE (30 min)
   })
   .strict();
 

@@ -26,6 +26,8 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   HISTORY: { key: ["history", "mode"], type: "string" },
   HISTORY_RETENTION_DAYS: { key: ["history", "retentionDays"], type: "number" },
   HISTORY_WINDOW: { key: ["history", "window"], type: "int" },
+  HISTORY_MAX_CONTEXT_MESSAGES: { key: ["history", "maxContextMessages"], type: "int" },
+  HISTORY_INACTIVE_MINUTES: { key: ["history", "inactiveAfterMinutes"], type: "number" },
   LECTERN_MAX_QUERY_CHARS: { key: ["limits", "maxQueryChars"], type: "int" },
   LECTERN_MAX_SELECTION_CHARS: { key: ["limits", "maxSelectionChars"], type: "int" },
   LECTERN_MAX_BODY_BYTES: { key: ["limits", "maxBodyBytes"], type: "int" },

@@ -203,7 +203,7 @@ describe("sharing an answer", () => {
     );
     await expectError(
       await share(app, { session_id: "x", message_id: messageId }),
-      422,
+      400,
       "INVALID_SESSION_ID",
     );
     const created = await share(app, { session_id: sessionId, message_id: messageId });

@@ -42,6 +42,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   newId?: () => string;
   now?: () => number;
+  /** Wall clock for conversation states (seed S2's idle timeout); omitted, `new Date()`. */
+  clock?: () => Date;
 }
 
 /** What a route handler is built from: the app's deps with defaults filled in, and shared parts. */

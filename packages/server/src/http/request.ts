@@ -8,8 +8,9 @@ import { ChatRequestSchema } from "./wire.ts";
 
 /**
  * Reads and validates a chat request body into pipeline input, answering with the contract's codes:
- * 415 non-JSON, 413 too large, 400 INVALID_JSON, 422 VALIDATION_ERROR / INVALID_SESSION_ID for a
- * body that does not fit the schema, 400 EMPTY_QUERY / QUERY_TOO_LONG / SELECTION_TOO_LONG.
+ * 415 non-JSON, 413 too large, 400 INVALID_JSON, 422 VALIDATION_ERROR for a body that does not fit
+ * the schema, 400 INVALID_SESSION_ID / EMPTY_QUERY / QUERY_TOO_LONG / SELECTION_TOO_LONG /
+ * INVALID_FILTER (S1's validation matrix).
  */
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -18,11 +19,14 @@ export function isUuidV4(value: string): boolean {
   return UUID_V4.test(value);
 }
 
-export async function readChatInput(
+/**
+ * The request body as a JSON object: 415 unless sent as JSON, 413 over the body limit, 400
+ * INVALID_JSON, 422 VALIDATION_ERROR for JSON that is not an object. Every JSON route reads this way.
+ */
+export async function readJsonObject(
   context: Context,
   config: Config,
-  ids: { requestId: string; newSessionId: () => string },
-): Promise<ChatInput> {
+): Promise<Record<string, unknown>> {
   const contentType = context.req.header("content-type") ?? "";
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
     throw createError(
@@ -49,6 +53,15 @@ export async function readChatInput(
       details: { field: "body" },
     });
   }
+  return json as Record<string, unknown>;
+}
+
+export async function readChatInput(
+  context: Context,
+  config: Config,
+  ids: { requestId: string; newSessionId: () => string },
+): Promise<ChatInput> {
+  const json = await readJsonObject(context, config);
   const parsed = ChatRequestSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -89,6 +102,12 @@ export async function readChatInput(
   const sessionId = body.session_id ?? null;
   if (sessionId !== null && !isUuidV4(sessionId)) throw invalidSession();
 
+  const prefix = body.filters?.source_url_prefix;
+  if (prefix !== undefined && !isUrlPathPrefix(prefix)) {
+    throw createError("INVALID_FILTER", undefined, {
+      details: { field: "filters.source_url_prefix" },
+    });
+  }
   const filters = body.filters
     ? {
         sourceUrlPrefix: body.filters.source_url_prefix,
@@ -104,6 +123,17 @@ export async function readChatInput(
     sourceUrl: body.source_url ?? null,
     topK: body.top_k,
   };
+}
+
+/**
+ * A prefix of the sources' URLs: a path ("/docs/module1") or, when the book's URLs are absolute,
+ * an http(s) URL; no query, fragment, spaces or other schemes.
+ */
+export function isUrlPathPrefix(prefix: string): boolean {
+  const trimmed = prefix.trim();
+  if (/[\s?#\\]/.test(trimmed)) return false;
+  if (trimmed.startsWith("/")) return !trimmed.startsWith("//");
+  return /^https?:\/\/[^/]+(\/|$)/i.test(trimmed) && URL.canParse(trimmed);
 }
 
 export function invalidSession() {

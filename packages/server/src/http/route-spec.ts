@@ -1,3 +1,4 @@
+import { COMPAT_SCHEMAS } from "./compat/schemas.ts";
 import {
   ChatRequestSchema,
   ChatResponseSchema,
@@ -26,6 +27,7 @@ export const COMPONENT_SCHEMAS = {
   FeedbackRequest: FeedbackRequestSchema,
   SearchResponse: SearchResponseSchema,
   SuggestionsResponse: SuggestionsResponseSchema,
+  ...COMPAT_SCHEMAS,
 };
 export type SchemaName = keyof typeof COMPONENT_SCHEMAS;
 
@@ -50,6 +52,8 @@ export interface RouteSpec {
   path: string;
   /** One line: the listing's description and the operation's summary. */
   summary: string;
+  /** More about the operation, for the OpenAPI document (another seed's body on the same path). */
+  description?: string;
   parameters?: readonly ParameterSpec[];
   /** The JSON body's schema. */
   requestBody?: SchemaName;

@@ -1,4 +1,6 @@
 import type { Handler } from "hono";
+import { COMPAT_ROUTES, S4_ON_CHAT } from "./compat/route-entries.ts";
+import { chatOrS4 } from "./compat/routes.ts";
 import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import type { ParameterSpec, ResponseSpec, RouteSpec } from "./route-spec.ts";
@@ -27,12 +29,18 @@ export interface Route extends RouteSpec {
 const error = (description: string): ResponseSpec => ({ description, schema: "ErrorResponse" });
 
 const CHAT_ERRORS = {
-  400: error("EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG or INVALID_JSON"),
+  400: error(
+    "EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG, INVALID_SESSION_ID, INVALID_FILTER or INVALID_JSON",
+  ),
   413: error("PAYLOAD_TOO_LARGE"),
   415: error("UNSUPPORTED_MEDIA_TYPE"),
-  422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
+  422: error("VALIDATION_ERROR"),
   429: error("RATE_LIMITED (see Retry-After)"),
-  503: error("A service the answer needs is unavailable"),
+  500: error("INTERNAL_ERROR"),
+  503: error(
+    "DATABASE_UNAVAILABLE, SERVICE_UNAVAILABLE, LLM_UNAVAILABLE, GEMINI_UNAVAILABLE or QDRANT_UNAVAILABLE (see Retry-After)",
+  ),
+  504: error("TIMEOUT"),
 };
 
 const SESSION_ID: ParameterSpec = {
@@ -59,7 +67,8 @@ export const ROUTES: readonly Route[] = [
       200: { description: "Answer with sources", schema: "ChatResponse" },
       ...CHAT_ERRORS,
     },
-    handler: postChat,
+    ...S4_ON_CHAT,
+    handler: (deps) => chatOrS4(deps, postChat(deps)),
   },
   {
     method: "POST",
@@ -122,8 +131,9 @@ export const ROUTES: readonly Route[] = [
     ],
     responses: {
       200: { description: "History", schema: "ConversationHistoryResponse" },
+      400: error("INVALID_SESSION_ID"),
       404: error("SESSION_NOT_FOUND"),
-      422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
+      422: error("VALIDATION_ERROR (limit)"),
       429: error("RATE_LIMITED (see Retry-After)"),
     },
     handler: getHistory,
@@ -135,8 +145,8 @@ export const ROUTES: readonly Route[] = [
     parameters: [SESSION_ID],
     responses: {
       200: { description: "Deleted" },
+      400: error("INVALID_SESSION_ID"),
       404: error("SESSION_NOT_FOUND"),
-      422: error("INVALID_SESSION_ID"),
       429: error("RATE_LIMITED (see Retry-After)"),
     },
     handler: deleteHistory,
@@ -147,12 +157,12 @@ export const ROUTES: readonly Route[] = [
     summary: "Share one answer of a session as a read-only link (SHARE_ENABLED)",
     responses: {
       201: { description: "`{share_id, url}`" },
-      400: error("INVALID_JSON"),
+      400: error("INVALID_JSON or INVALID_SESSION_ID"),
       403: error("SHARING_DISABLED"),
       404: error("MESSAGE_NOT_FOUND"),
       413: error("PAYLOAD_TOO_LARGE"),
       415: error("UNSUPPORTED_MEDIA_TYPE"),
-      422: error("INVALID_SESSION_ID or VALIDATION_ERROR"),
+      422: error("VALIDATION_ERROR"),
     },
     handler: postShare,
   },
@@ -174,9 +184,9 @@ export const ROUTES: readonly Route[] = [
     parameters: [SHARE_ID],
     responses: {
       200: { description: "Deleted" },
+      400: error("INVALID_SESSION_ID"),
       403: error("SHARING_DISABLED"),
       404: error("SHARE_NOT_FOUND"),
-      422: error("INVALID_SESSION_ID"),
     },
     handler: deleteShare,
   },
@@ -204,11 +214,11 @@ export const ROUTES: readonly Route[] = [
     requestBody: "FeedbackRequest",
     responses: {
       201: { description: "Stored (a later vote on the same answer replaces it)" },
-      400: error("INVALID_JSON"),
+      400: error("INVALID_JSON or INVALID_SESSION_ID"),
       404: error("MESSAGE_NOT_FOUND: no answer with this message_id in this session"),
       413: error("PAYLOAD_TOO_LARGE"),
       415: error("UNSUPPORTED_MEDIA_TYPE"),
-      422: error("VALIDATION_ERROR or INVALID_SESSION_ID"),
+      422: error("VALIDATION_ERROR"),
       429: error("RATE_LIMITED (see Retry-After)"),
       503: error("SERVICE_UNAVAILABLE: feedback is not stored on this server"),
     },
@@ -263,4 +273,5 @@ export const ROUTES: readonly Route[] = [
     },
     handler: getWidgetScript,
   },
+  ...COMPAT_ROUTES,
 ];

@@ -53,9 +53,14 @@ export function createChatService(deps: {
     },
 
     async withHistory(input) {
-      if (history.kind === "off" || config.history.window === 0) return input;
+      // At most maxContextMessages messages (two per exchange) reach the model; the oldest drop.
+      const window = Math.min(
+        config.history.window,
+        Math.floor(config.history.maxContextMessages / 2),
+      );
+      if (history.kind === "off" || window === 0) return input;
       try {
-        const recent = await history.getHistory(input.sessionId, config.history.window);
+        const recent = await history.getHistory(input.sessionId, window);
         return {
           ...input,
           history: (recent?.entries ?? []).map((entry) => ({

@@ -11,6 +11,9 @@ import type { ErrorBody } from "../wire.ts";
  * carries a hint). Unknown errors are logged and answered as INTERNAL_ERROR.
  */
 
+/** Retry hint of a 503 whose cause gave none: long enough for a restart or a reconnection. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 export function errorBody(
   code: string,
   message: string,
@@ -36,9 +39,11 @@ export function handleErrors(logger: Logger, newId: () => string): ErrorHandler<
     } else {
       logger.debug({ requestId, code: classified.errorCode }, classified.userSafeMessage);
     }
-    if (classified.retryAfterSeconds) {
-      context.header("Retry-After", String(classified.retryAfterSeconds));
-    }
+    // Every 503 says when to come back: the error's own hint, or a short default.
+    const retryAfter =
+      classified.retryAfterSeconds ??
+      (classified.status === 503 ? SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS : undefined);
+    if (retryAfter) context.header("Retry-After", String(retryAfter));
     return context.json(
       errorBody(classified.errorCode, classified.userSafeMessage, requestId, classified.details),
       classified.status as 400,

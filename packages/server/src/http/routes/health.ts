@@ -2,10 +2,11 @@ import type { Handler } from "hono";
 import { roundMs } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts";
 
 type ServiceStatus = {
   name: string;
-  status: "healthy" | "degraded" | "unavailable";
+  status: "healthy" | "degraded" | "unavailable" | "not_configured";
   latency_ms: number | null;
   error: string | null;
 };
@@ -53,12 +54,25 @@ export function getHealth(deps: RouteDeps): Handler<AppEnv> {
             : "Recent model calls failed; answers quote the book until a probe succeeds.",
       };
     }
-    const statuses = Object.values(services).map((service) => service.status);
+    // The services S1 names: PostgreSQL is the database when DATABASE_URL points at one; Lectern
+    // keeps its vectors in the database (pgvector), never in Qdrant.
+    const database = services.database;
+    services.postgres =
+      deps.config.databaseUrl && database
+        ? { ...database, name: "postgres" }
+        : notConfigured("postgres", "The embedded database (PGlite) is used instead.");
+    services.qdrant = notConfigured("qdrant", "Vectors are kept in the database (pgvector).");
+    const statuses = Object.values(services)
+      .filter((service) => service.status !== "not_configured" && service.name !== "postgres")
+      .map((service) => service.status);
     const status = statuses.every((value) => value === "healthy")
       ? "healthy"
       : statuses.every((value) => value === "unavailable")
         ? "unavailable"
         : "degraded";
+    if (status === "unavailable") {
+      context.header("Retry-After", String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+    }
     return context.json(
       {
         status,
@@ -75,13 +89,20 @@ export function getHealth(deps: RouteDeps): Handler<AppEnv> {
 /** GET /ready: 200 while the database answers and shutdown has not begun. */
 export function getReady(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
-    if (deps.isShuttingDown?.())
-      return context.json({ ready: false, reason: "shutting down" }, 503);
+    const notReady = (reason: string) => {
+      context.header("Retry-After", String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+      return context.json({ ready: false, reason }, 503);
+    };
+    if (deps.isShuttingDown?.()) return notReady("shutting down");
     try {
       await deps.checks.database();
     } catch {
-      return context.json({ ready: false, reason: "database unavailable" }, 503);
+      return notReady("database unavailable");
     }
     return context.json({ ready: true, indexed_chunks: deps.checks.indexedChunks() });
   };
+}
+
+function notConfigured(name: string, reason: string): ServiceStatus {
+  return { name, status: "not_configured", latency_ms: null, error: reason };
 }
