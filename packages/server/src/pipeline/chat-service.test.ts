@@ -14,6 +14,7 @@ async function contextSeen(env: Record<string, string>, exchanges: number) {
     await history.saveExchange({
       sessionId: SESSION,
       requestId: `00000000-0000-4000-8000-${String(index).padStart(12, "0")}`,
+      messageId: `20000000-0000-4000-8000-${String(index).padStart(12, "0")}`,
       query: `question ${index}`,
       selectedText: null,
       response: `answer ${index}`,
