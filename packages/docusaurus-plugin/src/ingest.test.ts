@@ -231,7 +231,16 @@ describe("runIngest", () => {
     const failure = runIngest(
       {
         command: process.execPath,
-        args: [lectern, "ingest", "--docs", docs, "--data-dir", path.join(dir, "bomb-data")],
+        // --strict: a failed page fails the build, as in CI.
+        args: [
+          lectern,
+          "ingest",
+          "--strict",
+          "--docs",
+          docs,
+          "--data-dir",
+          path.join(dir, "bomb-data"),
+        ],
         cwd: dir,
       },
       { stderr: collector().stream },

@@ -135,7 +135,7 @@ describe("demo book site", () => {
     }
     // In a route's parameter, a malformed escape is a malformed value.
     const history = await site.request("/history/%ff");
-    expect(history.status).toBe(422);
+    expect(history.status).toBe(400);
     expect(ErrorBodySchema.parse(await history.json()).error_code).toBe("INVALID_SESSION_ID");
   });
 

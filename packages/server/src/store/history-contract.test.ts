@@ -599,7 +599,7 @@ describe("history migration on pglite", () => {
     const other = randomUUID();
     await db.query("DROP INDEX conversations_message_idx");
     await db.query("ALTER TABLE conversations DROP COLUMN message_id");
-    await db.query("DELETE FROM lectern_migrations WHERE version = 6");
+    await db.query("DELETE FROM lectern_migrations WHERE version = 8");
     await db.query("INSERT INTO sessions (session_id) VALUES ($1)", [sessionId]);
     for (const requestId of [repeated, repeated, other]) {
       await db.query(
