@@ -1,4 +1,4 @@
-import { ErrorBodySchema } from "@lectern/protocol";
+import { readErrorBody } from "./wire-checks.ts";
 
 /** A failed request, carrying the server's user-safe message (or one of ours) and its code. */
 export class ChatRequestError extends Error {
@@ -27,13 +27,13 @@ export const INVALID_RESPONSE_MESSAGE = "The answer could not be read. Please tr
 
 /** Builds the error of a non-2xx response from its JSON error body and headers. */
 export async function errorFromResponse(response: Response): Promise<ChatRequestError> {
-  const body = ErrorBodySchema.safeParse(await response.json().catch(() => null));
-  const details = body.success ? body.data.details : null;
+  const body = readErrorBody(await response.json().catch(() => null));
+  const details = body?.details;
   const retryAfterSeconds =
     parseRetryAfter(response.headers.get("Retry-After")) ??
     (typeof details?.retry_after === "number" ? details.retry_after : null);
-  const code = body.success ? body.data.error_code : `HTTP_${response.status}`;
-  const message = body.success ? body.data.message : messageForStatus(response.status);
+  const code = body ? body.error_code : `HTTP_${response.status}`;
+  const message = body ? body.message : messageForStatus(response.status);
   return new ChatRequestError(code, message, { status: response.status, retryAfterSeconds });
 }
 

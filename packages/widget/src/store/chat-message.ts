@@ -1,11 +1,6 @@
-import {
-  type Citation,
-  type Confidence,
-  type ResponseMetadata,
-  ResponseMetadataSchema,
-  type ResponseMode,
-} from "@lectern/protocol";
+import type { Citation, Confidence, ResponseMetadata, ResponseMode } from "@lectern/protocol";
 import type { FeedbackRating } from "../api/send-feedback.ts";
+import { ANSWER_ROUTES } from "../api/wire-checks.ts";
 
 export interface UserMessage {
   id: string;
@@ -53,8 +48,9 @@ export type AnswerRoute = NonNullable<ResponseMetadata["route"]>;
  * which keep every signal (confidence, notices, feedback) on display.
  */
 export function answerRouteOf(value: unknown): AnswerRoute {
-  const parsed = ResponseMetadataSchema.shape.route.safeParse(value);
-  return parsed.success && parsed.data !== undefined ? parsed.data : "question";
+  return (ANSWER_ROUTES as readonly unknown[]).includes(value)
+    ? (value as AnswerRoute)
+    : "question";
 }
 
 /** Greetings and thanks: a canned reply, not an answer from the book. */
