@@ -36,9 +36,14 @@ export interface AssistantMessage {
   /** Id of the stored exchange (from the `done` event), needed for feedback. */
   messageId: string | null;
   feedback: FeedbackState | null;
+  /** Follow-up questions the server suggests after this answer. */
+  suggestions: string[];
 }
 
 export type ChatMessage = UserMessage | AssistantMessage;
+
+/** How many follow-up questions are offered under an answer. */
+export const MAX_FOLLOW_UPS = 3;
 
 export type AnswerRoute = NonNullable<ResponseMetadata["route"]>;
 
@@ -74,5 +79,6 @@ export function newAssistantMessage(id: string): AssistantMessage {
     fallbackMessage: null,
     messageId: null,
     feedback: null,
+    suggestions: [],
   };
 }
