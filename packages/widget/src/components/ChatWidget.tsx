@@ -104,7 +104,10 @@ function WidgetRoot() {
 /** The host's colours, as custom properties the stylesheet reads. */
 function colourVariables(options: ResolvedOptions): CSSProperties {
   const variables: Record<string, string> = {};
-  if (options.primaryColor) variables["--lectern-primary"] = options.primaryColor;
+  if (options.primaryColor) {
+    variables["--lectern-primary"] = options.primaryColor;
+    variables["--lectern-link"] = options.primaryColor;
+  }
   if (options.primaryTextColor) variables["--lectern-on-primary"] = options.primaryTextColor;
   return variables as CSSProperties;
 }
