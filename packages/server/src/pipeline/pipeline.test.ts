@@ -6,11 +6,7 @@ import { LexicalIndex } from "../search/lexical-index.ts";
 import { Retriever } from "../search/retriever.ts";
 import { chunkRecord } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import {
-  ExtractiveSynthesizer,
-  notInBookCaveat,
-  SELECTION_UNANSWERABLE_MESSAGE,
-} from "./answer-synthesizer.ts";
+import { ExtractiveSynthesizer, SELECTION_UNANSWERABLE_MESSAGE } from "./answer-synthesizer.ts";
 import { ChatPipeline, confidenceOf } from "./chat-pipeline.ts";
 import { classifyError } from "./error-classification.ts";
 import { followUpContext } from "./query-rewriter.ts";

@@ -18,6 +18,7 @@ export function getSearch(deps: RouteDeps): Handler<AppEnv> {
     if (!search) {
       throw createError("SERVICE_UNAVAILABLE", "Search is not available on this server.");
     }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
     const query = (context.req.query("q") ?? "").replace(/[\u0000-\u001f\u007f]/g, " ");
     if (query.trim() === "") {
       throw createError("EMPTY_QUERY", "Give the words to search for as ?q=…", {
