@@ -154,7 +154,7 @@ export function SearchDialog({ onClose }: { onClose: () => void }) {
           ) : null}
           {results.map((result, index) => (
             <SearchRow
-              key={`${result.url} ${result.section}`}
+              key={`${result.url} ${result.snippet}`}
               id={rowId(index + 1)}
               active={activeRow === index + 1}
               onChoose={() => choose(index + 1)}
