@@ -47,6 +47,11 @@ function WidgetRoot() {
   useShortcuts({
     onSearch: options.search ? startSearch : null,
     onChat: () => {
+      // Already open (a side panel the reader left for the page): back to the question box.
+      if (isOpen && !searchOpen) {
+        rootRef.current?.querySelector<HTMLTextAreaElement>(".composer textarea")?.focus();
+        return;
+      }
       if (!isOpen) chatReturnFocus.current = deepActiveElement();
       open();
     },

@@ -34,6 +34,11 @@ describe("placement", () => {
     }
     expect(left).toBe(true);
 
+    // ⌘I brings the reader back to the question box.
+    pageLink.focus();
+    await user.keyboard("{Meta>}i{/Meta}");
+    expect(screen.getByRole("textbox", { name: "Your question" })).toHaveFocus();
+
     await user.click(screen.getByRole("textbox", { name: "Your question" }));
     await user.keyboard("{Escape}");
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
