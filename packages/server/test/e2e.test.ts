@@ -1,5 +1,6 @@
 /// <reference lib="dom" />
-import { cp, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,7 @@ import { openSampleBook } from "./http-fixture.ts";
  */
 
 const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts", import.meta.url));
+const AXE_SOURCE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 const chromiumReady = requireChromium();
 
 let bookDir: string;
@@ -327,5 +329,296 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     expect(red + green + blue).toBeLessThan(200);
     await dark.screenshot({ path: path.join(ARTIFACTS, "panel-dark.png") });
     await dark.context().close();
+  });
+  /* The reader's tools: the search-and-ask box, the side panel, suggestions, copy, touch. */
+
+  const launcherOf = (page: Page) => page.getByRole("button", { name: /Ask Robotics Primer/ });
+  const searchBoxOf = (page: Page) => page.getByRole("combobox", { name: "Search or ask" });
+
+  /** Whether `locator`'s element has focus, looking through the widget's shadow root. */
+  const hasFocus = (locator: ReturnType<Page["locator"]>) =>
+    locator.evaluate((element) => {
+      const root = element.getRootNode() as Document | ShadowRoot;
+      return root.activeElement === element;
+    });
+
+  /** Saves a screenshot for the test run, and for the README when UPDATE_SCREENSHOTS=1. */
+  async function screenshot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+    if (process.env.UPDATE_SCREENSHOTS === "1") {
+      await page.screenshot({
+        path: fileURLToPath(new URL(`../../../docs/images/${name}.png`, import.meta.url)),
+      });
+    }
+  }
+
+  /** Switches the demo site's widget to the side panel, as `data-placement="side"` does. */
+  const useSidePanel = (page: Page) =>
+    page.evaluate(() => {
+      const element = document.querySelector("lectern-chat") as HTMLElement | null;
+      if (element) element.dataset.placement = "side";
+    });
+
+  /** Waits until the newest answer has finished streaming (its copy button appears). */
+  async function waitForAnswer(page: Page, pattern: RegExp): Promise<void> {
+    await lastAnswer(page)
+      .getByRole("button", { name: "Copy answer as Markdown" })
+      .waitFor({ timeout: 15_000 });
+    expect((await lastAnswer(page).textContent()) ?? "").toMatch(pattern);
+  }
+
+  it("opens the search box with /, ⌘K and Ctrl+K; results come as the reader types and open their page", async () => {
+    const page = await openPage("/docs/getting-started/what-is-robotics-software");
+    const searchBox = searchBoxOf(page);
+    const pageLink = page.locator("main a[href]").first();
+    for (const shortcut of ["/", "Meta+k", "Control+k"]) {
+      await pageLink.focus();
+      await page.keyboard.press(shortcut);
+      await searchBox.waitFor();
+      expect(await hasFocus(searchBox), shortcut).toBe(true);
+      // Tab stays in the box.
+      await page.keyboard.press("Tab");
+      await page.keyboard.press("Tab");
+      expect(await page.getByRole("dialog", { name: "Search or ask" }).count()).toBe(1);
+      await page.keyboard.press("Escape");
+      await searchBox.waitFor({ state: "detached" });
+      expect(await hasFocus(pageLink), shortcut).toBe(true);
+    }
+
+    await page.keyboard.press("/");
+    const searched = page.waitForResponse((response) => response.url().includes("/search?"));
+    await searchBox.fill("xacro");
+    const response = await searched;
+    expect(new URL(response.url()).searchParams.get("q")).toBe("xacro");
+    expect(new URL(response.url()).searchParams.get("limit")).toBe("8");
+    const body = (await response.json()) as { results: { url: string }[] };
+    expect(body.results.length).toBeGreaterThan(0);
+    const options = page.getByRole("option");
+    await expect.poll(() => options.count()).toBe(body.results.length + 1);
+    expect(await options.first().textContent()).toBe("Ask: xacro");
+    const marks = await options.nth(1).locator("mark").allTextContents();
+    expect(marks.some((mark) => /xacro/i.test(mark))).toBe(true);
+    await screenshot(page, "search-desktop");
+
+    await page.keyboard.press("ArrowDown");
+    expect(await options.nth(1).getAttribute("aria-selected")).toBe("true");
+    await page.keyboard.press("Enter");
+    const target = new URL(body.results[0]?.url ?? "", server.url);
+    await page.waitForURL((url) => url.pathname === target.pathname);
+    await page.context().close();
+  });
+
+  it("asks from the search box's Ask row, shows the answer from its start, and opens the chat with ⌘I", async () => {
+    const page = await openPage("/docs/ros2/topics");
+    await launcherOf(page).click();
+    await ask(page, "What is a node?");
+    await waitForAnswer(page, /node/i);
+    await page.keyboard.press("Escape");
+
+    await page.keyboard.press("Control+k");
+    await searchBoxOf(page).fill("How does a robot keep from falling over while standing?");
+    await page
+      .getByRole("option", { name: /^Ask: How does a robot keep from falling over/ })
+      .waitFor();
+    await page.keyboard.press("Enter");
+    await waitForAnswer(page, /support polygon|centre of mass|center of mass/i);
+    // The new answer is read from its start: its top is in view, not scrolled past.
+    const layout = await lastAnswer(page).evaluate((answer) => {
+      const list = answer.closest(".messages") as HTMLElement;
+      const box = list.getBoundingClientRect();
+      return {
+        answerTop: answer.getBoundingClientRect().top,
+        listTop: box.top,
+        listBottom: box.bottom,
+        scrollable: list.scrollHeight > list.clientHeight,
+      };
+    });
+    expect(layout.scrollable).toBe(true);
+    expect(layout.answerTop).toBeGreaterThanOrEqual(layout.listTop);
+    expect(layout.answerTop).toBeLessThan(layout.listBottom - 40);
+
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await page.keyboard.press("ControlOrMeta+i");
+    const input = page.getByRole("textbox", { name: "Your question" });
+    await input.waitFor();
+    expect(await hasFocus(input)).toBe(true);
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    await page.context().close();
+  });
+
+  it("opens as a side panel: a drawer on the right on a desktop, the whole screen on a phone", async () => {
+    const page = await openPage("/docs/humanoids/zmp");
+    await useSidePanel(page);
+    await launcherOf(page).click();
+    const drawer = page.getByRole("dialog", { name: /Ask Robotics Primer/ });
+    const box = await drawer.boundingBox();
+    expect(box).toMatchObject({ y: 0, height: 860 });
+    expect((box?.x ?? 0) + (box?.width ?? 0)).toBe(1280);
+    expect(box?.width).toBeLessThanOrEqual(420);
+    expect(await drawer.getAttribute("aria-modal")).toBeNull();
+    await ask(page, "What is the zero moment point?");
+    await waitForAnswer(page, /moment|ZMP/i);
+    await screenshot(page, "side-panel-desktop");
+    await page.context().close();
+
+    const context = await browser.newContext({ ...devices["Pixel 7"] });
+    const phone = await context.newPage();
+    await phone.goto(`${server.url}/docs/humanoids/zmp`);
+    await launcherOf(phone).waitFor();
+    await useSidePanel(phone);
+    await launcherOf(phone).tap();
+    const width = await phone.evaluate(() => screen.width);
+    const phoneBox = await phone.getByRole("dialog").boundingBox();
+    expect(phoneBox).toMatchObject({ x: 0, width });
+    await screenshot(phone, "side-panel-phone");
+
+    await phone.getByRole("button", { name: "Search or ask" }).tap();
+    await searchBoxOf(phone).fill("zero moment");
+    await expect.poll(() => phone.getByRole("option").count()).toBeGreaterThan(1);
+    const searchBox = await phone.getByRole("dialog", { name: "Search or ask" }).boundingBox();
+    expect(searchBox).toMatchObject({ x: 0, width });
+    await screenshot(phone, "search-phone");
+    await context.close();
+  });
+
+  it("offers starter questions, then follow-ups under the answer; each asks with one press", async () => {
+    const page = await openPage("/docs");
+    const starters = ["What is a topic?", "What is a URDF?"];
+    const followUps = ["What is a node?", "How do services work?"];
+    await page.route("**/suggestions", (route) => route.fulfill({ json: { questions: starters } }));
+    // The follow-ups ride on the sources event, as the server sends them.
+    await page.route("**/chat/stream", async (route) => {
+      const response = await route.fetch();
+      const body = (await response.text()).replace(
+        /(event: sources\r?\ndata: \{)/,
+        `$1"suggestions":${JSON.stringify(followUps)},`,
+      );
+      await route.fulfill({ response, body });
+    });
+    const sent: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith("/chat/stream")) sent.push(request.postData() ?? "");
+    });
+
+    await launcherOf(page).click();
+    const starterList = page.getByRole("list", { name: "Try asking" });
+    await starterList.getByRole("button", { name: "What is a topic?" }).click();
+    await waitForAnswer(page, /topic/i);
+    const followUpList = lastAnswer(page).getByRole("list", { name: "Ask next" });
+    expect(await followUpList.getByRole("button").allTextContents()).toEqual(followUps);
+    await followUpList.getByRole("button", { name: "What is a node?" }).click();
+    await expect.poll(() => page.getByRole("article", { name: "Answer" }).count()).toBe(2);
+    await waitForAnswer(page, /node/i);
+    expect(sent.map((body) => JSON.parse(body).query)).toEqual([
+      "What is a topic?",
+      "What is a node?",
+    ]);
+    await page.context().close();
+  });
+
+  it("copies an answer as Markdown with its sources as absolute links", async () => {
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 860 },
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/docs`);
+    await launcherOf(page).click();
+    await ask(page, "What is a URDF?");
+    await waitForAnswer(page, /URDF/);
+    const copy = lastAnswer(page).getByRole("button", { name: "Copy answer as Markdown" });
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe("Copied");
+    const copied = await page.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toMatch(/URDF/);
+    expect(copied).toContain("\n\nSources:\n\n1. [");
+    expect(copied).toContain(`](${server.url}/docs/`);
+    await context.close();
+  });
+
+  it("offers 'Ask about this' for a selection made by touch on a phone", async () => {
+    const context = await browser.newContext({ ...devices["Pixel 7"] });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/docs/humanoids/zmp`);
+      await launcherOf(page).waitFor();
+      // A long press and a dragged handle: selectionchange events, and no mouseup or keyup.
+      const selected = await page.evaluate(() => {
+        const text = document.querySelector("article p")?.firstChild;
+        if (!text?.textContent) return "";
+        const end = text.textContent.indexOf(". ") + 1 || text.textContent.length;
+        const selection = window.getSelection();
+        const range = document.createRange();
+        range.setStart(text, 0);
+        range.setEnd(text, end);
+        selection?.removeAllRanges();
+        selection?.addRange(range);
+        return selection?.toString() ?? "";
+      });
+      expect(selected.length).toBeGreaterThan(20);
+      await page.getByRole("button", { name: "Ask about this" }).tap();
+      const panel = page.getByRole("dialog");
+      await panel.getByText(/Asking about your selection/).waitFor();
+      expect(await panel.textContent()).toContain(selected.slice(0, 40));
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("has no serious or critical accessibility violations (axe) in any state", async () => {
+    const page = await openPage("/docs/ros2/topics");
+    const axeSource = await readFile(AXE_SOURCE, "utf8");
+    const violations: unknown[] = [];
+    const check = async (state: string) => {
+      if (!(await page.evaluate(() => "axe" in window)))
+        await page.addScriptTag({ content: axeSource });
+      const found = await page.evaluate(async () => {
+        type AxeResult = {
+          violations: {
+            id: string;
+            impact: string | null;
+            help: string;
+            nodes: { target: unknown[] }[];
+          }[];
+        };
+        const axe = (window as unknown as { axe: { run(context: Document): Promise<AxeResult> } })
+          .axe;
+        const result = await axe.run(document);
+        return result.violations
+          .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+          .map((violation) => ({
+            id: violation.id,
+            help: violation.help,
+            targets: violation.nodes.map((node) => JSON.stringify(node.target)),
+          }));
+      });
+      violations.push(...found.map((violation) => ({ state, ...violation })));
+    };
+
+    await check("closed");
+    await launcherOf(page).click();
+    await page.getByRole("textbox", { name: "Your question" }).waitFor();
+    await check("open, empty");
+    await ask(page, "What is a topic?");
+    await waitForAnswer(page, /topic/i);
+    await check("answer shown");
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+k");
+    await searchBoxOf(page).fill("topic");
+    await expect.poll(() => page.getByRole("option").count()).toBeGreaterThan(1);
+    await check("search box with results");
+    await page.keyboard.press("Escape");
+    await useSidePanel(page);
+    await launcherOf(page).click();
+    await lastAnswer(page).waitFor();
+    await check("side panel");
+    await page.evaluate(() => {
+      document.documentElement.dataset.theme = "dark";
+    });
+    await check("side panel, dark");
+    expect(violations).toEqual([]);
+    await page.context().close();
   });
 });

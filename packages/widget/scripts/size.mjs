@@ -8,7 +8,7 @@ import { gzipSync } from "node:zlib";
 const distDir = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
 const KIB = 1024;
 const budgets = {
-  "lectern.js": 35 * KIB, // standalone: preact/compat, zustand, zod and the widget
+  "lectern.js": 30 * KIB, // standalone: preact/compat, zustand and the widget (no zod)
   "lectern-widget.js": null, // library: React is the host's; no budget
 };
 

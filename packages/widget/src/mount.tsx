@@ -9,6 +9,8 @@ export interface MountedWidget {
   update(options: LecternOptions): void;
   open(): void;
   close(): void;
+  /** Opens the search-and-ask box (when the `search` option is on). */
+  openSearch(): void;
   /** Removes the widget and aborts any request in flight. */
   unmount(): void;
   /** The widget's state, for hosts that want to watch or drive it. */
@@ -34,6 +36,7 @@ export function mount(element: HTMLElement, options: LecternOptions): MountedWid
     update: (next) => store.getState().setOptions(resolveOptions(next)),
     open: () => store.getState().open(),
     close: () => store.getState().close(),
+    openSearch: () => store.getState().openSearch(),
     unmount: () => {
       store.getState().dispose();
       root.unmount();

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { resolveOptions } from "./options.ts";
 import { optionsFromDataset } from "./options-from-dataset.ts";
+import { DEFAULT_STRINGS } from "./strings.ts";
 
 describe("optionsFromDataset", () => {
   it("reads every data-* option", () => {
@@ -17,6 +18,10 @@ describe("optionsFromDataset", () => {
         maxQuestionChars: "100",
         maxSelectionChars: "200",
         askAboutSelection: "off",
+        search: "false",
+        placement: "side",
+        suggestions: '["What is a node?", "How do topics work?"]',
+        strings: '{"send": "Senden", "stop": "Anhalten"}',
       }),
     ).toEqual({
       apiUrl: "https://api.example.com/",
@@ -30,7 +35,20 @@ describe("optionsFromDataset", () => {
       maxQuestionChars: 100,
       maxSelectionChars: 200,
       askAboutSelection: false,
+      search: false,
+      placement: "side",
+      suggestions: ["What is a node?", "How do topics work?"],
+      strings: { send: "Senden", stop: "Anhalten" },
     });
+  });
+
+  it("ignores malformed JSON in data-suggestions and data-strings, with a warning", () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    expect(
+      optionsFromDataset({ api: "/api", suggestions: "[oops", strings: "{", placement: "left" }),
+    ).toEqual({ apiUrl: "/api" });
+    expect(warn).toHaveBeenCalledTimes(2);
+    warn.mockRestore();
   });
 
   it("needs data-api and ignores values it cannot use", () => {
@@ -48,8 +66,6 @@ describe("resolveOptions", () => {
   it("fills the defaults the server enforces and trims the API URL", () => {
     expect(resolveOptions({ apiUrl: "https://api.example.com/" })).toEqual({
       apiUrl: "https://api.example.com",
-      title: "Ask the book",
-      placeholder: "Ask a question about this book…",
       primaryColor: null,
       primaryTextColor: null,
       theme: "auto",
@@ -58,6 +74,25 @@ describe("resolveOptions", () => {
       maxQuestionChars: 32_000,
       maxSelectionChars: 64_000,
       askAboutSelection: true,
+      search: true,
+      placement: "floating",
+      suggestions: null,
+      strings: DEFAULT_STRINGS,
     });
+  });
+
+  it("overrides strings one by one; title and placeholder win over their strings", () => {
+    const { strings } = resolveOptions({
+      apiUrl: "/api",
+      title: "Frag das Buch",
+      strings: { title: "ignored", send: "Senden", clear: "  ", unknownKey: "x" } as never,
+    });
+    expect(strings).toEqual({ ...DEFAULT_STRINGS, title: "Frag das Buch", send: "Senden" });
+  });
+
+  it("keeps at most four non-blank starter questions", () => {
+    expect(
+      resolveOptions({ apiUrl: "/api", suggestions: ["a", " ", "b", "c", "d", "e"] }).suggestions,
+    ).toEqual(["a", "b", "c", "d"]);
   });
 });

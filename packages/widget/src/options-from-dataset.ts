@@ -4,7 +4,8 @@ import type { LecternOptions } from "./options.ts";
  * Options from `data-*` attributes, as written on the script tag or on `<lectern-chat>`:
  * data-api, data-title, data-placeholder, data-primary-color, data-primary-text-color,
  * data-theme, data-persist, data-timeout-ms, data-max-question-chars, data-max-selection-chars,
- * data-ask-about-selection.
+ * data-ask-about-selection, data-search, data-placement, data-suggestions (a JSON array of
+ * strings) and data-strings (a JSON object).
  */
 export function optionsFromDataset(dataset: DOMStringMap): LecternOptions | null {
   const apiUrl = dataset.api?.trim();
@@ -26,7 +27,27 @@ export function optionsFromDataset(dataset: DOMStringMap): LecternOptions | null
   if (maxQuestionChars !== undefined) options.maxQuestionChars = maxQuestionChars;
   const maxSelectionChars = numberAttribute(dataset.maxSelectionChars);
   if (maxSelectionChars !== undefined) options.maxSelectionChars = maxSelectionChars;
+  const search = booleanAttribute(dataset.search);
+  if (search !== undefined) options.search = search;
+  if (dataset.placement === "side" || dataset.placement === "floating")
+    options.placement = dataset.placement;
+  const suggestions = jsonAttribute(dataset.suggestions, "data-suggestions");
+  if (Array.isArray(suggestions)) options.suggestions = suggestions;
+  const strings = jsonAttribute(dataset.strings, "data-strings");
+  if (typeof strings === "object" && strings !== null && !Array.isArray(strings))
+    options.strings = strings;
   return options;
+}
+
+/** A JSON attribute; a malformed one is reported once and ignored rather than breaking the page. */
+function jsonAttribute(value: string | undefined, name: string): unknown {
+  if (!value?.trim()) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    console.warn(`Lectern: ${name} is not valid JSON and was ignored.`);
+    return undefined;
+  }
 }
 
 /** `data-persist="false"` (or "0", "off", "no") turns an option off; a bare attribute turns it on. */

@@ -1,10 +1,13 @@
+import { readQuestions } from "./api/wire-checks.ts";
+import { resolveStrings, type WidgetStrings } from "./strings.ts";
+
 /** What a host page can configure; only `apiUrl` is required. */
 export interface LecternOptions {
   /** Base URL of the Lectern API, e.g. `https://book.example.com/api` (a trailing slash is fine). */
   apiUrl: string;
-  /** Heading of the panel and label of the floating button. */
+  /** Heading of the panel and label of the floating button (`strings.title`). */
   title?: string;
-  /** Placeholder of the question box. */
+  /** Placeholder of the question box (`strings.placeholder`). */
   placeholder?: string;
   /** Main colour (any CSS colour): the button, the reader's messages, links and chips. */
   primaryColor?: string;
@@ -22,12 +25,18 @@ export interface LecternOptions {
   maxSelectionChars?: number;
   /** Offer "Ask about this" next to text selected on the page (default true). */
   askAboutSelection?: boolean;
+  /** The search-and-ask box on ⌘K / Ctrl+K and `/` (default true). */
+  search?: boolean;
+  /** `floating`: a panel above the button; `side`: a drawer along the right edge. */
+  placement?: "floating" | "side";
+  /** Starter questions for the empty panel; without them the server's `GET /suggestions`. */
+  suggestions?: string[];
+  /** Any of the widget's texts, reworded or translated (see strings.ts for the keys). */
+  strings?: Partial<WidgetStrings>;
 }
 
 export interface ResolvedOptions {
   apiUrl: string;
-  title: string;
-  placeholder: string;
   primaryColor: string | null;
   primaryTextColor: string | null;
   theme: "auto" | "light" | "dark";
@@ -36,17 +45,28 @@ export interface ResolvedOptions {
   maxQuestionChars: number;
   maxSelectionChars: number;
   askAboutSelection: boolean;
+  search: boolean;
+  placement: "floating" | "side";
+  /** The host's starter questions; null to ask the server. */
+  suggestions: string[] | null;
+  strings: WidgetStrings;
 }
 
 export const DEFAULT_TIMEOUT_MS = 90_000;
 export const DEFAULT_MAX_QUESTION_CHARS = 32_000;
 export const DEFAULT_MAX_SELECTION_CHARS = 64_000;
 
+export const MAX_STARTER_QUESTIONS = 4;
+
 export function resolveOptions(options: LecternOptions): ResolvedOptions {
+  // `title` and `placeholder` are older names for two of the strings, and win over them.
+  const strings = resolveStrings({
+    ...options.strings,
+    ...(options.title?.trim() ? { title: options.title.trim() } : {}),
+    ...(options.placeholder?.trim() ? { placeholder: options.placeholder.trim() } : {}),
+  });
   return {
     apiUrl: options.apiUrl.trim().replace(/\/+$/, ""),
-    title: options.title?.trim() || "Ask the book",
-    placeholder: options.placeholder?.trim() || "Ask a question about this book…",
     primaryColor: options.primaryColor?.trim() || null,
     primaryTextColor: options.primaryTextColor?.trim() || null,
     theme: options.theme ?? "auto",
@@ -55,6 +75,12 @@ export function resolveOptions(options: LecternOptions): ResolvedOptions {
     maxQuestionChars: positiveOr(options.maxQuestionChars, DEFAULT_MAX_QUESTION_CHARS),
     maxSelectionChars: positiveOr(options.maxSelectionChars, DEFAULT_MAX_SELECTION_CHARS),
     askAboutSelection: options.askAboutSelection ?? true,
+    search: options.search ?? true,
+    placement: options.placement === "side" ? "side" : "floating",
+    suggestions: Array.isArray(options.suggestions)
+      ? readQuestions(options.suggestions, MAX_STARTER_QUESTIONS)
+      : null,
+    strings,
   };
 }
 

@@ -25,8 +25,9 @@ export function renderBlocks(
         continue;
       }
       const level = Math.min(6, Math.max(2, block.depth));
+      // The "#" link is a pointer convenience, hidden from assistive tech: so out of the Tab order.
       html.push(
-        `<h${level} id="${escapeHtml(anchor)}">${escapeHtml(block.text)}<a class="anchor" href="#${escapeHtml(anchor)}" aria-hidden="true">#</a></h${level}>`,
+        `<h${level} id="${escapeHtml(anchor)}">${escapeHtml(block.text)}<a class="anchor" href="#${escapeHtml(anchor)}" aria-hidden="true" tabindex="-1">#</a></h${level}>`,
       );
     } else if (block.kind === "code") {
       const language = block.lang.replace(/[^\w+-]/g, "");

@@ -1,4 +1,5 @@
-import { ErrorBodySchema } from "@lectern/protocol";
+import { DEFAULT_STRINGS, type WidgetStrings } from "../strings.ts";
+import { readErrorBody } from "./wire-checks.ts";
 
 /** A failed request, carrying the server's user-safe message (or one of ours) and its code. */
 export class ChatRequestError extends Error {
@@ -21,19 +22,18 @@ export class ChatRequestError extends Error {
   }
 }
 
-export const NETWORK_ERROR_MESSAGE =
-  "The assistant could not be reached. Check your connection and try again.";
-export const INVALID_RESPONSE_MESSAGE = "The answer could not be read. Please try again.";
+export const NETWORK_ERROR_MESSAGE = DEFAULT_STRINGS.networkError;
+export const INVALID_RESPONSE_MESSAGE = DEFAULT_STRINGS.invalidResponse;
 
 /** Builds the error of a non-2xx response from its JSON error body and headers. */
 export async function errorFromResponse(response: Response): Promise<ChatRequestError> {
-  const body = ErrorBodySchema.safeParse(await response.json().catch(() => null));
-  const details = body.success ? body.data.details : null;
+  const body = readErrorBody(await response.json().catch(() => null));
+  const details = body?.details;
   const retryAfterSeconds =
     parseRetryAfter(response.headers.get("Retry-After")) ??
     (typeof details?.retry_after === "number" ? details.retry_after : null);
-  const code = body.success ? body.data.error_code : `HTTP_${response.status}`;
-  const message = body.success ? body.data.message : messageForStatus(response.status);
+  const code = body ? body.error_code : `HTTP_${response.status}`;
+  const message = body ? body.message : messageForStatus(response.status);
   return new ChatRequestError(code, message, { status: response.status, retryAfterSeconds });
 }
 
@@ -46,9 +46,22 @@ export function parseRetryAfter(header: string | null, now = Date.now()): number
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
-function messageForStatus(status: number): string {
-  if (status === 429) return "Too many requests. Please wait and try again.";
-  if (status === 504) return "The answer took too long. Please try again.";
-  if (status >= 500) return "The assistant is unavailable right now. Please try again later.";
-  return "The question could not be sent. Please try again.";
+/**
+ * The widget's own text for a failure, in the host's words: errors the widget noticed itself
+ * (network, unreadable answer, an HTTP error without Lectern's body) have a string of their own;
+ * the server's errors keep the server's message.
+ */
+export function failureText(error: ChatRequestError, strings: WidgetStrings): string {
+  if (error.code === "NETWORK_ERROR") return strings.networkError;
+  if (error.code === "INVALID_RESPONSE") return strings.invalidResponse;
+  if (error.code === "INCOMPLETE_ANSWER") return strings.incompleteAnswer;
+  if (error.code === `HTTP_${error.status}`) return messageForStatus(error.status ?? 0, strings);
+  return error.message;
+}
+
+function messageForStatus(status: number, strings: WidgetStrings = DEFAULT_STRINGS): string {
+  if (status === 429) return strings.tooManyRequests;
+  if (status === 504) return strings.serverTimeout;
+  if (status >= 500) return strings.unavailable;
+  return strings.notSent;
 }

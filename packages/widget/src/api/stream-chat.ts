@@ -1,9 +1,4 @@
-import {
-  type ChatRequestBody,
-  parseStreamEvent,
-  STREAM_EVENT_NAMES,
-  type StreamEventName,
-} from "@lectern/protocol";
+import type { ChatRequestBody } from "@lectern/protocol";
 import {
   ChatRequestError,
   errorFromResponse,
@@ -11,8 +6,8 @@ import {
   NETWORK_ERROR_MESSAGE,
 } from "./chat-request-error.ts";
 import { createSseParser } from "./sse-parser.ts";
+import { type ChatStreamEvent, isStreamEventName, readStreamEvent } from "./wire-checks.ts";
 
-export type ChatStreamEvent = ReturnType<typeof parseStreamEvent>;
 /** The events a successful stream delivers; an `error` event is thrown as a ChatRequestError. */
 export type ChatAnswerEvent = Exclude<ChatStreamEvent, { name: "error" }>;
 
@@ -51,7 +46,7 @@ export async function streamChat(
     if (!isStreamEventName(message.event)) return; // events added later are not ours to read
     let event: ChatStreamEvent;
     try {
-      event = parseStreamEvent(message.event, message.data);
+      event = readStreamEvent(message.event, message.data);
     } catch {
       throw new ChatRequestError("INVALID_RESPONSE", INVALID_RESPONSE_MESSAGE);
     }
@@ -77,10 +72,6 @@ export async function streamChat(
   } finally {
     signal.removeEventListener("abort", cancel);
   }
-}
-
-function isStreamEventName(name: string): name is StreamEventName {
-  return (STREAM_EVENT_NAMES as readonly string[]).includes(name);
 }
 
 function abortReason(signal: AbortSignal): unknown {

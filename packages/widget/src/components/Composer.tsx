@@ -1,14 +1,14 @@
 import { type RefObject, useId, useState } from "react";
-import { useChat } from "../store/chat-store-context.ts";
+import { useChat, useStrings } from "../store/chat-store-context.ts";
 
 /** The question box: Enter sends, Shift+Enter starts a new line; Stop replaces Send while answering. */
 export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement | null> }) {
   const [draft, setDraft] = useState("");
-  const placeholder = useChat((state) => state.options.placeholder);
   const loading = useChat((state) => state.status === "loading");
   const inputError = useChat((state) => state.inputError);
   const send = useChat((state) => state.send);
   const stop = useChat((state) => state.stop);
+  const strings = useStrings();
   const inputId = useId();
   const errorId = useId();
 
@@ -25,7 +25,7 @@ export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement
       }}
     >
       <label htmlFor={inputId} className="visually-hidden">
-        Your question
+        {strings.yourQuestion}
       </label>
       {inputError ? (
         <p id={errorId} className="input-error" role="alert">
@@ -38,7 +38,7 @@ export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement
           ref={inputRef}
           rows={2}
           value={draft}
-          placeholder={placeholder}
+          placeholder={strings.placeholder}
           aria-invalid={inputError !== null}
           aria-describedby={inputError ? errorId : undefined}
           onChange={(event) => setDraft(event.target.value)}
@@ -51,11 +51,11 @@ export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement
         />
         {loading ? (
           <button type="button" className="primary-button" onClick={stop}>
-            Stop
+            {strings.stop}
           </button>
         ) : (
           <button type="submit" className="primary-button" disabled={draft.trim() === ""}>
-            Send
+            {strings.send}
           </button>
         )}
       </div>

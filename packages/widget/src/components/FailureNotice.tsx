@@ -1,10 +1,12 @@
-import { useChat } from "../store/chat-store-context.ts";
+import { useChat, useStrings } from "../store/chat-store-context.ts";
+import { fill } from "../strings.ts";
 
 /** The error or timeout of the last question, with Retry; a 429 also says when to try again. */
 export function FailureNotice() {
   const status = useChat((state) => state.status);
   const failure = useChat((state) => state.failure);
   const retry = useChat((state) => state.retry);
+  const strings = useStrings();
   if (!failure || (status !== "error" && status !== "timeout")) return null;
 
   const waitSeconds = failure.retryAfterSeconds;
@@ -13,12 +15,14 @@ export function FailureNotice() {
       <p className="failure-text">{failure.message}</p>
       {waitSeconds !== null ? (
         <p className="failure-text">
-          You can try again in {waitSeconds} {waitSeconds === 1 ? "second" : "seconds"} (at{" "}
-          {new Date(failure.at + waitSeconds * 1000).toLocaleTimeString()}).
+          {fill(waitSeconds === 1 ? strings.retryInOneSecond : strings.retryInSeconds, {
+            seconds: waitSeconds,
+            time: new Date(failure.at + waitSeconds * 1000).toLocaleTimeString(),
+          })}
         </p>
       ) : null}
       <button type="button" className="secondary-button" onClick={retry}>
-        Retry
+        {strings.retry}
       </button>
     </div>
   );

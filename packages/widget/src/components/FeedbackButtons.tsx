@@ -1,10 +1,10 @@
 import type { FeedbackRating } from "../api/send-feedback.ts";
 import type { AssistantMessage } from "../store/chat-message.ts";
-import { useChat } from "../store/chat-store-context.ts";
+import { useChat, useStrings } from "../store/chat-store-context.ts";
 
-const RATINGS: { rating: FeedbackRating; label: string }[] = [
-  { rating: "up", label: "Helpful answer" },
-  { rating: "down", label: "Unhelpful answer" },
+const RATINGS: { rating: FeedbackRating; label: "helpful" | "unhelpful" }[] = [
+  { rating: "up", label: "helpful" },
+  { rating: "down", label: "unhelpful" },
 ];
 
 /** A thumb drawn as SVG: emoji depend on the reader's fonts and show as boxes without them. */
@@ -23,6 +23,7 @@ function ThumbIcon({ down }: { down: boolean }) {
 /** Thumbs up/down for one answer; after sending, a thank-you note. */
 export function FeedbackButtons({ message }: { message: AssistantMessage }) {
   const rate = useChat((state) => state.rate);
+  const strings = useStrings();
   const { feedback } = message;
   return (
     <div className="feedback">
@@ -31,7 +32,7 @@ export function FeedbackButtons({ message }: { message: AssistantMessage }) {
           key={rating}
           type="button"
           className="icon-button"
-          aria-label={label}
+          aria-label={strings[label]}
           aria-pressed={feedback?.rating === rating}
           disabled={feedback !== null}
           onClick={() => void rate(message.id, rating)}
@@ -40,7 +41,7 @@ export function FeedbackButtons({ message }: { message: AssistantMessage }) {
         </button>
       ))}
       <span className="feedback-status" role="status">
-        {feedback?.status === "sent" ? "Thanks for your feedback." : ""}
+        {feedback?.status === "sent" ? strings.feedbackThanks : ""}
       </span>
     </div>
   );

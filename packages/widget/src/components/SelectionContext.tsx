@@ -1,21 +1,21 @@
-import { useChat } from "../store/chat-store-context.ts";
+import { useChat, useStrings } from "../store/chat-store-context.ts";
+import { fill } from "../strings.ts";
 import { shorten } from "../util/shorten.ts";
 
 /** The page text the next question is about, with a way to drop it. */
 export function SelectionContext() {
   const selection = useChat((state) => state.selection);
   const clearSelection = useChat((state) => state.clearSelection);
+  const strings = useStrings();
   if (!selection) return null;
   return (
     <div className="selection-context">
       <div className="selection-header">
-        <span>
-          Asking about your selection ({selection.length.toLocaleString("en-US")} characters)
-        </span>
+        <span>{fill(strings.askingAboutSelection, { count: selection.length })}</span>
         <button
           type="button"
           className="icon-button"
-          aria-label="Remove the selected text"
+          aria-label={strings.removeSelection}
           onClick={clearSelection}
         >
           <span aria-hidden="true">×</span>

@@ -24,13 +24,14 @@ describe("keyboard use", () => {
     const panel = screen.getByRole("dialog");
     const input = screen.getByRole("textbox", { name: "Your question" });
     await user.type(input, "What is a URDF?");
-    const close = screen.getByRole("button", { name: "Close chat" });
+    // The header's first control: the search box's button (Clear is disabled while empty).
+    const first = screen.getByRole("button", { name: "Search or ask" });
     const send = screen.getByRole("button", { name: "Send" });
 
     await user.tab();
     expect(send).toHaveFocus();
     await user.tab(); // past the last control: back to the first
-    expect(close).toHaveFocus();
+    expect(first).toHaveFocus();
     await user.tab({ shift: true }); // before the first: round to the last
     expect(send).toHaveFocus();
     for (let step = 0; step < 7; step++) {

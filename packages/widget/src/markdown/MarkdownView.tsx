@@ -1,4 +1,5 @@
 import { createElement, Fragment, type ReactNode, useMemo } from "react";
+import { DEFAULT_STRINGS, fill } from "../strings.ts";
 import { type Block, type Inline, parseMarkdown } from "./parse-markdown.ts";
 import { isSameOrigin, safeLinkUrl } from "./safe-url.ts";
 
@@ -6,18 +7,24 @@ interface MarkdownViewProps {
   text: string;
   /** Draws a `[n]` marker; the answer's sources decide what it becomes. */
   renderCitation: (number: number) => ReactNode;
+  /** Text of the link standing in for an image from another host; `{alt}` is its description. */
+  imageLabel?: string;
 }
 
 /**
  * Renders an answer's Markdown as React elements. Every string goes through React as text, so
  * HTML in an answer shows as written and never runs; links and images pass the safe-url rules.
  */
-export function MarkdownView({ text, renderCitation }: MarkdownViewProps) {
+export function MarkdownView({
+  text,
+  renderCitation,
+  imageLabel = DEFAULT_STRINGS.image,
+}: MarkdownViewProps) {
   const blocks = useMemo(() => parseMarkdown(text), [text]);
-  return <div className="markdown">{renderBlocks(blocks, renderCitation)}</div>;
+  return <div className="markdown">{renderBlocks(blocks, { renderCitation, imageLabel })}</div>;
 }
 
-type CitationRenderer = MarkdownViewProps["renderCitation"];
+type Renderers = Required<Omit<MarkdownViewProps, "text">>;
 
 /** The tree is rebuilt from the text on every change, so a node's position is its identity. */
 function keyed<T>(items: T[], render: (item: T) => ReactNode): ReactNode[] {
@@ -25,12 +32,12 @@ function keyed<T>(items: T[], render: (item: T) => ReactNode): ReactNode[] {
   return items.map((item, position) => <Fragment key={position}>{render(item)}</Fragment>);
 }
 
-function renderBlocks(blocks: Block[], renderCitation: CitationRenderer): ReactNode[] {
-  return keyed(blocks, (block) => renderBlock(block, renderCitation));
+function renderBlocks(blocks: Block[], render: Renderers): ReactNode[] {
+  return keyed(blocks, (block) => renderBlock(block, render));
 }
 
-function renderBlock(block: Block, renderCitation: CitationRenderer): ReactNode {
-  const inline = (nodes: Inline[]) => renderInline(nodes, renderCitation);
+function renderBlock(block: Block, render: Renderers): ReactNode {
+  const inline = (nodes: Inline[]) => renderInline(nodes, render);
   switch (block.type) {
     case "paragraph":
       return <p>{inline(block.children)}</p>;
@@ -47,9 +54,9 @@ function renderBlock(block: Block, renderCitation: CitationRenderer): ReactNode 
         </div>
       );
     case "quote":
-      return <blockquote>{renderBlocks(block.children, renderCitation)}</blockquote>;
+      return <blockquote>{renderBlocks(block.children, render)}</blockquote>;
     case "list": {
-      const items = keyed(block.items, (item) => <li>{renderListItem(item, renderCitation)}</li>);
+      const items = keyed(block.items, (item) => <li>{renderListItem(item, render)}</li>);
       return block.ordered ? <ol start={block.start}>{items}</ol> : <ul>{items}</ul>;
     }
     case "rule":
@@ -58,33 +65,32 @@ function renderBlock(block: Block, renderCitation: CitationRenderer): ReactNode 
 }
 
 /** A one-paragraph item is drawn without its paragraph, as a tight list. */
-function renderListItem(item: Block[], renderCitation: CitationRenderer): ReactNode {
+function renderListItem(item: Block[], render: Renderers): ReactNode {
   const [only] = item;
-  if (item.length === 1 && only?.type === "paragraph")
-    return renderInline(only.children, renderCitation);
-  return renderBlocks(item, renderCitation);
+  if (item.length === 1 && only?.type === "paragraph") return renderInline(only.children, render);
+  return renderBlocks(item, render);
 }
 
-function renderInline(nodes: Inline[], renderCitation: CitationRenderer): ReactNode[] {
-  return keyed(nodes, (node) => renderInlineNode(node, renderCitation));
+function renderInline(nodes: Inline[], render: Renderers): ReactNode[] {
+  return keyed(nodes, (node) => renderInlineNode(node, render));
 }
 
-function renderInlineNode(node: Inline, renderCitation: CitationRenderer): ReactNode {
+function renderInlineNode(node: Inline, render: Renderers): ReactNode {
   switch (node.type) {
     case "text":
       return node.text;
     case "code":
       return <code>{node.text}</code>;
     case "strong":
-      return <strong>{renderInline(node.children, renderCitation)}</strong>;
+      return <strong>{renderInline(node.children, render)}</strong>;
     case "emphasis":
-      return <em>{renderInline(node.children, renderCitation)}</em>;
+      return <em>{renderInline(node.children, render)}</em>;
     case "link":
-      return <SafeLink href={node.href}>{renderInline(node.children, renderCitation)}</SafeLink>;
+      return <SafeLink href={node.href}>{renderInline(node.children, render)}</SafeLink>;
     case "image":
-      return <SafeImage src={node.src} alt={node.alt} />;
+      return <SafeImage src={node.src} alt={node.alt} label={render.imageLabel} />;
     case "citation":
-      return renderCitation(node.number);
+      return render.renderCitation(node.number);
     case "break":
       return <br />;
   }
@@ -104,13 +110,13 @@ function SafeLink({ href, children }: { href: string; children: ReactNode }) {
 }
 
 /** Images from other hosts are not loaded (they could track the reader): a link stands in. */
-function SafeImage({ src, alt }: { src: string; alt: string }) {
+function SafeImage({ src, alt, label }: { src: string; alt: string; label: string }) {
   const url = safeLinkUrl(src);
   if (!url) return alt ? <span>{alt}</span> : null;
   if (isSameOrigin(url)) return <img src={url} alt={alt} loading="lazy" />;
   return (
     <a href={url} target="_blank" rel={EXTERNAL_REL} className="image-link">
-      {`Image: ${alt || url}`}
+      {fill(label, { alt: alt || url })}
     </a>
   );
 }

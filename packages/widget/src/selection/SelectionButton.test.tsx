@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { installFetch, sseResponse } from "../test/fetch-mock.ts";
 import { ask, renderWidget } from "../test/render-widget.tsx";
 import { answerEvents, SELECTION_SOURCE } from "../test/sse-fixtures.ts";
+import { SELECTION_SETTLE_MS } from "./use-text-selection.ts";
 
 const PAGE_TEXT =
   "A robot with four identical wheels would need four nearly identical blocks of XML.";
@@ -105,6 +106,41 @@ describe("asking about selected text", () => {
     launcher.dispatchEvent(new MouseEvent("mouseup", { bubbles: true, composed: true }));
     runScheduledWork();
     expect(screen.queryByRole("button", { name: "Ask about this" })).not.toBeInTheDocument();
+  });
+
+  it("appears for a selection made by touch, once selectionchange has settled", async () => {
+    installFetch(() => sseResponse(answerEvents()));
+    vi.useFakeTimers();
+    const { store } = renderWidget();
+    const paragraph = document.createElement("p");
+    paragraph.textContent = PAGE_TEXT;
+    document.body.prepend(paragraph);
+    const text = paragraph.firstChild as Text;
+    const range = document.createRange();
+    // A finger drags the selection's end handle: several selectionchange events, no mouseup.
+    for (const end of [10, 40, PAGE_TEXT.length]) {
+      range.setStart(text, 0);
+      range.setEnd(text, end);
+      document.getSelection()?.removeAllRanges();
+      document.getSelection()?.addRange(range);
+      document.dispatchEvent(new Event("selectionchange"));
+      act(() => {
+        vi.advanceTimersByTime(SELECTION_SETTLE_MS / 2);
+      });
+      // Still moving: nothing offered yet.
+      expect(screen.queryByRole("button", { name: "Ask about this" })).not.toBeInTheDocument();
+    }
+    act(() => {
+      vi.advanceTimersByTime(SELECTION_SETTLE_MS);
+    });
+    const button = screen.getByRole("button", { name: "Ask about this" });
+    vi.useRealTimers();
+    // The tap may collapse the page's selection just before its click lands.
+    document.getSelection()?.removeAllRanges();
+    document.dispatchEvent(new Event("selectionchange"));
+    act(() => button.click());
+    expect(store.getState().selection).toBe(PAGE_TEXT);
+    expect(screen.getByRole("dialog")).toBeInTheDocument();
   });
 
   it("can be switched off", () => {

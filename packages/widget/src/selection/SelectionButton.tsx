@@ -1,11 +1,12 @@
 import type { RefObject } from "react";
-import { useChat } from "../store/chat-store-context.ts";
+import { useChat, useStrings } from "../store/chat-store-context.ts";
 import { useTextSelection } from "./use-text-selection.ts";
 
 /** "Ask about this", floating under text selected on the page. */
 export function SelectionButton({ widgetRoot }: { widgetRoot: RefObject<HTMLElement | null> }) {
   const enabled = useChat((state) => state.options.askAboutSelection);
   const askAboutSelection = useChat((state) => state.askAboutSelection);
+  const strings = useStrings();
   const [selection, dismiss] = useTextSelection(widgetRoot, enabled);
   if (!selection) return null;
   return (
@@ -20,7 +21,7 @@ export function SelectionButton({ widgetRoot }: { widgetRoot: RefObject<HTMLElem
         dismiss();
       }}
     >
-      Ask about this
+      {strings.askAboutThis}
     </button>
   );
 }

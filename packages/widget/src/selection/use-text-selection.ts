@@ -1,4 +1,4 @@
-import { type RefObject, useEffect, useState } from "react";
+import { type RefObject, useEffect, useRef, useState } from "react";
 
 export interface PageSelection {
   text: string;
@@ -10,6 +10,11 @@ export interface PageSelection {
 const BUTTON_HEIGHT = 40;
 const BUTTON_WIDTH = 150;
 const GAP = 8;
+/**
+ * A selection made by touch ends with no mouseup or keyup: it is read once `selectionchange` has
+ * been quiet this long (the handles are still being dragged before that).
+ */
+export const SELECTION_SETTLE_MS = 300;
 
 /** The element that holds the widget on the page: the shadow host, or the widget's root itself. */
 function widgetHost(root: HTMLElement | null): Node | null {
@@ -19,13 +24,15 @@ function widgetHost(root: HTMLElement | null): Node | null {
 
 /**
  * The text the reader has selected on the host page (not inside the widget), once they finish
- * selecting with the mouse or the keyboard; null while nothing is selected.
+ * selecting with the mouse, the keyboard or a finger; null while nothing is selected.
  */
 export function useTextSelection(
   widgetRoot: RefObject<HTMLElement | null>,
   enabled: boolean,
 ): [PageSelection | null, () => void] {
   const [selection, setSelection] = useState<PageSelection | null>(null);
+  // The selection the reader already asked about: it is not offered again while it stands.
+  const dismissed = useRef<string | null>(null);
 
   useEffect(() => {
     if (!enabled) return;
@@ -33,11 +40,13 @@ export function useTextSelection(
       const current = document.getSelection();
       const text = current?.toString().trim() ?? "";
       if (!current || current.rangeCount === 0 || current.isCollapsed || !text) {
+        dismissed.current = null;
         setSelection(null);
         return;
       }
       const host = widgetHost(widgetRoot.current);
       if (host && current.anchorNode && host.contains(current.anchorNode)) return;
+      if (text === dismissed.current) return;
       const range = current.getRangeAt(0);
       // jsdom and some older engines have no layout for ranges; the button then sits top-left.
       const rect =
@@ -53,13 +62,18 @@ export function useTextSelection(
       const host = widgetHost(widgetRoot.current);
       return !host || !event.composedPath().includes(host);
     };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const readAfter = (delay: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(read, delay);
+    };
     // The selection is final only after the mouseup's default action, hence the next task.
     const onPointerDone = (event: Event) => {
-      if (fromPage(event)) setTimeout(read, 0);
+      if (fromPage(event)) readAfter(0);
     };
-    const onSelectionChange = () => {
-      if (document.getSelection()?.isCollapsed ?? true) setSelection(null);
-    };
+    // A collapsed selection is read after the same pause: a tap on "Ask about this" may collapse
+    // it just before the tap's click, which must still find the button.
+    const onSelectionChange = () => readAfter(SELECTION_SETTLE_MS);
     const hide = () => setSelection(null);
     document.addEventListener("mouseup", onPointerDone);
     document.addEventListener("keyup", onPointerDone);
@@ -67,6 +81,7 @@ export function useTextSelection(
     window.addEventListener("scroll", hide, true);
     window.addEventListener("resize", hide);
     return () => {
+      clearTimeout(timer);
       document.removeEventListener("mouseup", onPointerDone);
       document.removeEventListener("keyup", onPointerDone);
       document.removeEventListener("selectionchange", onSelectionChange);
@@ -75,5 +90,9 @@ export function useTextSelection(
     };
   }, [enabled, widgetRoot]);
 
-  return [selection, () => setSelection(null)];
+  const dismiss = () => {
+    dismissed.current = selection?.text ?? null;
+    setSelection(null);
+  };
+  return [selection, dismiss];
 }

@@ -1,11 +1,6 @@
-import {
-  type Citation,
-  type Confidence,
-  type ResponseMetadata,
-  ResponseMetadataSchema,
-  type ResponseMode,
-} from "@lectern/protocol";
+import type { Citation, Confidence, ResponseMetadata, ResponseMode } from "@lectern/protocol";
 import type { FeedbackRating } from "../api/send-feedback.ts";
+import { ANSWER_ROUTES } from "../api/wire-checks.ts";
 
 export interface UserMessage {
   id: string;
@@ -41,9 +36,14 @@ export interface AssistantMessage {
   /** Id of the stored exchange (from the `done` event), needed for feedback. */
   messageId: string | null;
   feedback: FeedbackState | null;
+  /** Follow-up questions the server suggests after this answer. */
+  suggestions: string[];
 }
 
 export type ChatMessage = UserMessage | AssistantMessage;
+
+/** How many follow-up questions are offered under an answer. */
+export const MAX_FOLLOW_UPS = 3;
 
 export type AnswerRoute = NonNullable<ResponseMetadata["route"]>;
 
@@ -53,8 +53,9 @@ export type AnswerRoute = NonNullable<ResponseMetadata["route"]>;
  * which keep every signal (confidence, notices, feedback) on display.
  */
 export function answerRouteOf(value: unknown): AnswerRoute {
-  const parsed = ResponseMetadataSchema.shape.route.safeParse(value);
-  return parsed.success && parsed.data !== undefined ? parsed.data : "question";
+  return (ANSWER_ROUTES as readonly unknown[]).includes(value)
+    ? (value as AnswerRoute)
+    : "question";
 }
 
 /** Greetings and thanks: a canned reply, not an answer from the book. */
@@ -78,5 +79,6 @@ export function newAssistantMessage(id: string): AssistantMessage {
     fallbackMessage: null,
     messageId: null,
     feedback: null,
+    suggestions: [],
   };
 }

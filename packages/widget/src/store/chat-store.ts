@@ -1,16 +1,20 @@
 // Over 300 lines on purpose: the widget's one store, whose actions move between states that are easiest to check side by side.
 import type { ChatRequestBody } from "@lectern/protocol";
 import { createStore, type StoreApi } from "zustand/vanilla";
-import { ChatRequestError } from "../api/chat-request-error.ts";
+import { ChatRequestError, failureText } from "../api/chat-request-error.ts";
 import { deleteHistory } from "../api/delete-history.ts";
 import { type FeedbackRating, sendFeedback } from "../api/send-feedback.ts";
 import { type ChatAnswerEvent, streamChat } from "../api/stream-chat.ts";
+import { fetchStarterQuestions } from "../api/suggestions.ts";
+import { readQuestions } from "../api/wire-checks.ts";
 import type { ResolvedOptions } from "../options.ts";
+import { fill, type WidgetStrings } from "../strings.ts";
 import { randomUuid } from "../util/random-uuid.ts";
 import {
   type AssistantMessage,
   answerRouteOf,
   type ChatMessage,
+  MAX_FOLLOW_UPS,
   newAssistantMessage,
 } from "./chat-message.ts";
 import {
@@ -44,10 +48,20 @@ export interface ChatState {
   selection: string | null;
   /** Why the question cannot be sent (too long), shown next to the question box. */
   inputError: string | null;
+  /** The search-and-ask box is open. */
+  searchOpen: boolean;
+  /** Starter questions for the empty panel; null until they are known. */
+  starterQuestions: string[] | null;
 
   open(): void;
   close(): void;
   toggle(): void;
+  openSearch(): void;
+  closeSearch(): void;
+  /** Fetches the starter questions once, unless the host gave its own. */
+  loadStarterQuestions(): void;
+  /** Opens the panel and sends a question (a suggestion, the search box's Ask row). */
+  ask(question: string): boolean;
   setOptions(options: ResolvedOptions): void;
   askAboutSelection(text: string): void;
   clearSelection(): void;
@@ -64,10 +78,6 @@ export interface ChatState {
 }
 
 export type ChatStore = StoreApi<ChatState>;
-
-export const CLIENT_TIMEOUT_MESSAGE = "The answer is taking too long. Please try again.";
-export const INCOMPLETE_ANSWER_MESSAGE = "The answer was cut off. Please try again.";
-const UNEXPECTED_ERROR_MESSAGE = "Something went wrong. Please try again.";
 
 interface PendingQuestion {
   question: string;
@@ -86,6 +96,7 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
   if (!initialOptions.persist) removeConversation(storageKey);
 
   let running: RunningAnswer | null = null;
+  let loadingStarters = false;
   let lastQuestion: PendingQuestion | null = null;
 
   const store = createStore<ChatState>()((set, get) => {
@@ -117,6 +128,7 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
             route: answerRouteOf(data.metadata.route),
             lowConfidence: data.metadata.low_confidence,
             fallbackMessage: data.fallback_message,
+            suggestions: readQuestions(data.suggestions, MAX_FOLLOW_UPS),
           }));
           // The server may start a new session (an unknown id); follow-ups must use its id.
           if (data.session_id !== get().sessionId) set({ sessionId: data.session_id });
@@ -164,7 +176,7 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
             applyEvent(assistantId, event);
           },
         });
-        if (!answered) throw new ChatRequestError("INCOMPLETE_ANSWER", INCOMPLETE_ANSWER_MESSAGE);
+        if (!answered) throw new ChatRequestError("INCOMPLETE_ANSWER", "");
         updateAssistant(assistantId, () => ({ streaming: false }));
         set({ status: "success" });
       } catch (error) {
@@ -179,7 +191,7 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
         set((state) => ({
           messages: state.messages.filter((message) => message.id !== assistantId),
         }));
-        set(failureState(error, current.timedOut));
+        set(failureState(error, current.timedOut, get().options.strings));
       } finally {
         clearTimeout(timer);
         if (running === current) running = null;
@@ -213,13 +225,32 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
       failure: null,
       selection: null,
       inputError: null,
+      searchOpen: false,
+      starterQuestions: initialOptions.suggestions,
 
-      open: () => set({ isOpen: true }),
+      open: () => set({ isOpen: true, searchOpen: false }),
       close: () => set({ isOpen: false }),
-      toggle: () => set((state) => ({ isOpen: !state.isOpen })),
+      toggle: () => set((state) => ({ isOpen: !state.isOpen, searchOpen: false })),
+      openSearch: () => {
+        if (get().options.search) set({ searchOpen: true });
+      },
+      closeSearch: () => set({ searchOpen: false }),
+      loadStarterQuestions: () => {
+        if (get().starterQuestions !== null || loadingStarters) return;
+        loadingStarters = true;
+        void fetchStarterQuestions(get().options.apiUrl).then((questions) => {
+          // The host may have given its own meanwhile; those win.
+          if (get().starterQuestions === null) set({ starterQuestions: questions });
+        });
+      },
+      ask: (question) => {
+        get().open();
+        return get().send(question);
+      },
       // A React host passes new props on every render; only real changes should re-render.
       setOptions: (options) => {
-        if (!sameOptions(get().options, options)) set({ options });
+        if (sameOptions(get().options, options)) return;
+        set({ options, ...(options.suggestions ? { starterQuestions: options.suggestions } : {}) });
       },
 
       askAboutSelection: (text) => {
@@ -228,7 +259,7 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
         set({
           selection,
           isOpen: true,
-          inputError: selectionTooLong(selection, get().options.maxSelectionChars),
+          inputError: selectionTooLong(selection, get().options),
         });
       },
       clearSelection: () => set({ selection: null, inputError: null }),
@@ -238,8 +269,8 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
         const { status, selection, options } = get();
         if (!text || status === "loading") return false;
         const inputError =
-          questionTooLong(text, options.maxQuestionChars) ??
-          (selection ? selectionTooLong(selection, options.maxSelectionChars) : null);
+          questionTooLong(text, options) ??
+          (selection ? selectionTooLong(selection, options) : null);
         if (inputError) {
           set({ inputError });
           return false;
@@ -322,21 +353,28 @@ function persistConversation(store: ChatStore, storageKey: string): () => void {
 }
 
 function sameOptions(a: ResolvedOptions, b: ResolvedOptions): boolean {
-  return (Object.keys(a) as (keyof ResolvedOptions)[]).every((key) => a[key] === b[key]);
+  // Strings and suggestions are new objects on every resolve: compare what they hold.
+  return (Object.keys(a) as (keyof ResolvedOptions)[]).every(
+    (key) => a[key] === b[key] || JSON.stringify(a[key]) === JSON.stringify(b[key]),
+  );
 }
 
 function sameMessages(a: ChatMessage[], b: ChatMessage[]): boolean {
   return a.length === b.length && a.every((message, index) => message === b[index]);
 }
 
-function failureState(error: unknown, clientTimedOut: boolean): Partial<ChatState> {
+function failureState(
+  error: unknown,
+  clientTimedOut: boolean,
+  strings: WidgetStrings,
+): Partial<ChatState> {
   const at = Date.now();
   if (clientTimedOut) {
     return {
       status: "timeout",
       failure: {
         code: "CLIENT_TIMEOUT",
-        message: CLIENT_TIMEOUT_MESSAGE,
+        message: strings.clientTimeout,
         retryAfterSeconds: null,
         at,
       },
@@ -348,7 +386,7 @@ function failureState(error: unknown, clientTimedOut: boolean): Partial<ChatStat
       status: error.code === "TIMEOUT" ? "timeout" : "error",
       failure: {
         code: error.code,
-        message: error.message,
+        message: failureText(error, strings),
         retryAfterSeconds: error.retryAfterSeconds,
         at,
       },
@@ -356,20 +394,20 @@ function failureState(error: unknown, clientTimedOut: boolean): Partial<ChatStat
   }
   return {
     status: "error",
-    failure: { code: "UNEXPECTED", message: UNEXPECTED_ERROR_MESSAGE, retryAfterSeconds: null, at },
+    failure: { code: "UNEXPECTED", message: strings.unexpectedError, retryAfterSeconds: null, at },
   };
 }
 
-const formatCount = (count: number) => count.toLocaleString("en-US");
-
-function questionTooLong(question: string, limit: number): string | null {
+function questionTooLong(question: string, options: ResolvedOptions): string | null {
+  const limit = options.maxQuestionChars;
   return question.length > limit
-    ? `Your question is ${formatCount(question.length)} characters long; the limit is ${formatCount(limit)}. Please shorten it.`
+    ? fill(options.strings.questionTooLong, { length: question.length, limit })
     : null;
 }
 
-function selectionTooLong(selection: string, limit: number): string | null {
+function selectionTooLong(selection: string, options: ResolvedOptions): string | null {
+  const limit = options.maxSelectionChars;
   return selection.length > limit
-    ? `The selected text is ${formatCount(selection.length)} characters long; the limit is ${formatCount(limit)}. Select a shorter passage.`
+    ? fill(options.strings.selectionTooLong, { length: selection.length, limit })
     : null;
 }

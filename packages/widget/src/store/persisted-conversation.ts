@@ -1,5 +1,11 @@
+import { readQuestions } from "../api/wire-checks.ts";
 import { isUuidV4 } from "../util/random-uuid.ts";
-import { type AssistantMessage, answerRouteOf, type ChatMessage } from "./chat-message.ts";
+import {
+  type AssistantMessage,
+  answerRouteOf,
+  type ChatMessage,
+  MAX_FOLLOW_UPS,
+} from "./chat-message.ts";
 
 /** What survives a reload: the session and the messages the reader could see. */
 export interface PersistedConversation {
@@ -13,7 +19,7 @@ const FORMAT_VERSION = 1;
 /** A message as read back from storage: answers saved before routes were stored have none. */
 type StoredMessage =
   | Exclude<ChatMessage, AssistantMessage>
-  | (Omit<AssistantMessage, "route"> & { route?: unknown });
+  | (Omit<AssistantMessage, "route" | "suggestions"> & { route?: unknown; suggestions?: unknown });
 
 /** One conversation per API, so two widgets for two books on one site stay apart. */
 export function storageKeyFor(apiUrl: string): string {
@@ -66,5 +72,11 @@ function isStoredMessage(value: unknown): value is StoredMessage {
 function settle(message: StoredMessage): ChatMessage {
   if (message.role !== "assistant") return message;
   const feedback = message.feedback?.status === "sent" ? message.feedback : null;
-  return { ...message, streaming: false, feedback, route: answerRouteOf(message.route) };
+  return {
+    ...message,
+    streaming: false,
+    feedback,
+    route: answerRouteOf(message.route),
+    suggestions: readQuestions(message.suggestions, MAX_FOLLOW_UPS),
+  };
 }

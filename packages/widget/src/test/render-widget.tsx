@@ -10,9 +10,22 @@ export const API_URL = "https://api.example.com";
 
 const stores: ChatStore[] = [];
 
-/** Renders the widget in the document (no shadow root, so screen queries reach it). */
-export function renderWidget(options: Partial<LecternOptions> = {}) {
-  const store = createChatStore(resolveOptions({ apiUrl: API_URL, ...options }));
+/**
+ * Renders the widget in the document (no shadow root, so screen queries reach it). Unless
+ * `serverSuggestions` is set, the host gives no starter questions (`suggestions: []`), so the
+ * empty panel asks the server for none and fetch sees only the requests a test is about.
+ */
+export function renderWidget(
+  options: Partial<LecternOptions> = {},
+  { serverSuggestions = false } = {},
+) {
+  const store = createChatStore(
+    resolveOptions({
+      apiUrl: API_URL,
+      ...(serverSuggestions ? {} : { suggestions: [] }),
+      ...options,
+    }),
+  );
   stores.push(store);
   const user = userEvent.setup();
   const view = render(<ChatWidget store={store} />);

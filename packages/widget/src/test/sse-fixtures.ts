@@ -94,6 +94,8 @@ interface SourcesEventOptions {
   sessionId?: string;
   /** How the server routed the question; "question" by default, null for a server that sends none. */
   route?: NonNullable<ResponseMetadata["route"]> | null;
+  /** Follow-up questions, as newer servers send them; absent by default. */
+  suggestions?: string[];
 }
 
 export function sourcesEvent(options: SourcesEventOptions = {}): string {
@@ -119,6 +121,7 @@ export function sourcesEvent(options: SourcesEventOptions = {}): string {
     answer: options.answer === undefined ? URDF_ANSWER : options.answer,
     fallback_message:
       options.fallbackMessage === undefined ? RETRIEVAL_ONLY_MESSAGE : options.fallbackMessage,
+    ...(options.suggestions ? { suggestions: options.suggestions } : {}),
   });
 }
 

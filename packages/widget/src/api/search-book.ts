@@ -1,0 +1,22 @@
+import type { SearchResponse } from "@lectern/protocol";
+import { errorFromResponse } from "./chat-request-error.ts";
+import { readSearchResponse } from "./wire-checks.ts";
+
+export const SEARCH_LIMIT = 8;
+
+/** Keyword results for what the reader has typed so far (`GET {apiUrl}/search?q=…&limit=8`). */
+export async function searchBook(
+  apiUrl: string,
+  query: string,
+  signal: AbortSignal,
+): Promise<SearchResponse> {
+  const params = new URLSearchParams({ q: query, limit: String(SEARCH_LIMIT) });
+  const response = await fetch(`${apiUrl}/search?${params}`, {
+    headers: { Accept: "application/json" },
+    signal,
+  });
+  if (!response.ok) throw await errorFromResponse(response);
+  const body = readSearchResponse(await response.json());
+  if (!body) throw new Error("Malformed search response");
+  return body;
+}

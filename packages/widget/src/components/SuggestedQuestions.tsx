@@ -1,0 +1,29 @@
+import { useChat } from "../store/chat-store-context.ts";
+
+/** Questions the reader can ask with one press: starters in the empty panel, follow-ups. */
+export function SuggestedQuestions({ title, questions }: { title: string; questions: string[] }) {
+  const ask = useChat((state) => state.ask);
+  const loading = useChat((state) => state.status === "loading");
+  if (questions.length === 0) return null;
+  return (
+    <div className="suggestions">
+      <p className="suggestions-title" aria-hidden="true">
+        {title}
+      </p>
+      <ul aria-label={title}>
+        {questions.map((question) => (
+          <li key={question}>
+            <button
+              type="button"
+              className="suggestion"
+              disabled={loading}
+              onClick={() => ask(question)}
+            >
+              {question}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
