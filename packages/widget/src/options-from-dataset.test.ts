@@ -75,6 +75,7 @@ describe("resolveOptions", () => {
       maxSelectionChars: 64_000,
       askAboutSelection: true,
       search: true,
+      share: false,
       placement: "floating",
       suggestions: null,
       strings: DEFAULT_STRINGS,

@@ -4,7 +4,7 @@ import type { LecternOptions } from "./options.ts";
  * Options from `data-*` attributes, as written on the script tag or on `<lectern-chat>`:
  * data-api, data-title, data-placeholder, data-primary-color, data-primary-text-color,
  * data-theme, data-persist, data-timeout-ms, data-max-question-chars, data-max-selection-chars,
- * data-ask-about-selection, data-search, data-placement, data-suggestions (a JSON array of
+ * data-ask-about-selection, data-search, data-share, data-placement, data-suggestions (a JSON array of
  * strings) and data-strings (a JSON object).
  */
 export function optionsFromDataset(dataset: DOMStringMap): LecternOptions | null {
@@ -29,6 +29,8 @@ export function optionsFromDataset(dataset: DOMStringMap): LecternOptions | null
   if (maxSelectionChars !== undefined) options.maxSelectionChars = maxSelectionChars;
   const search = booleanAttribute(dataset.search);
   if (search !== undefined) options.search = search;
+  const share = booleanAttribute(dataset.share);
+  if (share !== undefined) options.share = share;
   if (dataset.placement === "side" || dataset.placement === "floating")
     options.placement = dataset.placement;
   const suggestions = jsonAttribute(dataset.suggestions, "data-suggestions");

@@ -27,6 +27,8 @@ export interface LecternOptions {
   askAboutSelection?: boolean;
   /** The search-and-ask box on ⌘K / Ctrl+K and `/` (default true). */
   search?: boolean;
+  /** A Share button under each answer (the server must run with SHARE_ENABLED; default false). */
+  share?: boolean;
   /** `floating`: a panel above the button; `side`: a drawer along the right edge. */
   placement?: "floating" | "side";
   /** Starter questions for the empty panel; without them the server's `GET /suggestions`. */
@@ -46,6 +48,7 @@ export interface ResolvedOptions {
   maxSelectionChars: number;
   askAboutSelection: boolean;
   search: boolean;
+  share: boolean;
   placement: "floating" | "side";
   /** The host's starter questions; null to ask the server. */
   suggestions: string[] | null;
@@ -76,6 +79,7 @@ export function resolveOptions(options: LecternOptions): ResolvedOptions {
     maxSelectionChars: positiveOr(options.maxSelectionChars, DEFAULT_MAX_SELECTION_CHARS),
     askAboutSelection: options.askAboutSelection ?? true,
     search: options.search ?? true,
+    share: options.share ?? false,
     placement: options.placement === "side" ? "side" : "floating",
     suggestions: Array.isArray(options.suggestions)
       ? readQuestions(options.suggestions, MAX_STARTER_QUESTIONS)

@@ -76,7 +76,11 @@ export function composeApp(
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
       ? {
-          site: createSite({ store: lectern.store, title: () => lectern.title() }),
+          site: createSite({
+            store: lectern.store,
+            title: () => lectern.title(),
+            share: config.shareEnabled,
+          }),
           feedback: new FeedbackStore(lectern.db),
           rateLimiters: shared?.limiters ?? memoryRateLimiters(config),
         }

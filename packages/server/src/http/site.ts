@@ -32,6 +32,8 @@ export interface SiteDeps {
   title?: () => Promise<string | undefined>;
   /** Path of the standalone widget build. */
   widgetScript?: string;
+  /** Offer the widget's Share button (the server runs with SHARE_ENABLED). */
+  share?: boolean;
 }
 
 export function prefersHtml(context: Context): boolean {
@@ -84,7 +86,7 @@ export function createSite(deps: SiteDeps) {
         (await deps.store.pageHtml(page.filePath)) ??
         "<p>This page has not been rendered yet; run lectern ingest again.</p>";
       const origin = new URL(context.req.url).origin;
-      return context.html(pageTemplate(page, html, list, origin, title));
+      return context.html(pageTemplate(page, html, list, origin, title, deps.share ?? false));
     },
 
     async widget(context: Context): Promise<Response> {
@@ -203,6 +205,7 @@ function pageTemplate(
   list: PageSummary[],
   origin: string,
   bookTitle: string,
+  share: boolean,
 ): string {
   return `<!doctype html>
 <html lang="en" data-theme="light">
@@ -224,7 +227,7 @@ ${body}
 </article>
 </main>
 </div>
-<script src="/lectern.js" data-api="${escapeHtml(origin)}" data-title="Ask ${escapeHtml(bookTitle)}" defer></script>
+<script src="/lectern.js" data-api="${escapeHtml(origin)}" data-title="Ask ${escapeHtml(bookTitle)}"${share ? ' data-share="true"' : ""} defer></script>
 </body>
 </html>`;
 }

@@ -2,11 +2,12 @@ import type { ReactNode } from "react";
 import { findCitation } from "../citations/citation-kind.ts";
 import { MarkdownView } from "../markdown/MarkdownView.tsx";
 import { type AssistantMessage, isSmallTalk } from "../store/chat-message.ts";
-import { useStrings } from "../store/chat-store-context.ts";
+import { useChat, useStrings } from "../store/chat-store-context.ts";
 import { DEFAULT_STRINGS, fill } from "../strings.ts";
 import { CitationChip, PendingCitationChip } from "./CitationChip.tsx";
 import { CopyAnswerButton } from "./CopyAnswerButton.tsx";
 import { FeedbackButtons } from "./FeedbackButtons.tsx";
+import { ShareAnswerButton } from "./ShareAnswerButton.tsx";
 import { SourceList } from "./SourceList.tsx";
 import { SuggestedQuestions } from "./SuggestedQuestions.tsx";
 
@@ -28,6 +29,7 @@ interface AssistantMessageViewProps {
 export function AssistantMessageView({ message, latest }: AssistantMessageViewProps) {
   const { complete, streaming, mode, sources, route } = message;
   const strings = useStrings();
+  const share = useChat((state) => state.options.share);
   // A greeting or thanks gets a canned reply: there is no retrieval to qualify and nothing to rate.
   const smallTalk = isSmallTalk(route);
   // Confidence grades how well book passages matched; an overview is the synopsis, not a match.
@@ -75,6 +77,9 @@ export function AssistantMessageView({ message, latest }: AssistantMessageViewPr
         <div className="answer-actions">
           {!smallTalk && message.messageId ? <FeedbackButtons message={message} /> : null}
           {message.text || mode === "no_results" ? <CopyAnswerButton message={message} /> : null}
+          {share && !smallTalk && message.messageId ? (
+            <ShareAnswerButton message={message} />
+          ) : null}
         </div>
       )}
       {latest && !streaming ? (

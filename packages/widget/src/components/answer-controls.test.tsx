@@ -2,11 +2,12 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it, vi } from "vitest";
 import { controlledSseResponse, installFetch, sseResponse } from "../test/fetch-mock.ts";
-import { ask, renderWidget } from "../test/render-widget.tsx";
+import { API_URL, ask, renderWidget } from "../test/render-widget.tsx";
 import {
   answerEvents,
   deltaEvents,
   doneEvent,
+  REQUEST_ID,
   SELECTION_SOURCE,
   sourcesEvent,
   URDF_ANSWER,
@@ -100,5 +101,70 @@ describe("a new answer", () => {
     for (const event of deltaEvents(URDF_DELTAS)) stream.push(event);
     await screen.findByText(/macros to URDF/);
     expect(list.scrollTop).toBe(632);
+  });
+});
+
+describe("sharing an answer", () => {
+  it("is offered only when the host turns it on, and puts the shared link on the clipboard", async () => {
+    const calls = installFetch((call) =>
+      call.url.endsWith("/share")
+        ? new Response(
+            JSON.stringify({
+              share_id: "q3VxKp0aZ8m1rT5yB2cD4e",
+              url: "/share/q3VxKp0aZ8m1rT5yB2cD4e",
+            }),
+            {
+              status: 201,
+              headers: { "Content-Type": "application/json" },
+            },
+          )
+        : sseResponse(answerEvents()),
+    );
+    const { user, store } = renderWidget({ share: true });
+    const writeText = stubClipboard();
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(user, "What is a URDF?");
+    const answer = await screen.findByRole("article", { name: "Answer" });
+    const share = await within(answer).findByRole("button", { name: "Copy a link to this answer" });
+    await user.click(share);
+
+    await waitFor(() => expect(share).toHaveTextContent("Link copied"));
+    const request = calls.find((call) => call.url.endsWith("/share"));
+    expect(request).toMatchObject({
+      method: "POST",
+      body: { session_id: store.getState().sessionId, message_id: REQUEST_ID },
+    });
+    expect(writeText).toHaveBeenCalledWith(`${API_URL}/share/q3VxKp0aZ8m1rT5yB2cD4e`);
+  });
+
+  it("is not offered by default, and says so when the server refuses", async () => {
+    installFetch(() => sseResponse(answerEvents()));
+    const plain = renderWidget({ persist: false });
+    await plain.user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(plain.user, "What is a URDF?");
+    const answer = await screen.findByRole("article", { name: "Answer" });
+    await within(answer).findByRole("button", { name: "Copy answer as Markdown" });
+    expect(within(answer).queryByRole("button", { name: "Copy a link to this answer" })).toBeNull();
+    plain.unmount();
+
+    installFetch((call) =>
+      call.url.endsWith("/share")
+        ? new Response(
+            JSON.stringify({
+              error_code: "SHARING_DISABLED",
+              message: "off",
+              request_id: REQUEST_ID,
+            }),
+            { status: 403, headers: { "Content-Type": "application/json" } },
+          )
+        : sseResponse(answerEvents()),
+    );
+    const refused = renderWidget({ share: true, persist: false });
+    await refused.user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(refused.user, "What is a URDF?");
+    const second = await screen.findByRole("article", { name: "Answer" });
+    const share = await within(second).findByRole("button", { name: "Copy a link to this answer" });
+    await refused.user.click(share);
+    await waitFor(() => expect(share).toHaveTextContent("Could not share"));
   });
 });
