@@ -88,8 +88,11 @@ describe.runIf(postgresReady)("a running server and an ingest by another process
           return body.sources.map((source) => ("file_path" in source ? source.file_path : ""));
         };
         expect(await ask()).not.toContain("flywheel.md");
+        // A new version of the same book, from another folder: --replace says so.
         await ingesting.ingest(
           await docsWith("v2", { "gears.md": GEARS, "flywheel.md": FLYWHEEL }),
+          undefined,
+          { replace: true },
         );
         await expect.poll(ask, { timeout: 10_000, interval: 50 }).toContain("flywheel.md");
       } finally {
