@@ -486,17 +486,7 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
   it("offers starter questions, then follow-ups under the answer; each asks with one press", async () => {
     const page = await openPage("/docs");
     const starters = ["What is a topic?", "What is a URDF?"];
-    const followUps = ["What is a node?", "How do services work?"];
     await page.route("**/suggestions", (route) => route.fulfill({ json: { questions: starters } }));
-    // The follow-ups ride on the sources event, as the server sends them.
-    await page.route("**/chat/stream", async (route) => {
-      const response = await route.fetch();
-      const body = (await response.text()).replace(
-        /(event: sources\r?\ndata: \{)/,
-        `$1"suggestions":${JSON.stringify(followUps)},`,
-      );
-      await route.fulfill({ response, body });
-    });
     const sent: string[] = [];
     page.on("request", (request) => {
       if (request.url().endsWith("/chat/stream")) sent.push(request.postData() ?? "");
@@ -506,15 +496,17 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     const starterList = page.getByRole("list", { name: "Try asking" });
     await starterList.getByRole("button", { name: "What is a topic?" }).click();
     await waitForAnswer(page, /topic/i);
+    // The follow-ups are the server's: the sections after the one the answer quotes.
     const followUpList = lastAnswer(page).getByRole("list", { name: "Ask next" });
-    expect(await followUpList.getByRole("button").allTextContents()).toEqual(followUps);
-    await followUpList.getByRole("button", { name: "What is a node?" }).click();
+    const followUps = await followUpList.getByRole("button").allTextContents();
+    expect(followUps.length).toBeGreaterThanOrEqual(2);
+    expect(followUps.every((question) => question.endsWith("?"))).toBe(true);
+    const first = followUps[0] ?? "";
+    await followUpList.getByRole("button", { name: first }).click();
     await expect.poll(() => page.getByRole("article", { name: "Answer" }).count()).toBe(2);
-    await waitForAnswer(page, /node/i);
-    expect(sent.map((body) => JSON.parse(body).query)).toEqual([
-      "What is a topic?",
-      "What is a node?",
-    ]);
+    await expect
+      .poll(() => sent.map((body) => JSON.parse(body).query))
+      .toEqual(["What is a topic?", first]);
     await page.context().close();
   });
 
@@ -572,8 +564,9 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     const axeSource = await readFile(AXE_SOURCE, "utf8");
     const violations: unknown[] = [];
     const check = async (state: string) => {
-      if (!(await page.evaluate(() => "axe" in window)))
-        await page.addScriptTag({ content: axeSource });
+      // Evaluated through the DevTools protocol: the page's Content-Security-Policy allows no
+      // inline script tag, and the check must not weaken it.
+      if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axeSource);
       const found = await page.evaluate(async () => {
         type AxeResult = {
           violations: {
