@@ -57,10 +57,10 @@ describe("keywordSearch", () => {
 });
 
 describe("snippets", () => {
-  it("shows words, not Markdown", () => {
+  it("shows the prose, not Markdown or code", () => {
     expect(
       plainText("## Setup\n\nUse **ros2 run** and [the docs](https://x.y).\n```bash\nls\n```"),
-    ).toBe("Setup Use ros2 run and the docs. ls");
+    ).toBe("Setup Use ros2 run and the docs.");
   });
 
   it("cuts a window around the matching words and marks where it was cut", () => {

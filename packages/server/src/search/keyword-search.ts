@@ -122,17 +122,21 @@ function toHit(chunk: ChunkRecord, score: number, terms: Set<string>): KeywordHi
   };
 }
 
-/** Markdown reduced to the words a reader sees: no fences, heading marks, emphasis or link targets. */
+/** Markdown reduced to the prose a reader sees: no code blocks, heading marks, emphasis or link targets. */
 export function plainText(markdown: string): string {
-  return markdown
-    .replace(/^```.*$/gm, " ")
-    .replace(/^#{1,6}\s+/gm, "")
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/[*_`|>]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  return (
+    markdown
+      // Code is shown on the page; a snippet of it (`- arg: name: …`) reads as noise in a list.
+      .replace(/^(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, " ")
+      .replace(/^```.*$/gm, " ")
+      .replace(/^#{1,6}\s+/gm, "")
+      .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/<[^>]+>/g, " ")
+      .replace(/[*_`|>]+/g, " ")
+      .replace(/\s+/g, " ")
+      .trim()
+  );
 }
 
 /**
