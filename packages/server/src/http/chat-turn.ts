@@ -67,6 +67,34 @@ function metadataOf(input: ChatInput, outcome: ChatOutcome, elapsedMs: number): 
   };
 }
 
+/**
+ * One streamed turn: the answer's text goes out as `delta` events while the pipeline runs; resolves
+ * to the outcome (counted in the metrics) once every delta is written, or undefined when the client
+ * went away.
+ */
+export async function streamTurn(
+  deps: RouteDeps,
+  input: ChatInput,
+  stream: { writeSSE(message: { event: string; data: string }): Promise<void> },
+  signal: AbortSignal,
+  timeout: AbortSignal,
+): Promise<ChatOutcome | undefined> {
+  const pending: Promise<void>[] = [];
+  const outcome = await withTimeout(
+    deps.chat.run(input, {
+      signal,
+      onDelta: (delta) => {
+        pending.push(stream.writeSSE({ event: "delta", data: JSON.stringify({ delta }) }));
+      },
+    }),
+    timeout,
+  );
+  await Promise.all(pending);
+  if (signal.aborted) return undefined;
+  deps.metrics.observeAnswer(outcome);
+  return outcome;
+}
+
 /** The work's result, or TIMEOUT once the signal fires (the work is told through its own signal). */
 export async function withTimeout<T>(work: Promise<T>, timeout: AbortSignal): Promise<T> {
   if (timeout.aborted) throw createError("TIMEOUT");

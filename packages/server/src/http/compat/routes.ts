@@ -4,7 +4,7 @@ import type * as z from "zod/mini";
 import { createError } from "../../errors.ts";
 import { classifyError } from "../../pipeline/error-classification.ts";
 import type { ChatInput } from "../../pipeline/types.ts";
-import { toChatResponse, withTimeout } from "../chat-turn.ts";
+import { streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { isUuidV4, readJsonObject } from "../request.ts";
@@ -173,18 +173,8 @@ async function streamS4(
       return stream.writeSSE({ event: "error", data: JSON.stringify(failure.body) });
     };
     try {
-      const pending: Promise<void>[] = [];
-      const outcome = await withTimeout(
-        deps.chat.run(input, {
-          signal,
-          onDelta: (delta) => {
-            pending.push(stream.writeSSE({ event: "delta", data: JSON.stringify({ delta }) }));
-          },
-        }),
-        timeout,
-      );
-      await Promise.all(pending);
-      if (signal.aborted) return;
+      const outcome = await streamTurn(deps, input, stream, signal, timeout);
+      if (!outcome) return;
       const response = toChatResponse(deps, input, outcome, started);
       await deps.chat.saveExchange(input, response);
       if (response.sources.length === 0) {

@@ -27,6 +27,7 @@ export async function answerTurn(
     const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
     const signal = AbortSignal.any([timeout, context.req.raw.signal]);
     const { input, outcome } = await withTimeout(deps.chat.ask(request, { signal }), timeout);
+    deps.metrics.observeAnswer(outcome);
     const response = toChatResponse(deps, input, outcome, started);
     await deps.chat.saveExchange(input, response);
     deps.logger.info({ requestId: input.requestId, mode: outcome.mode }, "chat (compat)");

@@ -2,7 +2,7 @@ import type { Handler } from "hono";
 import { streamSSE } from "hono/streaming";
 import { createError } from "../../errors.ts";
 import { classifyError } from "../../pipeline/error-classification.ts";
-import { startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
+import { startChat, streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 
@@ -24,20 +24,9 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
     const response = streamSSE(context, async (stream) => {
       stream.onAbort(() => abort.abort());
       try {
-        const pending: Promise<void>[] = [];
-        const outcome = await withTimeout(
-          deps.chat.run(input, {
-            signal,
-            onDelta: (delta) => {
-              pending.push(stream.writeSSE({ event: "delta", data: JSON.stringify({ delta }) }));
-            },
-          }),
-          timeout,
-        );
-        await Promise.all(pending);
-        if (signal.aborted) return;
+        const outcome = await streamTurn(deps, input, stream, signal, timeout);
+        if (!outcome) return;
         const response = toChatResponse(deps, input, outcome, started);
-        deps.metrics.observeAnswer(outcome);
         await stream.writeSSE({
           event: "sources",
           data: JSON.stringify({
