@@ -53,7 +53,7 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
 }
 
 /** Glossary pages, by title: each of their entries defines one term. */
-const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
+export const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
 /** Most chunks of the results' pages added for a definition question. */
 const MAX_DEFINING_CHUNKS = 4;
 
@@ -62,12 +62,15 @@ const MAX_DEFINING_CHUNKS = 4;
  * sits, when they are not among the results themselves: the opening chunk of a page whose title
  * names X ("Describing a Robot with URDF"), the first chunk of a section whose heading names X
  * when the result only continues it, and the chunk of a glossary page whose entry defines X. Each
- * is weighed as the result that led to it (same rank and similarity).
+ * is weighed as the result that led to it (same rank and similarity). The book's glossary pages
+ * (`glossaryPages`) are looked up too when no result is from them: a glossary entry that defines
+ * X is weighed as the first result.
  */
 export function definingChunks(
   query: WeightedQuestion,
   results: RetrievedChunk[],
   pageChunks: (filePath: string) => ChunkRecord[],
+  glossaryPages: string[] = [],
 ): Candidate[] {
   const seen = new Set(results.map((result) => result.chunk.id));
   const pages = new Map<string, ChunkRecord[]>();
@@ -80,6 +83,16 @@ export function definingChunks(
     return page;
   };
   const found: Candidate[] = [];
+  // The glossary first: its entry is where the book itself defines the term.
+  const first = results[0];
+  for (const filePath of glossaryPages) {
+    if (!first || found.length >= MAX_DEFINING_CHUNKS) break;
+    if (results.some((result) => result.chunk.filePath === filePath)) continue;
+    const entry = glossaryEntry(query, pageOf(filePath));
+    if (!entry || seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    found.push({ result: { ...first, chunk: entry }, parsed: parsedChunk(entry), rank: 0 });
+  }
   for (const [rank, result] of results.entries()) {
     const { chunk } = result;
     const wanted: (ChunkRecord | undefined)[] = [];

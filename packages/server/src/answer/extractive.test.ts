@@ -585,6 +585,39 @@ describe("extractiveAnswer: chunks of the results' pages", () => {
     );
     expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["glossary#0"]);
   });
+
+  it("looks the term up in the book's glossary when no result is from it", () => {
+    const glossary = [
+      pageChunk(
+        "terms",
+        0,
+        "Node — A single participant in the ROS graph, with one responsibility.\n\nTopic — A named channel for a stream of messages.",
+        "Glossary",
+        ["Glossary", "A–Z"],
+      ),
+    ];
+    const results = [
+      retrieved(
+        pageChunk(
+          "net",
+          4,
+          "Nodes on two machines need the same domain id to see each other.",
+          "Networking",
+        ),
+        0.9,
+      ),
+    ];
+    const withGlossary = extractiveAnswer("What is a node?", results, {
+      pageChunks: pagesOf(glossary),
+      glossaryPages: ["terms.md"],
+    });
+    expect(withGlossary.text).toBe(
+      "Node — A single participant in the ROS graph, with one responsibility. [2]",
+    );
+    expect(withGlossary.extraSources.map((source) => source.chunk.id)).toEqual(["terms#0"]);
+    const without = extractiveAnswer("What is a node?", results, { pageChunks: pagesOf(glossary) });
+    expect(without.extraSources).toEqual([]);
+  });
 });
 
 describe("extractiveAnswer: how-to passages", () => {

@@ -78,6 +78,8 @@ export interface ExtractiveOptions {
    * the results' pages where a definition usually sits (`definingChunks`).
    */
   pageChunks?: (filePath: string) => ChunkRecord[];
+  /** The book's glossary pages: a definition question also looks up its term there. */
+  glossaryPages?: string[];
 }
 
 export function extractiveAnswer(
@@ -98,7 +100,9 @@ export function extractiveAnswer(
     candidates.map((candidate) => candidate.parsed),
   );
   if (query.subject && options.pageChunks)
-    candidates.push(...definingChunks(query, results, options.pageChunks));
+    candidates.push(
+      ...definingChunks(query, results, options.pageChunks, options.glossaryPages ?? []),
+    );
   const passages: Passage[] = [];
   const best = bestWindow(query, candidates, { maxSentences, rankCount: results.length });
   const first = best && query.howTo ? throughTheFix(best, candidates) : best;

@@ -20,6 +20,8 @@ export interface SynthesisInput {
   history?: Exchange[];
   /** The chunks of a page in page order, for answers that quote a result's page beyond the result. */
   pageChunks?: (filePath: string) => ChunkRecord[];
+  /** The book's glossary pages, where a definition question also looks up its term. */
+  glossaryPages?: string[];
   /**
    * Words of the question the book never uses, given when the passages only partly match it: a
    * quoted answer says so before quoting the closest passages.
@@ -70,6 +72,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     if (input.selectedText !== null) return this.fromSelection(input, options);
     const quoted = extractiveAnswer(input.question, input.results, {
       ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
+      ...(input.glossaryPages ? { glossaryPages: input.glossaryPages } : {}),
     });
     const { extraSources } = quoted;
     const caveat = notInBookCaveat(input.notInBook ?? []);

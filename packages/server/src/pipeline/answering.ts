@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { GLOSSARY_TITLE } from "../answer/definitions.ts";
 import type { Config } from "../config/config.ts";
 import type { Lectern } from "../lectern.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";
@@ -61,6 +62,7 @@ export function createChatPipeline(
     rewriter: options.rewriter ?? answering.rewriter,
     synopsis: () => lectern.synopsis,
     pageChunks: (filePath) => lectern.index.chunksOfPage(filePath),
+    glossaryPages: () => lectern.index.pagesTitledLike(GLOSSARY_TITLE),
   });
   return { pipeline, model: answering.model };
 }

@@ -25,6 +25,8 @@ export class ChatPipeline {
       synopsis?: () => Synopsis | undefined;
       /** The chunks of a page in page order; the synthesizer may quote them beyond the results. */
       pageChunks?: (filePath: string) => ChunkRecord[];
+      /** The book's glossary pages (file paths), where definition questions also look. */
+      glossaryPages?: () => string[];
       now?: () => number;
     },
   ) {}
@@ -208,6 +210,8 @@ export class ChatPipeline {
       states.push("GENERATING");
       // Other chunks of a result's page may be quoted, unless a section filter rules them out.
       const pageChunks = input.filters?.section ? undefined : this.deps.pageChunks;
+      // The glossary may lie outside what a filter allows: only unfiltered questions look there.
+      const glossaryPages = input.filters ? undefined : this.deps.glossaryPages?.();
       const output = await time("generate", () =>
         this.deps.synthesizer.synthesize(
           {
@@ -216,6 +220,7 @@ export class ChatPipeline {
             selectedText: null,
             history,
             ...(pageChunks ? { pageChunks } : {}),
+            ...(glossaryPages?.length ? { glossaryPages } : {}),
             ...(retrieval.lowConfidence && retrieval.unknownWords
               ? { notInBook: retrieval.unknownWords }
               : {}),

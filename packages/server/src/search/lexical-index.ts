@@ -187,6 +187,18 @@ export class LexicalIndex {
     return [...(this.titles.get(identifier) ?? [])];
   }
 
+  /** The pages whose title matches `pattern` (e.g. the book's glossary), in path order. */
+  pagesTitledLike(pattern: RegExp): string[] {
+    const cached = this.titledLike.get(pattern.source);
+    if (cached) return cached;
+    const pages = new Set<string>();
+    for (const chunk of this.chunks.values())
+      if (pattern.test(chunk.title)) pages.add(chunk.filePath);
+    const found = [...pages].sort();
+    this.titledLike.set(pattern.source, found);
+    return found;
+  }
+
   /** The chunks of one page, in page order. */
   chunksOfPage(filePath: string): ChunkRecord[] {
     const page: ChunkRecord[] = [];
@@ -199,6 +211,7 @@ export class LexicalIndex {
     this.buckets = undefined;
     this.sortedVocabulary = undefined;
     this.titles = undefined;
+    this.titledLike.clear();
     const batch: IndexedFields[] = [];
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
@@ -217,6 +230,7 @@ export class LexicalIndex {
     this.buckets = undefined;
     this.sortedVocabulary = undefined;
     this.titles = undefined;
+    this.titledLike.clear();
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
@@ -299,6 +313,7 @@ export class LexicalIndex {
   private sortedVocabulary: string[] | undefined;
   /** Page titles (lower-cased) → pages, built on first use and dropped when chunks change. */
   private titles: Map<string, Set<string>> | undefined;
+  private readonly titledLike = new Map<string, string[]>();
 
   /** Up to `max` terms of the book that start with `prefix`, in alphabetical order. */
   termsStartingWith(prefix: string, max: number): string[] {
