@@ -620,6 +620,24 @@ describe("extractiveAnswer: chunks of the results' pages", () => {
   });
 });
 
+describe("extractiveAnswer: questions the book asks", () => {
+  it("never stops on a question the book asks before answering it", () => {
+    const answer = extractiveAnswer(
+      "How do I combine slice reducers into one root reducer?",
+      [
+        result(
+          "combine",
+          "Each file has its own function. So, how do we combine slice reducers into one root reducer? Since reducers are plain functions, import them and write a root reducer that calls each.",
+          "Combining reducers",
+        ),
+      ],
+      { maxSentences: 2 },
+    );
+    expect(answer.text).not.toMatch(/\?\s*\[\d+\]$/);
+    expect(answer.text).toContain("write a root reducer that calls each");
+  });
+});
+
 describe("extractiveAnswer: how-to passages", () => {
   it("runs a passage describing a problem on to the sentence that gives the fix", () => {
     const answer = extractiveAnswer(

@@ -18,6 +18,7 @@ export interface Passage {
 }
 
 const PROHIBITION = /^(?:never|avoid|do not|don't)\b/i;
+const QUESTION = /\?["”’)]*\s*$/;
 /** How many sentences past a how-to passage its fix may sit. */
 const FIX_LOOKAHEAD = 3;
 
@@ -44,6 +45,8 @@ export function bestWindow(
       // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
       if (!opener || opener.pointsBack || (opener.item && !opener.opensParagraph)) return;
       if (units.some((unit) => excluded.has(normalize(unit.text)))) return;
+      // Nor does it stop on a question the book asks: its answer comes after ("So, how can we …?").
+      if (QUESTION.test(units[units.length - 1]?.text ?? "")) return;
       // A second passage stays short: no list, code or table of its own.
       if (options.exclude && units.some((unit) => unit.attachment)) return;
       const covered = new Map<string, number>();
