@@ -1,0 +1,235 @@
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config/config.ts";
+import { composeApp } from "../src/http/compose.ts";
+import { type Lectern, openLectern } from "../src/lectern.ts";
+import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
+import { SAMPLE_DOCS } from "./cli.ts";
+import { createFakeEmbedder, type FakeEmbedder } from "./doubles/fake-embedder.ts";
+import { type QdrantStandIn, startQdrantStandIn } from "./doubles/qdrant-stand-in.ts";
+import { askChat, expectError, postJson } from "./http-fixture.ts";
+
+/**
+ * The sample book ingested through the Qdrant backend into the local stand-in (real HTTP), with a
+ * deterministic embedder, then asked through /chat: the answer's ranking and filters come from
+ * Qdrant's fused query, and the incremental sync keeps Qdrant's points in line with the book.
+ */
+
+let workDir: string;
+let docsDir: string;
+let standIn: QdrantStandIn;
+let embedder: FakeEmbedder;
+let lectern: Lectern;
+const COLLECTION = "robotics-primer";
+
+function qdrantConfig(dataDir: string) {
+  return loadConfig({
+    env: {
+      LOG_LEVEL: "silent",
+      VECTOR_BACKEND: "qdrant",
+      QDRANT_URL: standIn.url,
+      QDRANT_COLLECTION: COLLECTION,
+      EMBEDDINGS_BATCH_SIZE: "16",
+    },
+    overrides: { dataDir },
+  });
+}
+
+function appOf(book: Lectern) {
+  return composeApp(book, book.config, {
+    logger: pino({ level: "silent" }),
+    history: new MemoryHistoryStore(),
+  }).app;
+}
+
+function queries() {
+  return standIn.requests.filter((request) => request.path.endsWith("/points/query"));
+}
+
+beforeAll(async () => {
+  workDir = await mkdtemp(path.join(tmpdir(), "lectern-qdrant-"));
+  docsDir = path.join(workDir, "docs");
+  await cp(SAMPLE_DOCS, docsDir, { recursive: true });
+  standIn = await startQdrantStandIn();
+  embedder = createFakeEmbedder(64);
+  lectern = await openLectern(qdrantConfig(path.join(workDir, "data")), { embedder });
+});
+
+afterAll(async () => {
+  await lectern?.close();
+  await standIn?.close();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+describe("the sample book on Qdrant", () => {
+  it("ingests every chunk into one collection with dense and BM25 vectors and filter payloads", async () => {
+    const report = await lectern.ingest(docsDir);
+    expect(report.failures).toEqual([]);
+    expect(report.embeddings).toMatchObject({ embedded: report.totalChunks, pending: 0 });
+    const points = standIn.points(COLLECTION) ?? [];
+    expect(points).toHaveLength(report.totalChunks);
+    const chunkIds = new Set([...lectern.index.allChunks()].map((chunk) => chunk.id));
+    for (const point of points) {
+      expect(chunkIds.has(String(point.payload.chunk_id))).toBe(true);
+      expect(point.dense.get("dense")).toHaveLength(64);
+      expect(point.sparse.get("bm25")?.size).toBeGreaterThan(0);
+      expect(point.payload.url_prefixes).toContain("/docs");
+    }
+    // Batches of EMBEDDINGS_BATCH_SIZE, each one upsert.
+    const upserts = standIn.requests.filter(
+      (request) =>
+        request.method === "PUT" && request.path.startsWith(`/collections/${COLLECTION}/points`),
+    );
+    expect(upserts).toHaveLength(Math.ceil(report.totalChunks / 16));
+    expect(await lectern.vectors?.count()).toBe(report.totalChunks);
+  });
+
+  it("answers /chat with citations ranked by Qdrant's fused dense + BM25 query", async () => {
+    const before = queries().length;
+    const answer = await askChat(appOf(lectern), {
+      query: "What does rclpy.spin do, and what happens if I never call it?",
+    });
+    expect(answer.metadata.mode).toBe("retrieval_only");
+    expect(answer.answer).toMatch(/\[1\]/);
+    const first = answer.sources[0];
+    expect(first && "file_path" in first ? first.file_path : "").toBe(
+      "02-ros2-fundamentals/01-nodes.md",
+    );
+    const sent = queries().slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.body).toMatchObject({
+      query: { rrf: { k: 60 } },
+      prefetch: [{ using: "dense" }, { using: "bm25" }],
+      with_vector: ["dense"],
+    });
+  });
+
+  it("applies the URL-prefix and section filters inside Qdrant", async () => {
+    const app = appOf(lectern);
+    const before = queries().length;
+    const prefix = "/docs/ros2-fundamentals";
+    const answer = await askChat(app, {
+      query: "How do nodes exchange messages?",
+      filters: { source_url_prefix: prefix },
+    });
+    expect(answer.sources.length).toBeGreaterThan(0);
+    for (const source of answer.sources)
+      expect(source.source_url).toMatch(/\/docs\/ros2-fundamentals/);
+    const [sent] = queries().slice(before);
+    expect(JSON.stringify(sent?.body)).toContain(
+      JSON.stringify({ key: "url_prefixes", match: { value: prefix } }),
+    );
+
+    const section = [...lectern.index.allChunks()].find(
+      (chunk) =>
+        chunk.filePath === "02-ros2-fundamentals/01-nodes.md" && chunk.headingPath.length > 1,
+    )?.headingPath[1];
+    if (!section) throw new Error("the nodes page has no section");
+    const sectionAnswer = await askChat(app, {
+      query: "How do nodes exchange messages?",
+      filters: { section: section.toUpperCase() },
+    });
+    expect(sectionAnswer.sources.length).toBeGreaterThan(0);
+    for (const source of sectionAnswer.sources) {
+      expect(
+        "section_path" in source ? source.section_path.map((heading) => heading.toLowerCase()) : [],
+      ).toContain(section.toLowerCase());
+    }
+    const last = queries().at(-1);
+    expect(JSON.stringify(last?.body)).toContain(
+      JSON.stringify({ key: "headings", match: { value: section.toLowerCase() } }),
+    );
+  });
+
+  it("deletes the points of removed and changed chunks on the next ingest and embeds only what changed", async () => {
+    const pages = [...lectern.index.allChunks()];
+    const removedPage = "02-ros2-fundamentals/03-services.mdx";
+    const changedPage = "01-getting-started/01-what-is-robotics-software.md";
+    const removedIds = pages
+      .filter((chunk) => chunk.filePath === removedPage)
+      .map((chunk) => chunk.id);
+    expect(removedIds.length).toBeGreaterThan(0);
+    await rm(path.join(docsDir, removedPage));
+    const changedFile = path.join(docsDir, changedPage);
+    await writeFile(
+      changedFile,
+      `${await readFile(changedFile, "utf8")}\n\n## Quokka calibration\n\nThe quokka calibration routine zeroes the gripper's torque sensor before each shift.\n`,
+    );
+    const callsBefore = embedder.calls.flat().length;
+    const report = await lectern.ingest(docsDir);
+    expect(report.removed).toEqual([removedPage]);
+    expect(report.updated).toEqual([changedPage]);
+    const changedChunks = report.addedChunks.length;
+    expect(embedder.calls.flat().length - callsBefore).toBe(changedChunks);
+
+    const points = standIn.points(COLLECTION) ?? [];
+    expect(points).toHaveLength(report.totalChunks);
+    const stored = new Set(points.map((point) => String(point.payload.chunk_id)));
+    for (const id of removedIds) expect(stored.has(id)).toBe(false);
+    for (const chunk of [...lectern.index.allChunks()]) expect(stored.has(chunk.id)).toBe(true);
+
+    const answer = await askChat(appOf(lectern), {
+      query: "What does the quokka calibration routine do?",
+    });
+    const first = answer.sources[0];
+    expect(first && "file_path" in first ? first.file_path : "").toBe(changedPage);
+  });
+
+  it("opens again without embedding anything: the backlog is kept in the database", async () => {
+    const reopenedEmbedder = createFakeEmbedder(64);
+    const reopened = await openLectern(qdrantConfig(lectern.config.dataDir), {
+      embedder: reopenedEmbedder,
+    });
+    try {
+      expect(await reopened.vectors?.countPending()).toBe(0);
+      const report = await reopened.embedPending();
+      expect(report.embedded).toBe(0);
+      expect(reopenedEmbedder.calls).toEqual([]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it("refuses a different embedding model for the collection, naming both", async () => {
+    const other = createFakeEmbedder(32);
+    await expect(
+      openLectern(qdrantConfig(lectern.config.dataDir), { embedder: other }),
+    ).rejects.toMatchObject({
+      code: "CONFIG_INVALID",
+      message: expect.stringMatching(/concepts-64.*concepts-32/),
+    });
+  });
+
+  it("answers 503 QDRANT_UNAVAILABLE with Retry-After while Qdrant is down", async () => {
+    const down = await startQdrantStandIn();
+    const dataDir = path.join(workDir, "down");
+    const config = loadConfig({
+      env: {
+        LOG_LEVEL: "silent",
+        VECTOR_BACKEND: "qdrant",
+        QDRANT_URL: down.url,
+        QDRANT_TIMEOUT_MS: "2000",
+      },
+      overrides: { dataDir },
+    });
+    const smallBook = path.join(workDir, "small-book");
+    await mkdir(smallBook, { recursive: true });
+    await writeFile(
+      path.join(smallBook, "nodes.md"),
+      "---\ntitle: Nodes\n---\n\nA ROS 2 node is one process of a robot's software.\n",
+    );
+    const book = await openLectern(config, { embedder: createFakeEmbedder(64) });
+    try {
+      await book.ingest(smallBook);
+      await down.close();
+      const response = await postJson(appOf(book), "/chat", { query: "What is a ROS 2 node?" });
+      await expectError(response, 503, "QDRANT_UNAVAILABLE");
+      expect(response.headers.get("retry-after")).toBeTruthy();
+    } finally {
+      await book.close();
+    }
+  });
+});
