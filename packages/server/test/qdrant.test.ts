@@ -203,7 +203,7 @@ describe("the sample book on Qdrant", () => {
     });
   });
 
-  it("answers 503 QDRANT_UNAVAILABLE with Retry-After while Qdrant is down", async () => {
+  it("reports Qdrant in /health and answers 503 QDRANT_UNAVAILABLE with Retry-After while it is down", async () => {
     const down = await startQdrantStandIn();
     const dataDir = path.join(workDir, "down");
     const config = loadConfig({
@@ -224,8 +224,21 @@ describe("the sample book on Qdrant", () => {
     const book = await openLectern(config, { embedder: createFakeEmbedder(64) });
     try {
       await book.ingest(smallBook);
+      const app = appOf(book);
+      const healthy = (await (await app.request("/health")).json()) as {
+        services: Record<string, { status: string }>;
+      };
+      expect(healthy.services.qdrant?.status).toBe("healthy");
       await down.close();
-      const response = await postJson(appOf(book), "/chat", { query: "What is a ROS 2 node?" });
+      const health = await app.request("/health");
+      expect(health.status).toBe(200);
+      const report = (await health.json()) as {
+        status: string;
+        services: Record<string, { status: string }>;
+      };
+      expect(report.status).toBe("degraded");
+      expect(report.services.qdrant?.status).toBe("unavailable");
+      const response = await postJson(app, "/chat", { query: "What is a ROS 2 node?" });
       await expectError(response, 503, "QDRANT_UNAVAILABLE");
       expect(response.headers.get("retry-after")).toBeTruthy();
     } finally {
