@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { analyze } from "./analyzer.ts";
 import { chunkSparseVector, querySparseVector, termId } from "./sparse-vector.ts";
 
-function valueOf(
+function weightOf(
   vector: { indices: number[]; values: number[] },
   word: string,
 ): number | undefined {
@@ -30,20 +30,20 @@ describe("BM25 sparse vectors", () => {
   });
 
   it("saturates term frequency as BM25 does, and leaves stopwords out", () => {
-    const once = valueOf(chunkSparseVector(chunk("servo motor drive")), "servo") ?? 0;
-    const thrice = valueOf(chunkSparseVector(chunk("servo servo servo")), "servo") ?? 0;
+    const once = weightOf(chunkSparseVector(chunk("servo motor drive")), "servo") ?? 0;
+    const thrice = weightOf(chunkSparseVector(chunk("servo servo servo")), "servo") ?? 0;
     expect(thrice).toBeGreaterThan(once);
     expect(thrice).toBeLessThan(3 * once);
     expect(thrice).toBeLessThan(2.2); // k1 + 1
-    expect(valueOf(chunkSparseVector(chunk("the servo")), "the")).toBeUndefined();
+    expect(weightOf(chunkSparseVector(chunk("the servo")), "the")).toBeUndefined();
   });
 
   it("weighs a heading's words above the text's and a long chunk's words below a short one's", () => {
-    const inHeading = valueOf(chunkSparseVector(chunk("motor drive", ["Page", "Servo"])), "servo");
-    const inText = valueOf(chunkSparseVector(chunk("servo drive", ["Page", "Motor"])), "servo");
+    const inHeading = weightOf(chunkSparseVector(chunk("motor drive", ["Page", "Servo"])), "servo");
+    const inText = weightOf(chunkSparseVector(chunk("servo drive", ["Page", "Motor"])), "servo");
     expect(inHeading).toBeGreaterThan(inText ?? 0);
     const long = `servo ${"bracket ".repeat(400)}`;
-    expect(valueOf(chunkSparseVector(chunk(long)), "servo")).toBeLessThan(inText ?? 0);
+    expect(weightOf(chunkSparseVector(chunk(long)), "servo")).toBeLessThan(inText ?? 0);
   });
 
   it("weighs the question's words 1 and the earlier turn's words their boost", () => {
