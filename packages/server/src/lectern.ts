@@ -229,12 +229,6 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         store,
         onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
       );
-      if (report.changed && vectors) {
-        // Vectors of chunks that left the book: pgvector loses them with the chunk rows; an
-        // engine outside the database (Qdrant) is told by the same sync.
-        const kept = new Set(report.addedChunks.map((chunk) => chunk.id));
-        await vectors.delete(report.removedChunkIds.filter((id) => !kept.has(id)));
-      }
       if (report.changed) {
         applyToIndex(lectern.index, report);
         await saveLexicalIndex(
@@ -248,12 +242,37 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         loadedVersion = report.indexVersion;
       }
       if (!vectors) return report;
-      return { ...report, embeddings: await lectern.embedPending(onProgress) };
+      const staleFailure = report.changed ? await deleteStaleVectors(vectors, report) : undefined;
+      const embeddings = await lectern.embedPending(onProgress);
+      return {
+        ...report,
+        embeddings:
+          staleFailure && !embeddings.failed ? { ...embeddings, failed: staleFailure } : embeddings,
+      };
     }
     return lectern;
   } catch (error) {
     await db.close().catch(() => {});
     throw error;
+  }
+}
+
+/**
+ * Deletes the vectors of chunks that left the book with this ingest: pgvector loses them with the
+ * chunk rows already; an engine outside the database (Qdrant) learns it here, from the same sync.
+ * A failure is reported, not thrown: the store and the BM25 index are already updated, and a
+ * leftover point is never answered from (its chunk is no longer in the index).
+ */
+async function deleteStaleVectors(
+  vectors: DenseVectors,
+  report: IngestReport,
+): Promise<string | undefined> {
+  const kept = new Set(report.addedChunks.map((chunk) => chunk.id));
+  try {
+    await vectors.delete(report.removedChunkIds.filter((id) => !kept.has(id)));
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.split("\n")[0] : String(error);
   }
 }
 

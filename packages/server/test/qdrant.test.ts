@@ -241,6 +241,18 @@ describe("the sample book on Qdrant", () => {
       const response = await postJson(app, "/chat", { query: "What is a ROS 2 node?" });
       await expectError(response, 503, "QDRANT_UNAVAILABLE");
       expect(response.headers.get("retry-after")).toBeTruthy();
+
+      // An ingest meanwhile updates the book and its BM25 index, and reports the vectors it
+      // could not store; they are embedded by the next run.
+      await writeFile(
+        path.join(smallBook, "topics.md"),
+        "---\ntitle: Topics\n---\n\nTopics carry messages.\n",
+      );
+      const ingested = await book.ingest(smallBook);
+      expect(ingested.added).toEqual(["topics.md"]);
+      expect(ingested.embeddings?.failed).toMatch(/Qdrant/);
+      expect(ingested.embeddings?.pending).toBe(1);
+      expect([...book.index.allChunks()].map((chunk) => chunk.filePath)).toContain("topics.md");
     } finally {
       await book.close();
     }
