@@ -7,8 +7,9 @@ import { loadConfig } from "../src/config/config.ts";
 import { composeApp } from "../src/http/compose.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
-import { SAMPLE_DOCS } from "./cli.ts";
+import { runCli, SAMPLE_DOCS } from "./cli.ts";
 import { createFakeEmbedder, type FakeEmbedder } from "./doubles/fake-embedder.ts";
+import { type FakeModelServer, startFakeModelServer } from "./doubles/fake-model-server.ts";
 import { type QdrantStandIn, startQdrantStandIn } from "./doubles/qdrant-stand-in.ts";
 import { askChat, expectError, postJson } from "./http-fixture.ts";
 
@@ -256,5 +257,80 @@ describe("the sample book on Qdrant", () => {
     } finally {
       await book.close();
     }
+  });
+});
+
+describe("the lectern command with VECTOR_BACKEND=qdrant", () => {
+  let models: FakeModelServer;
+  let cliStandIn: QdrantStandIn;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    models = await startFakeModelServer({ embeddingDimensions: 32 });
+    cliStandIn = await startQdrantStandIn();
+    env = {
+      VECTOR_BACKEND: "qdrant",
+      QDRANT_URL: cliStandIn.url,
+      EMBEDDINGS_PROVIDER: "openai-compatible",
+      EMBEDDINGS_BASE_URL: models.baseUrl,
+      EMBEDDINGS_MODEL: "fake-embeddings",
+    };
+  });
+  afterAll(async () => {
+    await models?.close();
+    await cliStandIn?.close();
+  });
+
+  it("ingests the sample book into Qdrant and answers `ask` from it", async () => {
+    const dataDir = path.join(workDir, "cli");
+    const ingest = await runCli(["ingest", "--docs", SAMPLE_DOCS, "--data-dir", dataDir], { env });
+    expect(ingest.stderr).not.toMatch(/error/i);
+    expect(ingest.code).toBe(0);
+    const points = cliStandIn.points("lectern-default") ?? [];
+    expect(ingest.stdout).toContain(`Embeddings: ${points.length} chunks embedded`);
+    expect(points.length).toBeGreaterThan(20);
+
+    const queriesBefore = cliStandIn.requests.filter((request) =>
+      request.path.endsWith("/points/query"),
+    ).length;
+    const ask = await runCli(
+      [
+        "ask",
+        "What does rclpy.spin do, and what happens if I never call it?",
+        "--json",
+        "--data-dir",
+        dataDir,
+      ],
+      { env },
+    );
+    expect(ask.code).toBe(0);
+    const answer = JSON.parse(ask.stdout) as {
+      mode: string;
+      sources: { file_path?: string; url?: string }[];
+    };
+    expect(answer.mode).toBe("retrieval_only");
+    expect(JSON.stringify(answer.sources[0])).toContain("01-nodes");
+    const queriesAfter = cliStandIn.requests.filter((request) =>
+      request.path.endsWith("/points/query"),
+    ).length;
+    expect(queriesAfter - queriesBefore).toBe(1);
+  });
+
+  it("stops in one line naming QDRANT_URL when it is missing", async () => {
+    const result = await runCli(["ask", "x", "--data-dir", path.join(workDir, "cli-no-url")], {
+      env: { VECTOR_BACKEND: "qdrant" },
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/error \[CONFIG_INVALID\]: .*QDRANT_URL/);
+    expect(result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  });
+
+  it("stops in one line with QDRANT_UNAVAILABLE when nothing answers at QDRANT_URL", async () => {
+    const result = await runCli(
+      ["ingest", "--docs", SAMPLE_DOCS, "--data-dir", path.join(workDir, "cli-unreachable")],
+      { env: { ...env, QDRANT_URL: "http://127.0.0.1:4299", QDRANT_TIMEOUT_MS: "2000" } },
+    );
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/error \[QDRANT_UNAVAILABLE\]: /);
+    expect(result.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   });
 });
