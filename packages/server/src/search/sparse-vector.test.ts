@@ -34,7 +34,7 @@ describe("BM25 sparse vectors", () => {
     const thrice = weightOf(chunkSparseVector(chunk("servo servo servo")), "servo") ?? 0;
     expect(thrice).toBeGreaterThan(once);
     expect(thrice).toBeLessThan(3 * once);
-    expect(thrice).toBeLessThan(2.2); // k1 + 1
+    expect(thrice).toBeLessThan(2.7); // k1 + 1 + d (BM25+)
     expect(weightOf(chunkSparseVector(chunk("the servo")), "the")).toBeUndefined();
   });
 
@@ -44,6 +44,16 @@ describe("BM25 sparse vectors", () => {
     expect(inHeading).toBeGreaterThan(inText ?? 0);
     const long = `servo ${"bracket ".repeat(400)}`;
     expect(weightOf(chunkSparseVector(chunk(long)), "servo")).toBeLessThan(inText ?? 0);
+  });
+
+  it("indexes the author's search text and tags with the title", () => {
+    const vector = chunkSparseVector({
+      ...chunk("servo drive"),
+      tags: ["hardware"],
+      searchText: "odometry wheels",
+    });
+    expect(weightOf(vector, "odometry")).toBeGreaterThan(0);
+    expect(weightOf(vector, "hardware")).toBeGreaterThan(0);
   });
 
   it("weighs the question's words 1 and the earlier turn's words their boost", () => {

@@ -14,11 +14,12 @@ import type { SearchTerms } from "./search-terms.ts";
  */
 
 /**
- * The average number of analyzed terms of a chunk, standing in for avgdl: the engine keeps no
- * corpus-wide length statistics, so a chunk's length is normalised against this constant. The
- * default chunk targets ~350 tokens, of which about 60 % survive stopword removal.
+ * Average analyzed terms per field, standing in for BM25's avgdl: the engine keeps no corpus-wide
+ * length statistics, so each field's length is normalised against a constant. A default chunk
+ * targets ~350 tokens, of which about 60 % survive stopword removal; titles and headings are a
+ * few words.
  */
-export const SPARSE_AVERAGE_TERMS = 200;
+export const SPARSE_AVERAGE_TERMS = { title: 8, headings: 6, text: 200 } as const;
 
 /** FNV-1a, 32 bits: a term's id in the sparse vector. */
 export function termId(term: string): number {
@@ -30,33 +31,43 @@ export function termId(term: string): number {
   return hash >>> 0;
 }
 
+type SparseChunk = Pick<ChunkDetails, "title" | "headingPath" | "text"> &
+  Partial<Pick<ChunkDetails, "tags" | "searchText">>;
+
 /**
- * A chunk's BM25 document vector. Title and headings count as in the in-process index
- * (FIELD_BOOSTS): their terms add `headings` (2) to the term frequency, the text's terms 1.
+ * A chunk's BM25 document vector, with the fields and boosts of the in-process index
+ * (lexical-index.ts): the title with tags and the author's search text, the headings below the
+ * title (and "## …" lines merged into the chunk), and the text. Each term's value is the sum over
+ * fields of boost × (BM25+ term-frequency part), so the engine's idf × value is the in-process
+ * score but for the per-field idf and the constant average lengths.
  */
-export function chunkSparseVector(
-  chunk: Pick<ChunkDetails, "title" | "headingPath" | "text">,
-): SparseVector {
-  const frequencies = new Map<number, number>();
-  const add = (terms: string[], weight: number) => {
+export function chunkSparseVector(chunk: SparseChunk): SparseVector {
+  const fields = {
+    title: analyze([chunk.title, ...(chunk.tags ?? []), chunk.searchText ?? ""].join(" ")),
+    headings: analyze([...chunk.headingPath.slice(1), ...innerHeadings(chunk.text)].join(" ")),
+    text: analyze(chunk.text),
+  };
+  const { k, b, d } = BM25_PARAMS;
+  const weights = new Map<number, number>();
+  for (const field of ["title", "headings", "text"] as const) {
+    const terms = fields[field];
+    if (terms.length === 0) continue;
+    const frequencies = new Map<number, number>();
     for (const term of terms) {
       const id = termId(term);
-      frequencies.set(id, (frequencies.get(id) ?? 0) + weight);
+      frequencies.set(id, (frequencies.get(id) ?? 0) + 1);
     }
-  };
-  const textTerms = analyze(chunk.text);
-  const headings = new Set([chunk.title, ...chunk.headingPath]);
-  add(analyze([...headings].join(" \n ")), FIELD_BOOSTS.headings);
-  add(textTerms, FIELD_BOOSTS.text);
-  const { k, b } = BM25_PARAMS;
-  const lengthNorm = 1 - b + (b * Math.max(1, textTerms.length)) / SPARSE_AVERAGE_TERMS;
-  const indices: number[] = [];
-  const values: number[] = [];
-  for (const [id, frequency] of frequencies) {
-    indices.push(id);
-    values.push(round((frequency * (k + 1)) / (frequency + k * lengthNorm)));
+    const lengthNorm = 1 - b + (b * terms.length) / SPARSE_AVERAGE_TERMS[field];
+    for (const [id, frequency] of frequencies) {
+      const part = (frequency * (k + 1)) / (frequency + k * lengthNorm) + d;
+      weights.set(id, (weights.get(id) ?? 0) + FIELD_BOOSTS[field] * part);
+    }
   }
-  return { indices, values };
+  return { indices: [...weights.keys()], values: [...weights.values()].map(round) };
+}
+
+function innerHeadings(text: string): string[] {
+  return Array.from(text.matchAll(/^#{1,6} +(.+)$/gm), (match) => match[1] ?? "");
 }
 
 /**

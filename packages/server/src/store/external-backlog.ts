@@ -8,6 +8,9 @@ export interface ChunkDetails {
   headingPath: string[];
   url: string;
   text: string;
+  tags: string[];
+  /** What the page's author wrote for search (frontmatter description, keywords); may be empty. */
+  searchText: string;
 }
 
 /**
@@ -86,8 +89,10 @@ export class ExternalVectorBacklog implements EmbeddingBacklog {
       heading_path: unknown;
       url: string;
       text: string;
+      tags: unknown;
+      search_text: string | null;
     }>(
-      `SELECT id, title, heading_path, url, text FROM chunks
+      `SELECT id, title, heading_path, url, text, tags, search_text FROM chunks
         WHERE id = ANY($1::text[]) AND collection = $2 AND version = $3`,
       [chunkIds, this.collection, this.version],
     );
@@ -100,12 +105,15 @@ export class ExternalVectorBacklog implements EmbeddingBacklog {
           headingPath: headingsOf(row.heading_path),
           url: row.url,
           text: row.text,
+          tags: headingsOf(row.tags),
+          searchText: row.search_text ?? "",
         },
       ]),
     );
   }
 }
 
+/** A JSONB list of strings, parsed by the driver or not. */
 function headingsOf(value: unknown): string[] {
   return typeof value === "string" ? (JSON.parse(value) as string[]) : (value as string[]);
 }
