@@ -229,6 +229,27 @@ for (const target of targets) {
       for (const hit of hits) expect(hit.similarity).toBeCloseTo(Math.SQRT1_2, 5);
     });
 
+    it("lets two instances starting together share one new collection", async () => {
+      const shared = `${collectionName}-shared`;
+      const open = () =>
+        new QdrantIndex({
+          client,
+          backlog: new ExternalVectorBacklog(db, shared),
+          encodeSparse: chunkSparseVector,
+          collectionName: shared,
+        });
+      try {
+        await Promise.all([open().prepare(MODEL), open().prepare(MODEL)]);
+        expect(
+          await open()
+            .prepare(MODEL)
+            .then(() => "prepared"),
+        ).toBe("prepared");
+      } finally {
+        await client.deleteCollection(shared).catch(() => {});
+      }
+    });
+
     it("stores each chunk under a UUID point id derived from its chunk id", async () => {
       const id = pointIdOf("gears.md#0");
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

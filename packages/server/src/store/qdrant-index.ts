@@ -121,15 +121,20 @@ export class QdrantIndex implements VectorIndex {
       }
       await this.call(() => this.client.deleteCollection(name));
     }
-    // Through the API object: the client's createCollection() drops `metadata`.
-    await this.call(() =>
-      this.client.api().createCollection({
+    try {
+      // Through the API object: the client's createCollection() drops `metadata`.
+      await this.client.api().createCollection({
         collection_name: name,
         vectors: { [DENSE_VECTOR]: { size: model.dimensions, distance: "Cosine" } },
         sparse_vectors: { [SPARSE_VECTOR]: { modifier: "idf" } },
         metadata: { lectern_model: { ...model } },
-      }),
-    );
+      });
+    } catch (error) {
+      // Another instance starting at the same time created it first: check what it recorded.
+      if ((error as { status?: unknown }).status === 409 && !options.reembed)
+        return this.prepare(model, options);
+      throw qdrantError(error);
+    }
     for (const field of INDEXED_FIELDS) {
       await this.call(() =>
         this.client.createPayloadIndex(name, {
@@ -264,10 +269,9 @@ export class QdrantIndex implements VectorIndex {
 
   /** The book and version (the collection may be shared when QDRANT_COLLECTION names it), plus filters. */
   private scopeFilter(filter?: VectorFilter): Schemas["Filter"] {
-    const must: Schemas["FieldCondition"][] = [
-      { key: "book", match: { value: this.book } },
-      { key: "version", match: { value: this.version } },
-    ];
+    const must: Schemas["FieldCondition"][] = [{ key: "book", match: { value: this.book } }];
+    // A book without docs versions has version "": its collection holds no other version.
+    if (this.version) must.push({ key: "version", match: { value: this.version } });
     const prefix = filter?.urlPrefix?.trim();
     if (prefix) must.push({ key: "url_prefixes", match: { value: prefixKey(prefix) } });
     const section = filter?.section?.trim().toLowerCase();
