@@ -8,13 +8,22 @@ import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
 import { createEmbedder } from "./llm/embedders.ts";
 import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
+import type { FusedQuery } from "./search/fusion.ts";
 import { applyToIndex, loadLexicalIndex, saveLexicalIndex } from "./search/index-store.ts";
 import type { LexicalIndex } from "./search/lexical-index.ts";
 import type { Reranker } from "./search/reranker.ts";
 import { Retriever } from "./search/retriever.ts";
+import { chunkSparseVector } from "./search/sparse-vector.ts";
 import { DocumentStore } from "./store/document-store.ts";
+import { ExternalVectorBacklog } from "./store/external-backlog.ts";
 import { openDatabase } from "./store/open.ts";
 import { PgvectorBacklog, PgvectorIndex } from "./store/pgvector-index.ts";
+import {
+  createQdrantClient,
+  type HybridHit,
+  type HybridQuery,
+  QdrantIndex,
+} from "./store/qdrant-index.ts";
 import type { SqlClient } from "./store/sql-client.ts";
 import type { EmbeddingBacklog, VectorIndex } from "./store/vector-index.ts";
 
@@ -62,8 +71,15 @@ export interface Lectern {
   close(): Promise<void>;
 }
 
-/** Both sides of dense retrieval, as one object for callers (`lectern.vectors`). */
-export type DenseVectors = VectorIndex & EmbeddingBacklog;
+/**
+ * Both sides of dense retrieval, as one object for callers (`lectern.vectors`). `searchHybrid`
+ * is there when the engine also holds the BM25 vectors and fuses both rankings itself (Qdrant).
+ */
+export type DenseVectors = VectorIndex &
+  EmbeddingBacklog & {
+    readonly backend: "pgvector" | "qdrant";
+    searchHybrid?: (query: HybridQuery) => Promise<HybridHit[]>;
+  };
 
 export interface OpenOptions {
   /** Overrides the configured embedder (tests use a deterministic one). */
@@ -79,13 +95,18 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
   const embedder = options.embedder ?? (await createEmbedder(config, providers));
   const reranker = options.reranker ?? (await createReranker(config));
   const dense = isDenseEnabled(embedder);
-  const db = await openDatabase({ ...config, vector: dense });
+  // pgvector is loaded into the database only when the vectors live there.
+  const db = await openDatabase({
+    ...config,
+    vector: dense && config.vectors.backend === "pgvector",
+  });
   try {
     const store = new DocumentStore(db, config.collection);
     const vectors = dense
       ? await openDenseVectors(db, config, embedder, options.reembed ?? false)
       : undefined;
     const loaded = await loadLexicalIndex(store, config.dataDir);
+    const searchHybrid = vectors?.searchHybrid;
     const makeRetriever = (index: LexicalIndex) =>
       new Retriever(index, {
         topK: config.search.topK,
@@ -98,6 +119,21 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
                 embedder,
                 search: (embedding: number[], limit: number) => vectors.search(embedding, limit),
                 minSimilarity: config.embeddings.minDenseSimilarity,
+                ...(searchHybrid
+                  ? {
+                      fused: ({ embedding, sparse, filters, limit, rrfK }: FusedQuery) =>
+                        searchHybrid({
+                          embedding,
+                          sparse,
+                          limit,
+                          rrfK,
+                          filter: {
+                            urlPrefix: filters?.sourceUrlPrefix,
+                            section: filters?.section,
+                          },
+                        }),
+                    }
+                  : {}),
               },
             }
           : {}),
@@ -206,7 +242,13 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         loadedVersion = report.indexVersion;
       }
       if (!vectors) return report;
-      return { ...report, embeddings: await lectern.embedPending(onProgress) };
+      const staleFailure = report.changed ? await deleteStaleVectors(vectors, report) : undefined;
+      const embeddings = await lectern.embedPending(onProgress);
+      return {
+        ...report,
+        embeddings:
+          staleFailure && !embeddings.failed ? { ...embeddings, failed: staleFailure } : embeddings,
+      };
     }
     return lectern;
   } catch (error) {
@@ -215,23 +257,78 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
   }
 }
 
-/** The pgvector index in the book's database, prepared for the embedder's model, and its backlog. */
+/**
+ * Deletes the vectors of chunks that left the book with this ingest: pgvector loses them with the
+ * chunk rows already; an engine outside the database (Qdrant) learns it here, from the same sync.
+ * A failure is reported, not thrown: the store and the BM25 index are already updated, and a
+ * leftover point is never answered from (its chunk is no longer in the index).
+ */
+async function deleteStaleVectors(
+  vectors: DenseVectors,
+  report: IngestReport,
+): Promise<string | undefined> {
+  const kept = new Set(report.addedChunks.map((chunk) => chunk.id));
+  try {
+    await vectors.delete(report.removedChunkIds.filter((id) => !kept.has(id)));
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message.split("\n")[0] : String(error);
+  }
+}
+
+/**
+ * The vector index of the configured backend, prepared for the embedder's model, and its
+ * backlog: pgvector in the book's database, or a Qdrant collection with the backlog in the
+ * database.
+ */
 async function openDenseVectors(
   db: SqlClient,
   config: Config,
   embedder: Embedder,
   reembed: boolean,
 ): Promise<DenseVectors> {
+  const model = {
+    provider: embedder.provider,
+    model: embedder.modelId,
+    dimensions: embedder.dimensions,
+  };
+  if (config.vectors.backend === "qdrant") {
+    const { url, apiKey, timeoutMs } = config.vectors.qdrant;
+    const collectionName = qdrantCollectionName(config, "");
+    const backlog = new ExternalVectorBacklog(db, collectionName, config.collection);
+    const index = new QdrantIndex({
+      client: await createQdrantClient({ url: url ?? "", apiKey, timeoutMs }),
+      backlog,
+      encodeSparse: chunkSparseVector,
+      collectionName,
+    });
+    await index.prepare(model, { reembed });
+    return {
+      ...denseVectors(index, backlog, "qdrant"),
+      searchHybrid: (query) => index.searchHybrid(query),
+    };
+  }
   const index = new PgvectorIndex(db, config.collection);
-  await index.prepare(
-    { provider: embedder.provider, model: embedder.modelId, dimensions: embedder.dimensions },
-    { reembed },
-  );
-  return denseVectors(index, new PgvectorBacklog(db, index));
+  await index.prepare(model, { reembed });
+  return denseVectors(index, new PgvectorBacklog(db, index), "pgvector");
 }
 
-function denseVectors(index: VectorIndex, backlog: EmbeddingBacklog): DenseVectors {
+/**
+ * The Qdrant collection of a book and docs version: QDRANT_COLLECTION, or "lectern-" and the
+ * book's collection; a docs version adds "--" and the version.
+ */
+export function qdrantCollectionName(config: Config, version: string): string {
+  const base = config.vectors.qdrant.collection ?? `lectern-${config.collection}`;
+  return version ? `${base}--${version.replace(/[^A-Za-z0-9_.-]/g, "_")}` : base;
+}
+
+function denseVectors(
+  index: VectorIndex,
+  backlog: EmbeddingBacklog,
+  backend: DenseVectors["backend"],
+): DenseVectors {
   return {
+    backend,
     prepare: (model, options) => index.prepare(model, options),
     upsert: (vectors) => index.upsert(vectors),
     search: (embedding, limit) => index.search(embedding, limit),

@@ -93,6 +93,7 @@ const DEFAULTS: Config = {
   },
   embeddings: { provider: "none", batchSize: 64, minDenseSimilarity: 0.5 },
   rerank: { candidates: 20 },
+  vectors: { backend: "pgvector", qdrant: { timeoutMs: 30_000 } },
   corsOrigins: [],
   shareEnabled: false,
   redisKeyPrefix: "lectern:",
@@ -210,6 +211,71 @@ describe("loadConfig for the reranker", () => {
   });
 });
 
+describe("the vector backend", () => {
+  it("maps VECTOR_BACKEND and the QDRANT_ variables to their keys", () => {
+    const config = loadConfig({
+      env: {
+        VECTOR_BACKEND: "qdrant",
+        QDRANT_URL: "http://qdrant:6333",
+        QDRANT_API_KEY: "a-qdrant-key",
+        QDRANT_COLLECTION: "robotics.primer_v2",
+        QDRANT_TIMEOUT_MS: "5000",
+      },
+      cwd: emptyDirectory(),
+    });
+    expect(config.vectors).toEqual({
+      backend: "qdrant",
+      qdrant: {
+        url: "http://qdrant:6333",
+        apiKey: "a-qdrant-key",
+        collection: "robotics.primer_v2",
+        timeoutMs: 5000,
+      },
+    });
+  });
+
+  it("refuses qdrant without QDRANT_URL, naming the variable", () => {
+    const error = loadError({ env: { VECTOR_BACKEND: "qdrant" }, cwd: emptyDirectory() });
+    expect(error.code).toBe("CONFIG_INVALID");
+    expect(error.message).toContain("environment variable VECTOR_BACKEND");
+    expect(error.message).toContain("QDRANT_URL");
+    expect(error.details).toEqual({ key: "vectors.qdrant.url", variable: "QDRANT_URL" });
+  });
+
+  it("refuses an unknown backend, a URL that is not one and a collection name with a slash", () => {
+    expect(
+      loadError({ env: { VECTOR_BACKEND: "milvus" }, cwd: emptyDirectory() }).message,
+    ).toContain("environment variable VECTOR_BACKEND");
+    expect(
+      loadError({
+        env: { VECTOR_BACKEND: "qdrant", QDRANT_URL: "qdrant:6333 " },
+        cwd: emptyDirectory(),
+      }).message,
+    ).toContain("environment variable QDRANT_URL");
+    expect(
+      loadError({
+        env: { VECTOR_BACKEND: "qdrant", QDRANT_URL: "http://q:6333", QDRANT_COLLECTION: "a/b" },
+        cwd: emptyDirectory(),
+      }).message,
+    ).toContain("environment variable QDRANT_COLLECTION");
+  });
+
+  it("reads the backend from the config file, where a missing URL names the file", () => {
+    const error = loadError({
+      env: {},
+      cwd: directoryWithFile({ vectors: { backend: "qdrant" } }),
+    });
+    expect(error.message).toContain('lectern.config.json: "vectors"');
+    const config = loadConfig({
+      env: {},
+      cwd: directoryWithFile({
+        vectors: { backend: "qdrant", qdrant: { url: "https://q.example" } },
+      }),
+    });
+    expect(config.vectors.qdrant.url).toBe("https://q.example");
+  });
+});
+
 describe("loadConfig defaults", () => {
   it("returns the documented defaults when there is no file and no environment", () => {
     const config = loadConfig({ env: {}, cwd: emptyDirectory() });
@@ -322,6 +388,7 @@ describe("loadConfig from the environment", () => {
       llm: DEFAULTS.llm,
       embeddings: DEFAULTS.embeddings,
       rerank: DEFAULTS.rerank,
+      vectors: DEFAULTS.vectors,
       corsOrigins: ["https://docs.example.com"],
       shareEnabled: true,
       redisUrl: "redis://cache:6379",

@@ -115,6 +115,33 @@ const embeddingsSchema = z
   })
   .strict();
 
+const vectorsSchema = z
+  .object({
+    // Where chunk embeddings live: pgvector in the SQL database, or a Qdrant server.
+    backend: z.enum(["pgvector", "qdrant"]).default("pgvector"),
+    qdrant: z
+      .object({
+        // e.g. http://localhost:6333; required with backend "qdrant"
+        url: z
+          .string()
+          .regex(/^https?:\/\/[^\s/?#]+(?:\/\S*)?$/, "use an http:// or https:// URL")
+          .optional(),
+        apiKey: z.string().min(1).optional(), // sent as the api-key header
+        // The collection of the book; unset: "lectern-<collection>". A docs version adds "--<version>".
+        collection: z
+          .string()
+          .regex(
+            /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/,
+            "use letters, digits, '.', '-' and '_' (at most 200)",
+          )
+          .optional(),
+        timeoutMs: z.number().int().min(100).max(600_000).default(30_000), // 30 s per Qdrant call
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
 const rerankSchema = z
   .object({
     modelDir: z.string().min(1).optional(), // local cross-encoder (transformers.js export); unset = off
@@ -152,6 +179,7 @@ export const configSchema = z
     llm: llmSchema.prefault({}),
     embeddings: embeddingsSchema.prefault({}),
     rerank: rerankSchema.prefault({}),
+    vectors: vectorsSchema.prefault({}),
     corsOrigins: z.array(z.string().min(1)).default([]), // exact origins allowed; none by default
     // Who may show the demo site's pages in a frame (CSP frame-ancestors); none by default.
     frameAncestors: z
@@ -249,6 +277,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     });
   }
   checkTimeouts(parsed.data, origin);
+  checkVectorBackend(parsed.data, origin);
   const dataDir =
     parsed.data.dataDir ?? options.defaultDataDir?.(parsed.data.docsDir) ?? DEFAULT_DATA_DIR;
   return deepFreeze({ ...parsed.data, dataDir });
@@ -276,6 +305,19 @@ function checkTimeouts(config: z.infer<typeof configSchema>, origin: Map<string,
         requestTimeoutMs: config.requestTimeoutMs,
       },
     },
+  );
+}
+
+/** Qdrant chosen as the vector backend needs to know where Qdrant is. */
+function checkVectorBackend(
+  config: z.infer<typeof configSchema>,
+  origin: Map<string, string>,
+): void {
+  if (config.vectors.backend !== "qdrant" || config.vectors.qdrant.url) return;
+  throw createError(
+    "CONFIG_INVALID",
+    `Invalid configuration (${describeOrigin(origin, "vectors.backend")}): the qdrant vector backend needs the server's URL. Set QDRANT_URL (e.g. http://localhost:6333) or "vectors.qdrant.url".`,
+    { details: { key: "vectors.qdrant.url", variable: "QDRANT_URL" } },
   );
 }
 

@@ -69,6 +69,13 @@ export function composeApp(
       },
       indexedChunks: () => lectern.index.size,
       ...(model ? { model } : {}),
+      ...(lectern.vectors?.backend === "qdrant"
+        ? {
+            vectors: async () => {
+              await lectern.vectors?.count();
+            },
+          }
+        : {}),
     },
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],

@@ -23,6 +23,8 @@ export interface AppDeps {
   checks: {
     database: () => Promise<void>;
     indexedChunks: () => number;
+    /** A round trip to the vector database, when the vectors live outside the database (Qdrant). */
+    vectors?: () => Promise<void>;
     /** The language model's circuit, when a model is configured. */
     model?: () => { provider: string; model: string; state: "closed" | "open" | "half-open" };
   };

@@ -1,12 +1,14 @@
 import type { ChunkRecord } from "../store/document-store.ts";
+import type { SparseVector } from "../store/qdrant-index.ts";
 import { round } from "../util/numbers.ts";
 import { bestOf, coverageOf, lexicalVerdict } from "./calibration.ts";
 import { diversify } from "./diversity.ts";
 import type { Embedder } from "./embedder.ts";
-import { chunkFilter } from "./filters.ts";
+import { chunkFilter, type SearchFilters } from "./filters.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { bm25Ranking, retrievalResult, withNamedPages } from "./lexical-search.ts";
 import { searchTermsOf } from "./search-terms.ts";
+import { querySparseVector } from "./sparse-vector.ts";
 import type {
   RetrievalResult,
   RetrievalSignals,
@@ -20,6 +22,21 @@ export interface DenseSearch {
   search(embedding: number[], limit: number): Promise<{ chunkId: string; similarity: number }[]>;
   /** Cosine similarity from which a dense match alone says the book covers the question. */
   minSimilarity: number;
+  /**
+   * Dense and BM25 rankings fused by the engine that holds both (Qdrant: prefetch + RRF), with
+   * the filters applied by the engine. When present it replaces the in-process fusion.
+   */
+  fused?: (query: FusedQuery) => Promise<{ chunkId: string; score: number; similarity: number }[]>;
+}
+
+export interface FusedQuery {
+  embedding: number[];
+  /** The question's BM25 query vector (term ids from the analyzer). */
+  sparse: SparseVector;
+  filters: SearchFilters | undefined;
+  limit: number;
+  /** The RRF constant, RRF_K, so the engine fuses as the in-process path does. */
+  rrfK: number;
 }
 
 /**
@@ -54,16 +71,32 @@ export async function hybridSearch(
     [query],
     options.signal ? { signal: options.signal } : {},
   );
-  const denseHits = embedding ? await dense.search(embedding, filter ? 200 : 50) : [];
-  const denseRanking = denseHits
-    .map((hit) => ({ chunk: index.chunkById(hit.chunkId), similarity: hit.similarity }))
-    .filter(
-      (hit): hit is { chunk: ChunkRecord; similarity: number } =>
-        hit.chunk !== undefined && (!filter || filter(hit.chunk)),
-    )
-    .slice(0, 50);
-
-  const fused = reciprocalRankFusion(lexicalRanking, denseRanking);
+  let fused: Map<string, Fused>;
+  if (dense.fused && embedding) {
+    fused = await engineFusion(index, dense.fused, {
+      embedding,
+      sparse: querySparseVector(question),
+      filters: options.filters,
+      limit: 50,
+      rrfK: RRF_K,
+    });
+    // The engine ranks; the in-process BM25 scores still calibrate the lexical side.
+    for (const hit of lexicalRanking) {
+      const entry = fused.get(hit.chunk.id);
+      if (entry) entry.bm25 = hit.score;
+    }
+    if (filter) for (const [id, entry] of fused) if (!filter(entry.chunk)) fused.delete(id);
+  } else {
+    const denseHits = embedding ? await dense.search(embedding, filter ? 200 : 50) : [];
+    const denseRanking = denseHits
+      .map((hit) => ({ chunk: index.chunkById(hit.chunkId), similarity: hit.similarity }))
+      .filter(
+        (hit): hit is { chunk: ChunkRecord; similarity: number } =>
+          hit.chunk !== undefined && (!filter || filter(hit.chunk)),
+      )
+      .slice(0, 50);
+    fused = reciprocalRankFusion(lexicalRanking, denseRanking);
+  }
   const bestBm25 = lexicalRanking[0]?.score ?? 0;
   const ranked: RetrievedChunk[] = [...fused.values()]
     .sort((left, right) => right.rrf - left.rrf)
@@ -109,6 +142,23 @@ export async function hybridSearch(
     signals,
     candidateCount: fused.size,
   });
+}
+
+/**
+ * The engine's fused ranking, keyed by chunk id. A point whose chunk the loaded index does not
+ * hold (an ingest's leftover, or one stored by a newer ingest not yet loaded) is skipped.
+ */
+async function engineFusion(
+  index: LexicalIndex,
+  fusedSearch: NonNullable<DenseSearch["fused"]>,
+  query: FusedQuery,
+): Promise<Map<string, Fused>> {
+  const fused = new Map<string, Fused>();
+  for (const hit of await fusedSearch(query)) {
+    const chunk = index.chunkById(hit.chunkId);
+    if (chunk) fused.set(chunk.id, { chunk, rrf: hit.score, cosine: hit.similarity });
+  }
+  return fused;
 }
 
 /** Both rankings fused by RRF, keyed by chunk id, each with its BM25 score and cosine if any. */

@@ -146,6 +146,20 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE UNIQUE INDEX IF NOT EXISTS conversations_message_idx ON conversations (session_id, message_id);
     `,
   },
+  {
+    version: 9,
+    name: "chunks whose vectors are stored in an engine outside the database (Qdrant)",
+    sql: `
+      CREATE TABLE IF NOT EXISTS external_vectors (
+        chunk_id    TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+        target      TEXT NOT NULL,
+        collection  TEXT NOT NULL,
+        version     TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (chunk_id, target)
+      );
+      CREATE INDEX IF NOT EXISTS external_vectors_scope_idx ON external_vectors (target, collection, version)
+    `,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

@@ -1,15 +1,22 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startQdrantStandIn } from "../../test/doubles/qdrant-stand-in.ts";
+import { chunkSparseVector } from "../search/sparse-vector.ts";
 import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document-store.ts";
+import { ExternalVectorBacklog } from "./external-backlog.ts";
 import { migrate } from "./migrations.ts";
 import { openPglite } from "./pglite.ts";
 import { PgvectorBacklog, PgvectorIndex } from "./pgvector-index.ts";
+import { createQdrantClient, QdrantIndex } from "./qdrant-index.ts";
 import type { SqlClient } from "./sql-client.ts";
 import type { EmbeddingBacklog, EmbeddingModelInfo, VectorIndex } from "./vector-index.ts";
 
 /**
  * One suite for every VectorIndex (and the EmbeddingBacklog paired with it). pgvector runs in
- * PGlite; the PostgreSQL used by the other contract suites has no pgvector here. A Qdrant index
- * joins the list with a backlog of its own.
+ * PGlite; the PostgreSQL used by the other contract suites has no pgvector here. Qdrant runs
+ * against the local stand-in (test/doubles/qdrant-stand-in.ts) always, and against a real Qdrant
+ * when QDRANT_URL is set (QDRANT_API_KEY if it needs one); without QDRANT_URL that run is skipped.
+ * Its chunks and backlog live in PGlite.
  */
 
 interface Scope {
@@ -25,7 +32,57 @@ interface VectorBackend {
   cleanup(): Promise<void>;
 }
 
-const backends: { name: string; open: () => Promise<VectorBackend> }[] = [
+/** Qdrant at `url`, chunks and backlog in PGlite; every collection this run makes is dropped after. */
+async function openQdrantBackend(
+  url: string,
+  apiKey: string | undefined,
+  stop: () => Promise<void> = async () => {},
+): Promise<VectorBackend> {
+  const db: SqlClient = await openPglite();
+  await migrate(db);
+  const client = await createQdrantClient({ url, apiKey });
+  const run = `lectern-contract-${randomBytes(4).toString("hex")}`;
+  const names = new Set<string>();
+  return {
+    create(scope) {
+      const collectionName = `${run}-${scope.collection}${scope.version ? `-${scope.version}` : ""}`;
+      names.add(collectionName);
+      const backlog = new ExternalVectorBacklog(
+        db,
+        collectionName,
+        scope.collection,
+        scope.version,
+      );
+      const index = new QdrantIndex({
+        client,
+        backlog,
+        encodeSparse: chunkSparseVector,
+        collectionName,
+      });
+      return { index, backlog };
+    },
+    addPages: (scope, filePaths, chunksPerPage) => addPages(db, scope, filePaths, chunksPerPage),
+    async cleanup() {
+      for (const name of names) await client.deleteCollection(name).catch(() => {});
+      await db.close();
+      await stop();
+    },
+  };
+}
+
+async function addPages(
+  db: SqlClient,
+  scope: Scope,
+  filePaths: string[],
+  chunksPerPage: number,
+): Promise<string[]> {
+  const store = new DocumentStore(db, scope.collection, scope.version);
+  const upserts = filePaths.map((filePath) => page(scope, filePath, chunksPerPage));
+  await store.apply({ upserts, deletes: [], settingsHash: "s" });
+  return upserts.flatMap((change) => change.chunks.map((chunk) => chunk.id));
+}
+
+const backends: { name: string; open: () => Promise<VectorBackend>; skip?: boolean }[] = [
   {
     name: "pgvector in PGlite",
     async open() {
@@ -36,15 +93,23 @@ const backends: { name: string; open: () => Promise<VectorBackend> }[] = [
           const index = new PgvectorIndex(db, scope.collection, scope.version);
           return { index, backlog: new PgvectorBacklog(db, index) };
         },
-        async addPages(scope, filePaths, chunksPerPage) {
-          const store = new DocumentStore(db, scope.collection, scope.version);
-          const upserts = filePaths.map((filePath) => page(scope, filePath, chunksPerPage));
-          await store.apply({ upserts, deletes: [], settingsHash: "s" });
-          return upserts.flatMap((change) => change.chunks.map((chunk) => chunk.id));
-        },
+        addPages: (scope, filePaths, chunksPerPage) =>
+          addPages(db, scope, filePaths, chunksPerPage),
         cleanup: () => db.close(),
       };
     },
+  },
+  {
+    name: "Qdrant (local stand-in)",
+    async open() {
+      const standIn = await startQdrantStandIn();
+      return openQdrantBackend(standIn.url, undefined, () => standIn.close());
+    },
+  },
+  {
+    name: `Qdrant at QDRANT_URL${process.env.QDRANT_URL ? "" : " (skipped: QDRANT_URL is not set)"}`,
+    skip: !process.env.QDRANT_URL,
+    open: () => openQdrantBackend(process.env.QDRANT_URL ?? "", process.env.QDRANT_API_KEY),
   },
 ];
 
@@ -60,7 +125,7 @@ function axis(position: number, tilt = 0): number[] {
 }
 
 for (const backend of backends) {
-  describe(`vector index on ${backend.name}`, () => {
+  describe.skipIf(backend.skip)(`vector index on ${backend.name}`, () => {
     let vectors: VectorBackend;
     let index: VectorIndex;
     let backlog: EmbeddingBacklog;

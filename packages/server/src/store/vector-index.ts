@@ -1,6 +1,6 @@
 /**
  * Dense vectors of chunks, behind two interfaces so that another engine can hold the vectors:
- * - `VectorIndex` stores and searches the vectors (pgvector today; Qdrant next);
+ * - `VectorIndex` stores and searches the vectors (pgvector-index.ts, qdrant-index.ts);
  * - `EmbeddingBacklog` says which chunks still need a vector (new, changed, or left by an
  *   interrupted run). With pgvector it is a join against the vector table; an engine outside the
  *   database pairs its index with a backlog kept in the SQL store.

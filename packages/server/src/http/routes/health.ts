@@ -54,14 +54,16 @@ export function getHealth(deps: RouteDeps): Handler<AppEnv> {
             : "Recent model calls failed; answers quote the book until a probe succeeds.",
       };
     }
-    // The services S1 names: PostgreSQL is the database when DATABASE_URL points at one; Lectern
-    // keeps its vectors in the database (pgvector), never in Qdrant.
+    // The services S1 names: PostgreSQL is the database when DATABASE_URL points at one; Qdrant
+    // when the vectors live there (VECTOR_BACKEND=qdrant), else they are in the database.
     const database = services.database;
     services.postgres =
       deps.config.databaseUrl && database
         ? { ...database, name: "postgres" }
         : notConfigured("postgres", "The embedded database (PGlite) is used instead.");
-    services.qdrant = notConfigured("qdrant", "Vectors are kept in the database (pgvector).");
+    services.qdrant = checks.vectors
+      ? await qdrantStatus(checks.vectors, deps)
+      : notConfigured("qdrant", "Vectors are kept in the database (pgvector).");
     const statuses = Object.values(services)
       .filter((service) => service.status !== "not_configured" && service.name !== "postgres")
       .map((service) => service.status);
@@ -101,6 +103,27 @@ export function getReady(deps: RouteDeps): Handler<AppEnv> {
     }
     return context.json({ ready: true, indexed_chunks: deps.checks.indexedChunks() });
   };
+}
+
+async function qdrantStatus(ping: () => Promise<void>, deps: RouteDeps): Promise<ServiceStatus> {
+  const started = deps.now();
+  try {
+    await ping();
+    return {
+      name: "qdrant",
+      status: "healthy",
+      latency_ms: roundMs(deps.now() - started),
+      error: null,
+    };
+  } catch (error) {
+    deps.logger.warn({ err: error }, "health: qdrant unavailable");
+    return {
+      name: "qdrant",
+      status: "unavailable",
+      latency_ms: null,
+      error: "The vector database cannot be reached; answers are unavailable until it is back.",
+    };
+  }
 }
 
 function notConfigured(name: string, reason: string): ServiceStatus {
