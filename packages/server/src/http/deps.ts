@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
+import type { AnswerCacheOptions } from "../pipeline/answer-cache.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { ChatService } from "../pipeline/chat-service.ts";
 import type { KeywordHit } from "../search/keyword-search.ts";
@@ -38,6 +39,8 @@ export interface AppDeps {
   feedback?: FeedbackStore;
   /** Per-IP and per-session limits; omitted, token buckets in this process. */
   rateLimiters?: RateLimiters;
+  /** Where first questions' answers are cached (ANSWER_CACHE); omitted, nothing is cached. */
+  answerCache?: Omit<AnswerCacheOptions, "onResult">;
   /** True once shutdown has begun: /ready answers 503. */
   isShuttingDown?: () => boolean;
   newId?: () => string;

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { AnswerCacheResult } from "../pipeline/answer-cache.ts";
 import type { ChatOutcome } from "../pipeline/types.ts";
 
 /**
@@ -14,6 +15,8 @@ export interface Metrics {
   observeAnswer(outcome: ChatOutcome): void;
   /** A request refused by a rate limit or the in-flight cap. */
   observeRateLimited(scope: string): void;
+  /** One answer-cache lookup or store: hit, miss, stored or error. */
+  observeAnswerCache(result: AnswerCacheResult): void;
 }
 
 const LATENCY_BUCKETS = [
@@ -49,6 +52,12 @@ export function createMetrics(sources: {
     name: "lectern_rate_limited_total",
     help: "Requests refused by a rate limit or the in-flight cap, by scope",
     labelNames: ["scope"] as const,
+    registers: [registry],
+  });
+  const answerCache = new Counter({
+    name: "lectern_answer_cache_total",
+    help: "Answer cache lookups and stores by result (hit, miss, stored, error)",
+    labelNames: ["result"] as const,
     registers: [registry],
   });
   new Gauge({
@@ -88,6 +97,9 @@ export function createMetrics(sources: {
     },
     observeRateLimited(scope) {
       rateLimited.inc({ scope });
+    },
+    observeAnswerCache(result) {
+      answerCache.inc({ result });
     },
   };
 }

@@ -3,6 +3,7 @@ import type { ChatResponse } from "@lectern/protocol";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { HistoryStore } from "../store/history-store.ts";
+import type { AnswerCache } from "./answer-cache.ts";
 import type { ChatPipeline } from "./chat-pipeline.ts";
 import type { ChatInput, ChatOutcome, RunOptions } from "./types.ts";
 
@@ -39,8 +40,10 @@ export function createChatService(deps: {
   config: Config;
   logger: Logger;
   newId?: () => string;
+  /** First questions answered before are answered from here (ANSWER_CACHE). */
+  answerCache?: AnswerCache | undefined;
 }): ChatService {
-  const { pipeline, history, config, logger } = deps;
+  const { pipeline, history, config, logger, answerCache } = deps;
   const newId = deps.newId ?? randomUUID;
   const service: ChatService = {
     async ask(input, options = {}) {
@@ -48,8 +51,16 @@ export function createChatService(deps: {
       return { input: withContext, outcome: await service.run(withContext, options) };
     },
 
-    run(input, options = {}) {
-      return pipeline.run(input, options);
+    async run(input, options = {}) {
+      if (!answerCache) return pipeline.run(input, options);
+      const cached = await answerCache.lookup(input);
+      if (cached) {
+        if (cached.answer) options.onDelta?.(cached.answer);
+        return cached;
+      }
+      const outcome = await pipeline.run(input, options);
+      if (!options.signal?.aborted) await answerCache.store(input, outcome);
+      return outcome;
     },
 
     async withHistory(input) {
