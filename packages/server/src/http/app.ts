@@ -25,7 +25,7 @@ export function buildApp(deps: AppDeps) {
   const { config, logger } = deps;
   const newId = deps.newId ?? randomUUID;
   const limiters = deps.rateLimiters ?? memoryRateLimiters(config);
-  const metrics = createMetrics(deps.checks);
+  const metrics = deps.metrics ?? createMetrics(deps.checks);
   const answerCache = deps.answerCache
     ? createAnswerCache({ ...deps.answerCache, onResult: metrics.observeAnswerCache })
     : undefined;
@@ -36,7 +36,12 @@ export function buildApp(deps: AppDeps) {
     admission: createAdmission(config, limiters),
     historyRateLimit: createRateLimit(config, limiters, "history:"),
     feedbackRateLimit: createRateLimit(config, limiters, "feedback:"),
-    chat: createChatService({ ...deps, newId, answerCache }),
+    chat: createChatService({
+      ...deps,
+      newId,
+      answerCache,
+      onHistoryWrite: metrics.observeHistoryWrite,
+    }),
     metrics,
     routes: ROUTES,
   };

@@ -5,6 +5,7 @@ import type { Lectern } from "../lectern.ts";
 import { answerSettingsIdentity } from "../pipeline/answer-cache.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
+import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
 import { keywordSearch } from "../search/keyword-search.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
@@ -16,6 +17,7 @@ import { ShareStore } from "../store/share-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { VERSION } from "../version.ts";
 import { type AppDeps, buildApp } from "./app.ts";
+import { createMetrics } from "./metrics.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
 import { redisRateLimiters } from "./rate-limit/redis-rate-limiter.ts";
 import { createSite } from "./site.ts";
@@ -56,10 +58,19 @@ export function composeApp(
   const useAnswerCache = config.answerCache.backend === "redis";
   const redis =
     options.siteAndFeedback || useAnswerCache ? sharedRedis(config, options.logger) : undefined;
+  // The model reports each call to the metrics, which are made once the model is known.
+  let observeModelCall: ((call: ModelCallReport) => void) | undefined;
   const { pipeline, model } = createChatPipeline(lectern, options.logger, {
     ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
     ...(options.rewriter ? { rewriter: options.rewriter } : {}),
+    onModelCall: (call) => observeModelCall?.(call),
   });
+  const metrics = createMetrics({
+    indexedChunks: () => lectern.index.size,
+    indexVersion: () => lectern.indexVersion(),
+    ...(model ? { model } : {}),
+  });
+  observeModelCall = metrics.observeModelCall;
   const settings = answerSettingsIdentity(config, VERSION);
   const app = buildApp({
     config,
@@ -72,8 +83,10 @@ export function composeApp(
         await lectern.db.query("SELECT 1");
       },
       indexedChunks: () => lectern.index.size,
+      indexVersion: () => lectern.indexVersion(),
       ...(model ? { model } : {}),
     },
+    metrics,
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),

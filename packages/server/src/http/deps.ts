@@ -24,6 +24,8 @@ export interface AppDeps {
   checks: {
     database: () => Promise<void>;
     indexedChunks: () => number;
+    /** The index version being served. */
+    indexVersion?: () => number;
     /** The language model's circuit, when a model is configured. */
     model?: () => { provider: string; model: string; state: "closed" | "open" | "half-open" };
   };
@@ -41,6 +43,8 @@ export interface AppDeps {
   rateLimiters?: RateLimiters;
   /** Where first questions' answers are cached (ANSWER_CACHE); omitted, nothing is cached. */
   answerCache?: Omit<AnswerCacheOptions, "onResult">;
+  /** What GET /metrics reports; omitted, the app makes its own from `checks`. */
+  metrics?: Metrics;
   /** True once shutdown has begun: /ready answers 503. */
   isShuttingDown?: () => boolean;
   newId?: () => string;

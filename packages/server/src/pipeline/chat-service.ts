@@ -42,6 +42,8 @@ export function createChatService(deps: {
   newId?: () => string;
   /** First questions answered before are answered from here (ANSWER_CACHE). */
   answerCache?: AnswerCache | undefined;
+  /** Seconds each history write took (to its commit), and whether it succeeded. */
+  onHistoryWrite?: ((seconds: number, ok: boolean) => void) | undefined;
 }): ChatService {
   const { pipeline, history, config, logger, answerCache } = deps;
   const newId = deps.newId ?? randomUUID;
@@ -90,16 +92,23 @@ export function createChatService(deps: {
 
     async saveExchange(input, response) {
       if (history.kind === "off") return;
-      await history.saveExchange({
-        sessionId: input.sessionId,
-        messageId: response.message_id ?? newId(),
-        requestId: input.requestId,
-        query: input.query,
-        selectedText: input.selectedText,
-        response: response.answer ?? response.fallback_message ?? "",
-        sources: response.sources,
-        metadata: { ...response.metadata, confidence: response.confidence },
-      });
+      const started = performance.now();
+      let ok = false;
+      try {
+        await history.saveExchange({
+          sessionId: input.sessionId,
+          messageId: response.message_id ?? newId(),
+          requestId: input.requestId,
+          query: input.query,
+          selectedText: input.selectedText,
+          response: response.answer ?? response.fallback_message ?? "",
+          sources: response.sources,
+          metadata: { ...response.metadata, confidence: response.confidence },
+        });
+        ok = true;
+      } finally {
+        deps.onHistoryWrite?.((performance.now() - started) / 1000, ok);
+      }
     },
 
     newMessageId() {
