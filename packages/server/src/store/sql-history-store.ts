@@ -46,7 +46,7 @@ export class SqlHistoryStore implements HistoryStore {
   /** One transaction: the sessions touched, then the exchanges in the order they were given. */
   private async writeExchanges(batch: PreparedExchange[]): Promise<void> {
     const sessionIds = [...new Set(batch.map((exchange) => exchange.sessionId.toLowerCase()))];
-    const exchangeRows = batch.map((exchange, index) => {
+    const exchangeRows = batch.map((_, index) => {
       const base = index * 8;
       return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8})`;
     });
