@@ -157,7 +157,7 @@ describe.skipIf(!available)("the Redis answer cache", () => {
     // Another filter is another question.
     await ask(second.app, {
       query: "What does a ball bearing reduce?",
-      filters: { url_prefix: "/docs/gears" },
+      filters: { source_url_prefix: "/docs/gears" },
     });
     expect(await cacheCounts(second.app)).toMatchObject({ miss: 1, stored: 1 });
 

@@ -71,7 +71,8 @@ export function createChatService(deps: {
         config.history.window,
         Math.floor(config.history.maxContextMessages / 2),
       );
-      if (history.kind === "off" || window === 0) return input;
+      // A session made for this turn has nothing stored yet: no read on the request's path.
+      if (history.kind === "off" || window === 0 || input.newSession) return input;
       try {
         const recent = await history.getHistory(input.sessionId, window);
         return {
