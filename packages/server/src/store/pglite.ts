@@ -1,7 +1,7 @@
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { Worker } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { createError } from "../errors.ts";
@@ -64,38 +64,35 @@ export async function openPglite(
 }
 
 /**
- * Creates a new data directory (initdb) in a worker thread that ends afterwards. initdb runs in a
- * WebAssembly instance of its own, and creating a directory in this thread left ~770 MB of RSS
- * for good (both instances' memory), against ~290 MB for opening an existing directory: the
- * worker's memory goes back when it ends. If the worker fails, opening the directory below runs
- * initdb in this thread as before.
+ * Creates a new data directory (initdb) in a short-lived child process. initdb runs in a
+ * WebAssembly instance of its own: creating a directory in this process left ~770 MB of RSS for
+ * good (both instances' memory), against ~290 MB for opening an existing directory, and made
+ * initdb's peak this process's peak. If the child fails, opening the directory afterwards runs
+ * initdb in this process as before.
  */
 async function createDataDirectory(directory: string): Promise<void> {
   const pgliteEntry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
   const source = `
-    const { parentPort, workerData } = require("node:worker_threads");
-    const { PGlite } = require(workerData.pgliteEntry);
+    const [pgliteEntry, directory, settings] = process.argv.slice(1);
+    const { PGlite } = require(pgliteEntry);
     (async () => {
-      const db = new PGlite(workerData.directory, { postgresqlconf: workerData.settings });
+      const db = new PGlite(directory, { postgresqlconf: JSON.parse(settings) });
       await db.waitReady;
       await db.close();
-      parentPort.postMessage("created");
-    })().catch((error) => parentPort.postMessage(String(error && error.message)));
-  `;
-  const worker = new Worker(source, {
-    eval: true,
-    workerData: { directory, pgliteEntry, settings: [...PGLITE_SETTINGS] },
-  });
-  try {
-    await new Promise<void>((resolve) => {
-      // Whatever the outcome, opening the directory afterwards tells whether it is usable.
-      worker.once("message", () => resolve());
-      worker.once("error", () => resolve());
-      worker.once("exit", () => resolve());
+    })().catch((error) => {
+      process.stderr.write(String(error && error.message));
+      process.exitCode = 1;
     });
-  } finally {
-    await worker.terminate();
-  }
+  `;
+  await new Promise<void>((resolve) => {
+    // Whatever the outcome, opening the directory afterwards tells whether it is usable.
+    execFile(
+      process.execPath,
+      ["-e", source, pgliteEntry, directory, JSON.stringify(PGLITE_SETTINGS)],
+      { env: { PATH: process.env.PATH ?? "" }, timeout: 300_000 },
+      () => resolve(),
+    );
+  });
 }
 
 /** SQLSTATEs of damaged files: data_corrupted, index_corrupted. */
