@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -7,7 +7,9 @@ import { percentile } from "../src/eval/evaluate.ts";
 
 /**
  * /chat throughput and latency with autocannon against `lectern serve` on the sample book, in a
- * separate process, retrieval-only answers, rate limits off, history on (PGlite) and off.
+ * separate process, retrieval-only answers, rate limits off, history on (PGlite) and off; with a
+ * PostgreSQL URL, the book and history in PostgreSQL too; with a Redis URL, answers from the
+ * Redis answer cache (every question asked in the warm-up, so the timed rows are cache hits).
  */
 
 const require = createRequire(import.meta.url);
@@ -27,11 +29,55 @@ export interface HttpBenchRow {
   p99Ms: number;
   errors: number;
   requests: number;
+  /**
+   * CPU time of the server process per request (user + system, from /proc): what a request costs
+   * the server, which a machine shared with other work does not inflate the way it does latency.
+   */
+  serverCpuMsPerRequest: number | undefined;
+}
+
+/**
+ * CPU seconds (user + system) the process and its descendants (tsx runs the CLI in a child of its
+ * own) have used so far; undefined off Linux.
+ */
+async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    const stats = new Map<number, { parent: number; seconds: number }>();
+    for (const entry of await readdir("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+      if (!stat) continue;
+      // Fields after the command name (which may hold spaces): ppid is the 2nd, utime and stime
+      // the 12th and 13th, in clock ticks (USER_HZ = 100).
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      stats.set(Number(entry), {
+        parent: Number(fields[1]),
+        seconds: (Number(fields[11]) + Number(fields[12])) / 100,
+      });
+    }
+    let total = 0;
+    const family = new Set([pid]);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const [id, stat] of stats) {
+        if (!family.has(id) && family.has(stat.parent)) {
+          family.add(id);
+          grew = true;
+        }
+      }
+    }
+    for (const id of family) total += stats.get(id)?.seconds ?? 0;
+    return stats.has(pid) ? total : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function startServe(
   dataDir: string,
-  history: string,
+  env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
@@ -39,10 +85,10 @@ async function startServe(
     {
       env: {
         ...process.env,
-        HISTORY: history,
         RATE_LIMIT_ENABLED: "false",
         LOG_LEVEL: "warn",
         INIT_CWD: "",
+        ...env,
       },
       stdio: ["ignore", "pipe", "inherit"],
     },
@@ -64,7 +110,9 @@ async function run(
   connections: number,
   bodies: string[],
   seconds: number,
+  serverPid?: number,
 ): Promise<Omit<HttpBenchRow, "history">> {
+  const cpuBefore = await cpuSeconds(serverPid);
   let next = 0;
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -91,6 +139,8 @@ async function run(
     );
   });
   latencies.sort((left, right) => left - right);
+  const cpuAfter = await cpuSeconds(serverPid);
+  const answered = result.requests.total;
   return {
     connections,
     requestsPerSecond: result.requests.average,
@@ -98,25 +148,78 @@ async function run(
     p95Ms: percentile(latencies, 0.95),
     p99Ms: percentile(latencies, 0.99),
     errors: result.errors + result.timeouts + result.non2xx,
-    requests: result.requests.total,
+    requests: answered,
+    serverCpuMsPerRequest:
+      cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
+        ? ((cpuAfter - cpuBefore) * 1000) / answered
+        : undefined,
   };
 }
 
-export async function benchHttp(dataDir: string, seconds = 10): Promise<HttpBenchRow[]> {
+/** One server configuration measured: its label, its environment, the connection counts. */
+interface HttpVariant {
+  history: string;
+  env: Record<string, string>;
+  connections: number[];
+  /** Its own data directory (a book in PostgreSQL keeps only the BM25 snapshot there). */
+  dataDir?: string;
+}
+
+export async function benchHttp(
+  dataDir: string,
+  seconds = 10,
+  options: {
+    /** A PostgreSQL database whose `search_path` schema holds the ingested sample book. */
+    postgres?: { url: string; dataDir: string };
+    redisUrl?: string;
+  } = {},
+): Promise<HttpBenchRow[]> {
   const questions = (await readFile(questionsFile, "utf8"))
     .split("\n")
     .filter(Boolean)
     .map((line) => (JSON.parse(line) as { question: string }).question);
   const bodies = questions.map((question) => JSON.stringify({ query: question }));
+  const variants: HttpVariant[] = [
+    { history: "on (PGlite)", env: { HISTORY: "postgres" }, connections: [1, 10, 50] },
+    { history: "off", env: { HISTORY: "off" }, connections: [1, 10, 50] },
+  ];
+  if (options.postgres) {
+    variants.push({
+      history: "on (PostgreSQL)",
+      env: { HISTORY: "postgres", DATABASE_URL: options.postgres.url },
+      connections: [50],
+      dataDir: options.postgres.dataDir,
+    });
+  }
+  if (options.redisUrl) {
+    const cache = {
+      REDIS_URL: options.redisUrl,
+      REDIS_KEY_PREFIX: `lectern-bench:${process.pid}:`,
+      ANSWER_CACHE: "redis",
+      ANSWER_CACHE_TTL_S: "3600",
+    };
+    variants.push(
+      {
+        history: "on (PGlite), Redis answer cache hits",
+        env: { HISTORY: "postgres", ...cache },
+        connections: [50],
+      },
+      {
+        history: "off, Redis answer cache hits",
+        env: { HISTORY: "off", ...cache },
+        connections: [50],
+      },
+    );
+  }
   const rows: HttpBenchRow[] = [];
-  for (const history of ["postgres", "off"]) {
-    const { url, child } = await startServe(dataDir, history);
+  for (const variant of variants) {
+    const { url, child } = await startServe(variant.dataDir ?? dataDir, variant.env);
     try {
-      await run(url, 10, bodies, 2); // warm-up
-      for (const connections of [1, 10, 50]) {
+      await run(url, 10, bodies, 2); // warm-up (and, with the cache, every question cached)
+      for (const connections of variant.connections) {
         rows.push({
-          history: history === "off" ? "off" : "on (PGlite)",
-          ...(await run(url, connections, bodies, seconds)),
+          history: variant.history,
+          ...(await run(url, connections, bodies, seconds, child.pid)),
         });
       }
     } finally {

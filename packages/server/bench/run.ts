@@ -3,6 +3,7 @@ import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import pg from "pg";
 import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
@@ -28,6 +29,8 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     "rerank-model": { type: "string" }, // a real cross-encoder directory for --only rerank
     runs: { type: "string", default: "20" }, // processes per start-up row
+    "database-url": { type: "string" }, // --only http: also history and the book in PostgreSQL
+    "redis-url": { type: "string" }, // --only http: also answers from the Redis answer cache
   },
 });
 const pages = Number(values.pages);
@@ -49,6 +52,42 @@ async function ingestSampleBook(dataDir: string): Promise<void> {
   } finally {
     await lectern.close();
   }
+}
+
+/** The sample book ingested into a schema of its own in this PostgreSQL database. */
+async function sampleBookInPostgres(
+  databaseUrl: string,
+): Promise<{ url: string; dataDir: string; drop: () => Promise<void> }> {
+  const schema = `lectern_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const url = new URL(databaseUrl);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-pg-"));
+  const lectern = await openLectern(
+    loadConfig({ env: { DATABASE_URL: url.toString() }, overrides: { dataDir } }),
+  );
+  try {
+    await lectern.ingest(
+      fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
+    );
+  } finally {
+    await lectern.close();
+  }
+  return {
+    url: url.toString(),
+    dataDir,
+    async drop() {
+      const cleanup = new pg.Client({ connectionString: databaseUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await cleanup.end();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }
 
 function ms(value: number): string {
@@ -204,16 +243,22 @@ if (values.only === undefined || values.only === "rerank") {
 if (values.only === undefined || values.only === "http") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-http-"));
   await ingestSampleBook(dataDir);
-  const rows = await benchHttp(dataDir, Number(values.seconds));
+  const databaseUrl = values["database-url"];
+  const postgres = databaseUrl ? await sampleBookInPostgres(databaseUrl) : undefined;
+  const rows = await benchHttp(dataDir, Number(values.seconds), {
+    ...(postgres ? { postgres } : {}),
+    ...(values["redis-url"] ? { redisUrl: values["redis-url"] } : {}),
+  });
+  await postgres?.drop();
   console.log(
     `\n## POST /chat (sample book, retrieval-only, autocannon ${values.seconds} s per row)\n`,
   );
   console.log(
-    "| history | connections | requests/s | p50 (ms) | p95 (ms) | p99 (ms) | errors |\n|---|---:|---:|---:|---:|---:|---:|",
+    "| history | connections | requests/s | p50 (ms) | p95 (ms) | p99 (ms) | errors | server CPU ms/request |\n|---|---:|---:|---:|---:|---:|---:|---:|",
   );
   for (const row of rows) {
     console.log(
-      `| ${row.history} | ${row.connections} | ${row.requestsPerSecond.toFixed(0)} | ${row.p50Ms.toFixed(1)} | ${row.p95Ms.toFixed(1)} | ${row.p99Ms.toFixed(1)} | ${row.errors} |`,
+      `| ${row.history} | ${row.connections} | ${row.requestsPerSecond.toFixed(0)} | ${row.p50Ms.toFixed(1)} | ${row.p95Ms.toFixed(1)} | ${row.p99Ms.toFixed(1)} | ${row.errors} | ${row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a"} |`,
     );
   }
   results.http = rows;

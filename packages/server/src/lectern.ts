@@ -66,6 +66,8 @@ export interface Lectern {
    * stored a newer version than the one in memory; true when it did.
    */
   refresh(): Promise<boolean>;
+  /** The index version the in-memory index holds (the store's counter, raised by every ingest). */
+  indexVersion(): number;
   /** Embeds every chunk that has no embedding yet, in batches; resumable. */
   embedPending(onProgress?: ProgressListener): Promise<EmbeddingReport>;
   close(): Promise<void>;
@@ -172,6 +174,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         loadedVersion = next.indexVersion;
         return true;
       },
+      indexVersion: () => loadedVersion,
       title: () => bookTitle(store, config),
       async embedPending(onProgress) {
         const started = performance.now();

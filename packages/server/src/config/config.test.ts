@@ -77,6 +77,7 @@ const DEFAULTS: Config = {
     perSessionBurst: 15,
     trustProxy: false,
   },
+  answerCache: { backend: "off", ttlSeconds: 300 },
   llm: {
     provider: "none",
     firstTokenTimeoutMs: 20_000,
@@ -104,6 +105,28 @@ const DEFAULTS: Config = {
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 30_000,
 };
+
+describe("the answer cache", () => {
+  it("is read from ANSWER_CACHE and ANSWER_CACHE_TTL_S", () => {
+    const config = loadConfig({
+      cwd: emptyDirectory(),
+      env: { REDIS_URL: "redis://127.0.0.1:6379", ANSWER_CACHE: "redis", ANSWER_CACHE_TTL_S: "60" },
+    });
+    expect(config.answerCache).toEqual({ backend: "redis", ttlSeconds: 60 });
+  });
+
+  it("refuses the Redis cache without REDIS_URL, and an unknown backend, naming the variable", () => {
+    expect(loadError({ cwd: emptyDirectory(), env: { ANSWER_CACHE: "redis" } }).message).toMatch(
+      /ANSWER_CACHE.*needs REDIS_URL/,
+    );
+    expect(
+      loadError({ cwd: emptyDirectory(), env: { ANSWER_CACHE: "memcached" } }).message,
+    ).toMatch(/environment variable ANSWER_CACHE/);
+    expect(loadError({ cwd: emptyDirectory(), env: { ANSWER_CACHE_TTL_S: "0" } }).message).toMatch(
+      /environment variable ANSWER_CACHE_TTL_S/,
+    );
+  });
+});
 
 describe("model and request timeouts", () => {
   const model = { LLM_PROVIDER: "openai", OPENAI_API_KEY: "sk-test" };
@@ -344,6 +367,8 @@ describe("loadConfig from the environment", () => {
         SHARE_ENABLED: "true",
         REDIS_URL: "redis://cache:6379",
         REDIS_KEY_PREFIX: "book2:",
+        ANSWER_CACHE: "redis",
+        ANSWER_CACHE_TTL_S: "900",
         LECTERN_INDEX_REFRESH_MS: "1000",
         LECTERN_HEADERS_TIMEOUT_MS: "2000",
         LECTERN_BODY_TIMEOUT_MS: "4000",
@@ -393,6 +418,7 @@ describe("loadConfig from the environment", () => {
       shareEnabled: true,
       redisUrl: "redis://cache:6379",
       redisKeyPrefix: "book2:",
+      answerCache: { backend: "redis", ttlSeconds: 900 },
       frameAncestors: ["'self'"],
       shutdownTimeoutMs: 2000,
       requestTimeoutMs: 5000,

@@ -52,6 +52,14 @@ const historySchema = z
   })
   .strict();
 
+const answerCacheSchema = z
+  .object({
+    // Answers to first questions (no earlier turn in the session) kept in Redis; off by default.
+    backend: z.enum(["off", "redis"]).default("off"),
+    ttlSeconds: z.number().int().min(1).max(604_800).default(300), // 5 min; at most a week
+  })
+  .strict();
+
 const limitsSchema = z
   .object({
     maxQueryChars: z.number().int().min(1).max(1_000_000).default(32_000),
@@ -176,6 +184,7 @@ export const configSchema = z
     history: historySchema.prefault({}),
     limits: limitsSchema.prefault({}),
     rateLimit: rateLimitSchema.prefault({}),
+    answerCache: answerCacheSchema.prefault({}),
     llm: llmSchema.prefault({}),
     embeddings: embeddingsSchema.prefault({}),
     rerank: rerankSchema.prefault({}),
@@ -208,6 +217,10 @@ export const configSchema = z
   .refine((config) => config.headersTimeoutMs <= config.bodyTimeoutMs, {
     message: "headersTimeoutMs must not be more than bodyTimeoutMs",
     path: ["headersTimeoutMs"],
+  })
+  .refine((config) => config.answerCache.backend !== "redis" || config.redisUrl !== undefined, {
+    message: "the Redis answer cache needs REDIS_URL (redisUrl)",
+    path: ["answerCache", "backend"],
   });
 
 export type Config = Readonly<

@@ -45,6 +45,8 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   SHARE_ENABLED: { key: ["shareEnabled"], type: "boolean" },
   REDIS_URL: { key: ["redisUrl"], type: "string" },
   REDIS_KEY_PREFIX: { key: ["redisKeyPrefix"], type: "string" },
+  ANSWER_CACHE: { key: ["answerCache", "backend"], type: "string" },
+  ANSWER_CACHE_TTL_S: { key: ["answerCache", "ttlSeconds"], type: "int" },
   LECTERN_METRICS_TOKEN: { key: ["metricsToken"], type: "string" },
   LLM_PROVIDER: { key: ["llm", "provider"], type: "string" },
   LLM_MODEL: { key: ["llm", "model"], type: "string" },

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
+import { createAnswerCache } from "../pipeline/answer-cache.ts";
 import { createChatService } from "../pipeline/chat-service.ts";
 import type { AppDeps, RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
@@ -24,6 +25,10 @@ export function buildApp(deps: AppDeps) {
   const { config, logger } = deps;
   const newId = deps.newId ?? randomUUID;
   const limiters = deps.rateLimiters ?? memoryRateLimiters(config);
+  const metrics = deps.metrics ?? createMetrics(deps.checks);
+  const answerCache = deps.answerCache
+    ? createAnswerCache({ ...deps.answerCache, onResult: metrics.observeAnswerCache })
+    : undefined;
   const routeDeps: RouteDeps = {
     ...deps,
     newId,
@@ -31,11 +36,15 @@ export function buildApp(deps: AppDeps) {
     admission: createAdmission(config, limiters),
     historyRateLimit: createRateLimit(config, limiters, "history:"),
     feedbackRateLimit: createRateLimit(config, limiters, "feedback:"),
-    chat: createChatService({ ...deps, newId }),
-    metrics: createMetrics(deps.checks),
+    chat: createChatService({
+      ...deps,
+      newId,
+      answerCache,
+      onHistoryWrite: metrics.observeHistoryWrite,
+    }),
+    metrics,
     routes: ROUTES,
   };
-  const { metrics } = routeDeps;
 
   const app = new Hono<AppEnv>();
   app.use("*", ...requestIds(newId));

@@ -2,20 +2,23 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { Lectern } from "../lectern.ts";
+import { answerSettingsIdentity } from "../pipeline/answer-cache.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
+import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
 import { keywordSearch } from "../search/keyword-search.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
+import { RedisAnswerStore } from "../store/redis-answer-store.ts";
 import { ShareStore } from "../store/share-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { VERSION } from "../version.ts";
 import { type AppDeps, buildApp } from "./app.ts";
+import { createMetrics } from "./metrics.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
-import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
 import { redisRateLimiters } from "./rate-limit/redis-rate-limiter.ts";
 import { createSite } from "./site.ts";
 
@@ -52,11 +55,23 @@ export function composeApp(
   },
 ) {
   const history = options.history ?? createHistoryStore(config, lectern);
-  const shared = options.siteAndFeedback ? sharedRateLimiters(config, options.logger) : undefined;
+  const useAnswerCache = config.answerCache.backend === "redis";
+  const redis =
+    options.siteAndFeedback || useAnswerCache ? sharedRedis(config, options.logger) : undefined;
+  // The model reports each call to the metrics, which are made once the model is known.
+  let observeModelCall: ((call: ModelCallReport) => void) | undefined;
   const { pipeline, model } = createChatPipeline(lectern, options.logger, {
     ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
     ...(options.rewriter ? { rewriter: options.rewriter } : {}),
+    onModelCall: (call) => observeModelCall?.(call),
   });
+  const metrics = createMetrics({
+    indexedChunks: () => lectern.index.size,
+    indexVersion: () => lectern.indexVersion(),
+    ...(model ? { model } : {}),
+  });
+  observeModelCall = metrics.observeModelCall;
+  const settings = answerSettingsIdentity(config, VERSION);
   const app = buildApp({
     config,
     pipeline,
@@ -68,6 +83,7 @@ export function composeApp(
         await lectern.db.query("SELECT 1");
       },
       indexedChunks: () => lectern.index.size,
+      indexVersion: () => lectern.indexVersion(),
       ...(model ? { model } : {}),
       ...(lectern.vectors?.backend === "qdrant"
         ? {
@@ -77,6 +93,7 @@ export function composeApp(
           }
         : {}),
     },
+    metrics,
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),
@@ -89,7 +106,19 @@ export function composeApp(
             share: config.shareEnabled,
           }),
           feedback: new FeedbackStore(lectern.db),
-          rateLimiters: shared?.limiters ?? memoryRateLimiters(config),
+          rateLimiters: redis
+            ? redisRateLimiters(redis.client, config, redis.warn, `${config.redisKeyPrefix}rl:`)
+            : memoryRateLimiters(config),
+        }
+      : {}),
+    ...(useAnswerCache && redis
+      ? {
+          answerCache: {
+            store: new RedisAnswerStore(redis.client, `${config.redisKeyPrefix}answer:`),
+            ttlSeconds: config.answerCache.ttlSeconds,
+            scope: () => `${settings}:${lectern.indexVersion()}`,
+            onError: redis.warn,
+          },
         }
       : {}),
     ...options.overrides,
@@ -98,27 +127,29 @@ export function composeApp(
     app,
     history,
     /** Resolves once shared backends (Redis) are connected, or have had 2 s to connect. */
-    ready: shared?.ready ?? Promise.resolve(),
-    close: async () => shared?.close(),
+    ready: redis?.ready ?? Promise.resolve(),
+    close: async () => redis?.close(),
   };
 }
 
 /**
- * With REDIS_URL, rate limits live in Redis so every instance shares them; a Redis that cannot be
- * reached is logged and lets requests through.
+ * With REDIS_URL, rate limits (and, with ANSWER_CACHE=redis, cached answers) live in Redis so every
+ * instance shares them; a Redis that cannot be reached is logged and lets requests through, uncached.
  */
-function sharedRateLimiters(
+function sharedRedis(
   config: Config,
   logger: Logger,
-): { limiters: RateLimiters; ready: Promise<void>; close: () => void } | undefined {
+):
+  | { client: Redis; warn: (error: unknown) => void; ready: Promise<void>; close: () => void }
+  | undefined {
   if (!config.redisUrl) return undefined;
-  const redis = new Redis(config.redisUrl, {
+  const client = new Redis(config.redisUrl, {
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   const ready = new Promise<void>((resolve) => {
-    redis.once("ready", () => resolve());
+    client.once("ready", () => resolve());
     setTimeout(resolve, 2_000).unref();
   });
   let lastWarning = 0;
@@ -127,12 +158,11 @@ function sharedRateLimiters(
     if (Date.now() - lastWarning < 60_000) return;
     lastWarning = Date.now();
     const message = error instanceof Error ? error.message : String(error);
-    logger.warn({ error: message }, "Redis unavailable: rate limits are not applied");
+    logger.warn(
+      { error: message },
+      "Redis unavailable: rate limits are not applied and answers are not cached",
+    );
   };
-  redis.on("error", warn);
-  return {
-    limiters: redisRateLimiters(redis, config, warn, `${config.redisKeyPrefix}rl:`),
-    ready,
-    close: () => redis.disconnect(),
-  };
+  client.on("error", warn);
+  return { client, warn, ready, close: () => client.disconnect() };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
+import type { AnswerCacheOptions } from "../pipeline/answer-cache.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { ChatService } from "../pipeline/chat-service.ts";
 import type { KeywordHit } from "../search/keyword-search.ts";
@@ -25,6 +26,8 @@ export interface AppDeps {
     indexedChunks: () => number;
     /** A round trip to the vector database, when the vectors live outside the database (Qdrant). */
     vectors?: () => Promise<void>;
+    /** The index version being served. */
+    indexVersion?: () => number;
     /** The language model's circuit, when a model is configured. */
     model?: () => { provider: string; model: string; state: "closed" | "open" | "half-open" };
   };
@@ -40,6 +43,10 @@ export interface AppDeps {
   feedback?: FeedbackStore;
   /** Per-IP and per-session limits; omitted, token buckets in this process. */
   rateLimiters?: RateLimiters;
+  /** Where first questions' answers are cached (ANSWER_CACHE); omitted, nothing is cached. */
+  answerCache?: Omit<AnswerCacheOptions, "onResult">;
+  /** What GET /metrics reports; omitted, the app makes its own from `checks`. */
+  metrics?: Metrics;
   /** True once shutdown has begun: /ready answers 503. */
   isShuttingDown?: () => boolean;
   newId?: () => string;

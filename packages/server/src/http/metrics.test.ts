@@ -1,13 +1,36 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type FakeModelServer,
+  startFakeModelServer,
+} from "../../test/doubles/fake-model-server.ts";
+import {
+  createTestApp,
   expectError,
   memoryHistoryApp,
   postJson,
   sampleBookForSuite,
 } from "../../test/http-fixture.ts";
+import { loadConfig } from "../config/config.ts";
+import { type Lectern, openLectern } from "../lectern.ts";
+import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 
 const book = sampleBookForSuite();
+
+/** The value of one sample line (`name{labels} value`), or 0 when the line is absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  const line = text
+    .split("\n")
+    .find(
+      (candidate) =>
+        (candidate.startsWith(`${name}{`) || candidate.startsWith(`${name} `)) &&
+        Object.entries(labels).every(([key, value]) => candidate.includes(`${key}="${value}"`)),
+    );
+  return Number(line?.split(" ").at(-1) ?? 0);
+}
 
 async function scrape(
   app: ReturnType<typeof memoryHistoryApp>,
@@ -70,6 +93,15 @@ describe("GET /metrics", () => {
     expect(limited.find((sample) => sample.labels?.scope === "/chat")?.value).toBe("1");
     expect(after.text).toMatch(/^lectern_stage_duration_seconds_count\{stage="retrieve"\} 2$/m);
     expect(after.text).toMatch(/^lectern_stage_duration_seconds_count\{stage="total"\} 2$/m);
+    // Both answered exchanges were written to the history, and timed.
+    expect(after.get("lectern_history_write_seconds")?.type).toBe("HISTOGRAM");
+    expect(sample(before.text, "lectern_history_write_seconds_count", { outcome: "ok" })).toBe(0);
+    expect(sample(after.text, "lectern_history_write_seconds_count", { outcome: "ok" })).toBe(2);
+    expect(after.get("lectern_index_version")?.type).toBe("GAUGE");
+    expect(sample(after.text, "lectern_index_version")).toBeGreaterThan(0);
+    // No model is configured: no circuit to report.
+    expect(after.has("lectern_model_circuit_state")).toBe(false);
+    expect(after.has("lectern_model_first_token_seconds")).toBe(true);
   });
 
   it("asks for the bearer token when one is configured", async () => {
@@ -85,5 +117,85 @@ describe("GET /metrics", () => {
     );
     const families = await scrape(app, { authorization: `Bearer ${token}` });
     expect(families.has("lectern_http_request_duration_seconds")).toBe(true);
+  });
+});
+
+describe("GET /metrics with a language model", () => {
+  let fake: FakeModelServer;
+  let workDir: string;
+  let lectern: Lectern;
+  beforeAll(async () => {
+    fake = await startFakeModelServer();
+    workDir = await mkdtemp(path.join(tmpdir(), "lectern-metrics-"));
+    await mkdir(path.join(workDir, "docs"));
+    await writeFile(
+      path.join(workDir, "docs", "gears.md"),
+      "# Gears\n\nA gear ratio trades speed for torque. Meshing gears turn in opposite directions.\n",
+    );
+    lectern = await openLectern(
+      loadConfig({ env: modelEnv(), overrides: { dataDir: path.join(workDir, "data") } }),
+    );
+    await lectern.ingest(path.join(workDir, "docs"));
+  });
+  /** The book's own model settings: the app answers with the model the book was opened with. */
+  function modelEnv(): Record<string, string> {
+    return {
+      LLM_PROVIDER: "openai-compatible",
+      LLM_BASE_URL: fake.baseUrl,
+      LLM_MODEL: "local-model",
+      LLM_MAX_RETRIES: "0",
+      LLM_BREAKER_FAILURES: "1",
+      LLM_BREAKER_COOLDOWN_MS: "60000",
+      RATE_LIMIT_ENABLED: "false",
+    };
+  }
+  afterAll(async () => {
+    await fake.close();
+    await lectern.close();
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  it("reports time to first token, tokens, the circuit's state and the index version", async () => {
+    const { app } = createTestApp(lectern, {
+      history: new MemoryHistoryStore(),
+      env: modelEnv(),
+    });
+    const before = await scrape(app);
+    expect(sample(before.text, "lectern_model_circuit_state", { state: "closed" })).toBe(1);
+    expect(sample(before.text, "lectern_model_first_token_seconds_count")).toBe(0);
+    const version = sample(before.text, "lectern_index_version");
+    expect(version).toBeGreaterThan(0);
+
+    fake.enqueue({ text: "A gear ratio trades speed for torque [1].", chunkSize: 5 });
+    const answered = await postJson(app, "/chat/stream", {
+      query: "What does a gear ratio trade?",
+    });
+    expect(await answered.text()).toContain("event: done");
+    const afterAnswer = await scrape(app);
+    expect(afterAnswer.get("lectern_model_first_token_seconds")?.type).toBe("HISTOGRAM");
+    expect(sample(afterAnswer.text, "lectern_model_first_token_seconds_count")).toBe(1);
+    // The fake model reports 10 prompt tokens and one completion token per streamed chunk.
+    expect(sample(afterAnswer.text, "lectern_model_tokens_total", { direction: "input" })).toBe(10);
+    expect(
+      sample(afterAnswer.text, "lectern_model_tokens_total", { direction: "output" }),
+    ).toBeGreaterThan(0);
+
+    // A failing model opens the circuit (one failure with LLM_BREAKER_FAILURES=1).
+    fake.enqueue({ status: 500 });
+    expect(
+      (await postJson(app, "/chat", { query: "Which way do meshing gears turn?" })).status,
+    ).toBe(200);
+    const afterFailure = await scrape(app);
+    expect(sample(afterFailure.text, "lectern_model_circuit_state", { state: "open" })).toBe(1);
+    expect(sample(afterFailure.text, "lectern_model_circuit_state", { state: "closed" })).toBe(0);
+    expect(sample(afterFailure.text, "lectern_model_first_token_seconds_count")).toBe(1);
+
+    // An ingest raises the index version the app reports.
+    await writeFile(
+      path.join(workDir, "docs", "flywheel.md"),
+      "# Flywheels\n\nA flywheel stores rotational energy.\n",
+    );
+    await lectern.ingest(path.join(workDir, "docs"));
+    expect(sample((await scrape(app)).text, "lectern_index_version")).toBe(version + 1);
   });
 });

@@ -117,6 +117,7 @@ export async function readChatInput(
   return {
     requestId: ids.requestId,
     sessionId: sessionId?.toLowerCase() ?? ids.newSessionId(),
+    ...(sessionId === null ? { newSession: true } : {}),
     query,
     selectedText: selection,
     filters,

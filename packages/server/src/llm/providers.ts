@@ -83,6 +83,8 @@ function buildClient(provider: RemoteProvider, { apiKey, baseURL }: Connection):
     name: provider,
     baseURL,
     ...(apiKey ? { apiKey } : {}),
+    // Token counts of streamed answers (stream_options.include_usage), for the metrics.
+    includeUsage: true,
   });
   return {
     chatModel: (modelId) => compatible.chatModel(modelId),

@@ -7,7 +7,7 @@ import { createChatModel, ProviderClients } from "../llm/providers.ts";
 import type { Retriever } from "../search/retriever.ts";
 import { type AnswerSynthesizer, ExtractiveSynthesizer } from "./answer-synthesizer.ts";
 import { ChatPipeline } from "./chat-pipeline.ts";
-import { LlmSynthesizer } from "./llm-synthesizer.ts";
+import { LlmSynthesizer, type ModelCallReport } from "./llm-synthesizer.ts";
 import { HeuristicRewriter, LlmRewriter, type QueryRewriter } from "./query-rewriter.ts";
 
 /** The answer synthesizer and follow-up rewriter for the configured model (or none). */
@@ -15,6 +15,7 @@ export function createAnswering(
   config: Config,
   logger: Logger,
   clients: ProviderClients = new ProviderClients(),
+  onModelCall?: (call: ModelCallReport) => void,
 ) {
   const handle = createChatModel(config.llm, clients);
   const extractive = new ExtractiveSynthesizer();
@@ -31,6 +32,7 @@ export function createAnswering(
     fallback: extractive,
     onFailure: (error) =>
       logger.warn({ err: error, provider: handle.provider }, "model call failed"),
+    ...(onModelCall ? { onModelCall } : {}),
   });
   return {
     synthesizer,
@@ -51,10 +53,12 @@ export function createChatPipeline(
     synthesizer?: AnswerSynthesizer;
     retriever?: Retriever;
     rewriter?: QueryRewriter;
+    /** Each completed model answer (time to first token, tokens), for the metrics. */
+    onModelCall?: (call: ModelCallReport) => void;
   } = {},
 ) {
   // The book's provider clients: chat and embeddings on one provider share one client.
-  const answering = createAnswering(lectern.config, logger, lectern.providers);
+  const answering = createAnswering(lectern.config, logger, lectern.providers, options.onModelCall);
   const fixed = options.retriever;
   const pipeline = new ChatPipeline({
     retriever: () => fixed ?? lectern.retriever,

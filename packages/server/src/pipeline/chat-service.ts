@@ -3,6 +3,7 @@ import type { ChatResponse } from "@lectern/protocol";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { HistoryStore } from "../store/history-store.ts";
+import type { AnswerCache } from "./answer-cache.ts";
 import type { ChatPipeline } from "./chat-pipeline.ts";
 import type { ChatInput, ChatOutcome, RunOptions } from "./types.ts";
 
@@ -39,8 +40,12 @@ export function createChatService(deps: {
   config: Config;
   logger: Logger;
   newId?: () => string;
+  /** First questions answered before are answered from here (ANSWER_CACHE). */
+  answerCache?: AnswerCache | undefined;
+  /** Seconds each history write took (to its commit), and whether it succeeded. */
+  onHistoryWrite?: ((seconds: number, ok: boolean) => void) | undefined;
 }): ChatService {
-  const { pipeline, history, config, logger } = deps;
+  const { pipeline, history, config, logger, answerCache } = deps;
   const newId = deps.newId ?? randomUUID;
   const service: ChatService = {
     async ask(input, options = {}) {
@@ -48,8 +53,16 @@ export function createChatService(deps: {
       return { input: withContext, outcome: await service.run(withContext, options) };
     },
 
-    run(input, options = {}) {
-      return pipeline.run(input, options);
+    async run(input, options = {}) {
+      if (!answerCache) return pipeline.run(input, options);
+      const cached = await answerCache.lookup(input);
+      if (cached) {
+        if (cached.answer) options.onDelta?.(cached.answer);
+        return cached;
+      }
+      const outcome = await pipeline.run(input, options);
+      if (!options.signal?.aborted) await answerCache.store(input, outcome);
+      return outcome;
     },
 
     async withHistory(input) {
@@ -58,7 +71,8 @@ export function createChatService(deps: {
         config.history.window,
         Math.floor(config.history.maxContextMessages / 2),
       );
-      if (history.kind === "off" || window === 0) return input;
+      // A session made for this turn has nothing stored yet: no read on the request's path.
+      if (history.kind === "off" || window === 0 || input.newSession) return input;
       try {
         const recent = await history.getHistory(input.sessionId, window);
         return {
@@ -79,16 +93,23 @@ export function createChatService(deps: {
 
     async saveExchange(input, response) {
       if (history.kind === "off") return;
-      await history.saveExchange({
-        sessionId: input.sessionId,
-        messageId: response.message_id ?? newId(),
-        requestId: input.requestId,
-        query: input.query,
-        selectedText: input.selectedText,
-        response: response.answer ?? response.fallback_message ?? "",
-        sources: response.sources,
-        metadata: { ...response.metadata, confidence: response.confidence },
-      });
+      const started = performance.now();
+      let ok = false;
+      try {
+        await history.saveExchange({
+          sessionId: input.sessionId,
+          messageId: response.message_id ?? newId(),
+          requestId: input.requestId,
+          query: input.query,
+          selectedText: input.selectedText,
+          response: response.answer ?? response.fallback_message ?? "",
+          sources: response.sources,
+          metadata: { ...response.metadata, confidence: response.confidence },
+        });
+        ok = true;
+      } finally {
+        deps.onHistoryWrite?.((performance.now() - started) / 1000, ok);
+      }
     },
 
     newMessageId() {

@@ -24,6 +24,13 @@ import type {
 } from "./answer-synthesizer.ts";
 import type { RunOptions } from "./types.ts";
 
+/** What one completed model answer cost: seconds to the first token, tokens in and out. */
+export interface ModelCallReport {
+  firstTokenSeconds: number | undefined;
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+}
+
 export const MODEL_UNAVAILABLE_MESSAGE =
   "The AI model is unavailable right now, so this answer quotes the most relevant passages of the book.";
 
@@ -46,6 +53,8 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       fallback: ExtractiveSynthesizer;
       sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
       onFailure?: (error: unknown) => void;
+      /** Each completed model answer: time to its first token and the tokens used. */
+      onModelCall?: (call: ModelCallReport) => void;
     },
   ) {}
 
@@ -129,6 +138,9 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       selection !== null ? SELECTION_SYSTEM_PROMPT : BOOK_SYSTEM_PROMPT,
       [NOT_IN_BOOK_REPLY, NOT_IN_SELECTION_REPLY],
     );
+    const started = performance.now();
+    let firstTokenSeconds: number | undefined;
+    let usage: { inputTokens: number | undefined; outputTokens: number | undefined } | undefined;
     try {
       const result = streamText({
         model: handle.model,
@@ -143,6 +155,7 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       });
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {
+          firstTokenSeconds ??= (performance.now() - started) / 1000;
           clearTimeout(waiting);
           waiting = setTimeout(abortWith("the model stopped sending"), config.idleTimeoutMs);
           const visible = filter.push(guard.push(part.text));
@@ -152,6 +165,8 @@ export class LlmSynthesizer implements AnswerSynthesizer {
             shown.any = true;
             options.onDelta(visible);
           }
+        } else if (part.type === "finish") {
+          usage = part.totalUsage;
         } else if (part.type === "error") {
           throw part.error;
         } else if (part.type === "abort") {
@@ -168,6 +183,11 @@ export class LlmSynthesizer implements AnswerSynthesizer {
       clearTimeout(waiting);
       clearTimeout(total);
     }
+    this.deps.onModelCall?.({
+      firstTokenSeconds,
+      inputTokens: usage?.inputTokens,
+      outputTokens: usage?.outputTokens,
+    });
     const answer = filter.answer.trim();
     if (!answer)
       throw Object.assign(new Error("The model returned an empty answer."), {

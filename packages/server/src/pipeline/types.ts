@@ -14,6 +14,8 @@ export interface ChatInput {
   filters: SearchFilters | undefined;
   sourceUrl: string | null;
   topK: number | undefined;
+  /** True when the session id was made for this turn: it has no history to read. */
+  newSession?: boolean;
   /** The session's last exchanges, oldest first (empty for a new session or with history off). */
   history?: Exchange[];
 }

@@ -1,7 +1,11 @@
 import { createError } from "../errors.ts";
+import { GroupCommit } from "./group-commit.ts";
 import { clampLimit, isUuid, requireUuid } from "./history-ids.ts";
 import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
 import type { SqlClient } from "./sql-client.ts";
+
+/** An exchange checked and serialised, ready to be written. */
+type PreparedExchange = HistoryExchange & { sourcesJson: string; metadataJson: string };
 
 /**
  * Conversation history in the `sessions` and `conversations` tables (migration 2), on PGlite or
@@ -11,35 +15,60 @@ import type { SqlClient } from "./sql-client.ts";
  */
 export class SqlHistoryStore implements HistoryStore {
   readonly kind = "sql";
+  /** On PGlite, exchanges that finish together are written in one transaction. */
+  private readonly group: GroupCommit<PreparedExchange> | undefined;
 
-  constructor(private readonly db: SqlClient) {}
+  constructor(
+    private readonly db: SqlClient,
+    options: { groupCommit?: boolean } = {},
+  ) {
+    // PostgreSQL commits on many connections at once; PGlite runs every transaction on this
+    // thread, so there one commit per group of exchanges is what keeps up under load.
+    if (options.groupCommit ?? db.kind === "pglite") {
+      this.group = new GroupCommit((batch) => this.writeExchanges(batch));
+    }
+  }
 
   async saveExchange(exchange: HistoryExchange): Promise<void> {
     requireUuid(exchange.sessionId, "session id");
     requireUuid(exchange.requestId, "request id");
     requireUuid(exchange.messageId, "message id");
     // Serialised before the transaction, so a value JSON cannot hold fails before any write.
-    const sources = JSON.stringify(exchange.sources);
-    const metadata = JSON.stringify(exchange.metadata);
+    const prepared: PreparedExchange = {
+      ...exchange,
+      sourcesJson: JSON.stringify(exchange.sources),
+      metadataJson: JSON.stringify(exchange.metadata),
+    };
+    if (this.group) return this.group.submit(prepared);
+    await this.writeExchanges([prepared]);
+  }
+
+  /** One transaction: the sessions touched, then the exchanges in the order they were given. */
+  private async writeExchanges(batch: PreparedExchange[]): Promise<void> {
+    const sessionIds = [...new Set(batch.map((exchange) => exchange.sessionId.toLowerCase()))];
+    const exchangeRows = batch.map((_, index) => {
+      const base = index * 8;
+      return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8})`;
+    });
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO sessions (session_id) VALUES ($1)
+        `INSERT INTO sessions (session_id) VALUES ${sessionIds.map((_, index) => `($${index + 1})`).join(", ")}
          ON CONFLICT (session_id) DO UPDATE SET last_active = now()`,
-        [exchange.sessionId],
+        sessionIds,
       );
       await tx.query(
         `INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
+         VALUES ${exchangeRows.join(", ")}`,
+        batch.flatMap((exchange) => [
           exchange.sessionId,
           exchange.messageId,
           exchange.requestId,
           exchange.query,
           exchange.response,
           exchange.selectedText,
-          sources,
-          metadata,
-        ],
+          exchange.sourcesJson,
+          exchange.metadataJson,
+        ]),
       );
     });
   }
