@@ -12,6 +12,7 @@ import { applyToIndex, loadLexicalIndex, saveLexicalIndex } from "./search/index
 import type { LexicalIndex } from "./search/lexical-index.ts";
 import type { Reranker } from "./search/reranker.ts";
 import { Retriever } from "./search/retriever.ts";
+import { Synonyms } from "./search/synonyms.ts";
 import { DocumentStore } from "./store/document-store.ts";
 import { openDatabase } from "./store/open.ts";
 import { PgvectorBacklog, PgvectorIndex } from "./store/pgvector-index.ts";
@@ -86,11 +87,13 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       ? await openDenseVectors(db, config, embedder, options.reembed ?? false)
       : undefined;
     const loaded = await loadLexicalIndex(store, config.dataDir);
+    const synonyms = new Synonyms(config.synonyms);
     const makeRetriever = (index: LexicalIndex) =>
       new Retriever(index, {
         topK: config.search.topK,
         maxChunksPerPage: config.search.maxChunksPerPage,
         embedder,
+        ...(synonyms.size > 0 ? { synonyms } : {}),
         ...(reranker ? { rerank: { reranker, candidates: config.rerank.candidates } } : {}),
         ...(vectors
           ? {
