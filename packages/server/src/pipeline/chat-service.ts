@@ -9,7 +9,8 @@ import type { ChatInput, ChatOutcome, RunOptions } from "./types.ts";
 /**
  * The chat service: one turn of a conversation for every entry point that keeps one (the HTTP
  * routes today): the session's recent exchanges as context for a follow-up, the pipeline, and the
- * finished exchange recorded afterwards. Nothing is read or written with HISTORY=off.
+ * finished exchange recorded afterwards. Nothing is read or written with HISTORY=off. Each saved
+ * turn also goes to the question log when one is given (INSIGHTS, on by default).
  */
 export interface ChatService {
   /** Runs one turn: the session's recent exchanges as context, then the pipeline. */
@@ -27,6 +28,19 @@ export interface ChatService {
   newMessageId(): string | null;
 }
 
+/** Where answered questions go for authors' insights (insights/question-log.ts); never awaited. */
+export interface QuestionRecorder {
+  record(question: AnsweredQuestion): void;
+}
+
+export interface AnsweredQuestion {
+  input: ChatInput;
+  response: RecordedAnswer;
+  /** The pipeline's outcome for this input, when this service ran it. */
+  outcome: ChatOutcome | undefined;
+  askedAt: Date;
+}
+
 /** What is stored of an answer: the parts of the response a reader was shown, and its id. */
 export type RecordedAnswer = Pick<
   ChatResponse,
@@ -39,17 +53,24 @@ export function createChatService(deps: {
   config: Config;
   logger: Logger;
   newId?: () => string;
+  questionLog?: QuestionRecorder | undefined;
+  clock?: () => Date;
 }): ChatService {
-  const { pipeline, history, config, logger } = deps;
+  const { pipeline, history, config, logger, questionLog } = deps;
   const newId = deps.newId ?? randomUUID;
+  const clock = deps.clock ?? (() => new Date());
+  // The outcome of each turn this service ran, for the question log when the turn is saved.
+  const outcomes = new WeakMap<ChatInput, ChatOutcome>();
   const service: ChatService = {
     async ask(input, options = {}) {
       const withContext = await service.withHistory(input);
       return { input: withContext, outcome: await service.run(withContext, options) };
     },
 
-    run(input, options = {}) {
-      return pipeline.run(input, options);
+    async run(input, options = {}) {
+      const outcome = await pipeline.run(input, options);
+      if (questionLog) outcomes.set(input, outcome);
+      return outcome;
     },
 
     async withHistory(input) {
@@ -78,6 +99,7 @@ export function createChatService(deps: {
     },
 
     async saveExchange(input, response) {
+      questionLog?.record({ input, response, outcome: outcomes.get(input), askedAt: clock() });
       if (history.kind === "off") return;
       await history.saveExchange({
         sessionId: input.sessionId,
