@@ -1,6 +1,8 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
+import { loadInsights } from "../insights/load.ts";
+import { BatchedQuestionLog } from "../insights/question-log.ts";
 import type { Lectern } from "../lectern.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
@@ -10,6 +12,7 @@ import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
+import { QuestionLogStore } from "../store/question-log-store.ts";
 import { ShareStore } from "../store/share-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { VERSION } from "../version.ts";
@@ -52,6 +55,16 @@ export function composeApp(
   },
 ) {
   const history = options.history ?? createHistoryStore(config, lectern);
+  // The question log for authors (INSIGHTS=off turns it off): written in batches, off the answer path.
+  const questionLogStore =
+    config.insights.mode === "on" ? new QuestionLogStore(lectern.db, config.collection) : undefined;
+  const questionLog = questionLogStore
+    ? new BatchedQuestionLog(questionLogStore, {
+        flushMs: config.insights.flushMs,
+        keepSelectedText: config.insights.keepSelectedText,
+        logger: options.logger,
+      })
+    : undefined;
   const shared = options.siteAndFeedback ? sharedRateLimiters(config, options.logger) : undefined;
   const { pipeline, model } = createChatPipeline(lectern, options.logger, {
     ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
@@ -73,6 +86,15 @@ export function composeApp(
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),
+    ...(questionLog
+      ? {
+          questionLog,
+          insights: async (period: { since: Date; until: Date }) => {
+            await questionLog.flush();
+            return loadInsights(lectern, period);
+          },
+        }
+      : {}),
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
       ? {
@@ -90,9 +112,15 @@ export function composeApp(
   return {
     app,
     history,
+    /** The question log's store, for its retention purge; undefined with INSIGHTS=off. */
+    questionLogStore,
     /** Resolves once shared backends (Redis) are connected, or have had 2 s to connect. */
     ready: shared?.ready ?? Promise.resolve(),
-    close: async () => shared?.close(),
+    /** Writes the questions still queued, and disconnects shared backends. */
+    close: async () => {
+      await questionLog?.close();
+      shared?.close();
+    },
   };
 }
 

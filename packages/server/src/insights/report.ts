@@ -42,6 +42,8 @@ export interface StaleAnswer {
 }
 
 export interface InsightsReport {
+  /** The book's title, when it has one. */
+  title: string | null;
   period: { since: string; until: string };
   totals: {
     questions: number;
@@ -73,6 +75,7 @@ export interface BookNow {
   retriever: Retriever;
   synonyms: Synonyms;
   pages: PageSummary[];
+  title?: string | undefined;
 }
 
 const LIST_LIMIT = 50;
@@ -114,6 +117,7 @@ export function buildInsights(
     book,
   );
   return {
+    title: book.title ?? null,
     period: { since: period.since.toISOString(), until: period.until.toISOString() },
     totals: {
       questions: questions.length,
