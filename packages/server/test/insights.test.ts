@@ -232,6 +232,12 @@ describe("insights on the sample book", () => {
       kind: "no_results",
     });
     expect(report.perDay.at(-1)?.unanswered).toBeGreaterThanOrEqual(2);
+    // Nothing in the book matches the question's other words either: a glossary entry, not a synonym.
+    const invoice = report.vocabularyGaps.find((gap) => gap.word === "invoice");
+    expect(invoice).toMatchObject({ count: 2, pages: [], proposal: { kind: "glossary" } });
+    expect(report.synonymsProposal).toMatch(
+      /^# invoice: asked 2 times; nothing in the book matches/m,
+    );
     const asked = report.totals.answered + report.totals.lowConfidence + report.totals.unanswered;
     expect(asked).toBe(report.totals.questions);
   });

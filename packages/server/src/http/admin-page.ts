@@ -16,6 +16,7 @@ export const ADMIN_STYLE = `
 * { box-sizing: border-box; }
 body { margin: 0; font: 16px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--text); background: var(--bg); overflow-wrap: anywhere; }
 header { padding: 1rem 1.2rem 0.6rem; border-bottom: 1px solid var(--line); }
+header > div { max-width: 61.6rem; margin: 0 auto; }
 header h1 { margin: 0; font-size: 1.5rem; line-height: 1.25; }
 header p { margin: 0.2rem 0 0; color: var(--muted); }
 nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.4rem; padding: 0; margin: 0.6rem 0 0; }
@@ -60,7 +61,7 @@ export function adminPage(
 ): string {
   const { totals } = report;
   const share = (part: number) =>
-    totals.questions === 0 ? "" : ` (${Math.round((100 * part) / totals.questions)} %)`;
+    totals.questions === 0 ? "" : ` (${Math.round((100 * part) / totals.questions)}&nbsp;%)`;
   const periods = PERIODS.map(
     (period) =>
       `<li><a href="/admin?since=${period}"${period === options.since ? ' aria-current="page"' : ""}>${period === "1d" ? "Last day" : `Last ${period.replace("d", " days")}`}</a></li>`,
@@ -75,11 +76,11 @@ export function adminPage(
 <style>${ADMIN_STYLE}</style>
 </head>
 <body>
-<header>
+<header><div>
 <h1>Insights · ${escapeHtml(options.title)}</h1>
 <p>What readers asked from ${day(report.period.since)} to ${day(report.period.until)} (UTC).</p>
 <nav aria-label="Period"><ul>${periods}</ul></nav>
-</header>
+</div></header>
 <main>
 <section aria-labelledby="summary">
 <h2 id="summary">Summary</h2>

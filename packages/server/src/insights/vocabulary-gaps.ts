@@ -67,9 +67,13 @@ export function vocabularyGaps(
     const questionTerms = new Set<string>();
     for (const question of asked.slice(0, QUESTIONS_SEARCHED)) {
       const rest = withoutWords(question, unknownOf.get(question) ?? [word]);
-      for (const term of analyze(rest)) questionTerms.add(term);
+      const restTerms = analyze(rest);
+      for (const term of restTerms) questionTerms.add(term);
+      // One word left says too little about where the reader was heading ("pay by invoice").
+      if (new Set(restTerms.filter(known)).size < 2) continue;
       const found = book.retriever.searchLexical(rest, { topK: 3 });
-      if (found.decision !== "answer") continue;
+      // Only a confident match says where the reader was heading.
+      if (found.decision !== "answer" || found.lowConfidence) continue;
       const seen = new Set<string>();
       for (const result of found.results) {
         pointedChunks.push(result.chunk);

@@ -85,7 +85,7 @@ export class Synonyms {
           if (!expansion.spelled.has(term))
             expansion.spelled.set(term, rule.written[index] ?? term);
         }
-        if (index === (chosen < 0 ? 0 : chosen)) expansion.words.push(...terms);
+        if (index === Math.max(chosen, 0)) expansion.words.push(...terms);
       });
     }
     return matched ? expansion : undefined;
