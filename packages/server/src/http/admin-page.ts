@@ -229,8 +229,8 @@ function legend(): string {
 export function perDayChart(perDay: InsightsReport["perDay"]): string {
   const width = 600;
   const height = 220;
-  const left = 34;
-  const bottom = 24;
+  const left = 40;
+  const bottom = 28;
   const top = 10;
   const plotHeight = height - bottom - top;
   const totals = perDay.map((entry) => entry.answered + entry.lowConfidence + entry.unanswered);
@@ -244,7 +244,7 @@ export function perDayChart(perDay: InsightsReport["perDay"]): string {
   for (let value = 0; value <= scaleTop; value += step) {
     grid.push(
       `<line x1="${left}" x2="${width}" y1="${y(value).toFixed(1)}" y2="${y(value).toFixed(1)}" stroke="#c9ccd1" stroke-width="1"/>`,
-      `<text x="${left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#525860">${value}</text>`,
+      `<text x="${left - 6}" y="${(y(value) + 4).toFixed(1)}" text-anchor="end" font-size="14" fill="#525860">${value}</text>`,
     );
   }
   const bars = perDay.map((entry, index) => {
@@ -270,7 +270,7 @@ export function perDayChart(perDay: InsightsReport["perDay"]): string {
   const labels = perDay
     .map((entry, index) =>
       index % labelEvery === 0 || index === perDay.length - 1
-        ? `<text x="${(left + index * slot + slot / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle" font-size="11" fill="#525860">${entry.day.slice(5)}</text>`
+        ? `<text x="${(left + index * slot + slot / 2).toFixed(1)}" y="${height - 6}" text-anchor="middle" font-size="14" fill="#525860">${entry.day.slice(5)}</text>`
         : "",
     )
     .join("");
