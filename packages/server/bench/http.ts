@@ -7,7 +7,8 @@ import { percentile } from "../src/eval/evaluate.ts";
 
 /**
  * /chat throughput and latency with autocannon against `lectern serve` on the sample book, in a
- * separate process, retrieval-only answers, rate limits off, history on (PGlite) and off.
+ * separate process, retrieval-only answers, rate limits off, history on (PGlite) and off, and
+ * the question log for authors (INSIGHTS) on and off, to show what logging each answer costs.
  */
 
 const require = createRequire(import.meta.url);
@@ -20,6 +21,7 @@ const questionsFile = fileURLToPath(
 
 export interface HttpBenchRow {
   history: string;
+  insights: string;
   connections: number;
   requestsPerSecond: number;
   p50Ms: number;
@@ -32,6 +34,7 @@ export interface HttpBenchRow {
 async function startServe(
   dataDir: string,
   history: string,
+  insights: string,
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
@@ -40,6 +43,7 @@ async function startServe(
       env: {
         ...process.env,
         HISTORY: history,
+        INSIGHTS: insights,
         RATE_LIMIT_ENABLED: "false",
         LOG_LEVEL: "warn",
         INIT_CWD: "",
@@ -64,7 +68,7 @@ async function run(
   connections: number,
   bodies: string[],
   seconds: number,
-): Promise<Omit<HttpBenchRow, "history">> {
+): Promise<Omit<HttpBenchRow, "history" | "insights">> {
   let next = 0;
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -109,13 +113,18 @@ export async function benchHttp(dataDir: string, seconds = 10): Promise<HttpBenc
     .map((line) => (JSON.parse(line) as { question: string }).question);
   const bodies = questions.map((question) => JSON.stringify({ query: question }));
   const rows: HttpBenchRow[] = [];
-  for (const history of ["postgres", "off"]) {
-    const { url, child } = await startServe(dataDir, history);
+  for (const [history, insights] of [
+    ["postgres", "on"],
+    ["postgres", "off"],
+    ["off", "off"],
+  ] as const) {
+    const { url, child } = await startServe(dataDir, history, insights);
     try {
       await run(url, 10, bodies, 2); // warm-up
       for (const connections of [1, 10, 50]) {
         rows.push({
           history: history === "off" ? "off" : "on (PGlite)",
+          insights,
           ...(await run(url, connections, bodies, seconds)),
         });
       }

@@ -7,6 +7,7 @@ import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 import { benchHttp } from "./http.ts";
+import { benchInsights } from "./insights.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
 import { benchRetrieval, QUERY_KINDS, type RetrievalRow } from "./retrieval.ts";
@@ -209,14 +210,28 @@ if (values.only === undefined || values.only === "http") {
     `\n## POST /chat (sample book, retrieval-only, autocannon ${values.seconds} s per row)\n`,
   );
   console.log(
-    "| history | connections | requests/s | p50 (ms) | p95 (ms) | p99 (ms) | errors |\n|---|---:|---:|---:|---:|---:|---:|",
+    "| history | question log | connections | requests/s | p50 (ms) | p95 (ms) | p99 (ms) | errors |\n|---|---|---:|---:|---:|---:|---:|---:|",
   );
   for (const row of rows) {
     console.log(
-      `| ${row.history} | ${row.connections} | ${row.requestsPerSecond.toFixed(0)} | ${row.p50Ms.toFixed(1)} | ${row.p95Ms.toFixed(1)} | ${row.p99Ms.toFixed(1)} | ${row.errors} |`,
+      `| ${row.history} | ${row.insights} | ${row.connections} | ${row.requestsPerSecond.toFixed(0)} | ${row.p50Ms.toFixed(1)} | ${row.p95Ms.toFixed(1)} | ${row.p99Ms.toFixed(1)} | ${row.errors} |`,
     );
   }
   results.http = rows;
+  await rm(dataDir, { recursive: true, force: true });
+}
+if (values.only === undefined || values.only === "insights") {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-insights-"));
+  await ingestSampleBook(dataDir);
+  const rows = await benchInsights(dataDir, [1_000, 10_000, 50_000]);
+  console.log("\n## Question log and insights report (sample book, a week of questions)\n");
+  console.log("| logged questions | written per second (batches of 200) | report (ms) |\n|---:|---:|---:|");
+  for (const row of rows) {
+    console.log(
+      `| ${row.questions.toLocaleString("en")} | ${row.writeEntriesPerSecond.toFixed(0)} | ${row.reportMs.toFixed(0)} |`,
+    );
+  }
+  results.insights = rows;
   await rm(dataDir, { recursive: true, force: true });
 }
 if (values.only === undefined || values.only === "model") {

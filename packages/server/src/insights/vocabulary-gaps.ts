@@ -44,12 +44,21 @@ export function vocabularyGaps(
 ): VocabularyGap[] {
   const known = (term: string) => book.index.documentFrequencyOf(term) > 0;
   const byWord = new Map<string, { count: number; questions: Map<string, number> }>();
-  for (const entry of questions) {
-    for (const written of new Set(entry.unknownWords.map((word) => word.toLowerCase()))) {
+  const stillUnknown = new Map<string, boolean>();
+  // Since it was asked, the book may have come to use the word, or the author approved a synonym.
+  const isGap = (written: string) => {
+    let gap = stillUnknown.get(written);
+    if (gap === undefined) {
       const terms = analyze(written);
-      // Since it was asked, the book may have come to use the word, or the author approved a synonym.
-      if (terms.length === 0 || terms.every(known)) continue;
-      if (book.synonyms.expand(written, known)) continue;
+      gap = terms.length > 0 && !terms.every(known) && !book.synonyms.expand(written, known);
+      stillUnknown.set(written, gap);
+    }
+    return gap;
+  };
+  for (const entry of questions) {
+    if (entry.unknownWords.length === 0) continue;
+    for (const written of new Set(entry.unknownWords.map((word) => word.toLowerCase()))) {
+      if (!isGap(written)) continue;
       const gap = byWord.get(written) ?? { count: 0, questions: new Map() };
       gap.count++;
       gap.questions.set(entry.question, (gap.questions.get(entry.question) ?? 0) + 1);

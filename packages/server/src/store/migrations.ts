@@ -156,7 +156,7 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
         id              BIGSERIAL PRIMARY KEY,
         collection      TEXT NOT NULL,
         asked_at        TIMESTAMPTZ NOT NULL DEFAULT now(),
-        session_id      UUID NOT NULL,
+        session_id      TEXT NOT NULL,
         message_id      TEXT,
         question        TEXT NOT NULL,
         selected_text   TEXT,

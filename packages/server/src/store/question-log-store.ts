@@ -96,7 +96,7 @@ export class QuestionLogStore {
       `SELECT q.session_id, q.message_id, q.asked_at, q.question, q.selected_text, q.mode,
               q.low_confidence, q.top_score, q.unknown_words, q.cited, f.rating, f.comment
          FROM question_log q
-         LEFT JOIN feedback f ON f.session_id = q.session_id AND f.message_id = q.message_id
+         LEFT JOIN feedback f ON f.session_id::text = lower(q.session_id) AND f.message_id = lower(q.message_id)
         WHERE q.collection = $1 AND q.asked_at >= $2
         ORDER BY q.asked_at, q.id
         LIMIT $3`,
