@@ -23,7 +23,10 @@ export interface InsightsBenchRow {
   reportMs: number;
 }
 
-export async function benchInsights(dataDir: string, counts: number[]): Promise<InsightsBenchRow[]> {
+export async function benchInsights(
+  dataDir: string,
+  counts: number[],
+): Promise<InsightsBenchRow[]> {
   const lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
   try {
     const questions = (await Promise.all(QUESTION_FILES.map((file) => readFile(file, "utf8"))))

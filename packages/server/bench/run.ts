@@ -225,7 +225,9 @@ if (values.only === undefined || values.only === "insights") {
   await ingestSampleBook(dataDir);
   const rows = await benchInsights(dataDir, [1_000, 10_000, 50_000]);
   console.log("\n## Question log and insights report (sample book, a week of questions)\n");
-  console.log("| logged questions | written per second (batches of 200) | report (ms) |\n|---:|---:|---:|");
+  console.log(
+    "| logged questions | written per second (batches of 200) | report (ms) |\n|---:|---:|---:|",
+  );
   for (const row of rows) {
     console.log(
       `| ${row.questions.toLocaleString("en")} | ${row.writeEntriesPerSecond.toFixed(0)} | ${row.reportMs.toFixed(0)} |`,
