@@ -162,6 +162,8 @@ describe("GET /admin", () => {
     const policy = page.headers.get("content-security-policy") ?? "";
     expect(policy).toMatch(/default-src 'none'/);
     expect(policy).not.toMatch(/unsafe-inline/);
+    // Its own inline style only: no script at all, and none of the book pages' hashes.
+    expect(policy).toMatch(/script-src 'self'; style-src 'self' 'sha256-[\w+/=]+';/);
     const html = await page.text();
     expect(html).toContain('<svg role="img"');
     expect(html).toContain("Vocabulary gaps");

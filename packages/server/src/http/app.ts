@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Hono } from "hono";
 import { createChatService } from "../pipeline/chat-service.ts";
-import { ADMIN_STYLE_SOURCE } from "./admin-page.ts";
 import type { AppDeps, RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { createMetrics } from "./metrics.ts";
@@ -48,13 +47,7 @@ export function buildApp(deps: AppDeps) {
     metrics.observeRequest(context.req.method, route, status, (performance.now() - started) / 1000);
     if (status === 429) metrics.observeRateLimited(route);
   });
-  app.use(
-    "*",
-    securityHeaders(config.frameAncestors, {
-      scripts: SITE_INLINE_SOURCES.scripts,
-      styles: [...SITE_INLINE_SOURCES.styles, ADMIN_STYLE_SOURCE],
-    }),
-  );
+  app.use("*", securityHeaders(config.frameAncestors, SITE_INLINE_SOURCES));
   const cors = corsForOrigins(config.corsOrigins);
   if (cors) app.use("*", cors);
   app.onError(handleErrors(logger, newId));

@@ -1,9 +1,10 @@
 import type { Handler } from "hono";
 import { createError } from "../../errors.ts";
 import { parseDuration } from "../../insights/report.ts";
-import { adminPage } from "../admin-page.ts";
+import { ADMIN_STYLE_SOURCE, adminPage } from "../admin-page.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { pagePolicy } from "../middleware/security-headers.ts";
 import { bearerToken, sameSecret } from "../secret.ts";
 
 /** The period shown when none is asked for. */
@@ -45,6 +46,11 @@ export function getAdmin(deps: RouteDeps): Handler<AppEnv> {
     });
     context.header("Cache-Control", "no-store");
     if (format === "json") return context.json(report);
+    // The page's one inline style, and nothing else, is allowed (its own policy, not the book's).
+    context.header(
+      "Content-Security-Policy",
+      pagePolicy(deps.config.frameAncestors, { scripts: [], styles: [ADMIN_STYLE_SOURCE] }),
+    );
     return context.html(adminPage(report, { title: report.title ?? "The book", since }));
   };
 }
