@@ -181,7 +181,13 @@ export async function benchHttp(
   const bodies = questions.map((question) => JSON.stringify({ query: question }));
   const variants: HttpVariant[] = [
     { history: "on (PGlite)", env: { HISTORY: "postgres" }, connections: [1, 10, 50] },
-    { history: "off", env: { HISTORY: "off" }, connections: [1, 10, 50] },
+    // The question log for authors (on by default) writes each answer too: measured apart.
+    {
+      history: "on (PGlite), question log off",
+      env: { HISTORY: "postgres", INSIGHTS: "off" },
+      connections: [10, 50],
+    },
+    { history: "off", env: { HISTORY: "off", INSIGHTS: "off" }, connections: [1, 10, 50] },
   ];
   if (options.postgres) {
     variants.push({

@@ -14,6 +14,7 @@ import type { LexicalIndex } from "./search/lexical-index.ts";
 import type { Reranker } from "./search/reranker.ts";
 import { Retriever } from "./search/retriever.ts";
 import { chunkSparseVector } from "./search/sparse-vector.ts";
+import { Synonyms } from "./search/synonyms.ts";
 import { DocumentStore } from "./store/document-store.ts";
 import { ExternalVectorBacklog } from "./store/external-backlog.ts";
 import { openDatabase } from "./store/open.ts";
@@ -109,11 +110,13 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       : undefined;
     const loaded = await loadLexicalIndex(store, config.dataDir);
     const searchHybrid = vectors?.searchHybrid;
+    const synonyms = new Synonyms(config.synonyms);
     const makeRetriever = (index: LexicalIndex) =>
       new Retriever(index, {
         topK: config.search.topK,
         maxChunksPerPage: config.search.maxChunksPerPage,
         embedder,
+        ...(synonyms.size > 0 ? { synonyms } : {}),
         ...(reranker ? { rerank: { reranker, candidates: config.rerank.candidates } } : {}),
         ...(vectors
           ? {

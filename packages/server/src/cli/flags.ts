@@ -18,6 +18,7 @@ const OPTIONS = {
   questions: { type: "string" },
   split: { type: "string" },
   tune: { type: "boolean" },
+  since: { type: "string" },
   reembed: { type: "boolean" },
   replace: { type: "boolean" },
   title: { type: "string" },

@@ -22,6 +22,9 @@ Usage:
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
                        then report the held-out half with them
+  lectern insights [--since 7d] [--json]
+                       what readers asked: topics, unanswered questions, thumbs-down answers,
+                       pages cited and never cited, vocabulary gaps, stale answers
   lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1] [--strict]
                        start the HTTP API (ingesting --docs first when given)
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve
@@ -79,6 +82,8 @@ export async function main(argv: string[]): Promise<number> {
       );
     case "eval":
       return (await import("./commands/eval.ts")).evalCommand(config, flags);
+    case "insights":
+      return (await import("./commands/insights.ts")).insightsCommand(config, flags);
     case "repl":
       return (await import("./commands/repl.ts")).replCommand(config);
     case "serve":

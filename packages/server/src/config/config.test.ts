@@ -62,6 +62,8 @@ const DEFAULTS: Config = {
     maxContextMessages: 50,
     inactiveAfterMinutes: 30,
   },
+  insights: { mode: "on", retentionDays: 30, keepSelectedText: false, flushMs: 1_000 },
+  synonyms: {},
   limits: {
     maxQueryChars: 32_000,
     maxSelectionChars: 64_000,
@@ -349,6 +351,10 @@ describe("loadConfig from the environment", () => {
         HISTORY_WINDOW: "3",
         HISTORY_MAX_CONTEXT_MESSAGES: "20",
         HISTORY_INACTIVE_MINUTES: "45",
+        INSIGHTS: "off",
+        INSIGHTS_RETENTION_DAYS: "14",
+        INSIGHTS_KEEP_SELECTED_TEXT: "true",
+        INSIGHTS_FLUSH_MS: "250",
         LECTERN_MAX_QUERY_CHARS: "1000",
         LECTERN_MAX_SELECTION_CHARS: "5000",
         LECTERN_MAX_BODY_BYTES: "65536",
@@ -395,6 +401,8 @@ describe("loadConfig from the environment", () => {
         maxContextMessages: 20,
         inactiveAfterMinutes: 45,
       },
+      insights: { mode: "off", retentionDays: 14, keepSelectedText: true, flushMs: 250 },
+      synonyms: {},
       limits: {
         maxQueryChars: 1000,
         maxSelectionChars: 5000,
@@ -648,5 +656,43 @@ describe("loadConfig result", () => {
     const second = loadConfig({ env: {}, cwd: directory });
     expect(first.search.topK).toBe(12);
     expect(second.search.topK).toBe(5);
+  });
+});
+
+describe("synonyms", () => {
+  it("reads lectern.synonyms.yml beside the config, the config's own entries winning", () => {
+    const directory = directoryWithFile(
+      "# reader's word: the book's words\nbanner: announcement bar\nwalkie talkie: [service, action]\n",
+      "lectern.synonyms.yml",
+    );
+    writeFileSync(
+      path.join(directory, "lectern.config.json"),
+      JSON.stringify({ synonyms: { banner: "notice" } }),
+    );
+    const config = loadConfig({ env: {}, cwd: directory });
+    expect(config.synonyms).toEqual({ banner: "notice", "walkie talkie": ["service", "action"] });
+  });
+
+  it("finds the file in the docs folder, or where LECTERN_SYNONYMS_FILE says", () => {
+    const directory = directoryWithFile("droid: humanoid\n", "docs/lectern.synonyms.yml");
+    expect(
+      loadConfig({ env: {}, cwd: directory, overrides: { docsDir: "docs" } }).synonyms,
+    ).toEqual({ droid: "humanoid" });
+    writeFileSync(path.join(directory, "words.yml"), "mailbox: topic\n");
+    const named = loadConfig({ env: { LECTERN_SYNONYMS_FILE: "words.yml" }, cwd: directory });
+    expect(named.synonyms).toEqual({ mailbox: "topic" });
+  });
+
+  it("rejects a missing named file and a file that is not a mapping of phrases", () => {
+    const directory = emptyDirectory();
+    expect(loadError({ env: { LECTERN_SYNONYMS_FILE: "none.yml" }, cwd: directory }).message).toBe(
+      "Synonyms file not found: none.yml",
+    );
+    const nested = directoryWithFile("banner:\n  bar: 1\n", "lectern.synonyms.yml");
+    expect(loadError({ env: {}, cwd: nested }).message).toMatch(
+      /lectern\.synonyms\.yml \(entry "banner"\): write one "reader phrase: book phrase"/,
+    );
+    const broken = directoryWithFile("banner: [unclosed\n", "lectern.synonyms.yml");
+    expect(loadError({ env: {}, cwd: broken }).message).toMatch(/is not valid YAML/);
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { createError } from "../errors.ts";
 import { coerce, ENV_BINDINGS } from "./env.ts";
@@ -59,6 +60,23 @@ const answerCacheSchema = z
     ttlSeconds: z.number().int().min(1).max(604_800).default(300), // 5 min; at most a week
   })
   .strict();
+
+const insightsSchema = z
+  .object({
+    // The question log for authors (`lectern insights`, GET /admin): on unless INSIGHTS=off.
+    mode: z.enum(["on", "off"]).default("on"),
+    retentionDays: z.number().min(0.001).max(3650).default(30), // logged questions older are purged
+    // A reader's selected text is never logged unless this is set (it may quote private pages).
+    keepSelectedText: z.boolean().default(false),
+    flushMs: z.number().int().min(10).max(60_000).default(1_000), // 1 s: questions are written in batches
+  })
+  .strict();
+
+/** Reader phrase → the book's phrase or phrases (search/synonyms.ts). */
+const synonymsSchema = z.record(
+  z.string().trim().min(1).max(200),
+  z.union([z.string().trim().min(1).max(200), z.array(z.string().trim().min(1).max(200)).min(1)]),
+);
 
 const limitsSchema = z
   .object({
@@ -182,6 +200,10 @@ export const configSchema = z
     ingest: ingestSchema.prefault({}),
     search: searchSchema.prefault({}),
     history: historySchema.prefault({}),
+    insights: insightsSchema.prefault({}),
+    // Author-approved synonyms; lectern.synonyms.yml adds to them (see loadSynonymsFile).
+    synonyms: synonymsSchema.default({}),
+    synonymsFile: z.string().min(1).optional(), // default: lectern.synonyms.yml beside the config or in the docs
     limits: limitsSchema.prefault({}),
     rateLimit: rateLimitSchema.prefault({}),
     answerCache: answerCacheSchema.prefault({}),
@@ -293,7 +315,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   checkVectorBackend(parsed.data, origin);
   const dataDir =
     parsed.data.dataDir ?? options.defaultDataDir?.(parsed.data.docsDir) ?? DEFAULT_DATA_DIR;
-  return deepFreeze({ ...parsed.data, dataDir });
+  const fromFile = loadSynonymsFile(parsed.data, path.dirname(path.resolve(cwd, fileName)), cwd);
+  // The config's own entries win over the file's for the same reader phrase.
+  const synonyms = { ...fromFile, ...parsed.data.synonyms };
+  return deepFreeze({ ...parsed.data, dataDir, synonyms });
 }
 
 /**
@@ -332,6 +357,57 @@ function checkVectorBackend(
     `Invalid configuration (${describeOrigin(origin, "vectors.backend")}): the qdrant vector backend needs the server's URL. Set QDRANT_URL (e.g. http://localhost:6333) or "vectors.qdrant.url".`,
     { details: { key: "vectors.qdrant.url", variable: "QDRANT_URL" } },
   );
+}
+
+/** The synonyms file's usual name, looked for beside the config file and in the docs folder. */
+export const SYNONYMS_FILE = "lectern.synonyms.yml";
+
+/**
+ * The entries of the synonyms file: `synonymsFile` (LECTERN_SYNONYMS_FILE) when set, which must
+ * exist; else lectern.synonyms.yml beside the config file (or in the working directory), else in
+ * the docs folder. A YAML mapping of reader phrase → book phrase or list of phrases.
+ */
+function loadSynonymsFile(
+  config: z.infer<typeof configSchema>,
+  configDir: string,
+  cwd: string,
+): Record<string, string | string[]> {
+  const candidates = config.synonymsFile
+    ? [path.resolve(cwd, config.synonymsFile)]
+    : [
+        path.join(configDir, SYNONYMS_FILE),
+        ...(config.docsDir ? [path.resolve(cwd, config.docsDir, SYNONYMS_FILE)] : []),
+      ];
+  const filePath = candidates.find((candidate) => existsSync(candidate));
+  if (!filePath) {
+    if (config.synonymsFile) {
+      throw createError("CONFIG_INVALID", `Synonyms file not found: ${config.synonymsFile}`, {
+        details: { file: config.synonymsFile },
+      });
+    }
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = parseYaml(readFileSync(filePath, "utf8"), { maxAliasCount: 50 }) ?? {};
+  } catch (error) {
+    throw createError(
+      "CONFIG_INVALID",
+      `Synonyms file ${filePath} is not valid YAML: ${(error as Error).message.split("\n")[0]}`,
+      { details: { file: filePath } },
+    );
+  }
+  const entries = synonymsSchema.safeParse(parsed);
+  if (!entries.success) {
+    const issue = entries.error.issues[0];
+    const entry = issue?.path[0] === undefined ? "" : ` (entry "${String(issue.path[0])}")`;
+    throw createError(
+      "CONFIG_INVALID",
+      `Synonyms file ${filePath}${entry}: write one "reader phrase: book phrase" or "reader phrase: [book phrase, …]" per line.`,
+      { details: { file: filePath } },
+    );
+  }
+  return entries.data;
 }
 
 function explicitConfigPath(

@@ -1,6 +1,8 @@
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
+import { loadInsights } from "../insights/load.ts";
+import { BatchedQuestionLog } from "../insights/question-log.ts";
 import type { Lectern } from "../lectern.ts";
 import { answerSettingsIdentity } from "../pipeline/answer-cache.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
@@ -12,6 +14,7 @@ import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { OffHistoryStore } from "../store/off-history-store.ts";
+import { QuestionLogStore } from "../store/question-log-store.ts";
 import { RedisAnswerStore } from "../store/redis-answer-store.ts";
 import { ShareStore } from "../store/share-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
@@ -60,6 +63,16 @@ export function composeApp(
     options.siteAndFeedback || useAnswerCache ? sharedRedis(config, options.logger) : undefined;
   // The model reports each call to the metrics, which are made once the model is known.
   let observeModelCall: ((call: ModelCallReport) => void) | undefined;
+  // The question log for authors (INSIGHTS=off turns it off): written in batches, off the answer path.
+  const questionLogStore =
+    config.insights.mode === "on" ? new QuestionLogStore(lectern.db, config.collection) : undefined;
+  const questionLog = questionLogStore
+    ? new BatchedQuestionLog(questionLogStore, {
+        flushMs: config.insights.flushMs,
+        keepSelectedText: config.insights.keepSelectedText,
+        logger: options.logger,
+      })
+    : undefined;
   const { pipeline, model } = createChatPipeline(lectern, options.logger, {
     ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
     ...(options.rewriter ? { rewriter: options.rewriter } : {}),
@@ -97,6 +110,15 @@ export function composeApp(
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),
+    ...(questionLog
+      ? {
+          questionLog,
+          insights: async (period: { since: Date; until: Date }) => {
+            await questionLog.flush();
+            return loadInsights(lectern, period);
+          },
+        }
+      : {}),
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
       ? {
@@ -126,9 +148,15 @@ export function composeApp(
   return {
     app,
     history,
+    /** The question log's store, for its retention purge; undefined with INSIGHTS=off. */
+    questionLogStore,
     /** Resolves once shared backends (Redis) are connected, or have had 2 s to connect. */
     ready: redis?.ready ?? Promise.resolve(),
-    close: async () => redis?.close(),
+    /** Writes the questions still queued, and disconnects shared backends. */
+    close: async () => {
+      await questionLog?.close();
+      redis?.close();
+    },
   };
 }
 

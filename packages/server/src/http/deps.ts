@@ -1,8 +1,9 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
+import type { InsightsReport } from "../insights/report.ts";
 import type { AnswerCacheOptions } from "../pipeline/answer-cache.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
-import type { ChatService } from "../pipeline/chat-service.ts";
+import type { ChatService, QuestionRecorder } from "../pipeline/chat-service.ts";
 import type { KeywordHit } from "../search/keyword-search.ts";
 import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
@@ -41,6 +42,10 @@ export interface AppDeps {
   search?: (query: string, limit: number) => KeywordHit[];
   /** Where readers' feedback is stored; omitted, POST /feedback answers 503. */
   feedback?: FeedbackStore;
+  /** Where answered questions are logged for authors (INSIGHTS); omitted, nothing is logged. */
+  questionLog?: QuestionRecorder;
+  /** The authors' insights over a period (GET /admin); omitted, GET /admin answers 404. */
+  insights?: (period: { since: Date; until: Date }) => Promise<InsightsReport>;
   /** Per-IP and per-session limits; omitted, token buckets in this process. */
   rateLimiters?: RateLimiters;
   /** Where first questions' answers are cached (ANSWER_CACHE); omitted, nothing is cached. */

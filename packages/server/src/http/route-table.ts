@@ -5,6 +5,7 @@ import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import type { ParameterSpec, ResponseSpec, RouteSpec } from "./route-spec.ts";
 import { getOpenApi, getRoot, getWidgetScript } from "./routes/about.ts";
+import { getAdmin } from "./routes/admin.ts";
 import { postChat } from "./routes/chat.ts";
 import { postChatStream } from "./routes/chat-stream.ts";
 import { exportFeedback, postFeedback } from "./routes/feedback.ts";
@@ -237,6 +238,33 @@ export const ROUTES: readonly Route[] = [
       503: error("SERVICE_UNAVAILABLE: feedback is not stored on this server"),
     },
     handler: exportFeedback,
+  },
+  {
+    method: "GET",
+    path: "/admin",
+    summary:
+      "Insights for authors: topics, unanswered questions, vocabulary gaps, stale answers (admin token; Basic or Bearer)",
+    parameters: [
+      {
+        name: "since",
+        in: "query",
+        required: false,
+        schema: { type: "string", pattern: "^\\d+(\\.\\d+)?[mhdw]$", default: "7d" },
+      },
+      {
+        name: "format",
+        in: "query",
+        required: false,
+        schema: { type: "string", enum: ["html", "json"], default: "html" },
+      },
+    ],
+    responses: {
+      200: { description: "The insights page (text/html), or the report as JSON (format=json)" },
+      401: error("UNAUTHORIZED (WWW-Authenticate: Basic; the password is LECTERN_ADMIN_TOKEN)"),
+      404: error("NOT_FOUND: no LECTERN_ADMIN_TOKEN is set, or INSIGHTS=off"),
+      422: error("VALIDATION_ERROR (since, format)"),
+    },
+    handler: getAdmin,
   },
   {
     method: "GET",

@@ -34,6 +34,7 @@ export async function startServer(
   const {
     app,
     history,
+    questionLogStore,
     ready,
     close: closeApp,
   } = composeApp(lectern, config, {
@@ -50,6 +51,14 @@ export async function startServer(
       if (removed > 0) logger.info({ removed }, "purged inactive sessions");
     } catch (error) {
       logger.warn({ err: error }, "purging old sessions failed; will retry in an hour");
+    }
+    if (!questionLogStore) return;
+    try {
+      const cutoff = new Date(Date.now() - config.insights.retentionDays * 86_400_000);
+      const removed = await questionLogStore.purgeOlderThan(cutoff);
+      if (removed > 0) logger.info({ removed }, "purged old questions from the question log");
+    } catch (error) {
+      logger.warn({ err: error }, "purging the question log failed; will retry in an hour");
     }
   };
   await ready;

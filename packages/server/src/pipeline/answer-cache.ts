@@ -144,6 +144,9 @@ export function answerSettingsIdentity(config: Config, version: string): string 
     version,
     collection: config.collection,
     search: config.search,
+    // Author-approved synonyms change what a question retrieves.
+    synonyms: config.synonyms,
+    vectors: config.vectors.backend,
     llm: {
       provider: llm.provider,
       model: llm.model ?? null,

@@ -53,6 +53,7 @@ export class ChatPipeline {
         searchQuery: null as string | null,
         support: undefined as number | undefined,
         signals: undefined as RetrievalResult["signals"] | undefined,
+        unknownWords: undefined as string[] | undefined,
         degraded: false,
       };
       const history = input.history ?? [];
@@ -61,6 +62,7 @@ export class ChatPipeline {
         answer: string,
         sources: SourceCitation[],
         suggestions: string[] = [],
+        quotedResults: RetrievedChunk[] = [],
       ) => {
         states.push("GENERATING");
         await emitInPieces(answer, options);
@@ -68,6 +70,7 @@ export class ChatPipeline {
         return finish({
           ...base,
           ...(suggestions.length > 0 ? { suggestions } : {}),
+          sourceChunks: chunkRefs(quotedResults),
           answer,
           fallbackMessage: null,
           sources,
@@ -103,7 +106,7 @@ export class ChatPipeline {
         const intro = { chunk: synopsis.intro, score: 1, similarityScore: 1, coverage: 1 };
         // Having read what the book is about, a reader picks a part to start with.
         const starters = synopsis.starters.filter((question) => question !== OVERVIEW_QUESTION);
-        return await answerDirectly(synopsis.text, [toCitation(intro, 0)], starters);
+        return await answerDirectly(synopsis.text, [toCitation(intro, 0)], starters, [intro]);
       }
       // Anything not answered by the routes above is a question about the book (a greeting sent
       // with a selection is answered from the selection).
@@ -152,6 +155,7 @@ export class ChatPipeline {
           answer: output.answer,
           fallbackMessage: output.fallbackMessage,
           sources: [citation, ...book],
+          sourceChunks: usedBook ? chunkRefs(bookResults) : [],
           mode: "selected_text",
           lowConfidence: !answered,
           confidence: answered ? "high" : "low",
@@ -199,6 +203,7 @@ export class ChatPipeline {
         : searchQuery;
       base.support = retrieval.signals.support;
       base.signals = retrieval.signals;
+      base.unknownWords = retrieval.unknownWords;
       if (options.signal?.aborted) throw abortError();
 
       if (retrieval.decision === "no_results") {
@@ -260,6 +265,7 @@ export class ChatPipeline {
         answer: output.answer,
         fallbackMessage: output.fallbackMessage,
         sources,
+        sourceChunks: chunkRefs(quoted),
         mode: output.mode,
         lowConfidence: retrieval.lowConfidence,
         // How well retrieval matched, whatever the answer added.
@@ -286,6 +292,10 @@ function isWeak(retrieval: RetrievalResult): boolean {
 
 function stripEnd(text: string): string {
   return text.replace(/[?!.]+$/, "").trim();
+}
+
+function chunkRefs(results: RetrievedChunk[]): { id: string; contentHash: string }[] {
+  return results.map((result) => ({ id: result.chunk.id, contentHash: result.chunk.contentHash }));
 }
 
 export function toCitation(result: RetrievedChunk, index: number): SourceCitation {

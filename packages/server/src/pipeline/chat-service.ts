@@ -10,7 +10,8 @@ import type { ChatInput, ChatOutcome, RunOptions } from "./types.ts";
 /**
  * The chat service: one turn of a conversation for every entry point that keeps one (the HTTP
  * routes today): the session's recent exchanges as context for a follow-up, the pipeline, and the
- * finished exchange recorded afterwards. Nothing is read or written with HISTORY=off.
+ * finished exchange recorded afterwards. Nothing is read or written with HISTORY=off. Each saved
+ * turn also goes to the question log when one is given (INSIGHTS, on by default).
  */
 export interface ChatService {
   /** Runs one turn: the session's recent exchanges as context, then the pipeline. */
@@ -26,6 +27,19 @@ export interface ChatService {
    * kept. Assigned here, never taken from the client: the request id only correlates logs.
    */
   newMessageId(): string | null;
+}
+
+/** Where answered questions go for authors' insights (insights/question-log.ts); never awaited. */
+export interface QuestionRecorder {
+  record(question: AnsweredQuestion): void;
+}
+
+export interface AnsweredQuestion {
+  input: ChatInput;
+  response: RecordedAnswer;
+  /** The pipeline's outcome for this input, when this service ran it. */
+  outcome: ChatOutcome | undefined;
+  askedAt: Date;
 }
 
 /** What is stored of an answer: the parts of the response a reader was shown, and its id. */
@@ -44,9 +58,14 @@ export function createChatService(deps: {
   answerCache?: AnswerCache | undefined;
   /** Seconds each history write took (to its commit), and whether it succeeded. */
   onHistoryWrite?: ((seconds: number, ok: boolean) => void) | undefined;
+  questionLog?: QuestionRecorder | undefined;
+  clock?: () => Date;
 }): ChatService {
-  const { pipeline, history, config, logger, answerCache } = deps;
+  const { pipeline, history, config, logger, answerCache, questionLog } = deps;
   const newId = deps.newId ?? randomUUID;
+  const clock = deps.clock ?? (() => new Date());
+  // The outcome of each turn this service ran, for the question log when the turn is saved.
+  const outcomes = new WeakMap<ChatInput, ChatOutcome>();
   const service: ChatService = {
     async ask(input, options = {}) {
       const withContext = await service.withHistory(input);
@@ -54,14 +73,16 @@ export function createChatService(deps: {
     },
 
     async run(input, options = {}) {
-      if (!answerCache) return pipeline.run(input, options);
-      const cached = await answerCache.lookup(input);
+      const cached = answerCache ? await answerCache.lookup(input) : undefined;
       if (cached) {
         if (cached.answer) options.onDelta?.(cached.answer);
+        // A cached answer is still a question readers asked: the question log counts it.
+        if (questionLog) outcomes.set(input, cached);
         return cached;
       }
       const outcome = await pipeline.run(input, options);
-      if (!options.signal?.aborted) await answerCache.store(input, outcome);
+      if (answerCache && !options.signal?.aborted) await answerCache.store(input, outcome);
+      if (questionLog) outcomes.set(input, outcome);
       return outcome;
     },
 
@@ -92,6 +113,7 @@ export function createChatService(deps: {
     },
 
     async saveExchange(input, response) {
+      questionLog?.record({ input, response, outcome: outcomes.get(input), askedAt: clock() });
       if (history.kind === "off") return;
       const started = performance.now();
       let ok = false;

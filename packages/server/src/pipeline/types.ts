@@ -36,6 +36,13 @@ export interface ChatOutcome {
   support: number | undefined;
   /** The retrieval signals behind the no-results and low-confidence decisions. */
   signals?: RetrievalSignals | undefined;
+  /** Words of the question the book never uses, as written (kept for authors' insights). */
+  unknownWords?: string[] | undefined;
+  /**
+   * The book chunk behind each book source, in the order of the book sources: what an answer
+   * stood on, so a later change of those chunks shows the answer may be stale.
+   */
+  sourceChunks?: { id: string; contentHash: string }[];
   /** Questions to offer next (clicking one asks it); absent when there are none. */
   suggestions?: string[];
   /** Milliseconds per stage: route, retrieve, generate, total. */

@@ -65,7 +65,7 @@ export async function hybridSearch(
   settings: SearchSettings,
 ): Promise<RetrievalResult> {
   const filter = chunkFilter(options.filters);
-  const question = searchTermsOf(index, query, options.context);
+  const question = searchTermsOf(index, query, options.context, settings.synonyms);
   const { hits: lexicalRanking } = bm25Ranking(index, question, { limit: 50, filter });
   const [embedding] = await dense.embedder.embed(
     [query],

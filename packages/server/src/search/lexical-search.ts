@@ -45,7 +45,7 @@ export function lexicalSearch(
   options: RetrieveOptions,
   settings: SearchSettings,
 ): RetrievalResult {
-  const question = searchTermsOf(index, query, options.context);
+  const question = searchTermsOf(index, query, options.context, settings.synonyms);
   const { hits, allTermsRanked } = bm25Ranking(index, question, {
     // Enough candidates that diversity can still fill top-k from other pages.
     limit: Math.max(50, settings.topK * 10),

@@ -5,6 +5,7 @@ import type { LexicalIndex } from "./lexical-index.ts";
 import { lexicalSearch } from "./lexical-search.ts";
 import { rerankResults } from "./rerank-results.ts";
 import type { Reranker } from "./reranker.ts";
+import type { Synonyms } from "./synonyms.ts";
 import type {
   DecisionThresholds,
   RetrievalResult,
@@ -43,6 +44,8 @@ export interface RetrieverOptions {
   dense?: DenseSearch;
   /** A cross-encoder that reorders the first `candidates` results (optional). */
   rerank?: { reranker: Reranker; candidates: number };
+  /** Author-approved synonyms applied to every question. */
+  synonyms?: Synonyms;
 }
 
 export class Retriever {
@@ -100,7 +103,12 @@ export class Retriever {
   }
 
   private settings(topK: number): SearchSettings {
-    return { topK, maxChunksPerPage: this.options.maxChunksPerPage, thresholds: this.thresholds };
+    return {
+      topK,
+      maxChunksPerPage: this.options.maxChunksPerPage,
+      thresholds: this.thresholds,
+      ...(this.options.synonyms ? { synonyms: this.options.synonyms } : {}),
+    };
   }
 }
 

@@ -1,6 +1,7 @@
 import { sum } from "../util/numbers.ts";
 import { analyzeQuery, isNonLatinTerm } from "./analyzer.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
+import type { SynonymExpansion, Synonyms } from "./synonyms.ts";
 
 /** The share of a corrected word's weight that still counts as unknown. */
 export const CORRECTION_DOUBT = 0.5;
@@ -35,14 +36,20 @@ export interface SearchTerms {
  *   one stray word (a typo, slang, a prefix such as "chore:") cannot outweigh the rest;
  * - a whole code identifier the book never contains counts as an unknown word, although only
  *   the words a reader typed otherwise count;
- * - words of the earlier turn (`context`) join the search at CONTEXT_WEIGHT.
+ * - words of the earlier turn (`context`) join the search at CONTEXT_WEIGHT;
+ * - an author-approved synonym (synonyms.ts) replaces the reader's phrase by the book's: the
+ *   book's words weigh as the question's, and the reader's words the book never uses drop out.
  */
 export function searchTermsOf(
   index: LexicalIndex,
   query: string,
   context: string | undefined,
+  synonyms?: Synonyms,
 ): SearchTerms {
-  const { terms, words, identifiers, spelled } = analyzeQuery(query);
+  const { terms, words, identifiers, spelled } = withSynonyms(
+    analyzeQuery(query),
+    synonyms?.expand(query, (term) => index.documentFrequencyOf(term) > 0),
+  );
   const searchTerms = new Set<string>();
   const weights = new Map<string, number>();
   const boost = new Map<string, number>();
@@ -102,5 +109,23 @@ export function searchTermsOf(
     boost,
     corrections,
     identifiers: identifiers.filter((identifier) => index.documentFrequencyOf(identifier) > 0),
+  };
+}
+
+type AnalysedQuery = ReturnType<typeof analyzeQuery>;
+
+function withSynonyms(
+  analysed: AnalysedQuery,
+  expansion: SynonymExpansion | undefined,
+): AnalysedQuery {
+  if (!expansion) return analysed;
+  const keep = (term: string) => !expansion.dropped.has(term);
+  const spelled = new Map(analysed.spelled);
+  for (const [term, phrase] of expansion.spelled) if (!spelled.has(term)) spelled.set(term, phrase);
+  return {
+    terms: [...new Set([...analysed.terms.filter(keep), ...expansion.terms])],
+    words: [...new Set([...analysed.words.filter(keep), ...expansion.words])],
+    identifiers: analysed.identifiers.filter(keep),
+    spelled,
   };
 }

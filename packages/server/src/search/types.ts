@@ -1,5 +1,6 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import type { SearchFilters } from "./filters.ts";
+import type { Synonyms } from "./synonyms.ts";
 
 export interface RetrievedChunk {
   chunk: ChunkRecord;
@@ -45,6 +46,8 @@ export interface SearchSettings {
   topK: number;
   maxChunksPerPage: number;
   thresholds: DecisionThresholds;
+  /** Author-approved synonyms applied to the question (synonyms.ts). */
+  synonyms?: Synonyms;
 }
 
 export interface DecisionThresholds {

@@ -160,6 +160,30 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX IF NOT EXISTS external_vectors_scope_idx ON external_vectors (target, collection, version)
     `,
   },
+  {
+    version: 10,
+    name: "question log for authors' insights",
+    // Questions are stored redacted; `cited` keeps each cited chunk's content hash, so an answer
+    // whose passages changed since can be found. Feedback joins on (session_id, message_id).
+    sql: `
+      CREATE TABLE IF NOT EXISTS question_log (
+        id              BIGSERIAL PRIMARY KEY,
+        collection      TEXT NOT NULL,
+        asked_at        TIMESTAMPTZ NOT NULL DEFAULT now(),
+        session_id      TEXT NOT NULL,
+        message_id      TEXT,
+        question        TEXT NOT NULL,
+        selected_text   TEXT,
+        mode            TEXT NOT NULL,
+        low_confidence  BOOLEAN NOT NULL,
+        top_score       DOUBLE PRECISION,
+        unknown_words   JSONB NOT NULL DEFAULT '[]',
+        cited           JSONB NOT NULL DEFAULT '[]'
+      );
+      CREATE INDEX IF NOT EXISTS question_log_asked_idx ON question_log (collection, asked_at);
+      CREATE INDEX IF NOT EXISTS question_log_message_idx ON question_log (session_id, message_id);
+    `,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

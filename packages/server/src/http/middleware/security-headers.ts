@@ -51,7 +51,10 @@ export function securityHeaders(
     const isHtml = context.res.headers.get("content-type")?.startsWith("text/html") ?? false;
     context.header("X-Content-Type-Options", "nosniff");
     context.header("Referrer-Policy", "strict-origin-when-cross-origin");
-    context.header("Content-Security-Policy", isHtml ? forPages : forOthers);
+    // A page with inline sources of its own (the admin page) sets its own policy; all else gets these.
+    if (!(isHtml && context.res.headers.has("Content-Security-Policy"))) {
+      context.header("Content-Security-Policy", isHtml ? forPages : forOthers);
+    }
     if (frame) context.header("X-Frame-Options", frame);
   };
 }

@@ -1,0 +1,26 @@
+import type { Lectern } from "../lectern.ts";
+import { Synonyms } from "../search/synonyms.ts";
+import { QuestionLogStore } from "../store/question-log-store.ts";
+import { buildInsights, type InsightsReport } from "./report.ts";
+
+/** The insights of one book over a period: its question log read, and the book as it is now. */
+export async function loadInsights(
+  lectern: Lectern,
+  period: { since: Date; until: Date },
+): Promise<InsightsReport> {
+  const store = new QuestionLogStore(lectern.db, lectern.config.collection);
+  const questions = (await store.since(period.since)).filter(
+    (entry) => entry.askedAt <= period.until,
+  );
+  return buildInsights(
+    questions,
+    {
+      index: lectern.index,
+      retriever: lectern.retriever,
+      synonyms: new Synonyms(lectern.config.synonyms),
+      pages: await lectern.store.pages(),
+      title: await lectern.title(),
+    },
+    period,
+  );
+}
