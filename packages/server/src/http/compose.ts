@@ -4,6 +4,7 @@ import type { Config } from "../config/config.ts";
 import type { Lectern } from "../lectern.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
+import type { ModelFollowUps } from "../pipeline/follow-ups.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
 import { keywordSearch } from "../search/keyword-search.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
@@ -44,6 +45,7 @@ export function composeApp(
     logger: Logger;
     synthesizer?: AnswerSynthesizer | undefined;
     rewriter?: QueryRewriter | undefined;
+    followUps?: ModelFollowUps | undefined;
     history?: HistoryStore | undefined;
     /** The demo book site and the feedback store (the server has them; API-only apps do not). */
     siteAndFeedback?: boolean;
@@ -56,6 +58,7 @@ export function composeApp(
   const { pipeline, model } = createChatPipeline(lectern, options.logger, {
     ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
     ...(options.rewriter ? { rewriter: options.rewriter } : {}),
+    ...(options.followUps ? { followUps: options.followUps } : {}),
   });
   const app = buildApp({
     config,

@@ -6,6 +6,7 @@ import { createChatModel, ProviderClients } from "../llm/providers.ts";
 import type { Retriever } from "../search/retriever.ts";
 import { type AnswerSynthesizer, ExtractiveSynthesizer } from "./answer-synthesizer.ts";
 import { ChatPipeline } from "./chat-pipeline.ts";
+import { LlmFollowUpWriter, ModelFollowUps } from "./follow-ups.ts";
 import { LlmSynthesizer } from "./llm-synthesizer.ts";
 import { HeuristicRewriter, LlmRewriter, type QueryRewriter } from "./query-rewriter.ts";
 
@@ -31,8 +32,24 @@ export function createAnswering(
     onFailure: (error) =>
       logger.warn({ err: error, provider: handle.provider }, "model call failed"),
   });
+  const followUps = config.llm.followUps
+    ? new ModelFollowUps(
+        new LlmFollowUpWriter({
+          handle,
+          breaker,
+          config: config.llm,
+          onFailure: (error) =>
+            logger.warn(
+              { err: error, provider: handle.provider },
+              "model follow-up questions failed; the book's are used",
+            ),
+        }),
+        config.llm.followUpWaitMs,
+      )
+    : undefined;
   return {
     synthesizer,
+    followUps,
     rewriter: new LlmRewriter({ handle, breaker, config: config.llm }),
     model: () => ({ provider: handle.provider, model: handle.modelId, state: breaker.state }),
     breaker,
@@ -50,6 +67,7 @@ export function createChatPipeline(
     synthesizer?: AnswerSynthesizer;
     retriever?: Retriever;
     rewriter?: QueryRewriter;
+    followUps?: ModelFollowUps;
   } = {},
 ) {
   // The book's provider clients: chat and embeddings on one provider share one client.
@@ -61,6 +79,17 @@ export function createChatPipeline(
     rewriter: options.rewriter ?? answering.rewriter,
     synopsis: () => lectern.synopsis,
     pageChunks: (filePath) => lectern.index.chunksOfPage(filePath),
+    ...followUpsOption(
+      options.followUps ?? (options.synthesizer ? undefined : answering.followUps),
+    ),
   });
   return { pipeline, model: answering.model };
+}
+
+/**
+ * Model follow-ups go with the configured model's answers: a synthesizer given by the caller (a
+ * test's, the bench's) gets them only when they are given too.
+ */
+function followUpsOption(followUps: ModelFollowUps | undefined): { followUps?: ModelFollowUps } {
+  return followUps ? { followUps } : {};
 }
