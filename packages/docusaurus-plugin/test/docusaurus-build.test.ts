@@ -353,6 +353,11 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
         const box = await askAi.boundingBox();
         const width = page.viewportSize()?.width ?? 0;
         expect(box && box.x >= 0 && box.x + box.width <= width, screen).toBe(true);
+        // Nor does it make the page wider than the screen.
+        expect(
+          await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+          screen,
+        ).toBe(true);
         const chat = page.getByRole("dialog", { name: WIDGET_OPTIONS.title });
         expect(await chat.count(), screen).toBe(0);
 
@@ -377,7 +382,8 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
 
         // The home page has a layout of its own, so following the navbar's title link (a
         // client-side route change) renders a new navbar: the button is added to it once.
-        await page.locator("a.navbar__brand").click();
+        // (The phone's menu drawer has a title link of its own, outside .navbar__inner.)
+        await page.locator("nav.navbar .navbar__inner a.navbar__brand").click();
         await page.waitForURL(`${site.siteOrigin}${BASE_URL}`);
         await expect
           .poll(() => page.locator("nav.navbar .lectern-navbar-button").count(), {

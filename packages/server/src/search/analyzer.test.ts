@@ -2,7 +2,14 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyze, analyzeQuery, analyzeWord, isNonLatinTerm, tokenize } from "./analyzer.ts";
+import {
+  analyze,
+  analyzeQuery,
+  analyzeWord,
+  isNonLatinTerm,
+  plainWordInitial,
+  tokenize,
+} from "./analyzer.ts";
 
 describe("tokenize", () => {
   it("lower-cases words and drops punctuation", () => {
@@ -415,5 +422,20 @@ describe("analyzeWord", () => {
       (word) => JSON.stringify(analyzeWord(word)) !== JSON.stringify(analyze(word)),
     );
     expect(differing).toEqual([]);
+    // Every term of a plain word starts with the word's first letter (what snippets rely on).
+    const plain = [...words].filter((word) => plainWordInitial(word) !== undefined);
+    expect(plain.length).toBeGreaterThan(2_000);
+    const otherInitial = plain.filter((word) =>
+      analyze(word).some((term) => term[0] !== plainWordInitial(word)),
+    );
+    expect(otherInitial).toEqual([]);
+  });
+
+  it("names the first letter of plain words only", () => {
+    expect(plainWordInitial("(Gains),")).toBe("g");
+    expect(plainWordInitial("yelling")).toBe("y");
+    expect(plainWordInitial("onBrokenLinks")).toBeUndefined();
+    expect(plainWordInitial("café")).toBeUndefined();
+    expect(plainWordInitial("ros2")).toBeUndefined();
   });
 });

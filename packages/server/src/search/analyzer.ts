@@ -194,6 +194,15 @@ function normalizeTerm(token: string): string | undefined {
 const PLAIN_WORD = /^[("'“‘[]*([A-Za-z][a-z]*)[.,;:!?)"'”’\]]*$/;
 
 /**
+ * The lower-cased first letter of a plain word (see PLAIN_WORD), which every term of the word
+ * starts with: the word is one token, and stemming only ever changes a word's ending. Undefined
+ * for other words.
+ */
+export function plainWordInitial(word: string): string | undefined {
+  return PLAIN_WORD.exec(word)?.[1]?.[0]?.toLowerCase();
+}
+
+/**
  * `analyze` of one whitespace-separated word, the same terms, with a short cut for plain words:
  * one lower-cased token (no NFKC change, no CJK, no identifier parts), so only its stopword check
  * and stem remain. Snippets analyse every word of the sections they quote. Other words go to

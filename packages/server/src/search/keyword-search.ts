@@ -1,5 +1,5 @@
 import type { ChunkRecord } from "../store/document-store.ts";
-import { analyze, analyzeQuery, analyzeWord } from "./analyzer.ts";
+import { analyze, analyzeQuery, analyzeWord, plainWordInitial } from "./analyzer.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 import { rankingTerms } from "./lexical-search.ts";
 
@@ -147,10 +147,12 @@ export function snippetOf(
   text: string,
   terms: Set<string>,
 ): { snippet: string; highlights: [number, number][] } {
+  // A plain word can only stand for a searched term that starts with its own first letter.
+  const initials = new Set(Array.from(terms, (term) => term[0]));
   const words = Array.from(text.matchAll(/\S+/g), (match) => ({
     text: match[0],
     start: match.index ?? 0,
-    term: termOf(match[0], terms),
+    term: termOf(match[0], terms, initials),
   }));
   if (words.length === 0) return { snippet: "", highlights: [] };
   // The window slides one word at a time, counting each term's words inside it, so a chunk costs
@@ -198,7 +200,13 @@ export function snippetOf(
 }
 
 /** The searched term a word of the text stands for, if any. */
-function termOf(word: string, terms: Set<string>): string | undefined {
+function termOf(
+  word: string,
+  terms: Set<string>,
+  initials: Set<string | undefined>,
+): string | undefined {
+  const initial = plainWordInitial(word);
+  if (initial !== undefined && !initials.has(initial)) return undefined;
   for (const term of analyzedWord(word)) if (terms.has(term)) return term;
   return undefined;
 }
