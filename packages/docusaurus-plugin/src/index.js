@@ -1,7 +1,11 @@
 /** @import { LoadContext, Plugin, PostBuildProps } from "./types.js" */
+import { fileURLToPath } from "node:url";
 import { buildIngestCommand, findDocsLocation, runIngest } from "./ingest.js";
 import { PLUGIN_NAME, validateOptions } from "./options.js";
-import { widgetScriptTag } from "./tags.js";
+import { navbarButtonTag, widgetScriptTag } from "./tags.js";
+
+/** The browser half of `navbarButton`, bundled by Docusaurus as a client module. */
+const NAVBAR_BUTTON_MODULE = fileURLToPath(new URL("./navbar-button.js", import.meta.url));
 
 /**
  * Docusaurus plugin: the Lectern chat widget on every page and, with `ingest.enabled`, the docs
@@ -14,11 +18,19 @@ import { widgetScriptTag } from "./tags.js";
 export default function pluginLectern(_context, options) {
   const normalized = validateOptions({ options });
   const tag = widgetScriptTag(normalized);
+  const button = normalized.navbarButton;
   return {
     name: PLUGIN_NAME,
 
     injectHtmlTags() {
-      return { postBodyTags: [tag] };
+      return button
+        ? { headTags: [navbarButtonTag(button)], postBodyTags: [tag] }
+        : { postBodyTags: [tag] };
+    },
+
+    /** Only with `navbarButton`: a site without it gets no code of the plugin's in its bundle. */
+    getClientModules() {
+      return button ? [NAVBAR_BUTTON_MODULE] : [];
     },
 
     /** After the build rather than in loadContent, so `docusaurus start` never ingests. */

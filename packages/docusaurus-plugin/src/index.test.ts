@@ -71,6 +71,30 @@ describe("pluginLectern", () => {
     });
   });
 
+  it("adds nothing for the navbar button unless it is asked for", () => {
+    const plugin = pluginLectern(context, { apiUrl: "https://api.example" });
+    expect(plugin.getClientModules()).toEqual([]);
+    expect(plugin.injectHtmlTags()).not.toHaveProperty("headTags");
+  });
+
+  it("with navbarButton, bundles the button's client module and names its label in the head", () => {
+    const plugin = pluginLectern(context, {
+      apiUrl: "https://api.example",
+      navbarButton: { label: "Ask the primer" },
+      placement: "side",
+    });
+    const modules = plugin.getClientModules();
+    expect(modules).toEqual([path.join(import.meta.dirname, "navbar-button.js")]);
+    const tags = plugin.injectHtmlTags();
+    expect(tags.headTags).toEqual([
+      {
+        tagName: "meta",
+        attributes: { name: "docusaurus-plugin-lectern:navbar-button", content: "Ask the primer" },
+      },
+    ]);
+    expect(tags.postBodyTags[0]?.attributes?.["data-placement"]).toBe("side");
+  });
+
   it("refuses wrong options even when used as an inline function plugin", () => {
     expect(() => pluginLectern(context, { apiUrl: "https://api.example", theme: "blue" })).toThrow(
       /option "theme"/,

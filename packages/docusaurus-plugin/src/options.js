@@ -1,4 +1,4 @@
-/** @import { NormalizedOptions, NormalizedIngestOptions, ColorOptions } from "./types.js" */
+/** @import { NormalizedOptions, NormalizedIngestOptions, NormalizedNavbarButton, ColorOptions } from "./types.js" */
 
 export const PLUGIN_NAME = "docusaurus-plugin-lectern";
 
@@ -19,6 +19,8 @@ const OPTION_NAMES = [
   "timeoutMs",
   "maxQuestionChars",
   "maxSelectionChars",
+  "placement",
+  "navbarButton",
   "ingest",
 ];
 const COLOR_NAMES = ["primary", "primaryText"];
@@ -32,7 +34,12 @@ const INGEST_NAMES = [
   "collection",
   "strict",
 ];
+const NAVBAR_BUTTON_NAMES = ["label"];
 const THEMES = ["auto", "light", "dark"];
+const PLACEMENTS = ["floating", "side"];
+
+/** The navbar button's label when `navbarButton: true`. */
+export const DEFAULT_NAVBAR_BUTTON_LABEL = "Ask AI";
 
 /** A wrong option, named in the message so that the site's author can find it in the config. */
 export class OptionsError extends Error {
@@ -92,7 +99,40 @@ export function validateOptions({ options }) {
   if (input.maxSelectionChars !== undefined) {
     normalized.maxSelectionChars = positiveInteger(input.maxSelectionChars, "maxSelectionChars");
   }
+  if (input.placement !== undefined) normalized.placement = placement(input.placement);
+  const button = navbarButton(input.navbarButton);
+  if (button) normalized.navbarButton = button;
   return normalized;
+}
+
+/**
+ * `true`, or `{ label }` to name it; `false` or nothing leaves the navbar alone.
+ * @param {unknown} value
+ * @returns {NormalizedNavbarButton | undefined}
+ */
+function navbarButton(value) {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return { label: DEFAULT_NAVBAR_BUTTON_LABEL };
+  if (!isRecord(value)) {
+    throw new OptionsError(
+      `option "navbarButton" must be true, false or an object such as { label: "Ask AI" }, got ${describe(value)}.`,
+    );
+  }
+  rejectUnknown(value, NAVBAR_BUTTON_NAMES, "navbarButton.");
+  return {
+    label:
+      value.label === undefined
+        ? DEFAULT_NAVBAR_BUTTON_LABEL
+        : text(value.label, "navbarButton.label"),
+  };
+}
+
+/** @param {unknown} value */
+function placement(value) {
+  if (value === "floating" || value === "side") return value;
+  throw new OptionsError(
+    `option "placement" must be one of ${PLACEMENTS.map((p) => `"${p}"`).join(", ")}, got ${describe(value)}.`,
+  );
 }
 
 /**

@@ -35,6 +35,8 @@ describe("validateOptions", () => {
       timeoutMs: 60000,
       maxQuestionChars: 2000,
       maxSelectionChars: 8000,
+      placement: "side",
+      navbarButton: { label: "Frag das Buch" },
       ingest: { enabled: true, command: ["node", "lectern.js"], dataDir: ".lectern" },
     };
     // Only the title changes: it is trimmed.
@@ -57,6 +59,16 @@ describe("validateOptions", () => {
         options: { apiUrl: "/api", primaryColor: "red", colors: { primary: "red" } },
       }).colors,
     ).toEqual({ primary: "red" });
+  });
+
+  it("turns the navbar button on with true or a label, and leaves it off otherwise", () => {
+    const button = (navbarButton: unknown) =>
+      validateOptions({ options: { apiUrl: "/api", navbarButton } }).navbarButton;
+    expect(button(true)).toEqual({ label: "Ask AI" });
+    expect(button({})).toEqual({ label: "Ask AI" });
+    expect(button({ label: " Ask the book " })).toEqual({ label: "Ask the book" });
+    expect(button(false)).toBeUndefined();
+    expect(button(undefined)).toBeUndefined();
   });
 
   it("is idempotent, so the plugin can check what Docusaurus already checked", () => {
@@ -91,6 +103,10 @@ describe("validateOptions", () => {
     [{ apiUrl: "/api", maxQuestionChars: 1.5 }, /option "maxQuestionChars" must be a positive/],
     [{ apiUrl: "/api", maxSelectionChars: "9" }, /option "maxSelectionChars" must be a positive/],
     [{ apiUrl: "/api", id: "" }, /option "id" must be a non-empty string/],
+    [{ apiUrl: "/api", placement: "left" }, /option "placement" must be one of "floating", "side"/],
+    [{ apiUrl: "/api", navbarButton: "Ask AI" }, /option "navbarButton" must be true, false or/],
+    [{ apiUrl: "/api", navbarButton: { label: "" } }, /"navbarButton.label" must be a non-empty/],
+    [{ apiUrl: "/api", navbarButton: { text: "Ask" } }, /unknown option "navbarButton.text"/],
     [
       { apiUrl: "/api", ingest: true },
       /option "ingest" must be an object such as \{ enabled: true \}/,
@@ -112,7 +128,7 @@ describe("validateOptions", () => {
 
   it("names an unknown option and suggests the one that was meant", () => {
     expect(errorOf({ apiURL: "https://api.example.com" })).toBe(
-      'docusaurus-plugin-lectern: unknown option "apiURL" (did you mean "apiUrl"?). Known options: id, apiUrl, scriptUrl, title, placeholder, primaryColor, colors, theme, persist, askAboutSelection, timeoutMs, maxQuestionChars, maxSelectionChars, ingest.',
+      'docusaurus-plugin-lectern: unknown option "apiURL" (did you mean "apiUrl"?). Known options: id, apiUrl, scriptUrl, title, placeholder, primaryColor, colors, theme, persist, askAboutSelection, timeoutMs, maxQuestionChars, maxSelectionChars, placement, navbarButton, ingest.',
     );
   });
 });

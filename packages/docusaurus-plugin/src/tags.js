@@ -1,4 +1,4 @@
-/** @import { HtmlTagObject, NormalizedOptions } from "./types.js" */
+/** @import { HtmlTagObject, NormalizedNavbarButton, NormalizedOptions } from "./types.js" */
 
 /**
  * `<script defer src="{apiUrl}/lectern.js" data-api="{apiUrl}" …>`: the widget's standalone script
@@ -25,5 +25,20 @@ export function widgetScriptTag(options) {
   set("timeout-ms", options.timeoutMs);
   set("max-question-chars", options.maxQuestionChars);
   set("max-selection-chars", options.maxSelectionChars);
+  set("placement", options.placement);
   return { tagName: "script", attributes };
+}
+
+/** The `<meta>` the navbar button's client module reads its label from. */
+export const NAVBAR_BUTTON_META = "docusaurus-plugin-lectern:navbar-button";
+
+/**
+ * `<meta name="docusaurus-plugin-lectern:navbar-button" content="Ask AI">` in the head: the label of
+ * the navbar button that navbar-button.js adds in the browser (it has no other way to receive the
+ * plugin's options).
+ * @param {NormalizedNavbarButton} button
+ * @returns {HtmlTagObject}
+ */
+export function navbarButtonTag(button) {
+  return { tagName: "meta", attributes: { name: NAVBAR_BUTTON_META, content: button.label } };
 }

@@ -41,6 +41,9 @@ describe("widgetScriptTag", () => {
     [{ timeoutMs: 45000 }, { "data-timeout-ms": "45000" }],
     [{ maxQuestionChars: 1000 }, { "data-max-question-chars": "1000" }],
     [{ maxSelectionChars: 5000 }, { "data-max-selection-chars": "5000" }],
+    [{ placement: "side" }, { "data-placement": "side" }],
+    // The navbar button is the plugin's, not the widget's: nothing of it on the widget's tag.
+    [{ navbarButton: true }, {}],
   ])("writes %j as %j", (options, attributes) => {
     expect(tagFor(options).attributes).toEqual({
       defer: true,

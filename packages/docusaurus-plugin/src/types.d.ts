@@ -64,15 +64,36 @@ export interface PluginOptions {
   maxQuestionChars?: number;
   /** Longest selected text the widget sends (match the server's limit). */
   maxSelectionChars?: number;
+  /** `floating` (widget default): a panel above the button; `side`: a drawer along the right edge. */
+  placement?: "floating" | "side";
+  /**
+   * A button in the navbar, beside the search box, that opens the chat (default off). `true`
+   * labels it "Ask AI".
+   */
+  navbarButton?: boolean | NavbarButtonOptions;
   ingest?: IngestOptions;
+}
+
+export interface NavbarButtonOptions {
+  /** The button's text (default "Ask AI"). */
+  label?: string;
+}
+
+export interface NormalizedNavbarButton {
+  label: string;
 }
 
 /** Options after validation: defaults applied, `primaryColor` folded into `colors`. */
 export interface NormalizedOptions
-  extends Omit<PluginOptions, "id" | "scriptUrl" | "primaryColor" | "colors" | "ingest"> {
+  extends Omit<
+    PluginOptions,
+    "id" | "scriptUrl" | "primaryColor" | "colors" | "ingest" | "navbarButton"
+  > {
   id: string;
   scriptUrl: string;
   colors: ColorOptions;
+  /** Absent when the option is off. */
+  navbarButton?: NormalizedNavbarButton;
   ingest: NormalizedIngestOptions;
 }
 
@@ -136,7 +157,9 @@ export interface HtmlTagObject {
 
 export interface Plugin {
   name: string;
-  injectHtmlTags: () => { postBodyTags: HtmlTagObject[] };
+  injectHtmlTags: () => { headTags?: HtmlTagObject[]; postBodyTags: HtmlTagObject[] };
+  /** Files Docusaurus bundles into the site's client code. */
+  getClientModules: () => string[];
   postBuild: (props: PostBuildProps) => Promise<void>;
 }
 

@@ -1,10 +1,11 @@
 // Over 300 lines on purpose: one real Docusaurus build shared by all its checks.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/src/config/config.ts";
 import { startServer } from "../../server/src/http/server.ts";
@@ -31,6 +32,7 @@ const WIDGET_OPTIONS = {
   placeholder: "How do I tune a servo?",
   primaryColor: "#2e8555",
   persist: false,
+  navbarButton: true,
 };
 
 const DOCS = {
@@ -70,6 +72,7 @@ export default {
     ],
   ],
   plugins: [["docusaurus-plugin-lectern", ${JSON.stringify(plugin, null, 2)}]],
+  themeConfig: { navbar: { title: "Servo Handbook" } },
 };
 `;
 }
@@ -236,9 +239,12 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     expect(math.sources[0]?.file_path).toBe("gear-ratio.mdx");
   });
 
-  it("answers a reader who asks through the widget on a built page, against a running Lectern", async () => {
-    if (!requireChromium()) return;
-    // The built site, served as a static host would serve it.
+  /**
+   * The built site served as a static host would serve it, and Lectern over the index the build
+   * wrote (allowing the site's origin); the built pages point at the production API host, which
+   * `routeApi` sends to the local Lectern.
+   */
+  async function serveBuiltSite() {
     const files = createServer(async (request, response) => {
       const pathname = decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname);
       const relative = pathname.startsWith(BASE_URL)
@@ -262,7 +268,6 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     });
     await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
     const siteOrigin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-    // Lectern over the index the build wrote, allowing the site's origin.
     const config = loadConfig({
       env: {
         LOG_LEVEL: "silent",
@@ -273,15 +278,29 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
       overrides: { dataDir: path.join(siteDir, ".lectern") },
     });
     const lectern = await startServer(config);
+    return {
+      siteOrigin,
+      routeApi: async (page: Page) => {
+        await page.route(`${API_URL}/**`, async (route) => {
+          const target = route.request().url().replace(API_URL, lectern.url);
+          route.fulfill({ response: await route.fetch({ url: target }) });
+        });
+      },
+      close: async () => {
+        await lectern.close();
+        await new Promise((resolve) => files.close(resolve));
+      },
+    };
+  }
+
+  it("answers a reader who asks through the widget on a built page, against a running Lectern", async () => {
+    if (!requireChromium()) return;
+    const site = await serveBuiltSite();
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();
-      // The built page points at the production API host; here that host is the local Lectern.
-      await page.route(`${API_URL}/**`, async (route) => {
-        const target = route.request().url().replace(API_URL, lectern.url);
-        route.fulfill({ response: await route.fetch({ url: target }) });
-      });
-      await page.goto(`${siteOrigin}${BASE_URL}${ROUTE_BASE_PATH}/intro`);
+      await site.routeApi(page);
+      await page.goto(`${site.siteOrigin}${BASE_URL}${ROUTE_BASE_PATH}/intro`);
       const launcher = page.getByRole("button", { name: new RegExp(WIDGET_OPTIONS.title) });
       await launcher.click();
       const box = page.getByRole("textbox");
@@ -297,8 +316,87 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
       );
     } finally {
       await browser.close();
-      await lectern.close();
-      await new Promise((resolve) => files.close(resolve));
+      await site.close();
+    }
+  });
+
+  it("names the navbar button's label in every built page and bundles its client module", async () => {
+    for (const page of ["guide/servo-tuning", "guide/intro", ""]) {
+      const html = await readFile(path.join(siteDir, "build", page, "index.html"), "utf8");
+      expect(html, page).toMatch(
+        /<meta name="docusaurus-plugin-lectern:navbar-button" content="Ask AI"\s*\/?>/,
+      );
+    }
+    const scripts = await readdir(path.join(siteDir, "build", "assets", "js"));
+    const bundled = await Promise.all(
+      scripts.map((name) => readFile(path.join(siteDir, "build", "assets", "js", name), "utf8")),
+    );
+    expect(bundled.some((code) => code.includes("lectern-navbar-button"))).toBe(true);
+  });
+
+  it("opens the chat from the navbar's Ask AI button, on a desktop and on a phone", async () => {
+    if (!requireChromium()) return;
+    const site = await serveBuiltSite();
+    const browser = await launchChromium();
+    try {
+      for (const [screen, options] of [
+        ["desktop", { viewport: { width: 1280, height: 860 } }],
+        ["phone", { ...devices["Pixel 7"] }],
+      ] as const) {
+        const context = await browser.newContext(options);
+        const page = await context.newPage();
+        await site.routeApi(page);
+        await page.goto(`${site.siteOrigin}${BASE_URL}${ROUTE_BASE_PATH}/intro`);
+        const askAi = page.locator("nav.navbar").getByRole("button", { name: "Ask AI" });
+        await askAi.waitFor({ state: "visible" });
+        // Beside the navbar's other items, inside the screen (Infima hides its items on phones).
+        const box = await askAi.boundingBox();
+        const width = page.viewportSize()?.width ?? 0;
+        expect(box && box.x >= 0 && box.x + box.width <= width, screen).toBe(true);
+        // Nor does it make the page wider than the screen.
+        expect(
+          await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+          screen,
+        ).toBe(true);
+        const chat = page.getByRole("dialog", { name: WIDGET_OPTIONS.title });
+        expect(await chat.count(), screen).toBe(0);
+
+        if (screen === "phone") await askAi.tap();
+        else await askAi.click();
+        await chat.waitFor({ state: "visible" });
+        const question = chat.getByRole("textbox");
+        await expect
+          .poll(() => question.evaluate((el) => el.matches(":focus")), { message: screen })
+          .toBe(true);
+        await question.fill("How do I tune the servo gains?");
+        await question.press("Enter");
+        await expect
+          .poll(
+            async () =>
+              (await chat.getByRole("article", { name: "Answer" }).last().textContent()) ?? "",
+            { timeout: 20_000 },
+          )
+          .toMatch(/gain/i);
+        await page.keyboard.press("Escape");
+        await chat.waitFor({ state: "hidden" });
+
+        // The home page has a layout of its own, so following the navbar's title link (a
+        // client-side route change) renders a new navbar: the button is added to it once.
+        // (The phone's menu drawer has a title link of its own, outside .navbar__inner.)
+        await page.locator("nav.navbar .navbar__inner a.navbar__brand").click();
+        await page.waitForURL(`${site.siteOrigin}${BASE_URL}`);
+        await expect
+          .poll(() => page.locator("nav.navbar .lectern-navbar-button").count(), {
+            message: screen,
+          })
+          .toBe(1);
+        await askAi.click();
+        await chat.waitFor({ state: "visible" });
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+      await site.close();
     }
   });
 

@@ -52,7 +52,15 @@ export interface RetrievalRow {
   /** Unknown words the retriever mapped to some corpus word anyway. */
   unknownCorrected: number;
   /** GET /search's work (keywordSearch) on the same queries cut inside their last word. */
-  search: { queries: number; p50Ms: number; p95Ms: number; p99Ms: number };
+  search: {
+    queries: number;
+    p50Ms: number;
+    p95Ms: number;
+    p99Ms: number;
+    /** CPU time of the process per search: what other work on the machine does not add to. */
+    cpuP50Ms: number;
+    cpuP95Ms: number;
+  };
 }
 
 interface BenchQuery {
@@ -248,23 +256,61 @@ export async function benchRetrieval(
   const unknownCorrected = queries
     .flatMap((query) => query.unknown ?? [])
     .filter((term) => index.closestTerm(term) !== undefined).length;
-  // Search as you type: each query cut inside its last word, as a reader's box holds it mid-word.
-  const typed = queries.map((query) => {
+  const search = timeSearch(index, typedQueries(queries, random));
+  return { chunks: size, buildSeconds, heapMb, byKind, typosCorrected, unknownCorrected, search };
+}
+
+export interface SearchRow {
+  chunks: number;
+  buildSeconds: number;
+  search: RetrievalRow["search"];
+}
+
+/**
+ * `--only search`: GET /search's work alone, on the same corpus and typed queries as
+ * benchRetrieval's (the same seed), without the chat pipeline. The retriever has not looked up the
+ * typos before, so a typo's first search pays its lookup, as a reader's first use of a word does.
+ */
+export function benchSearch(size: number, queryCount: number): SearchRow {
+  const random = createRandom(size);
+  const chunks = generateChunks(size, new TextGenerator(random));
+  const started = performance.now();
+  const index = LexicalIndex.build(chunks);
+  const buildSeconds = (performance.now() - started) / 1000;
+  const generator = new QueryGenerator(chunks, index, random);
+  for (let count = 0; count < WARM_UP_QUERIES; count++) generator.next();
+  const queries = Array.from({ length: queryCount }, () => generator.next());
+  return { chunks: size, buildSeconds, search: timeSearch(index, typedQueries(queries, random)) };
+}
+
+/** Search as you type: each query cut inside its last word, as a reader's box holds it mid-word. */
+function typedQueries(queries: BenchQuery[], random: () => number): string[] {
+  return queries.map((query) => {
     const cut = query.query.length - Math.max(1, Math.floor(random() * 4));
     return query.query.slice(0, Math.max(3, cut));
   });
+}
+
+function timeSearch(index: LexicalIndex, typed: string[]): RetrievalRow["search"] {
   for (const text of typed.slice(0, WARM_UP_QUERIES)) keywordSearch(index, text, { limit: 8 });
-  const searchTimes = typed.map((text) => {
+  const searchTimes: number[] = [];
+  const cpuTimes: number[] = [];
+  for (const text of typed) {
+    const cpuStart = process.cpuUsage();
     const start = performance.now();
     keywordSearch(index, text, { limit: 8 });
-    return performance.now() - start;
-  });
+    searchTimes.push(performance.now() - start);
+    const cpu = process.cpuUsage(cpuStart);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
+  }
   searchTimes.sort((left, right) => left - right);
-  const search = {
+  cpuTimes.sort((left, right) => left - right);
+  return {
     queries: typed.length,
     p50Ms: percentile(searchTimes, 0.5),
     p95Ms: percentile(searchTimes, 0.95),
     p99Ms: percentile(searchTimes, 0.99),
+    cpuP50Ms: percentile(cpuTimes, 0.5),
+    cpuP95Ms: percentile(cpuTimes, 0.95),
   };
-  return { chunks: size, buildSeconds, heapMb, byKind, typosCorrected, unknownCorrected, search };
 }

@@ -9,6 +9,7 @@ import { composeApp } from "../src/http/compose.ts";
 import { ChatResponseSchema, ErrorBodySchema } from "../src/http/wire.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import type { AnswerSynthesizer } from "../src/pipeline/answer-synthesizer.ts";
+import type { ModelFollowUps } from "../src/pipeline/follow-ups.ts";
 import type { QueryRewriter } from "../src/pipeline/query-rewriter.ts";
 import type { HistoryStore } from "../src/store/history-store.ts";
 import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
@@ -67,6 +68,7 @@ export function createTestApp(
     history?: HistoryStore;
     synthesizer?: AnswerSynthesizer;
     rewriter?: QueryRewriter;
+    followUps?: ModelFollowUps | undefined;
     deps?: Partial<AppDeps>;
   } = {},
 ) {
@@ -75,6 +77,7 @@ export function createTestApp(
     logger: pino({ level: "silent" }),
     synthesizer: options.synthesizer,
     rewriter: options.rewriter,
+    followUps: options.followUps,
     history: options.history,
     ...(options.deps ? { overrides: options.deps } : {}),
   });

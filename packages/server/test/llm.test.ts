@@ -52,6 +52,7 @@ function appWithModel(env: Record<string, string> = {}) {
     history,
     synthesizer: answering.synthesizer,
     rewriter: answering.rewriter,
+    followUps: answering.followUps,
     deps: {
       checks: {
         database: async () => {},
@@ -343,6 +344,93 @@ describe("follow-up questions", () => {
     expect(history.entries[1]?.metadata).toMatchObject({
       search_query: second.metadata.search_query,
     });
+  });
+});
+
+describe("suggested next questions written by the model", () => {
+  const QUESTION = "How do I publish messages on a topic?";
+  const WRITTEN = [
+    "1. How do I publish messages on a topic?", // the reader's own question
+    "2. How does a subscriber receive messages?",
+    "- Here is another idea.", // not a question
+    "3. How does a subscriber receive messages?", // a repeat
+    "4. What does the queue size of a publisher do?",
+  ].join("\n");
+  const KEPT = [
+    "How does a subscriber receive messages?",
+    "What does the queue size of a publisher do?",
+  ];
+
+  /** The follow-ups made from the book's headings, as an answer without model follow-ups has them. */
+  async function fromBook(): Promise<string[]> {
+    const { app } = appWithModel({ LLM_FOLLOW_UPS: "false" });
+    const before = fake.followUpRequests.length;
+    const body = await chat(app, { query: QUESTION });
+    expect(fake.followUpRequests.length).toBe(before);
+    expect(body.suggestions?.length).toBeGreaterThanOrEqual(2);
+    return body.suggestions ?? [];
+  }
+
+  it("sends the model's questions with /chat, asked from the answer's passages beside the answer", async () => {
+    const { app } = appWithModel();
+    fake.enqueueFollowUps({ text: WRITTEN });
+    const before = fake.followUpRequests.length;
+    const body = await chat(app, { query: QUESTION });
+    expect(body.metadata.mode).toBe("full");
+    expect(body.suggestions).toEqual(KEPT);
+    expect(body.metadata.timings?.follow_ups).toBeGreaterThanOrEqual(0);
+
+    const sent = fake.followUpRequests.slice(before);
+    expect(sent).toHaveLength(1);
+    const messages = sent[0]?.body.messages as { role: string; content: string }[];
+    expect(messages[0]?.content).toContain("follow-up questions");
+    expect(messages[1]?.content).toMatch(/^<passages>\n<passage number="1"/);
+    expect(messages[1]?.content).toContain(`<question>\n${QUESTION}\n</question>`);
+    expect(sent[0]?.body.stream).toBeFalsy();
+  });
+
+  it("sends them on the sources event of /chat/stream", async () => {
+    const { app } = appWithModel();
+    fake.enqueueFollowUps({ text: WRITTEN });
+    const events = await stream(app, { query: QUESTION });
+    const sources = events.find((event) => event.name === "sources");
+    if (sources?.name !== "sources") throw new Error("no sources");
+    expect(sources.data.suggestions).toEqual(KEPT);
+    expect(events.at(-1)?.name).toBe("done");
+  });
+
+  it("tops a single usable question up with the book's", async () => {
+    const book = await fromBook();
+    const { app } = appWithModel();
+    fake.enqueueFollowUps({ text: "Sure, here is one:\nWhat limits the rate of a publisher?" });
+    const body = await chat(app, { query: QUESTION });
+    expect(body.suggestions).toEqual(["What limits the rate of a publisher?", ...book].slice(0, 3));
+  });
+
+  it("falls back to the book's when the model fails, answers nonsense or is late", async () => {
+    const book = await fromBook();
+    for (const scenario of [
+      { status: 500 },
+      { text: "I cannot help with that." },
+      { rawBody: "{not json" },
+      { firstTokenDelayMs: 3_000, text: WRITTEN },
+    ]) {
+      const { app } = appWithModel({ LLM_FOLLOW_UP_WAIT_MS: "200" });
+      fake.enqueueFollowUps(scenario);
+      const body = await chat(app, { query: QUESTION });
+      expect(body.metadata.mode, JSON.stringify(scenario)).toBe("full");
+      expect(body.answer, JSON.stringify(scenario)).toMatch(/^According to the book/);
+      expect(body.suggestions, JSON.stringify(scenario)).toEqual(book);
+    }
+  });
+
+  it("asks for none when the answer is a refusal, and none with LLM_FOLLOW_UPS=false", async () => {
+    const { app } = appWithModel();
+    fake.enqueue({ text: "The book does not cover this." });
+    const refused = await chat(app, { query: "How do I tune the PID gains of the wheel motors?" });
+    expect(refused.metadata.mode).toBe("no_results");
+    expect(refused.suggestions).toBeUndefined();
+    await fromBook();
   });
 });
 

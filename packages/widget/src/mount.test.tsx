@@ -4,7 +4,12 @@ import { act, render, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
 import { LecternChat } from "./LecternChat.tsx";
 import { mount } from "./mount.tsx";
-import { autoMount, defineLecternChat, ELEMENT_NAME } from "./standalone.ts";
+import {
+  autoMount,
+  defineLecternChat,
+  ELEMENT_NAME,
+  type LecternChatElement,
+} from "./standalone.ts";
 
 const API = "https://api.example.com";
 
@@ -72,6 +77,28 @@ describe("standalone script", () => {
     expect(await inShadow(mounted).findByRole("button", { name: "Retitled" })).toBeInTheDocument();
     await act(async () => mounted.remove());
     expect(mounted.shadowRoot?.childNodes).toHaveLength(0);
+  });
+
+  it("opens and closes from the page's own buttons through the element's methods", async () => {
+    defineLecternChat();
+    const element = document.createElement(ELEMENT_NAME) as LecternChatElement;
+    element.dataset.api = API;
+    element.dataset.title = "Ask the manual";
+    element.dataset.persist = "false";
+    await act(async () => document.body.append(element));
+    const shadow = inShadow(element);
+    expect(shadow.queryByRole("dialog", { name: "Ask the manual" })).toBeNull();
+
+    await act(async () => element.open());
+    expect(shadow.getByRole("dialog", { name: "Ask the manual" })).toBeInTheDocument();
+    await act(async () => element.close());
+    expect(shadow.queryByRole("dialog", { name: "Ask the manual" })).toBeNull();
+    await act(async () => element.openSearch());
+    expect(shadow.getByRole("dialog", { name: /search/i })).toBeInTheDocument();
+
+    await act(async () => element.remove());
+    // A removed element has no widget left to open: nothing happens, nothing throws.
+    expect(() => element.open()).not.toThrow();
   });
 
   it("does nothing for a script without data-api", () => {

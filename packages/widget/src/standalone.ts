@@ -6,9 +6,25 @@ export { mount };
 /**
  * `<lectern-chat data-api="https://…/api" data-title="…">`: the widget as a custom element, for
  * pages without React. Its `data-*` attributes are the options (see options-from-dataset.ts).
+ * `open()`, `close()` and `openSearch()` let the page's own buttons drive it
+ * (`document.querySelector("lectern-chat").open()`), as `mount()`'s handle does.
  */
 export class LecternChatElement extends HTMLElement {
   private widget: MountedWidget | null = null;
+
+  /** Opens the chat panel. */
+  open(): void {
+    this.widget?.open();
+  }
+
+  close(): void {
+    this.widget?.close();
+  }
+
+  /** Opens the search-and-ask box (when the `search` option is on). */
+  openSearch(): void {
+    this.widget?.openSearch();
+  }
 
   connectedCallback(): void {
     const options = optionsFromDataset(this.dataset);

@@ -93,6 +93,8 @@ const DEFAULTS: Config = {
     contextTokens: 6_000,
     maxOutputTokens: 800,
     temperature: 0.2,
+    followUps: true,
+    followUpWaitMs: 2_000,
   },
   embeddings: { provider: "none", batchSize: 64, minDenseSimilarity: 0.5 },
   rerank: { candidates: 20 },

@@ -124,6 +124,10 @@ const llmSchema = z
     contextTokens: z.number().int().min(200).max(1_000_000).default(6_000), // passages + history budget
     maxOutputTokens: z.number().int().min(16).max(100_000).default(800),
     temperature: z.number().min(0).max(2).default(0.2),
+    followUps: z.boolean().default(true), // the model writes the follow-up questions under an answer
+    // Longest an answer waits for them once it is complete (they are written beside it), then the
+    // follow-ups made from the book's headings are sent instead.
+    followUpWaitMs: z.number().int().min(0).max(60_000).default(2_000), // 2 s
   })
   .strict();
 

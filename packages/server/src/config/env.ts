@@ -70,6 +70,8 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LLM_CONTEXT_TOKENS: { key: ["llm", "contextTokens"], type: "int" },
   LLM_MAX_OUTPUT_TOKENS: { key: ["llm", "maxOutputTokens"], type: "int" },
   LLM_TEMPERATURE: { key: ["llm", "temperature"], type: "number" },
+  LLM_FOLLOW_UPS: { key: ["llm", "followUps"], type: "boolean" },
+  LLM_FOLLOW_UP_WAIT_MS: { key: ["llm", "followUpWaitMs"], type: "int" },
   EMBEDDINGS_PROVIDER: { key: ["embeddings", "provider"], type: "string" },
   EMBEDDINGS_MODEL: { key: ["embeddings", "model"], type: "string" },
   EMBEDDINGS_BASE_URL: { key: ["embeddings", "baseUrl"], type: "string" },

@@ -347,6 +347,57 @@ describe("other endpoints", () => {
     expect(JSON.stringify(openapi.paths["/chat"])).toContain("#/components/schemas/ChatRequest");
   });
 
+  it("documents GET /search in OpenAPI: its parameters, limits, errors and response", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const openapi = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, Record<string, unknown>>>;
+      components: {
+        schemas: Record<
+          string,
+          { properties?: Record<string, { items?: unknown }>; required?: string[] }
+        >;
+      };
+    };
+    const search = openapi.paths["/search"]?.get as {
+      parameters: { name: string; in: string; required: boolean; schema: object }[];
+      responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+    };
+    expect(search.parameters).toEqual([
+      {
+        name: "q",
+        in: "query",
+        required: true,
+        schema: { type: "string", minLength: 1, maxLength: 200 },
+      },
+      {
+        name: "limit",
+        in: "query",
+        required: false,
+        schema: { type: "integer", minimum: 1, maximum: 20, default: 8 },
+      },
+    ]);
+    expect(Object.keys(search.responses)).toEqual(
+      expect.arrayContaining(["200", "400", "422", "503"]),
+    );
+    expect(search.responses["200"]?.content?.["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/SearchResponse",
+    });
+    const response = openapi.components.schemas.SearchResponse;
+    expect(response?.required).toEqual(expect.arrayContaining(["query", "results", "took_ms"]));
+    const item = JSON.stringify(response?.properties?.results?.items);
+    for (const field of ["page_title", "section", "url", "snippet", "highlights", "score"]) {
+      expect(item).toContain(`"${field}"`);
+    }
+
+    // What the route answers is what the document says.
+    const served = await app.request("/search?q=launch%20fil&limit=3");
+    expect(served.status).toBe(200);
+    const body = SearchResponseSchema.parse(await served.json());
+    expect(body.results.length).toBeGreaterThan(0);
+    expect(body.results.length).toBeLessThanOrEqual(3);
+    await expectError(await app.request(`/search?q=${"a".repeat(201)}`), 400, "QUERY_TOO_LONG");
+  });
+
   it("allows only configured CORS origins", async () => {
     const app = memoryHistoryApp(book.lectern, { CORS_ORIGINS: "https://book.example" });
     const allowedOrigin = async (app: TestApp, origin: string) =>

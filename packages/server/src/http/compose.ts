@@ -7,6 +7,7 @@ import type { Lectern } from "../lectern.ts";
 import { answerSettingsIdentity } from "../pipeline/answer-cache.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
+import type { ModelFollowUps } from "../pipeline/follow-ups.ts";
 import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
 import { keywordSearch } from "../search/keyword-search.ts";
@@ -50,6 +51,7 @@ export function composeApp(
     logger: Logger;
     synthesizer?: AnswerSynthesizer | undefined;
     rewriter?: QueryRewriter | undefined;
+    followUps?: ModelFollowUps | undefined;
     history?: HistoryStore | undefined;
     /** The demo book site and the feedback store (the server has them; API-only apps do not). */
     siteAndFeedback?: boolean;
@@ -77,6 +79,7 @@ export function composeApp(
     ...(options.synthesizer ? { synthesizer: options.synthesizer } : {}),
     ...(options.rewriter ? { rewriter: options.rewriter } : {}),
     onModelCall: (call) => observeModelCall?.(call),
+    ...(options.followUps ? { followUps: options.followUps } : {}),
   });
   const metrics = createMetrics({
     indexedChunks: () => lectern.index.size,

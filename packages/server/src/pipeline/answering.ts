@@ -7,6 +7,7 @@ import { createChatModel, ProviderClients } from "../llm/providers.ts";
 import type { Retriever } from "../search/retriever.ts";
 import { type AnswerSynthesizer, ExtractiveSynthesizer } from "./answer-synthesizer.ts";
 import { ChatPipeline } from "./chat-pipeline.ts";
+import { LlmFollowUpWriter, ModelFollowUps } from "./follow-ups.ts";
 import { LlmSynthesizer, type ModelCallReport } from "./llm-synthesizer.ts";
 import { HeuristicRewriter, LlmRewriter, type QueryRewriter } from "./query-rewriter.ts";
 
@@ -34,8 +35,24 @@ export function createAnswering(
       logger.warn({ err: error, provider: handle.provider }, "model call failed"),
     ...(onModelCall ? { onModelCall } : {}),
   });
+  const followUps = config.llm.followUps
+    ? new ModelFollowUps(
+        new LlmFollowUpWriter({
+          handle,
+          breaker,
+          config: config.llm,
+          onFailure: (error) =>
+            logger.warn(
+              { err: error, provider: handle.provider },
+              "model follow-up questions failed; the book's are used",
+            ),
+        }),
+        config.llm.followUpWaitMs,
+      )
+    : undefined;
   return {
     synthesizer,
+    followUps,
     rewriter: new LlmRewriter({ handle, breaker, config: config.llm }),
     model: () => ({ provider: handle.provider, model: handle.modelId, state: breaker.state }),
     breaker,
@@ -55,6 +72,7 @@ export function createChatPipeline(
     rewriter?: QueryRewriter;
     /** Each completed model answer (time to first token, tokens), for the metrics. */
     onModelCall?: (call: ModelCallReport) => void;
+    followUps?: ModelFollowUps;
   } = {},
 ) {
   // The book's provider clients: chat and embeddings on one provider share one client.
@@ -67,6 +85,17 @@ export function createChatPipeline(
     synopsis: () => lectern.synopsis,
     pageChunks: (filePath) => lectern.index.chunksOfPage(filePath),
     glossaryPages: () => lectern.index.pagesTitledLike(GLOSSARY_TITLE),
+    ...followUpsOption(
+      options.followUps ?? (options.synthesizer ? undefined : answering.followUps),
+    ),
   });
   return { pipeline, model: answering.model };
+}
+
+/**
+ * Model follow-ups go with the configured model's answers: a synthesizer given by the caller (a
+ * test's, the bench's) gets them only when they are given too.
+ */
+function followUpsOption(followUps: ModelFollowUps | undefined): { followUps?: ModelFollowUps } {
+  return followUps ? { followUps } : {};
 }

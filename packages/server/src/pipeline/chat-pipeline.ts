@@ -6,6 +6,7 @@ import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retri
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
 import { type AnswerSynthesizer, emitInPieces, NO_RESULTS_MESSAGE } from "./answer-synthesizer.ts";
+import { type ModelFollowUps, mergeFollowUps } from "./follow-ups.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
 import type { ChatInput, ChatOutcome, RequestState, RunOptions } from "./types.ts";
@@ -27,6 +28,8 @@ export class ChatPipeline {
       pageChunks?: (filePath: string) => ChunkRecord[];
       /** The book's glossary pages (file paths), where definition questions also look. */
       glossaryPages?: () => string[];
+      /** Follow-up questions written by the model beside the answer (follow-ups.ts). */
+      followUps?: ModelFollowUps;
       now?: () => number;
     },
   ) {}
@@ -213,6 +216,11 @@ export class ChatPipeline {
       }
 
       states.push("GENERATING");
+      // Written beside the answer, from the same passages, so that the answer seldom waits.
+      const followUps = this.deps.followUps?.start(
+        { question: routed.normalized, results: retrieval.results },
+        options.signal,
+      );
       // Other chunks of a result's page may be quoted, unless a section filter rules them out.
       const pageChunks = input.filters?.section ? undefined : this.deps.pageChunks;
       // The glossary may lie outside what a filter allows: only unfiltered questions look there.
@@ -232,10 +240,14 @@ export class ChatPipeline {
           },
           options,
         ),
-      );
-      states.push("COMPLETED");
+      ).catch((error: unknown) => {
+        followUps?.cancel();
+        throw error;
+      });
       if (output.mode === "no_results") {
         // The model read the passages and found no answer in them.
+        followUps?.cancel();
+        states.push("COMPLETED");
         return noResults(output.answer, retrieval.results.length);
       }
       const cited = output.citedNumbers ? new Set(output.citedNumbers) : undefined;
@@ -254,10 +266,18 @@ export class ChatPipeline {
         ...(cited ? { cited: cited.has(index + 1) } : {}),
       }));
       const first = retrieval.results[0]?.chunk;
-      const suggestions =
+      const fromBook =
         first && this.deps.pageChunks
           ? followUpQuestions(first, this.deps.pageChunks(first.filePath))
           : [];
+      const suggestions = followUps
+        ? mergeFollowUps(
+            await time("follow_ups", () => followUps.settle()),
+            fromBook,
+            routed.normalized,
+          )
+        : fromBook;
+      states.push("COMPLETED");
       return finish({
         ...base,
         ...(suggestions.length > 0 ? { suggestions } : {}),

@@ -1,6 +1,15 @@
 // Over 300 lines on purpose: a table of tokenizer cases, one per rule.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { analyze, analyzeQuery, isNonLatinTerm, tokenize } from "./analyzer.ts";
+import {
+  analyze,
+  analyzeQuery,
+  analyzeWord,
+  isNonLatinTerm,
+  plainWordInitial,
+  tokenize,
+} from "./analyzer.ts";
 
 describe("tokenize", () => {
   it("lower-cases words and drops punctuation", () => {
@@ -366,5 +375,67 @@ describe("query and document analysis agree", () => {
   it("matches a description in words to an identifier in the document", () => {
     const documentTerms = new Set(analyze("Set onBrokenLinks to 'throw'."));
     for (const term of analyze("broken link")) expect(documentTerms).toContain(term);
+  });
+});
+
+describe("analyzeWord", () => {
+  it.each([
+    "Robot,",
+    "(gains).",
+    "“servo”",
+    "'quoted'",
+    "[note]",
+    "the",
+    "The",
+    "A",
+    "running;",
+    "Kinematics:",
+    "robot's",
+    "onBrokenLinks",
+    "ros2_control,",
+    "HTTPServer",
+    "URLs",
+    "re-render",
+    "café",
+    "ｒｅｄｕｘ",
+    "redux中间件",
+    "JavaScript.",
+    "x",
+    "...",
+    "—",
+  ])("gives %j the terms analyze gives it", (word) => {
+    expect(analyzeWord(word)).toEqual(analyze(word));
+  });
+
+  it("agrees with analyze on every word of the sample book", async () => {
+    const docs = path.join(import.meta.dirname, "../../../../examples/robotics-primer/docs");
+    const files = (await readdir(docs, { recursive: true })).filter((file) => /\.mdx?$/.test(file));
+    expect(files.length).toBeGreaterThan(10);
+    const words = new Set<string>();
+    for (const file of files) {
+      for (const word of (await readFile(path.join(docs, file), "utf8")).split(/\s+/)) {
+        if (word) words.add(word);
+      }
+    }
+    expect(words.size).toBeGreaterThan(3_000);
+    const differing = [...words].filter(
+      (word) => JSON.stringify(analyzeWord(word)) !== JSON.stringify(analyze(word)),
+    );
+    expect(differing).toEqual([]);
+    // Every term of a plain word starts with the word's first letter (what snippets rely on).
+    const plain = [...words].filter((word) => plainWordInitial(word) !== undefined);
+    expect(plain.length).toBeGreaterThan(2_000);
+    const otherInitial = plain.filter((word) =>
+      analyze(word).some((term) => term[0] !== plainWordInitial(word)),
+    );
+    expect(otherInitial).toEqual([]);
+  });
+
+  it("names the first letter of plain words only", () => {
+    expect(plainWordInitial("(Gains),")).toBe("g");
+    expect(plainWordInitial("yelling")).toBe("y");
+    expect(plainWordInitial("onBrokenLinks")).toBeUndefined();
+    expect(plainWordInitial("café")).toBeUndefined();
+    expect(plainWordInitial("ros2")).toBeUndefined();
   });
 });

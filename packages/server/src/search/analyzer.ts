@@ -187,6 +187,34 @@ function normalizeTerm(token: string): string | undefined {
   return stem;
 }
 
+/**
+ * A plain word of running text: ASCII letters, lower case but for the first, between quotes,
+ * brackets and punctuation ("Robot," "(gains)." "“servo”"). Most words of a book are such words.
+ */
+const PLAIN_WORD = /^[("'“‘[]*([A-Za-z][a-z]*)[.,;:!?)"'”’\]]*$/;
+
+/**
+ * The lower-cased first letter of a plain word (see PLAIN_WORD), which every term of the word
+ * starts with: the word is one token, and stemming only ever changes a word's ending. Undefined
+ * for other words.
+ */
+export function plainWordInitial(word: string): string | undefined {
+  return PLAIN_WORD.exec(word)?.[1]?.[0]?.toLowerCase();
+}
+
+/**
+ * `analyze` of one whitespace-separated word, the same terms, with a short cut for plain words:
+ * one lower-cased token (no NFKC change, no CJK, no identifier parts), so only its stopword check
+ * and stem remain. Snippets analyse every word of the sections they quote. Other words go to
+ * `other` (analyze, or a cache of it).
+ */
+export function analyzeWord(word: string, other: (word: string) => string[] = analyze): string[] {
+  const plain = PLAIN_WORD.exec(word)?.[1];
+  if (plain === undefined) return other(word);
+  const term = normalizeTerm(plain.toLowerCase());
+  return term ? [term] : [];
+}
+
 /** Index/query terms for a text, in order, duplicates kept (term frequency matters). */
 export function analyze(text: string): string[] {
   const terms: string[] = [];

@@ -73,4 +73,25 @@ describe("snippets", () => {
     const [start, end] = highlights[0] as [number, number];
     expect(snippet.slice(start, end)).toBe("gearbox");
   });
+
+  it("chooses the window with the most distinct matched words, the earliest among equals", () => {
+    const words = Array.from({ length: 120 }, (_, at) => `w${at}`);
+    // Two windows with one word each early on, then one window holding both words.
+    words[5] = "gearbox";
+    words[20] = "gearbox";
+    words[80] = "gearbox";
+    words[95] = "torque";
+    const both = snippetOf(words.join(" "), new Set(["gearbox", "torqu"]));
+    expect(both.snippet).toContain("gearbox");
+    expect(both.snippet).toContain("torque");
+    expect(both.snippet.startsWith("… w68 ")).toBe(true); // the first window reaching word 95
+    expect(both.highlights).toHaveLength(2);
+
+    const one = snippetOf(words.join(" "), new Set(["gearbox"]));
+    expect(one.snippet.startsWith("w0 ")).toBe(true);
+    // A text shorter than the window is the snippet whole.
+    expect(snippetOf("Raise the gearbox ratio.", new Set(["gearbox"])).snippet).toBe(
+      "Raise the gearbox ratio.",
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import type { ChunkRecord } from "../store/document-store.ts";
-import { analyze, analyzeQuery } from "./analyzer.ts";
+import { analyze, analyzeQuery, analyzeWord, plainWordInitial } from "./analyzer.ts";
 import type { LexicalIndex } from "./lexical-index.ts";
 import { rankingTerms } from "./lexical-search.ts";
 
@@ -147,20 +147,38 @@ export function snippetOf(
   text: string,
   terms: Set<string>,
 ): { snippet: string; highlights: [number, number][] } {
+  // A plain word can only stand for a searched term that starts with its own first letter.
+  const initials = new Set(Array.from(terms, (term) => term[0]));
   const words = Array.from(text.matchAll(/\S+/g), (match) => ({
     text: match[0],
     start: match.index ?? 0,
-    term: termOf(match[0], terms),
+    term: termOf(match[0], terms, initials),
   }));
   if (words.length === 0) return { snippet: "", highlights: [] };
+  // The window slides one word at a time, counting each term's words inside it, so a chunk costs
+  // one pass rather than one pass per window.
+  const inWindow = new Map<string, number>();
+  let distinct = 0;
+  const enter = (term: string | undefined) => {
+    if (!term) return;
+    const count = inWindow.get(term) ?? 0;
+    if (count === 0) distinct++;
+    inWindow.set(term, count + 1);
+  };
+  const leave = (term: string | undefined) => {
+    if (!term) return;
+    const count = inWindow.get(term) ?? 0;
+    if (count === 1) distinct--;
+    inWindow.set(term, count - 1);
+  };
+  for (const word of words.slice(0, SNIPPET_WORDS)) enter(word.term);
   let bestStart = 0;
-  let bestScore = -1;
-  for (let start = 0; start < Math.max(1, words.length - SNIPPET_WORDS + 1); start++) {
-    const distinct = new Set<string>();
-    for (const word of words.slice(start, start + SNIPPET_WORDS))
-      if (word.term) distinct.add(word.term);
-    if (distinct.size > bestScore) {
-      bestScore = distinct.size;
+  let bestScore = distinct;
+  for (let start = 1; start + SNIPPET_WORDS <= words.length; start++) {
+    leave(words[start - 1]?.term);
+    enter(words[start + SNIPPET_WORDS - 1]?.term);
+    if (distinct > bestScore) {
+      bestScore = distinct;
       bestStart = start;
     }
   }
@@ -182,14 +200,27 @@ export function snippetOf(
 }
 
 /** The searched term a word of the text stands for, if any. */
-function termOf(word: string, terms: Set<string>): string | undefined {
+function termOf(
+  word: string,
+  terms: Set<string>,
+  initials: Set<string | undefined>,
+): string | undefined {
+  const initial = plainWordInitial(word);
+  if (initial !== undefined && !initials.has(initial)) return undefined;
   for (const term of analyzedWord(word)) if (terms.has(term)) return term;
   return undefined;
 }
 
-/** A word's terms, remembered: snippets analyse the same words of the book again and again. */
-const wordTerms = new Map<string, string[]>();
+/**
+ * A word's terms. Plain words take analyzeWord's short cut; the others (identifiers, accents,
+ * other scripts) are remembered, as snippets analyse the same words of the book again and again.
+ */
 function analyzedWord(word: string): string[] {
+  return analyzeWord(word, rememberedAnalysis);
+}
+
+const wordTerms = new Map<string, string[]>();
+function rememberedAnalysis(word: string): string[] {
   let terms = wordTerms.get(word);
   if (!terms) {
     terms = analyze(word);

@@ -1,11 +1,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { FOLLOW_UP_SYSTEM_PROMPT } from "../../src/llm/prompts.ts";
 
 /**
  * A local server speaking the OpenAI HTTP API (chat completions with and without streaming, and
  * embeddings), for tests and benchmarks. Each request takes the next queued scenario, which can
  * inject faults: an HTTP status with Retry-After, a slow first token, a stream cut or stalled
- * mid-answer, malformed JSON or an empty answer.
+ * mid-answer, malformed JSON or an empty answer. Requests for follow-up questions (made beside an
+ * answer, recognised by their system prompt) have a queue and a record of their own, so a test's
+ * scenarios for answers are never taken by them.
  */
 
 export interface Scenario {
@@ -36,8 +39,13 @@ export interface RecordedRequest {
 export interface FakeModelServer {
   /** Base URL including /v1, as providers expect. */
   baseUrl: string;
+  /** Every request but the follow-up ones. */
   requests: RecordedRequest[];
   enqueue(...scenarios: Scenario[]): void;
+  /** Requests for follow-up questions. */
+  followUpRequests: RecordedRequest[];
+  /** Scenarios for follow-up requests; without one, a question on each passage's title. */
+  enqueueFollowUps(...scenarios: Scenario[]): void;
   /** Drops scenarios a test queued but did not use. */
   clearQueue(): void;
   close(): Promise<void>;
@@ -45,14 +53,19 @@ export interface FakeModelServer {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** First sentence of passage 1 with a [1] marker, or a refusal when there are no passages. */
-export function defaultAnswer(body: Record<string, unknown>): string {
+/** The text of every message of a chat request. */
+function promptOf(body: Record<string, unknown>): string {
   const messages = (body.messages as { content: unknown }[] | undefined) ?? [];
-  const prompt = messages
+  return messages
     .map((message) =>
       typeof message.content === "string" ? message.content : JSON.stringify(message.content),
     )
     .join("\n");
+}
+
+/** First sentence of passage 1 with a [1] marker, or a refusal when there are no passages. */
+export function defaultAnswer(body: Record<string, unknown>): string {
+  const prompt = promptOf(body);
   const passage = /<passage number="1"[^>]*>\n([\s\S]*?)\n<\/passage>/.exec(prompt)?.[1];
   if (!passage) return "The book does not cover this.";
   const sentence = passage
@@ -60,6 +73,25 @@ export function defaultAnswer(body: Record<string, unknown>): string {
     .split(/(?<=[.!?])\s+/)
     .find((candidate) => candidate.trim().length > 20);
   return `According to the book, ${sentence?.trim() ?? passage.slice(0, 120)} [1]`;
+}
+
+/** One question per passage title of the prompt, as a model asked for follow-ups would write. */
+export function defaultFollowUps(body: Record<string, unknown>): string {
+  const titles = Array.from(
+    promptOf(body).matchAll(/<passage number="\d+" title="([^"]*)">/g),
+    (match) => (match[1] ?? "").split(" › ").at(-1),
+  );
+  return titles
+    .slice(0, 3)
+    .map((title) => `How is ${title} used in practice?`)
+    .join("\n");
+}
+
+function isFollowUpRequest(body: Record<string, unknown>): boolean {
+  const messages = (body.messages as { role?: unknown; content?: unknown }[] | undefined) ?? [];
+  return messages.some(
+    (message) => message.role === "system" && message.content === FOLLOW_UP_SYSTEM_PROMPT,
+  );
 }
 
 /** A deterministic bag-of-words embedding: texts sharing words point the same way. */
@@ -90,13 +122,16 @@ export async function startFakeModelServer(
 ): Promise<FakeModelServer> {
   const queue: Scenario[] = [];
   const requests: RecordedRequest[] = [];
+  const followUpQueue: Scenario[] = [];
+  const followUpRequests: RecordedRequest[] = [];
   const dimensions = options.embeddingDimensions ?? 64;
   const sockets = new Set<import("node:net").Socket>();
 
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     const body = await readBody(request);
     const path = request.url ?? "";
-    requests.push({ path, body });
+    const followUp = isFollowUpRequest(body);
+    (followUp ? followUpRequests : requests).push({ path, body });
     if (path.endsWith("/embeddings")) {
       const scenario = queue.shift() ?? {};
       if (scenario.status) return sendError(response, scenario);
@@ -122,7 +157,7 @@ export async function startFakeModelServer(
       response.writeHead(404).end();
       return;
     }
-    const scenario = queue.shift() ?? {};
+    const scenario = (followUp ? followUpQueue : queue).shift() ?? {};
     if (scenario.status) return sendError(response, scenario);
     if (scenario.firstTokenDelayMs) await sleep(scenario.firstTokenDelayMs);
     if (response.destroyed) return;
@@ -133,7 +168,7 @@ export async function startFakeModelServer(
       response.end(scenario.rawBody);
       return;
     }
-    const text = scenario.text ?? defaultAnswer(body);
+    const text = scenario.text ?? (followUp ? defaultFollowUps(body) : defaultAnswer(body));
     const base = {
       id: "chatcmpl-local",
       created: 1_700_000_000,
@@ -204,8 +239,11 @@ export async function startFakeModelServer(
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     enqueue: (...scenarios) => queue.push(...scenarios),
+    followUpRequests,
+    enqueueFollowUps: (...scenarios) => followUpQueue.push(...scenarios),
     clearQueue: () => {
       queue.length = 0;
+      followUpQueue.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

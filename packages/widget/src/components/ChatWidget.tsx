@@ -3,7 +3,7 @@ import type { ResolvedOptions } from "../options.ts";
 import { SearchDialog } from "../search/SearchDialog.tsx";
 import { SelectionButton } from "../selection/SelectionButton.tsx";
 import type { ChatStore } from "../store/chat-store.ts";
-import { ChatStoreContext, useChat } from "../store/chat-store-context.ts";
+import { ChatStoreContext, useChat, useChatStoreApi } from "../store/chat-store-context.ts";
 import { ChatPanel } from "./ChatPanel.tsx";
 import { deepActiveElement } from "./focus.ts";
 import { useHostTheme } from "./use-host-theme.ts";
@@ -36,6 +36,21 @@ function WidgetRoot() {
   const wasOpen = useRef(isOpen);
   const wasSearchOpen = useRef(searchOpen);
   const panelId = useId();
+  const store = useChatStoreApi();
+
+  // However the chat is opened (the button, a shortcut, `open()` from a button of the page's own),
+  // the page's element focused at that moment gets focus back on closing. Read in the store's
+  // own listener, before the panel renders and takes focus. Focus inside the widget (the search
+  // box's Ask row) is left to the search box's own record, below.
+  useEffect(
+    () =>
+      store.subscribe((state, previous) => {
+        if (!state.isOpen || previous.isOpen) return;
+        const active = deepActiveElement();
+        if (active && !rootRef.current?.contains(active)) chatReturnFocus.current ??= active;
+      }),
+    [store],
+  );
 
   const startSearch = () => {
     if (!searchOpen) {

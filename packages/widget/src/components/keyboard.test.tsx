@@ -18,6 +18,26 @@ describe("keyboard use", () => {
     await waitFor(() => expect(launcher).toHaveFocus());
   });
 
+  it("gives focus back to the page's own button that opened it through the API", async () => {
+    const { store, user } = renderWidget();
+    const askButton = document.createElement("button");
+    askButton.textContent = "Ask AI";
+    askButton.addEventListener("click", () => store.getState().open());
+    document.body.prepend(askButton);
+
+    await user.click(askButton);
+    expect(screen.getByRole("textbox", { name: "Your question" })).toHaveFocus();
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    await waitFor(() => expect(askButton).toHaveFocus());
+
+    // Opened again from the floating button, focus goes back to that button, not the first one.
+    const launcher = screen.getByRole("button", { name: "Ask the book" });
+    await user.click(launcher);
+    await user.keyboard("{Escape}");
+    await waitFor(() => expect(launcher).toHaveFocus());
+  });
+
   it("traps focus inside the open panel in both directions", async () => {
     const { user } = renderWidget();
     await user.click(screen.getByRole("button", { name: "Ask the book" }));
