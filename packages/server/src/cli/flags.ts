@@ -16,6 +16,7 @@ const OPTIONS = {
   "source-url-prefix": { type: "string" },
   section: { type: "string" },
   questions: { type: "string" },
+  out: { type: "string" },
   split: { type: "string" },
   tune: { type: "boolean" },
   reembed: { type: "boolean" },

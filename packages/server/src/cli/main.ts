@@ -22,6 +22,9 @@ Usage:
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
                        then report the held-out half with them
+  lectern llms-txt --out <dir> [--base-url <url>] [--json]
+                       write llms.txt, llms-full.txt and each page as <url>.md into a
+                       site's build folder (paths under the base URL's path)
   lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1] [--strict]
                        start the HTTP API (ingesting --docs first when given)
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve
@@ -81,6 +84,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import("./commands/eval.ts")).evalCommand(config, flags);
     case "repl":
       return (await import("./commands/repl.ts")).replCommand(config);
+    case "llms-txt":
+      return (await import("./commands/llms-txt.ts")).llmsTxtCommand(config, flags);
     case "serve":
       return (await import("./commands/serve.ts")).serveCommand(config, config.docsDir, {
         strict: Boolean(flags.strict),

@@ -79,6 +79,7 @@ export function composeApp(
           site: createSite({
             store: lectern.store,
             title: () => lectern.title(),
+            description: () => lectern.synopsis?.about,
             share: config.shareEnabled,
           }),
           feedback: new FeedbackStore(lectern.db),

@@ -10,6 +10,7 @@ import { postChatStream } from "./routes/chat-stream.ts";
 import { exportFeedback, postFeedback } from "./routes/feedback.ts";
 import { getHealth, getReady } from "./routes/health.ts";
 import { deleteHistory, getHistory } from "./routes/history.ts";
+import { getLlmsFullTxt, getLlmsTxt } from "./routes/llms-txt.ts";
 import { getMetrics } from "./routes/metrics.ts";
 import { getSearch } from "./routes/search.ts";
 import { deleteShare, getShare, postShare } from "./routes/share.ts";
@@ -272,6 +273,27 @@ export const ROUTES: readonly Route[] = [
       404: { description: "No demo site, or the widget is not built" },
     },
     handler: getWidgetScript,
+  },
+  {
+    method: "GET",
+    path: "/llms.txt",
+    summary:
+      "The book for language models (llmstxt.org): its parts and pages, linking each page's .md",
+    responses: {
+      200: { description: "llms.txt", contentType: "text/plain" },
+      404: error("NOT_FOUND: no demo site on this server"),
+    },
+    handler: getLlmsTxt,
+  },
+  {
+    method: "GET",
+    path: "/llms-full.txt",
+    summary: "Every page of the book as Markdown, in reading order",
+    responses: {
+      200: { description: "llms-full.txt", contentType: "text/plain" },
+      404: error("NOT_FOUND: no demo site on this server"),
+    },
+    handler: getLlmsFullTxt,
   },
   ...COMPAT_ROUTES,
 ];

@@ -146,6 +146,11 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE UNIQUE INDEX IF NOT EXISTS conversations_message_idx ON conversations (session_id, message_id);
     `,
   },
+  {
+    version: 9,
+    name: "each page as Markdown, for agents and llms.txt",
+    sql: `ALTER TABLE documents ADD COLUMN IF NOT EXISTS markdown TEXT`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {
