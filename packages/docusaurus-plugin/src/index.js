@@ -1,5 +1,5 @@
 /** @import { LoadContext, Plugin, PostBuildProps } from "./types.js" */
-import { buildIngestCommand, findDocsLocation, runIngest } from "./ingest.js";
+import { buildIngestCommand, buildLlmsTxtCommand, findDocsLocation, runIngest } from "./ingest.js";
 import { PLUGIN_NAME, validateOptions } from "./options.js";
 import { widgetScriptTag } from "./tags.js";
 
@@ -32,6 +32,17 @@ export default function pluginLectern(_context, options) {
       });
       console.log(`[${PLUGIN_NAME}] Ingesting the docs into Lectern`);
       await runIngest(ingestCommand);
+      if (normalized.ingest.llmsTxt) {
+        console.log(`[${PLUGIN_NAME}] Writing llms.txt and each page as Markdown`);
+        await runIngest(
+          buildLlmsTxtCommand({
+            siteConfig: props.siteConfig,
+            ingest: normalized.ingest,
+            outDir: props.outDir,
+            siteDir: props.siteDir,
+          }),
+        );
+      }
     },
   };
 }

@@ -17,7 +17,7 @@ describe("validateOptions", () => {
       apiUrl: "https://api.example.com",
       scriptUrl: "https://api.example.com/lectern.js",
       colors: {},
-      ingest: { enabled: false, command: [...DEFAULT_INGEST_COMMAND] },
+      ingest: { enabled: false, command: [...DEFAULT_INGEST_COMMAND], llmsTxt: true },
     });
   });
 
@@ -35,7 +35,12 @@ describe("validateOptions", () => {
       timeoutMs: 60000,
       maxQuestionChars: 2000,
       maxSelectionChars: 8000,
-      ingest: { enabled: true, command: ["node", "lectern.js"], dataDir: ".lectern" },
+      ingest: {
+        enabled: true,
+        command: ["node", "lectern.js"],
+        dataDir: ".lectern",
+        llmsTxt: true,
+      },
     };
     // Only the title changes: it is trimmed.
     expect(validateOptions({ options: given })).toEqual({ ...given, title: "Ask the primer" });
@@ -101,6 +106,7 @@ describe("validateOptions", () => {
     [{ apiUrl: "/api", ingest: { enabled: true, dataDir: 1 } }, /option "ingest.dataDir" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, docsDir: "" } }, /option "ingest.docsDir" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, strict: "yes" } }, /option "ingest.strict" must/],
+    [{ apiUrl: "/api", ingest: { enabled: true, llmsTxt: 1 } }, /option "ingest.llmsTxt" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, baseUrl: [] } }, /option "ingest.baseUrl" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, routeBasePath: 1 } }, /"ingest.routeBasePath"/],
     [{ apiUrl: "/api", ingest: { enabled: true, collection: "My Book" } }, /"ingest.collection"/],
