@@ -22,6 +22,8 @@ Usage:
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
                        then report the held-out half with them
+  lectern mcp          the book's MCP server on stdio (tools search_docs, ask_docs, get_page;
+                       pages as resources), for agents that start it as a process
   lectern llms-txt --out <dir> [--base-url <url>] [--json]
                        write llms.txt, llms-full.txt and each page as <url>.md into a
                        site's build folder (paths under the base URL's path)
@@ -84,6 +86,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import("./commands/eval.ts")).evalCommand(config, flags);
     case "repl":
       return (await import("./commands/repl.ts")).replCommand(config);
+    case "mcp":
+      return (await import("./commands/mcp.ts")).mcpCommand(config);
     case "llms-txt":
       return (await import("./commands/llms-txt.ts")).llmsTxtCommand(config, flags);
     case "serve":

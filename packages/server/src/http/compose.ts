@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { Lectern } from "../lectern.ts";
+import { mcpBookContent } from "../mcp/book.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
@@ -72,6 +73,7 @@ export function composeApp(
     },
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
+    book: mcpBookContent(lectern),
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
     ...(options.siteAndFeedback
