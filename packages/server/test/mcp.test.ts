@@ -78,7 +78,7 @@ async function exerciseBook(transport: Transport) {
     expect(results.length).toBeLessThanOrEqual(3);
     expect(results[0]?.url).toMatch(/\/docs\/ros2\/topics(#|$)/);
     expect(results[0]?.title).toBe("Topics and Messages");
-    expect(results[0]?.snippet).toMatch(/publish/i);
+    expect(results[0]?.snippet).toMatch(/message|topic/i);
     expect(found.structuredContent?.covered).toBe(true);
     expect(found.text).toContain(results[0]?.url ?? "?");
 
