@@ -6,6 +6,7 @@ import { createMcpServer } from "../../mcp/server.ts";
 import { withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { readJsonObject } from "../request.ts";
 
 /**
  * POST /mcp: the book's MCP server over Streamable HTTP, stateless (a server and a transport per
@@ -18,14 +19,9 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
     const content = deps.book;
     if (!content) throw createError("SERVICE_UNAVAILABLE", "No MCP server on this server.");
     await deps.mcpRateLimit(context, null);
-    const declared = Number(context.req.header("content-length"));
-    if (Number.isFinite(declared) && declared > deps.config.limits.maxBodyBytes) {
-      throw createError(
-        "PAYLOAD_TOO_LARGE",
-        `The request body is larger than ${deps.config.limits.maxBodyBytes} bytes.`,
-        { details: { max_bytes: deps.config.limits.maxBodyBytes } },
-      );
-    }
+    // Read as every JSON route reads (415, 413, INVALID_JSON in Lectern's error body); one
+    // JSON-RPC message per request (no batches, which the protocol dropped in 2025-06-18).
+    const body = await readJsonObject(context, deps.config);
     const server = createMcpServer(
       {
         ...content,
@@ -54,13 +50,10 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
       },
       deps.version,
     );
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      enableJsonResponse: true,
-      maxRequestBodySize: deps.config.limits.maxBodyBytes,
-    });
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(context.req.raw);
+      return await transport.handleRequest(context.req.raw, { parsedBody: body });
     } finally {
       await server.close();
     }
