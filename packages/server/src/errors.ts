@@ -18,6 +18,7 @@ export const ERROR_CODES = {
     message: "A file would be written outside the output folder.",
   },
   QUESTIONS_FILE_INVALID: { status: 400, message: "The questions file is malformed." },
+  EVAL_RUN_INVALID: { status: 400, message: "The saved evaluation run cannot be read." },
   // The docs folder and its files (ingest)
   DOCS_DIR_NOT_FOUND: { status: 400, message: "The docs directory does not exist." },
   DOCS_DIR_EMPTY: { status: 400, message: "The docs directory contains no .md or .mdx files." },

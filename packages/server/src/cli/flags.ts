@@ -17,6 +17,8 @@ const OPTIONS = {
   section: { type: "string" },
   questions: { type: "string" },
   out: { type: "string" },
+  save: { type: "string" },
+  compare: { type: "string" },
   split: { type: "string" },
   tune: { type: "boolean" },
   reembed: { type: "boolean" },

@@ -22,6 +22,11 @@ Usage:
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
                        then report the held-out half with them
+  lectern eval --questions <file.jsonl> --save <run.json>
+                       also keep each answer and its cited pages, to compare later
+  lectern eval --compare <before.json> <after.json> [--json]
+                       questions that became unanswerable or answerable, cite another
+                       page, or whose answer changed between two saved runs
   lectern mcp          the book's MCP server on stdio (tools search_docs, ask_docs, get_page;
                        pages as resources), for agents that start it as a process
   lectern llms-txt --out <dir> [--base-url <url>] [--json]
@@ -70,7 +75,8 @@ export async function main(argv: string[]): Promise<number> {
     defaultDataDir: (docsDir) => {
       if (docsDir) return bookDataDir(docsDir);
       if (command === "start" || command === "repl") return bookDataDir(sampleDocs());
-      return command === "ingest" ? DATA_ROOT : findBookDataDir();
+      // Comparing two saved runs reads no index.
+      return command === "ingest" || flags.compare !== undefined ? DATA_ROOT : findBookDataDir();
     },
   });
   switch (command) {
@@ -83,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
         positionals.slice(1).join(" "),
       );
     case "eval":
-      return (await import("./commands/eval.ts")).evalCommand(config, flags);
+      return (await import("./commands/eval.ts")).evalCommand(config, flags, positionals.slice(1));
     case "repl":
       return (await import("./commands/repl.ts")).replCommand(config);
     case "mcp":
