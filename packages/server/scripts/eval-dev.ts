@@ -9,8 +9,8 @@
  * `--tune` chooses the no-results and low-confidence thresholds on the pooled questions of
  * different styles (the dev set's paraphrased and raw titles with its off-topic controls, its
  * follow-up conversations, and the
- * tune half of the sample book's questions), prints them, and reports every set with them. The
- * sample book's held-out half and questions-fresh.jsonl never take part in tuning.
+ * sample book's questions.jsonl), prints them, and reports every set with them. The sample book's
+ * questions-fresh.jsonl never takes part in tuning: it checks that the thresholds generalise.
  */
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { type EvalMetrics, evaluate } from "../src/eval/evaluate.ts";
-import { type EvalQuestion, loadQuestions, splitQuestions } from "../src/eval/questions.ts";
+import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
@@ -161,10 +161,7 @@ if (tune) {
   }
   pooled.push(
     ...(await withBook(path.join(sample, "docs"), async (lectern) =>
-      tuningResults(
-        lectern,
-        splitQuestions(await loadQuestions(path.join(sample, "questions.jsonl")), "tune"),
-      ),
+      tuningResults(lectern, await loadQuestions(path.join(sample, "questions.jsonl"))),
     )),
   );
   const chosen = chooseThresholds(pooled);

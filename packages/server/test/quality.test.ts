@@ -13,8 +13,10 @@ import type { Retriever } from "../src/search/retriever.ts";
 import { SAMPLE_DOCS, SAMPLE_QUESTIONS } from "./cli.ts";
 
 /**
- * Retrieval quality on the sample book. Thresholds are tuned on the tune half only; the targets
- * below are checked on questions the tuning never saw.
+ * Retrieval quality on the sample book. The shipped thresholds were chosen on pooled sets that
+ * include questions.jsonl (docs/retrieval.md), so two checks keep questions apart from tuning:
+ * thresholds tuned here on the tune half only, checked on the held-out half; and the shipped
+ * thresholds on questions-fresh.jsonl, which never takes part in any tuning.
  */
 const FRESH_QUESTIONS = path.join(path.dirname(SAMPLE_QUESTIONS), "questions-fresh.jsonl");
 
@@ -110,9 +112,14 @@ describe("sample book", () => {
     expect(outcome.sources[0]).toMatchObject({ file_path: "index.md", source_url: "/docs" });
   });
 
-  it("meets the targets on the held-out half", async () => {
+  it("meets the targets on the held-out half with thresholds tuned on the other half", async () => {
+    const tuned = await tuneThresholds(
+      lectern.retriever,
+      pipelineOver,
+      splitQuestions(questions, "tune"),
+    );
     const metrics = await evaluate(
-      pipelineOver(lectern.retriever),
+      pipelineOver(lectern.retriever.withThresholds(tuned.thresholds)),
       splitQuestions(questions, "holdout"),
       5,
     );
@@ -130,7 +137,8 @@ describe("sample book", () => {
     const metrics = await evaluate(pipelineOver(lectern.retriever), fresh, 5);
     expect(metrics.hitAtK).toBeGreaterThanOrEqual(0.9);
     expect(metrics.falseRejections / metrics.answerable).toBeLessThanOrEqual(0.05);
-    expect(metrics.noAnswerRecall).toBeGreaterThanOrEqual(0.5);
+    // 0.5625 before a weak best match with an unknown word was refused (minScoreRatio), 0.81 since.
+    expect(metrics.noAnswerRecall).toBeGreaterThanOrEqual(0.75);
     expect(metrics.noAnswerPrecision).toBeGreaterThanOrEqual(0.7);
   });
 });

@@ -11,10 +11,11 @@ import { type EvalQuestionResult, evaluate } from "./evaluate.ts";
 import type { EvalQuestion } from "./questions.ts";
 
 /**
- * Chooses the no-results and low-confidence thresholds from labelled questions (in practice the
- * tune half of the sample questions; the other half stays unseen and only checks the result).
+ * Chooses the no-results and low-confidence thresholds from labelled questions (`lectern eval
+ * --tune`: the tune half of a questions file, the other half only checks the result; `npm run
+ * eval:dev -- --tune`: pooled sets, checked on a set that never takes part).
  *
- * - no_results: among grid points (unknownWeight, minSupport) that refuse at most
+ * - no_results: among grid points (unknownWeight, minSupport, minScoreRatio) that refuse at most
  *   MAX_FALSE_REJECTION of the answerable questions, the one that refuses the most off-topic ones;
  *   among equally good points the middle one, so the boundary sits away from the examples.
  * - low_confidence: with those, the lowConfidenceSupport whose flag best predicts a wrong answer
@@ -83,30 +84,42 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
   const answerable = observations.filter((observation) => !observation.offTopic);
 
   let best = Number.NEGATIVE_INFINITY;
-  let optimal: { unknownWeight: number; minSupport: number }[] = [];
+  let optimal: { unknownWeight: number; minSupport: number; minScoreRatio: number }[] = [];
   for (const unknownWeight of grid(0, 2, 0.25)) {
-    for (const minSupport of grid(-0.5, 0.8, 0.02)) {
-      const thresholds = { unknownWeight, minSupport, lowConfidenceSupport: 0 };
-      const rejected = (observation: Observation) =>
-        decide(observation.signals, observation.resultCount, thresholds) === "no_results";
-      // Refuse only what the book does not cover: wrong refusals stay within the budget.
-      if (share(answerable, rejected) > MAX_FALSE_REJECTION) continue;
-      const score = share(offTopic, rejected) - share(answerable, rejected);
-      if (score > best + 1e-9) {
-        best = score;
-        optimal = [];
+    for (const minSupport of grid(-0.5, 0.8, 0.02))
+      for (const minScoreRatio of grid(0, 5, 0.25)) {
+        const thresholds = { unknownWeight, minSupport, minScoreRatio, lowConfidenceSupport: 0 };
+        const rejected = (observation: Observation) =>
+          decide(observation.signals, observation.resultCount, thresholds) === "no_results";
+        // Refuse only what the book does not cover: wrong refusals stay within the budget.
+        if (share(answerable, rejected) > MAX_FALSE_REJECTION) continue;
+        const score = share(offTopic, rejected) - share(answerable, rejected);
+        if (score > best + 1e-9) {
+          best = score;
+          optimal = [];
+        }
+        if (Math.abs(score - best) <= 1e-9)
+          optimal.push({ unknownWeight, minSupport, minScoreRatio });
       }
-      if (Math.abs(score - best) <= 1e-9) optimal.push({ unknownWeight, minSupport });
-    }
   }
-  const unknownWeight = median(optimal.map((point) => point.unknownWeight));
+  // Ties resolve one dimension at a time, each pair of the first two counted once, so a floor
+  // that changes nothing on these questions leaves the other two where they would be without it.
+  const pairs = [
+    ...new Map(
+      optimal.map((point) => [`${point.unknownWeight}/${point.minSupport}`, point]),
+    ).values(),
+  ];
+  const unknownWeight = median(pairs.map((point) => point.unknownWeight));
   const minSupport = median(
+    pairs.filter((point) => point.unknownWeight === unknownWeight).map((point) => point.minSupport),
+  );
+  const minScoreRatio = median(
     optimal
-      .filter((point) => point.unknownWeight === unknownWeight)
-      .map((point) => point.minSupport),
+      .filter((point) => point.unknownWeight === unknownWeight && point.minSupport === minSupport)
+      .map((point) => point.minScoreRatio),
   );
 
-  const decisionOnly = { unknownWeight, minSupport, lowConfidenceSupport: 0 };
+  const decisionOnly = { unknownWeight, minSupport, minScoreRatio, lowConfidenceSupport: 0 };
   const support = (observation: Observation) => supportOf(observation.signals, { unknownWeight });
   const accepted = observations.filter(
     (observation) =>
@@ -132,7 +145,12 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
     if (Math.abs(f1 - bestF1) <= 1e-9) optimalLow.push(lowConfidenceSupport);
   }
   return {
-    thresholds: { unknownWeight, minSupport, lowConfidenceSupport: median(optimalLow) },
+    thresholds: {
+      unknownWeight,
+      minSupport,
+      minScoreRatio,
+      lowConfidenceSupport: median(optimalLow),
+    },
     decisionScore: best,
     lowConfidenceF1: bestF1,
   };

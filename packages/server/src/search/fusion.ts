@@ -5,7 +5,7 @@ import { diversify } from "./diversity.ts";
 import type { Embedder } from "./embedder.ts";
 import { chunkFilter } from "./filters.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
-import { bm25Ranking, retrievalResult } from "./lexical-search.ts";
+import { bm25Ranking, retrievalResult, withNamedPages } from "./lexical-search.ts";
 import { searchTermsOf } from "./search-terms.ts";
 import type {
   RetrievalResult,
@@ -74,7 +74,13 @@ export async function hybridSearch(
       coverage: 0,
       ...(entry.cosine === undefined ? {} : { denseSimilarity: round(entry.cosine, 3) }),
     }));
-  const results = diversify(ranked, settings.topK, settings.maxChunksPerPage);
+  const results = withNamedPages(
+    index,
+    question.identifiers,
+    ranked,
+    diversify(ranked, settings.topK, settings.maxChunksPerPage),
+    settings.topK,
+  );
   for (const result of results) {
     const coverage = coverageOf(
       question.weights,

@@ -2,7 +2,7 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
 import MiniSearch, { type Options } from "minisearch";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { ANALYZER_VERSION, analyze } from "./analyzer.ts";
+import { ANALYZER_VERSION, analyze, analyzeQuery } from "./analyzer.ts";
 import { editDistance, slipDistance } from "./edit-distance.ts";
 
 export { editDistance };
@@ -167,6 +167,26 @@ export class LexicalIndex {
     return this.chunks.values();
   }
 
+  /**
+   * The pages whose title is exactly the identifier (as analysed), as an API reference page is
+   * titled by the function it documents (`createStore`).
+   */
+  pagesTitled(identifier: string): string[] {
+    if (!this.titles) {
+      this.titles = new Map();
+      for (const chunk of this.chunks.values()) {
+        const title = chunk.title.trim();
+        // Only a title that is one identifier, as the analyzer keeps it whole (stemmed).
+        const identifier = /\s/.test(title) ? undefined : analyzeQuery(title).identifiers[0];
+        if (!identifier) continue;
+        const pages = this.titles.get(identifier) ?? new Set<string>();
+        pages.add(chunk.filePath);
+        this.titles.set(identifier, pages);
+      }
+    }
+    return [...(this.titles.get(identifier) ?? [])];
+  }
+
   /** The chunks of one page, in page order. */
   chunksOfPage(filePath: string): ChunkRecord[] {
     const page: ChunkRecord[] = [];
@@ -178,6 +198,7 @@ export class LexicalIndex {
     this.corrections.clear();
     this.buckets = undefined;
     this.sortedVocabulary = undefined;
+    this.titles = undefined;
     const batch: IndexedFields[] = [];
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
@@ -195,6 +216,7 @@ export class LexicalIndex {
     this.corrections.clear();
     this.buckets = undefined;
     this.sortedVocabulary = undefined;
+    this.titles = undefined;
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
@@ -275,6 +297,8 @@ export class LexicalIndex {
 
   private buckets: Map<string, string[]> | undefined;
   private sortedVocabulary: string[] | undefined;
+  /** Page titles (lower-cased) → pages, built on first use and dropped when chunks change. */
+  private titles: Map<string, Set<string>> | undefined;
 
   /** Up to `max` terms of the book that start with `prefix`, in alphabetical order. */
   termsStartingWith(prefix: string, max: number): string[] {

@@ -60,7 +60,13 @@ export function lexicalSearch(
     similarityScore: 0,
     coverage: 0,
   }));
-  const results = diversify(ranked, settings.topK, settings.maxChunksPerPage);
+  const results = withNamedPages(
+    index,
+    question.identifiers,
+    ranked,
+    diversify(ranked, settings.topK, settings.maxChunksPerPage),
+    settings.topK,
+  );
   for (const result of results) {
     // Coverage looks at every word of the question, including common ones left out of ranking.
     const present = allTermsRanked
@@ -86,6 +92,32 @@ export function lexicalSearch(
     signals,
     candidateCount: hits.length,
   });
+}
+
+/**
+ * A question that names an API the book documents on a page of its own (`createStore` and the
+ * page titled "createStore") sees that page among its sources: its best candidate takes the last
+ * place when the ranking left the page out. The reference page is where the exact behaviour of the
+ * API is written down, even when tutorials that use it match more of the question's other words.
+ */
+export function withNamedPages(
+  index: LexicalIndex,
+  identifiers: string[],
+  candidates: RetrievedChunk[],
+  results: RetrievedChunk[],
+  topK: number,
+): RetrievedChunk[] {
+  let chosen = results;
+  for (const identifier of identifiers) {
+    for (const page of index.pagesTitled(identifier)) {
+      if (chosen.some((result) => result.chunk.filePath === page)) continue;
+      const best = candidates.find((candidate) => candidate.chunk.filePath === page);
+      if (!best) continue;
+      const kept = chosen.length >= topK ? chosen.slice(0, topK - 1) : chosen;
+      chosen = [...kept, best].sort((left, right) => right.score - left.score);
+    }
+  }
+  return chosen;
 }
 
 /** The result of a search, sources best first. */

@@ -291,3 +291,50 @@ describe("identifiers the book never mentions", () => {
     expect(foreign.signals.support).toBeLessThan(known.signals.support);
   });
 });
+
+describe("a question that names an API with a page of its own", () => {
+  const tutorials = ["one", "two", "three", "four"].map((name) =>
+    chunk(
+      `tutorials/${name}.md`,
+      `https://b.example/docs/tutorials/${name}`,
+      [`Tutorial ${name}`, "Adding the devtools extension"],
+      "To plug in the browser devtools extension, pass the devtools extension enhancer to createStore. The devtools extension shows every action.",
+    ),
+  );
+  const reference = chunk(
+    "api/createStore.md",
+    "https://b.example/docs/api/createStore",
+    ["createStore"],
+    "createStore(reducer, preloadedState, enhancer) returns the object that holds the complete state tree of your app. The reducer is a reducing function that returns the next state tree, given the current state tree and an action to handle. The preloaded state is the initial state; if you produced the reducer with combineReducers, this must be a plain object with the same shape as the keys passed to it. Only one enhancer is accepted; compose several first.",
+  );
+  const others = ["Selectors", "Thunks", "Testing", "Immutability", "Normalizing", "Typing"].map(
+    (topic) =>
+      chunk(
+        `usage/${topic}.md`,
+        `https://b.example/docs/usage/${topic}`,
+        [topic],
+        `${topic} keep the reducer logic of your app readable; the pages on ${topic} show how.`,
+      ),
+  );
+  const book = new Retriever(LexicalIndex.build([...tutorials, reference, ...others]), {
+    topK: 3,
+    maxChunksPerPage: 1,
+  });
+  const pagesOf = (query: string) =>
+    book.searchLexical(query).results.map((result) => result.chunk.filePath);
+
+  it("sees that page among its sources when the ranking leaves it out", () => {
+    expect(
+      pagesOf("createStore has an enhancer: how do I plug in the devtools extension?"),
+    ).toEqual(expect.arrayContaining(["api/createStore.md"]));
+    expect(
+      pagesOf("createStore has an enhancer: how do I plug in the devtools extension?"),
+    ).toHaveLength(3);
+  });
+
+  it("only when the question names it as one identifier", () => {
+    expect(
+      pagesOf("create store has an enhancer: how do I plug in the devtools extension?"),
+    ).not.toContain("api/createStore.md");
+  });
+});

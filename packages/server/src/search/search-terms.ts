@@ -21,6 +21,8 @@ export interface SearchTerms {
   /** Per-term BM25 weight for the words of the earlier turn. */
   boost: Map<string, number>;
   corrections: { from: string; to: string }[];
+  /** Whole code identifiers of the question that the book contains (`createStore`). */
+  identifiers: string[];
 }
 
 /**
@@ -99,5 +101,6 @@ export function searchTermsOf(
     unknownWords: [...new Set(unknown)].map((term) => spelled.get(term) ?? term),
     boost,
     corrections,
+    identifiers: identifiers.filter((identifier) => index.documentFrequencyOf(identifier) > 0),
   };
 }

@@ -50,6 +50,11 @@ export interface SearchSettings {
 export interface DecisionThresholds {
   unknownWeight: number;
   minSupport: number;
+  /**
+   * When the question has a word the book never uses, the best BM25 score over the question's
+   * weight (`scoreRatio`) must reach this, or the answer is `no_results`; 0 turns it off.
+   */
+  minScoreRatio: number;
   lowConfidenceSupport: number;
 }
 

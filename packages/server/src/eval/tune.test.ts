@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_THRESHOLDS, decide } from "../search/retriever.ts";
+import type { RetrievalSignals } from "../search/types.ts";
+import type { EvalQuestionResult } from "./evaluate.ts";
+import { chooseThresholds } from "./tune.ts";
+
+let counter = 0;
+function observed(
+  offTopic: boolean,
+  signals: Omit<RetrievalSignals, "support">,
+  topPageCorrect = !offTopic,
+): EvalQuestionResult {
+  counter++;
+  const support = signals.bestCoverage - signals.unknownShare;
+  return {
+    id: `q${counter}`,
+    question: `question ${counter}`,
+    expectedPages: offTopic ? [] : ["page.md"],
+    rankedPages: ["page.md"],
+    firstHit: topPageCorrect ? 1 : undefined,
+    predictedNoResults: false,
+    lowConfidence: false,
+    bestSimilarity: signals.bestCoverage,
+    bestCoverage: signals.bestCoverage,
+    unknownShare: signals.unknownShare,
+    support,
+    signals: { ...signals, support },
+    resultCount: 5,
+    route: "question",
+    answer: "…",
+    containsPhrase: undefined,
+    latencyMs: 1,
+  };
+}
+
+describe("the decision", () => {
+  const signals = { bestCoverage: 0.7, unknownShare: 0.2, scoreRatio: 1.5, support: 0.35 };
+
+  it("refuses a weak best match when the question has a word the book never uses", () => {
+    expect(decide(signals, 5, { ...DEFAULT_THRESHOLDS, minScoreRatio: 2 })).toBe("no_results");
+    expect(decide(signals, 5, { ...DEFAULT_THRESHOLDS, minScoreRatio: 1 })).toBe("answer");
+  });
+
+  it("never refuses a weak match of words the book all uses", () => {
+    const known = { ...signals, unknownShare: 0 };
+    expect(decide(known, 5, { ...DEFAULT_THRESHOLDS, minScoreRatio: 2 })).toBe("answer");
+  });
+});
+
+describe("tuning", () => {
+  // Answerable questions match strongly; two of them have a word the book never uses.
+  const answerable = [
+    ...Array.from({ length: 40 }, (_, index) =>
+      observed(false, { bestCoverage: 0.9, unknownShare: 0, scoreRatio: 4 + (index % 5) }),
+    ),
+    observed(false, { bestCoverage: 0.8, unknownShare: 0.15, scoreRatio: 3.5 }),
+    observed(false, { bestCoverage: 0.75, unknownShare: 0.2, scoreRatio: 4 }),
+  ];
+  // Off-topic ones: one the unknown words already refuse, one only a weak match gives away (its
+  // support is above an answerable question's, whatever the unknown words weigh).
+  const offTopic = [
+    observed(true, { bestCoverage: 0.3, unknownShare: 0.6, scoreRatio: 1 }),
+    observed(true, { bestCoverage: 0.85, unknownShare: 0.1, scoreRatio: 1.5 }),
+  ];
+
+  it("sets the weak-match floor between the off-topic question it refuses and the answerable ones", () => {
+    const { thresholds } = chooseThresholds([...answerable, ...offTopic]);
+    expect(thresholds.minScoreRatio).toBeGreaterThan(1.5);
+    expect(thresholds.minScoreRatio).toBeLessThanOrEqual(3.5);
+    for (const result of [...answerable, ...offTopic]) {
+      const signals = result.signals as RetrievalSignals;
+      expect(decide(signals, 5, thresholds)).toBe(
+        result.expectedPages.length ? "answer" : "no_results",
+      );
+    }
+  });
+
+  it("never lets the floor refuse an answerable question when no off-topic one needs it", () => {
+    const { thresholds } = chooseThresholds([
+      ...answerable,
+      observed(true, { bestCoverage: 0.3, unknownShare: 0.6, scoreRatio: 1 }),
+    ]);
+    for (const result of answerable) {
+      expect(decide(result.signals as RetrievalSignals, 5, thresholds)).toBe("answer");
+    }
+  });
+});
