@@ -28,6 +28,14 @@ module.exports = {
       to: { path: [`${server}/(ingest|http|cli)/`] },
     },
     {
+      name: "mcp-stays-below-http",
+      comment:
+        "The MCP server is served by the CLI (stdio) and the HTTP layer (POST /mcp); it imports neither.",
+      severity: "error",
+      from: { path: [`${server}/mcp/`] },
+      to: { path: [`${server}/(http|cli|ingest)/`] },
+    },
+    {
       name: "search-and-store-are-lower-layers",
       comment: "Search and the store never reach up into the pipeline, ingestion, HTTP or the CLI.",
       severity: "error",

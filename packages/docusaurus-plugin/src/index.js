@@ -1,6 +1,6 @@
 /** @import { LoadContext, Plugin, PostBuildProps } from "./types.js" */
 import { fileURLToPath } from "node:url";
-import { buildIngestCommand, findDocsLocation, runIngest } from "./ingest.js";
+import { buildIngestCommand, buildLlmsTxtCommand, findDocsLocation, runIngest } from "./ingest.js";
 import { PLUGIN_NAME, validateOptions } from "./options.js";
 import { navbarButtonTag, widgetScriptTag } from "./tags.js";
 
@@ -44,6 +44,17 @@ export default function pluginLectern(_context, options) {
       });
       console.log(`[${PLUGIN_NAME}] Ingesting the docs into Lectern`);
       await runIngest(ingestCommand);
+      if (normalized.ingest.llmsTxt) {
+        console.log(`[${PLUGIN_NAME}] Writing llms.txt and each page as Markdown`);
+        await runIngest(
+          buildLlmsTxtCommand({
+            siteConfig: props.siteConfig,
+            ingest: normalized.ingest,
+            outDir: props.outDir,
+            siteDir: props.siteDir,
+          }),
+        );
+      }
     },
   };
 }

@@ -18,18 +18,27 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A stand-in for the lectern CLI that records the arguments it was given. */
+/** A stand-in for the lectern CLI that records the arguments of each call, one JSON line each. */
 function recordingCommand(file: string): string[] {
   return [
     process.execPath,
     "-e",
-    `require("fs").writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.argv.slice(1)))`,
+    `require("fs").appendFileSync(${JSON.stringify(file)}, JSON.stringify(process.argv.slice(1)) + "\\n")`,
   ];
+}
+
+async function recordedCalls(file: string): Promise<string[][]> {
+  const text = await readFile(file, "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as string[]);
 }
 
 function postBuildProps(extra: Partial<PostBuildProps> = {}): PostBuildProps {
   return {
     siteDir: dir,
+    outDir: path.join(dir, "build"),
     siteConfig: {
       url: "https://book.example.com",
       baseUrl: "/primer/",
@@ -111,24 +120,46 @@ describe("pluginLectern", () => {
     await expect(readFile(record)).rejects.toThrow(/ENOENT/);
   });
 
-  it("runs lectern ingest after the build with the site's docs, URL and route", async () => {
+  it("runs lectern ingest after the build with the site's docs, URL and route, then lectern llms-txt", async () => {
     const record = path.join(dir, "enabled.json");
     const plugin = pluginLectern(context, {
       apiUrl: "/api",
       ingest: { enabled: true, command: recordingCommand(record), dataDir: "index" },
     });
     await plugin.postBuild(postBuildProps());
-    expect(JSON.parse(await readFile(record, "utf8"))).toEqual([
-      "ingest",
-      "--docs",
-      path.join(dir, "docs"),
-      "--base-url",
-      "https://book.example.com/primer/",
-      "--route-base-path",
-      "handbook",
-      "--data-dir",
-      path.join(dir, "index"),
+    expect(await recordedCalls(record)).toEqual([
+      [
+        "ingest",
+        "--docs",
+        path.join(dir, "docs"),
+        "--base-url",
+        "https://book.example.com/primer/",
+        "--route-base-path",
+        "handbook",
+        "--data-dir",
+        path.join(dir, "index"),
+      ],
+      [
+        "llms-txt",
+        "--out",
+        path.join(dir, "build"),
+        "--base-url",
+        "https://book.example.com/primer/",
+        "--data-dir",
+        path.join(dir, "index"),
+      ],
     ]);
+  });
+
+  it("writes no llms.txt with ingest.llmsTxt false", async () => {
+    const record = path.join(dir, "no-llms.json");
+    const plugin = pluginLectern(context, {
+      apiUrl: "/api",
+      ingest: { enabled: true, command: recordingCommand(record), llmsTxt: false },
+    });
+    await plugin.postBuild(postBuildProps());
+    const calls = await recordedCalls(record);
+    expect(calls.map((call) => call[0])).toEqual(["ingest"]);
   });
 
   it("ingests once, for the default locale", async () => {

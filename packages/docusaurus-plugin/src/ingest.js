@@ -64,7 +64,7 @@ export function buildIngestCommand({ siteDir, siteConfig, ingest, docs }) {
   }
   const location = docs ?? DEFAULT_DOCS_LOCATION;
   const docsDir = path.resolve(siteDir, ingest.docsDir ?? location.path);
-  const baseUrl = ingest.baseUrl ?? `${siteConfig.url.replace(/\/+$/, "")}${siteConfig.baseUrl}`;
+  const baseUrl = siteBaseUrl(siteConfig, ingest);
   const routeBasePath = (ingest.routeBasePath ?? location.routeBasePath) || "/";
   const [program, ...first] = ingest.command;
   if (program === undefined) throw new Error(`${PLUGIN_NAME}: ingest.command is empty.`);
@@ -86,6 +86,37 @@ export function buildIngestCommand({ siteDir, siteConfig, ingest, docs }) {
   }
   if (ingest.strict) args.push("--strict");
   return { command: program, args, cwd: siteDir };
+}
+
+/**
+ * The arguments of `lectern llms-txt` that write llms.txt, llms-full.txt and each page's `.md`
+ * into the build folder, beside the page's HTML: `--out <outDir> --base-url <url><baseUrl>`
+ * (the same base URL as the ingestion, whose path is the build folder's root).
+ * @param {{ siteConfig: SiteConfig, ingest: NormalizedIngestOptions, outDir: string, siteDir: string }} input
+ * @returns {IngestCommand}
+ */
+export function buildLlmsTxtCommand({ siteConfig, ingest, outDir, siteDir }) {
+  const [program, ...first] = ingest.command;
+  if (program === undefined) throw new Error(`${PLUGIN_NAME}: ingest.command is empty.`);
+  const args = [
+    ...first,
+    "llms-txt",
+    "--out",
+    outDir,
+    "--base-url",
+    siteBaseUrl(siteConfig, ingest),
+  ];
+  if (ingest.dataDir !== undefined) args.push("--data-dir", path.resolve(siteDir, ingest.dataDir));
+  if (ingest.collection !== undefined) args.push("--collection", ingest.collection);
+  return { command: program, args, cwd: siteDir };
+}
+
+/**
+ * @param {SiteConfig} siteConfig
+ * @param {NormalizedIngestOptions} ingest
+ */
+function siteBaseUrl(siteConfig, ingest) {
+  return ingest.baseUrl ?? `${siteConfig.url.replace(/\/+$/, "")}${siteConfig.baseUrl}`;
 }
 
 /** How much of the command's stderr the build error repeats (it has been printed in full). */

@@ -33,6 +33,7 @@ const INGEST_NAMES = [
   "routeBasePath",
   "collection",
   "strict",
+  "llmsTxt",
 ];
 const NAVBAR_BUTTON_NAMES = ["label"];
 const THEMES = ["auto", "light", "dark"];
@@ -174,7 +175,9 @@ function colors(input) {
  * @returns {NormalizedIngestOptions}
  */
 function ingest(value) {
-  if (value === undefined) return { enabled: false, command: [...DEFAULT_INGEST_COMMAND] };
+  if (value === undefined) {
+    return { enabled: false, command: [...DEFAULT_INGEST_COMMAND], llmsTxt: true };
+  }
   if (!isRecord(value)) {
     throw new OptionsError(
       `option "ingest" must be an object such as { enabled: true }, got ${describe(value)}.`,
@@ -190,6 +193,7 @@ function ingest(value) {
   const result = {
     enabled: value.enabled,
     command: value.command === undefined ? [...DEFAULT_INGEST_COMMAND] : command(value.command),
+    llmsTxt: value.llmsTxt === undefined ? true : boolean(value.llmsTxt, "ingest.llmsTxt"),
   };
   if (value.dataDir !== undefined) result.dataDir = text(value.dataDir, "ingest.dataDir");
   if (value.docsDir !== undefined) result.docsDir = text(value.docsDir, "ingest.docsDir");

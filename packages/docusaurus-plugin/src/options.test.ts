@@ -17,7 +17,7 @@ describe("validateOptions", () => {
       apiUrl: "https://api.example.com",
       scriptUrl: "https://api.example.com/lectern.js",
       colors: {},
-      ingest: { enabled: false, command: [...DEFAULT_INGEST_COMMAND] },
+      ingest: { enabled: false, command: [...DEFAULT_INGEST_COMMAND], llmsTxt: true },
     });
   });
 
@@ -37,7 +37,12 @@ describe("validateOptions", () => {
       maxSelectionChars: 8000,
       placement: "side",
       navbarButton: { label: "Frag das Buch" },
-      ingest: { enabled: true, command: ["node", "lectern.js"], dataDir: ".lectern" },
+      ingest: {
+        enabled: true,
+        command: ["node", "lectern.js"],
+        dataDir: ".lectern",
+        llmsTxt: true,
+      },
     };
     // Only the title changes: it is trimmed.
     expect(validateOptions({ options: given })).toEqual({ ...given, title: "Ask the primer" });
@@ -117,6 +122,7 @@ describe("validateOptions", () => {
     [{ apiUrl: "/api", ingest: { enabled: true, dataDir: 1 } }, /option "ingest.dataDir" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, docsDir: "" } }, /option "ingest.docsDir" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, strict: "yes" } }, /option "ingest.strict" must/],
+    [{ apiUrl: "/api", ingest: { enabled: true, llmsTxt: 1 } }, /option "ingest.llmsTxt" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, baseUrl: [] } }, /option "ingest.baseUrl" must/],
     [{ apiUrl: "/api", ingest: { enabled: true, routeBasePath: 1 } }, /"ingest.routeBasePath"/],
     [{ apiUrl: "/api", ingest: { enabled: true, collection: "My Book" } }, /"ingest.collection"/],

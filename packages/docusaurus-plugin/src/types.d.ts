@@ -27,6 +27,11 @@ export interface IngestOptions {
    * reported, keeps its previous version, and the others are indexed). Meant for CI.
    */
   strict?: boolean;
+  /**
+   * After ingesting, write `llms.txt`, `llms-full.txt` and each page as Markdown at its URL + `.md`
+   * into the build output, with `lectern llms-txt` (default true).
+   */
+  llmsTxt?: boolean;
 }
 
 /** Widget colours, as any CSS colour. */
@@ -106,6 +111,7 @@ export interface NormalizedIngestOptions {
   routeBasePath?: string;
   collection?: string;
   strict?: boolean;
+  llmsTxt: boolean;
 }
 
 /** A plugin entry of `presets`, `plugins` or `themes` in docusaurus.config.js. */
@@ -143,6 +149,8 @@ export interface LoadedPlugin {
 
 export interface PostBuildProps {
   siteDir: string;
+  /** The build output folder. */
+  outDir: string;
   siteConfig: SiteConfig;
   plugins?: LoadedPlugin[];
   i18n?: { defaultLocale: string; currentLocale: string };

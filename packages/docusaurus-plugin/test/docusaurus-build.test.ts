@@ -239,6 +239,41 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     expect(math.sources[0]?.file_path).toBe("gear-ratio.mdx");
   });
 
+  it("wrote llms.txt, llms-full.txt and each page as .md beside its HTML in the build output", async () => {
+    expect(buildOutput).toContain("[docusaurus-plugin-lectern] Writing llms.txt");
+    const llms = await readFile(path.join(siteDir, "build", "llms.txt"), "utf8");
+    expect(llms.split("\n")[0]).toBe("# Servo Handbook");
+    const links = Array.from(llms.matchAll(/^- \[(.+?)\]\((\S+?)\)/gm), (match) => ({
+      title: match[1] ?? "",
+      url: match[2] ?? "",
+    }));
+    expect(links.map((link) => link.title).sort()).toEqual([
+      "Gear ratio",
+      "Introduction",
+      "Servo tuning",
+    ]);
+    for (const link of links) {
+      // The .md sits at the page's URL + .md: where a static host serves it.
+      expect(link.url).toMatch(
+        new RegExp(`^${SITE_URL}${BASE_URL}${ROUTE_BASE_PATH}/[\\w-]+\\.md$`),
+      );
+      const file = path.join(siteDir, "build", new URL(link.url).pathname.slice(BASE_URL.length));
+      const markdown = await readFile(file, "utf8");
+      expect(markdown.split("\n")[0], file).toBe(`# ${link.title}`);
+      // Its HTML page is beside it.
+      expect(existsSync(path.join(file.replace(/\.md$/, ""), "index.html")), file).toBe(true);
+    }
+    const tuning = await readFile(
+      path.join(siteDir, "build", ROUTE_BASE_PATH, "servo-tuning.md"),
+      "utf8",
+    );
+    expect(tuning).toContain("## Gains\n\nRaise the proportional gain until the servo oscillates");
+    const full = await readFile(path.join(siteDir, "build", "llms-full.txt"), "utf8");
+    for (const title of ["Introduction", "Servo tuning", "Gear ratio"]) {
+      expect(full).toContain(`# ${title}\n\nSource: ${SITE_URL}${BASE_URL}${ROUTE_BASE_PATH}/`);
+    }
+  });
+
   /**
    * The built site served as a static host would serve it, and Lectern over the index the build
    * wrote (allowing the site's origin); the built pages point at the production API host, which

@@ -9,7 +9,16 @@ export const ERROR_CODES = {
   INDEX_EMPTY: { status: 409, message: "Nothing has been ingested yet." },
   BOOK_MISMATCH: { status: 409, message: "This index holds another book." },
   INGEST_LOCKED: { status: 409, message: "Another ingest of this book is running." },
+  INDEX_OUTDATED: {
+    status: 409,
+    message: "The index was built by an older Lectern; ingest again.",
+  },
+  OUTPUT_PATH_INVALID: {
+    status: 400,
+    message: "A file would be written outside the output folder.",
+  },
   QUESTIONS_FILE_INVALID: { status: 400, message: "The questions file is malformed." },
+  EVAL_RUN_INVALID: { status: 400, message: "The saved evaluation run cannot be read." },
   // The docs folder and its files (ingest)
   DOCS_DIR_NOT_FOUND: { status: 400, message: "The docs directory does not exist." },
   DOCS_DIR_EMPTY: { status: 400, message: "The docs directory contains no .md or .mdx files." },

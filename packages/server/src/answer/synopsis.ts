@@ -11,6 +11,8 @@ import { starterQuestions } from "./suggestions.ts";
 export interface Synopsis {
   /** The answer text, citing the introduction page as [1]. */
   text: string;
+  /** What the book is about in a sentence or two, without citation (llms.txt's summary). */
+  about: string;
   intro: ChunkRecord;
   /** Questions to offer a reader before the first one (see suggestions.ts). */
   starters: string[];
@@ -57,6 +59,7 @@ export function buildSynopsis(
   lines.push(`A good place to start is "${intro.page.title}" [1].`);
   return {
     text: lines.join("\n\n"),
+    about,
     intro: intro.chunk,
     starters: starterQuestions(summaries, intro.page.filePath),
   };

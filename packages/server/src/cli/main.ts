@@ -25,6 +25,16 @@ Usage:
   lectern insights [--since 7d] [--json]
                        what readers asked: topics, unanswered questions, thumbs-down answers,
                        pages cited and never cited, vocabulary gaps, stale answers
+  lectern eval --questions <file.jsonl> --save <run.json>
+                       also keep each answer and its cited pages, to compare later
+  lectern eval --compare <before.json> <after.json> [--json]
+                       questions that became unanswerable or answerable, cite another
+                       page, or whose answer changed between two saved runs
+  lectern mcp          the book's MCP server on stdio (tools search_docs, ask_docs, get_page;
+                       pages as resources), for agents that start it as a process
+  lectern llms-txt --out <dir> [--base-url <url>] [--json]
+                       write llms.txt, llms-full.txt and each page as <url>.md into a
+                       site's build folder (paths under the base URL's path)
   lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1] [--strict]
                        start the HTTP API (ingesting --docs first when given)
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve
@@ -68,7 +78,8 @@ export async function main(argv: string[]): Promise<number> {
     defaultDataDir: (docsDir) => {
       if (docsDir) return bookDataDir(docsDir);
       if (command === "start" || command === "repl") return bookDataDir(sampleDocs());
-      return command === "ingest" ? DATA_ROOT : findBookDataDir();
+      // Comparing two saved runs reads no index.
+      return command === "ingest" || flags.compare !== undefined ? DATA_ROOT : findBookDataDir();
     },
   });
   switch (command) {
@@ -81,11 +92,15 @@ export async function main(argv: string[]): Promise<number> {
         positionals.slice(1).join(" "),
       );
     case "eval":
-      return (await import("./commands/eval.ts")).evalCommand(config, flags);
+      return (await import("./commands/eval.ts")).evalCommand(config, flags, positionals.slice(1));
     case "insights":
       return (await import("./commands/insights.ts")).insightsCommand(config, flags);
     case "repl":
       return (await import("./commands/repl.ts")).replCommand(config);
+    case "mcp":
+      return (await import("./commands/mcp.ts")).mcpCommand(config);
+    case "llms-txt":
+      return (await import("./commands/llms-txt.ts")).llmsTxtCommand(config, flags);
     case "serve":
       return (await import("./commands/serve.ts")).serveCommand(config, config.docsDir, {
         strict: Boolean(flags.strict),

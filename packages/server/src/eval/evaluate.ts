@@ -8,6 +8,8 @@ export interface EvalQuestionResult {
   question: string;
   expectedPages: string[];
   rankedPages: string[];
+  /** The URLs of the sections the answer cites, in citation order. */
+  citedUrls: string[];
   /** 1-based rank of the first expected page, or undefined. */
   firstHit: number | undefined;
   predictedNoResults: boolean;
@@ -90,6 +92,9 @@ export async function evaluate(
       question: question.question,
       expectedPages: question.expected_pages,
       rankedPages,
+      citedUrls: outcome.sources.flatMap((source) =>
+        "file_path" in source ? [source.source_url] : [],
+      ),
       firstHit: hitIndex >= 0 ? hitIndex + 1 : undefined,
       predictedNoResults: outcome.mode === "no_results",
       lowConfidence: outcome.lowConfidence,

@@ -17,6 +17,7 @@ function observed(
     question: `question ${counter}`,
     expectedPages: offTopic ? [] : ["page.md"],
     rankedPages: ["page.md"],
+    citedUrls: ["/docs/page"],
     firstHit: topPageCorrect ? 1 : undefined,
     predictedNoResults: false,
     lowConfidence: false,

@@ -36,6 +36,7 @@ export function buildApp(deps: AppDeps) {
     admission: createAdmission(config, limiters),
     historyRateLimit: createRateLimit(config, limiters, "history:"),
     feedbackRateLimit: createRateLimit(config, limiters, "feedback:"),
+    mcpRateLimit: createRateLimit(config, limiters, "mcp:"),
     chat: createChatService({
       ...deps,
       newId,

@@ -4,6 +4,7 @@ import type { Config } from "../config/config.ts";
 import { loadInsights } from "../insights/load.ts";
 import { BatchedQuestionLog } from "../insights/question-log.ts";
 import type { Lectern } from "../lectern.ts";
+import { mcpBookContent } from "../mcp/book.ts";
 import { answerSettingsIdentity } from "../pipeline/answer-cache.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
@@ -112,6 +113,7 @@ export function composeApp(
     metrics,
     search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
+    book: mcpBookContent(lectern),
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),
     ...(questionLog
       ? {
@@ -128,6 +130,7 @@ export function composeApp(
           site: createSite({
             store: lectern.store,
             title: () => lectern.title(),
+            description: () => lectern.synopsis?.about,
             share: config.shareEnabled,
           }),
           feedback: new FeedbackStore(lectern.db),

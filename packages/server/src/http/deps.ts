@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { InsightsReport } from "../insights/report.ts";
+import type { McpBookContent } from "../mcp/book.ts";
 import type { AnswerCacheOptions } from "../pipeline/answer-cache.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { ChatService, QuestionRecorder } from "../pipeline/chat-service.ts";
@@ -40,6 +41,8 @@ export interface AppDeps {
   suggestions?: () => string[];
   /** Keyword search as the reader types (GET /search); omitted, it answers 503. */
   search?: (query: string, limit: number) => KeywordHit[];
+  /** The book for the MCP server (retrieval and pages); omitted, POST /mcp answers 503. */
+  book?: McpBookContent;
   /** Where readers' feedback is stored; omitted, POST /feedback answers 503. */
   feedback?: FeedbackStore;
   /** Where answered questions are logged for authors (INSIGHTS); omitted, nothing is logged. */
@@ -69,6 +72,8 @@ export interface RouteDeps extends Omit<AppDeps, "newId" | "now" | "rateLimiters
   /** Rate limits of their own for the history and feedback routes. */
   historyRateLimit: RateLimit;
   feedbackRateLimit: RateLimit;
+  /** The MCP endpoint's own bucket (each request); its questions also pass `admission`. */
+  mcpRateLimit: RateLimit;
   /** One chat turn: the session's recent exchanges, the pipeline, and the exchange recorded. */
   chat: ChatService;
   /** What GET /metrics reports. */

@@ -11,6 +11,8 @@ import { postChatStream } from "./routes/chat-stream.ts";
 import { exportFeedback, postFeedback } from "./routes/feedback.ts";
 import { getHealth, getReady } from "./routes/health.ts";
 import { deleteHistory, getHistory } from "./routes/history.ts";
+import { getLlmsFullTxt, getLlmsTxt } from "./routes/llms-txt.ts";
+import { postMcp } from "./routes/mcp.ts";
 import { getMetrics } from "./routes/metrics.ts";
 import { getSearch } from "./routes/search.ts";
 import { deleteShare, getShare, postShare } from "./routes/share.ts";
@@ -300,6 +302,45 @@ export const ROUTES: readonly Route[] = [
       404: { description: "No demo site, or the widget is not built" },
     },
     handler: getWidgetScript,
+  },
+  {
+    method: "GET",
+    path: "/llms.txt",
+    summary:
+      "The book for language models (llmstxt.org): its parts and pages, linking each page's .md",
+    responses: {
+      200: { description: "llms.txt", contentType: "text/plain" },
+      404: error("NOT_FOUND: no demo site on this server"),
+    },
+    handler: getLlmsTxt,
+  },
+  {
+    method: "GET",
+    path: "/llms-full.txt",
+    summary: "Every page of the book as Markdown, in reading order",
+    responses: {
+      200: { description: "llms-full.txt", contentType: "text/plain" },
+      404: error("NOT_FOUND: no demo site on this server"),
+    },
+    handler: getLlmsFullTxt,
+  },
+  {
+    method: "POST",
+    path: "/mcp",
+    summary:
+      "Model Context Protocol over Streamable HTTP (stateless): tools search_docs, ask_docs, get_page; pages as resources",
+    responses: {
+      200: { description: "A JSON-RPC response (application/json)" },
+      202: { description: "A notification, accepted" },
+      400: { description: "A JSON-RPC error: the body is not a JSON-RPC message" },
+      406: {
+        description: "A JSON-RPC error: Accept must list application/json and text/event-stream",
+      },
+      413: error("PAYLOAD_TOO_LARGE"),
+      429: error("RATE_LIMITED (see Retry-After)"),
+      503: error("SERVICE_UNAVAILABLE: no MCP server on this server"),
+    },
+    handler: postMcp,
   },
   ...COMPAT_ROUTES,
 ];

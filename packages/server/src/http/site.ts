@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { Context } from "hono";
+import { llmsFullTxt, llmsTxt, markdownPath } from "../answer/llms-txt.ts";
 import { escapeHtml } from "../ingest/render-html.ts";
 import type { DocumentStore, PageSummary } from "../store/document-store.ts";
 import { urlPath } from "../util/url-path.ts";
@@ -30,6 +31,8 @@ export interface SiteDeps {
   store: DocumentStore;
   /** The book's title (lectern.title()); undefined: "The book". */
   title?: () => Promise<string | undefined>;
+  /** What the book is about (the synopsis), for llms.txt. */
+  description?: () => string | undefined;
   /** Path of the standalone widget build. */
   widgetScript?: string;
   /** Offer the widget's Share button (the server runs with SHARE_ENABLED). */
@@ -67,8 +70,49 @@ export function createSite(deps: SiteDeps) {
     return pages;
   };
   let script: { body: string; etag: string } | undefined;
+  let markdown: { pages: Map<string, string>; loaded: number } | undefined;
+  const allMarkdown = async () => {
+    if (!markdown || Date.now() - markdown.loaded > 60_000) {
+      markdown = { pages: await deps.store.allPageMarkdown(), loaded: Date.now() };
+    }
+    return markdown.pages;
+  };
+  const llmsBook = async () => {
+    const { list, title } = await book();
+    return { title, description: deps.description?.(), pages: list, markdown: await allMarkdown() };
+  };
+  const markdownResponse = (context: Context, text: string) =>
+    context.body(text, 200, { "content-type": "text/markdown; charset=utf-8" });
 
   return {
+    /** GET /llms.txt: the book's pages with links to their Markdown on this server. */
+    async llmsTxt(context: Context): Promise<Response> {
+      const origin = new URL(context.req.url).origin;
+      const text = llmsTxt(await llmsBook(), (page) => `${origin}${markdownPath(page.url)}`);
+      return context.body(text, 200, { "content-type": "text/plain; charset=utf-8" });
+    },
+
+    /** GET /llms-full.txt: every page's Markdown. */
+    async llmsFullTxt(context: Context): Promise<Response> {
+      const text = llmsFullTxt(await llmsBook());
+      return context.body(text, 200, { "content-type": "text/plain; charset=utf-8" });
+    },
+
+    /** The page whose URL plus `.md` is this path, as Markdown, or undefined. */
+    async markdown(context: Context): Promise<Response | undefined> {
+      const decoded = decodePath(context.req.path);
+      if (decoded === undefined || !decoded.endsWith(".md")) return undefined;
+      const { list } = await book();
+      const page = list.find((candidate) => markdownPath(candidate.url) === decoded);
+      if (!page) return undefined;
+      const text = await deps.store.pageMarkdown(page.filePath);
+      return markdownResponse(
+        context,
+        text ??
+          `# ${page.title}\n\nThis page has not been converted yet; run lectern ingest again.\n`,
+      );
+    },
+
     /** The page at this path, rendered, or undefined. */
     async page(context: Context): Promise<Response | undefined> {
       const decoded = decodePath(context.req.path);

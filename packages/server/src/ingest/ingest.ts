@@ -13,7 +13,7 @@ import { SourceCache } from "./source-cache.ts";
 export { authorSearchText } from "./page.ts";
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
-export const INGEST_VERSION = 5;
+export const INGEST_VERSION = 6;
 
 export interface IngestOptions {
   /** Where the book's files come from (a folder for `lectern ingest --docs`). */

@@ -5,6 +5,7 @@ import type { ChunkRecord, DocumentRecord } from "../store/document-store.ts";
 import { buildSections, type ChunkingOptions, chunkSections } from "./chunk.ts";
 import { type Block, type ParseWarning, parseMarkdown } from "./markdown.ts";
 import { renderBlocks } from "./render-html.ts";
+import { renderMarkdown } from "./render-markdown.ts";
 import { createHeadingSlugger, docUrl, headingAnchor, type RouteOptions } from "./routes.ts";
 import { formatOf, type SourceCache } from "./source-cache.ts";
 
@@ -95,6 +96,7 @@ export function buildPage(
       },
       chunkCount: chunks.length,
       html,
+      markdown: renderMarkdown(title, parsed.blocks),
     },
     chunks,
     warnings: parsed.warnings,

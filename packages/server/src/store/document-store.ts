@@ -14,6 +14,8 @@ export interface DocumentRecord {
   chunkCount: number;
   /** The page rendered for the demo book site. */
   html?: string;
+  /** The page as clean Markdown, for agents (`/page.md`, llms-full.txt, MCP). */
+  markdown?: string;
 }
 
 export interface PageSummary {
@@ -128,8 +130,8 @@ export class DocumentStore {
       [this.collection, this.version, document.filePath],
     );
     await tx.query(
-      `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count, html)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+      `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count, html, markdown)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
         this.collection,
         this.version,
@@ -141,6 +143,7 @@ export class DocumentStore {
         JSON.stringify(document.metadata),
         document.chunkCount,
         document.html ?? null,
+        document.markdown ?? null,
       ],
     );
     // Multi-row inserts keep a large page to a few round trips.
@@ -245,6 +248,24 @@ export class DocumentStore {
       [this.collection, this.version, filePath],
     );
     return rows[0]?.html ?? undefined;
+  }
+
+  /** A page's Markdown by its file path; undefined when it was ingested before pages kept it. */
+  async pageMarkdown(filePath: string): Promise<string | undefined> {
+    const rows = await this.db.query<{ markdown: string | null }>(
+      "SELECT markdown FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+      [this.collection, this.version, filePath],
+    );
+    return rows[0]?.markdown ?? undefined;
+  }
+
+  /** Every page's Markdown by file path (pages ingested before pages kept it are left out). */
+  async allPageMarkdown(): Promise<Map<string, string>> {
+    const rows = await this.db.query<{ file_path: string; markdown: string }>(
+      "SELECT file_path, markdown FROM documents WHERE collection = $1 AND version = $2 AND markdown IS NOT NULL",
+      [this.collection, this.version],
+    );
+    return new Map(rows.map((row) => [row.file_path, row.markdown]));
   }
 
   /** Ids of the stored chunks of these files. */

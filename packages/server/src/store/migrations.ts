@@ -184,6 +184,11 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       CREATE INDEX IF NOT EXISTS question_log_message_idx ON question_log (session_id, message_id);
     `,
   },
+  {
+    version: 11,
+    name: "each page as Markdown, for agents and llms.txt",
+    sql: `ALTER TABLE documents ADD COLUMN IF NOT EXISTS markdown TEXT`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

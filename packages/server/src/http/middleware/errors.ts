@@ -51,14 +51,14 @@ export function handleErrors(logger: Logger, newId: () => string): ErrorHandler<
   };
 }
 
-/** 404 for unknown paths, except a GET that names a page of the demo book. */
+/** 404 for unknown paths, except a GET that names a page of the demo book (or its `.md`). */
 export function notFound(
   site: ReturnType<typeof createSite> | undefined,
   newId: () => string,
 ): NotFoundHandler<AppEnv> {
   return async (context) => {
     if (site && context.req.method === "GET") {
-      const page = await site.page(context);
+      const page = (await site.markdown(context)) ?? (await site.page(context));
       if (page) return page;
     }
     const requestId = requestIdOf(context, newId);
