@@ -397,13 +397,31 @@ export function qdrantError(error: unknown): Error {
   });
 }
 
+/**
+ * The Qdrant client is an optional peer dependency (it brings TypeScript along as a peer of its
+ * own), so an install that does not use Qdrant stays small; choosing Qdrant without it says what
+ * to install.
+ */
+async function loadQdrantClient(): Promise<typeof import("@qdrant/js-client-rest")> {
+  try {
+    return await import("@qdrant/js-client-rest");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    throw createError(
+      "CONFIG_INVALID",
+      "VECTOR_BACKEND=qdrant needs @qdrant/js-client-rest, which is not installed. Install it beside Lectern: npm install @qdrant/js-client-rest@1.18.0",
+      { details: { variable: "VECTOR_BACKEND" }, cause: error },
+    );
+  }
+}
+
 /** A REST client for Qdrant at `url`; a bad URL is CONFIG_INVALID naming QDRANT_URL. */
 export async function createQdrantClient(options: {
   url: string;
   apiKey?: string | undefined;
   timeoutMs?: number;
 }): Promise<QdrantClient> {
-  const { QdrantClient } = await import("@qdrant/js-client-rest");
+  const { QdrantClient } = await loadQdrantClient();
   try {
     return new QdrantClient({
       url: options.url,
