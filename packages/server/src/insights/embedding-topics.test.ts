@@ -69,6 +69,21 @@ describe("topics grouped by embeddings", () => {
     expect(new Set(calls.flat()).size).toBe(6);
   });
 
+  it("embeds only the most asked questions beyond the limit, the rest in other questions", async () => {
+    const embedder = createFakeEmbedder();
+    const questions = countQuestions(QUESTIONS);
+    const grouped = await groupTopics(questions, weight, { embedder, maxQuestions: 3 });
+    expect(embedder.calls.flat()).toHaveLength(3);
+    // The car question asked twice comes first; the rest by their words, alphabetically.
+    expect(embedder.calls.flat()).toEqual([
+      "How often does a car need upkeep?",
+      "Automobile maintenance schedule",
+      "Can I pay by invoice?",
+    ]);
+    expect(grouped.topics.map((topic) => [topic.label, topic.count])).toEqual([["car", 3]]);
+    expect(grouped.other).toHaveLength(4);
+  });
+
   it("keeps questions apart below the similarity threshold", async () => {
     const grouped = await groupTopics(countQuestions(QUESTIONS), weight, {
       embedder: createFakeEmbedder(),

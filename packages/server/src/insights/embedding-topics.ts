@@ -21,11 +21,19 @@ export interface TopicsOptions {
   similarity?: number;
   /** Texts per embedding call; the embedder's own limit wins when smaller. */
   batchSize?: number;
+  /** The most asked distinct questions embedded; the rest are "Other questions". */
+  maxQuestions?: number;
   /** Told why embedding failed before the lexical topics are used instead. */
   onEmbeddingError?: (error: unknown) => void;
 }
 
 export const DEFAULT_TOPIC_SIMILARITY = 0.6;
+/**
+ * Each question is compared with every topic so far, so the work grows with the square of the
+ * distinct questions (and each is one embedding per report): a week's long tail asked once
+ * stays out of the topics rather than slowing the report.
+ */
+export const MAX_EMBEDDED_QUESTIONS = 1_000;
 
 export interface GroupedTopics {
   topics: Topic[];
@@ -42,14 +50,17 @@ export async function groupTopics(
   const embedder = options.embedder;
   if (embedder && embedder.dimensions > 0 && questions.length > 0) {
     try {
-      const vectors = await embedQuestions(questions, embedder, options.batchSize);
-      return {
-        ...clusterByEmbeddings(questions, vectors, {
-          weight,
-          similarity: options.similarity ?? DEFAULT_TOPIC_SIMILARITY,
-        }),
-        method: "embeddings",
-      };
+      const ranked = [...questions].sort(
+        (left, right) =>
+          right.count - left.count || questionKey(left.text).localeCompare(questionKey(right.text)),
+      );
+      const embedded = ranked.slice(0, options.maxQuestions ?? MAX_EMBEDDED_QUESTIONS);
+      const vectors = await embedQuestions(embedded, embedder, options.batchSize);
+      const { topics, other } = clusterByEmbeddings(embedded, vectors, {
+        weight,
+        similarity: options.similarity ?? DEFAULT_TOPIC_SIMILARITY,
+      });
+      return { topics, other: [...other, ...ranked.slice(embedded.length)], method: "embeddings" };
     } catch (error) {
       options.onEmbeddingError?.(error);
     }
