@@ -295,7 +295,10 @@ if (values.only === undefined || values.only === "insights") {
       `| ${row.questions.toLocaleString("en")} | ${row.writeEntriesPerSecond.toFixed(0)} | ${row.reportMs.toFixed(0)} |`,
     );
   }
-  const topicRows = await benchEmbeddingTopics([250, 1_000]);
+  const topicRows = [
+    ...(await benchEmbeddingTopics([250, 1_000], 384)),
+    ...(await benchEmbeddingTopics([250, 1_000], 1_536)),
+  ];
   console.log("\n## Insights topics by embeddings (distinct questions, embedder time left out)\n");
   console.log(
     "| distinct questions | dimensions | topics | grouping, median of 3 (ms) |\n|---:|---:|---:|---:|",

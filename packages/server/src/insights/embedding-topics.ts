@@ -118,7 +118,7 @@ export function clusterByEmbeddings(
       (left, right) =>
         right.question.count - left.question.count || left.key.localeCompare(right.key),
     );
-  const groups: { sum: number[]; centroid: number[]; members: AskedQuestion[] }[] = [];
+  const groups: { sum: Float64Array; centroid: Float64Array; members: AskedQuestion[] }[] = [];
   for (const entry of entries) {
     let best: { group: (typeof groups)[number]; similarity: number } | undefined;
     for (const group of groups) {
@@ -129,10 +129,17 @@ export function clusterByEmbeddings(
     }
     if (best) {
       best.group.members.push(entry.question);
-      best.group.sum = best.group.sum.map((value, index) => value + (entry.vector[index] ?? 0));
-      best.group.centroid = unit(best.group.sum);
+      const sum = best.group.sum;
+      for (let index = 0; index < sum.length; index++) {
+        sum[index] = (sum[index] as number) + (entry.vector[index] ?? 0);
+      }
+      best.group.centroid = unit(sum);
     } else {
-      groups.push({ sum: [...entry.vector], centroid: entry.vector, members: [entry.question] });
+      groups.push({
+        sum: Float64Array.from(entry.vector),
+        centroid: entry.vector,
+        members: [entry.question],
+      });
     }
   }
   const weightOf = (term: string) => options.weight?.(term) ?? 1;
@@ -184,15 +191,20 @@ function labelledTopic(members: AskedQuestion[], weightOf: (term: string) => num
   };
 }
 
-function dot(left: readonly number[], right: readonly number[]): number {
+function dot(left: Float64Array, right: Float64Array): number {
+  const length = Math.min(left.length, right.length);
   let total = 0;
-  for (let index = 0; index < Math.min(left.length, right.length); index++) {
-    total += (left[index] ?? 0) * (right[index] ?? 0);
+  for (let index = 0; index < length; index++) {
+    total += (left[index] as number) * (right[index] as number);
   }
   return total;
 }
 
-function unit(vector: readonly number[]): number[] {
-  const norm = Math.hypot(...vector);
-  return norm > 0 ? vector.map((value) => value / norm) : [...vector];
+function unit(vector: ArrayLike<number>): Float64Array {
+  const result = Float64Array.from(vector);
+  const norm = Math.sqrt(dot(result, result));
+  if (norm > 0)
+    for (let index = 0; index < result.length; index++)
+      result[index] = (result[index] as number) / norm;
+  return result;
 }
