@@ -299,7 +299,9 @@ if (values.only === undefined || values.only === "insights") {
     ...(await benchEmbeddingTopics([250, 1_000], 384)),
     ...(await benchEmbeddingTopics([250, 1_000], 1_536)),
   ];
-  console.log("\n## Insights topics by embeddings (distinct questions, a bag-of-words test embedder; no model time)\n");
+  console.log(
+    "\n## Insights topics by embeddings (distinct questions, a bag-of-words test embedder; no model time)\n",
+  );
   console.log(
     "| distinct questions | dimensions | topics | grouping, median of 3 (ms) |\n|---:|---:|---:|---:|",
   );
