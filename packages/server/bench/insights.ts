@@ -1,9 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/config.ts";
+import { groupTopics } from "../src/insights/embedding-topics.ts";
 import { loadInsights } from "../src/insights/load.ts";
+import { countQuestions } from "../src/insights/topics.ts";
 import { openLectern } from "../src/lectern.ts";
 import { type QuestionLogEntry, QuestionLogStore } from "../src/store/question-log-store.ts";
+import { createFakeEmbedder } from "../test/doubles/fake-embedder.ts";
+import { createRandom, TextGenerator } from "./corpus.ts";
 
 /**
  * The question log and the insights report on the sample book: how fast logged questions are
@@ -88,4 +92,49 @@ export async function benchInsights(
   } finally {
     await lectern.close();
   }
+}
+
+export interface EmbeddingTopicsBenchRow {
+  questions: number;
+  dimensions: number;
+  topics: number;
+  medianMs: number;
+}
+
+/**
+ * Grouping distinct questions into topics by their embeddings (insights/embedding-topics.ts),
+ * the embedder's own time left out: a deterministic bag-of-words embedder, generated questions
+ * that rarely meet, so nearly every question starts a topic of its own and is compared with all
+ * those before it (the worst case of the greedy grouping).
+ */
+export async function benchEmbeddingTopics(
+  counts: number[],
+  dimensions = 384,
+  runs = 3,
+): Promise<EmbeddingTopicsBenchRow[]> {
+  const generator = new TextGenerator(createRandom(11));
+  const embedder = createFakeEmbedder(dimensions);
+  const rows: EmbeddingTopicsBenchRow[] = [];
+  for (const count of counts) {
+    const questions = countQuestions(
+      Array.from({ length: count }, (_, index) => `${generator.sentence(8)} ${index}?`),
+    );
+    const times: number[] = [];
+    let topics = 0;
+    for (let run = 0; run < runs; run++) {
+      const started = performance.now();
+      const grouped = await groupTopics(questions, () => 1, { embedder, maxQuestions: count });
+      times.push(performance.now() - started);
+      if (grouped.method !== "embeddings") throw new Error("the questions were not embedded");
+      topics = grouped.topics.length;
+    }
+    times.sort((left, right) => left - right);
+    rows.push({
+      questions: count,
+      dimensions,
+      topics,
+      medianMs: times[Math.floor(times.length / 2)] ?? 0,
+    });
+  }
+  return rows;
 }

@@ -8,6 +8,7 @@ import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 import { benchHttp } from "./http.ts";
+import { benchEmbeddingTopics, benchInsights } from "./insights.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
 import { benchRetrieval, benchSearch, QUERY_KINDS, type RetrievalRow } from "./retrieval.ts";
@@ -279,6 +280,37 @@ if (values.only === undefined || values.only === "http") {
     );
   }
   results.http = rows;
+  await rm(dataDir, { recursive: true, force: true });
+}
+if (values.only === undefined || values.only === "insights") {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-insights-"));
+  await ingestSampleBook(dataDir);
+  const rows = await benchInsights(dataDir, [1_000, 10_000, 50_000]);
+  console.log("\n## Question log and insights report (sample book, a week of questions)\n");
+  console.log(
+    "| logged questions | written per second (batches of 200) | report (ms) |\n|---:|---:|---:|",
+  );
+  for (const row of rows) {
+    console.log(
+      `| ${row.questions.toLocaleString("en")} | ${row.writeEntriesPerSecond.toFixed(0)} | ${row.reportMs.toFixed(0)} |`,
+    );
+  }
+  const topicRows = [
+    ...(await benchEmbeddingTopics([250, 1_000], 384)),
+    ...(await benchEmbeddingTopics([250, 1_000], 1_536)),
+  ];
+  console.log(
+    "\n## Insights topics by embeddings (distinct questions, a bag-of-words test embedder; no model time)\n",
+  );
+  console.log(
+    "| distinct questions | dimensions | topics | grouping, median of 3 (ms) |\n|---:|---:|---:|---:|",
+  );
+  for (const row of topicRows) {
+    console.log(
+      `| ${row.questions.toLocaleString("en")} | ${row.dimensions} | ${row.topics} | ${row.medianMs.toFixed(0)} |`,
+    );
+  }
+  results.insights = { report: rows, embeddingTopics: topicRows };
   await rm(dataDir, { recursive: true, force: true });
 }
 if (values.only === undefined || values.only === "model") {

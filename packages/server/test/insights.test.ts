@@ -3,13 +3,17 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatInsights } from "../src/cli/commands/insights.ts";
 import { type Config, loadConfig } from "../src/config/config.ts";
+import { adminPage } from "../src/http/admin-page.ts";
 import { composeApp } from "../src/http/compose.ts";
+import { loadInsights } from "../src/insights/load.ts";
 import type { InsightsReport } from "../src/insights/report.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { Retriever } from "../src/search/retriever.ts";
 import { QuestionLogStore } from "../src/store/question-log-store.ts";
 import { SAMPLE_DOCS } from "./cli.ts";
+import { createFakeEmbedder } from "./doubles/fake-embedder.ts";
 import { askChat, expectError, postJson } from "./http-fixture.ts";
 
 /**
@@ -285,5 +289,55 @@ describe("insights on the sample book", () => {
         "How many subscribers can a topic have?",
       ]),
     );
+    // The sample book is served without an embedder: its topics are lexical, and say so.
+    expect(report.topicsMethod).toBe("lexical");
+    expect(formatInsights(report, configFor())).toContain(
+      "Top questions by topic (grouped by shared terms)",
+    );
+    expect(adminPage(report, { title: "Insights", since: "1d" })).toContain(
+      "Grouped by the words the questions share.",
+    );
+  });
+
+  it("groups questions by their embeddings when the book has an embedder, lexically when it fails", async () => {
+    const paraphrases = ["How often does a car need upkeep?", "Automobile maintenance schedule"];
+    for (const query of paraphrases) await askChat(served.app, { query });
+    await insights(); // the question log is flushed
+    const period = { since: new Date(Date.now() - 86_400_000), until: new Date() };
+    const embedder = createFakeEmbedder();
+    const byMeaning = await loadInsights({ ...lectern, embedder }, period);
+    expect(byMeaning.topicsMethod).toBe("embeddings");
+    expect(embedder.calls.flat()).toEqual(expect.arrayContaining(paraphrases));
+    const together = byMeaning.topics.find((topic) =>
+      paraphrases.every((text) => topic.questions.some((question) => question.text === text)),
+    );
+    expect(together).toBeDefined();
+    expect(formatInsights(byMeaning, configFor())).toContain(
+      "Top questions by topic (grouped by embeddings)",
+    );
+    expect(adminPage(byMeaning, { title: "Insights", since: "1d" })).toContain(
+      "Grouped by the questions' embeddings",
+    );
+
+    const warnings: unknown[] = [];
+    const failing = {
+      ...embedder,
+      embed: async () => {
+        throw new Error("embedding endpoint unavailable");
+      },
+    };
+    const lexical = await loadInsights({ ...lectern, embedder: failing }, period, {
+      warn: (error) => warnings.push(error),
+    });
+    expect(lexical.topicsMethod).toBe("lexical");
+    expect(warnings).toHaveLength(1);
+    expect(
+      lexical.topics.some((topic) => topic.label === "topic" || topic.label === "topics"),
+    ).toBe(true);
+    expect(
+      lexical.topics.some((topic) =>
+        paraphrases.every((text) => topic.questions.some((question) => question.text === text)),
+      ),
+    ).toBe(false);
   });
 });

@@ -66,12 +66,15 @@ describe("lectern insights", () => {
       "Can I pay by invoice?",
       "How does a droid keep its balance?",
     ]);
+    // No embedder is configured: the topics are grouped by their shared terms, and say so.
+    expect(report.topicsMethod).toBe("lexical");
   });
 
   it("prints it as text, with the proposed synonyms file entries", async () => {
     const result = await runCli(["insights", "--data-dir", book.dataDir, "--since", "60d"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^4 questions: 2 answered, 1 low confidence, 1 unanswered/m);
+    expect(result.stdout).toMatch(/^Top questions by topic \(grouped by shared terms\)$/m);
     expect(result.stdout).toMatch(/Vocabulary gaps[^\n]*\n {2}droid ×2 → \/docs\/humanoids/);
     expect(result.stdout).toMatch(
       /Proposed lectern\.synonyms\.yml entries:\n#[^\n]*\ndroid: humanoid/,

@@ -62,7 +62,13 @@ const DEFAULTS: Config = {
     maxContextMessages: 50,
     inactiveAfterMinutes: 30,
   },
-  insights: { mode: "on", retentionDays: 30, keepSelectedText: false, flushMs: 1_000 },
+  insights: {
+    mode: "on",
+    retentionDays: 30,
+    keepSelectedText: false,
+    flushMs: 1_000,
+    topicSimilarity: 0.6,
+  },
   synonyms: {},
   limits: {
     maxQueryChars: 32_000,
@@ -232,6 +238,12 @@ describe("loadConfig for the reranker", () => {
     expect(error.details).toEqual({ key: "rerank.candidates" });
   });
 
+  it.each(["-0.1", "1.5"])("rejects INSIGHTS_TOPIC_SIMILARITY=%s, naming the variable", (value) => {
+    const error = loadError({ env: { INSIGHTS_TOPIC_SIMILARITY: value }, cwd: emptyDirectory() });
+    expect(error.message).toContain("environment variable INSIGHTS_TOPIC_SIMILARITY");
+    expect(error.details).toEqual({ key: "insights.topicSimilarity" });
+  });
+
   it("rejects an unknown rerank key in the file, naming its path", () => {
     const error = loadError({ env: {}, cwd: directoryWithFile({ rerank: { model: "x" } }) });
     expect(error.message).toContain('"rerank.model"');
@@ -357,6 +369,7 @@ describe("loadConfig from the environment", () => {
         INSIGHTS_RETENTION_DAYS: "14",
         INSIGHTS_KEEP_SELECTED_TEXT: "true",
         INSIGHTS_FLUSH_MS: "250",
+        INSIGHTS_TOPIC_SIMILARITY: "0.8",
         LECTERN_MAX_QUERY_CHARS: "1000",
         LECTERN_MAX_SELECTION_CHARS: "5000",
         LECTERN_MAX_BODY_BYTES: "65536",
@@ -403,7 +416,13 @@ describe("loadConfig from the environment", () => {
         maxContextMessages: 20,
         inactiveAfterMinutes: 45,
       },
-      insights: { mode: "off", retentionDays: 14, keepSelectedText: true, flushMs: 250 },
+      insights: {
+        mode: "off",
+        retentionDays: 14,
+        keepSelectedText: true,
+        flushMs: 250,
+        topicSimilarity: 0.8,
+      },
       synonyms: {},
       limits: {
         maxQueryChars: 1000,

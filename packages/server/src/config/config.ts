@@ -69,6 +69,8 @@ const insightsSchema = z
     // A reader's selected text is never logged unless this is set (it may quote private pages).
     keepSelectedText: z.boolean().default(false),
     flushMs: z.number().int().min(10).max(60_000).default(1_000), // 1 s: questions are written in batches
+    // Cosine similarity at which a question joins a topic when an embedder groups them; model-dependent.
+    topicSimilarity: z.number().min(0).max(1).default(0.6),
   })
   .strict();
 

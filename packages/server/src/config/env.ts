@@ -32,6 +32,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   INSIGHTS_RETENTION_DAYS: { key: ["insights", "retentionDays"], type: "number" },
   INSIGHTS_KEEP_SELECTED_TEXT: { key: ["insights", "keepSelectedText"], type: "boolean" },
   INSIGHTS_FLUSH_MS: { key: ["insights", "flushMs"], type: "int" },
+  INSIGHTS_TOPIC_SIMILARITY: { key: ["insights", "topicSimilarity"], type: "number" },
   LECTERN_SYNONYMS_FILE: { key: ["synonymsFile"], type: "string" },
   LECTERN_MAX_QUERY_CHARS: { key: ["limits", "maxQueryChars"], type: "int" },
   LECTERN_MAX_SELECTION_CHARS: { key: ["limits", "maxSelectionChars"], type: "int" },

@@ -101,6 +101,7 @@ export function adminPage(
 </section>
 <section aria-labelledby="topics">
 <h2 id="topics">Top questions by topic</h2>
+<p class="meta">${report.topicsMethod === "embeddings" ? "Grouped by the questions' embeddings (similar meaning)." : "Grouped by the words the questions share."}</p>
 ${topicsList(report)}
 </section>
 <section aria-labelledby="unanswered">

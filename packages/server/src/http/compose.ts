@@ -120,7 +120,13 @@ export function composeApp(
           questionLog,
           insights: async (period: { since: Date; until: Date }) => {
             await questionLog.flush();
-            return loadInsights(lectern, period);
+            return loadInsights(lectern, period, {
+              warn: (error) =>
+                options.logger.warn(
+                  { err: error },
+                  "Embedding the questions failed: insights topics are grouped lexically",
+                ),
+            });
           },
         }
       : {}),

@@ -3,10 +3,15 @@ import { Synonyms } from "../search/synonyms.ts";
 import { QuestionLogStore } from "../store/question-log-store.ts";
 import { buildInsights, type InsightsReport } from "./report.ts";
 
-/** The insights of one book over a period: its question log read, and the book as it is now. */
+/**
+ * The insights of one book over a period: its question log read, and the book as it is now.
+ * Topics are grouped by the book's embedder when it has one; `warn` hears why embedding failed
+ * when the report falls back to lexical topics.
+ */
 export async function loadInsights(
   lectern: Lectern,
   period: { since: Date; until: Date },
+  options: { warn?: (error: unknown) => void } = {},
 ): Promise<InsightsReport> {
   const store = new QuestionLogStore(lectern.db, lectern.config.collection);
   const questions = (await store.since(period.since)).filter(
@@ -22,5 +27,11 @@ export async function loadInsights(
       title: await lectern.title(),
     },
     period,
+    {
+      embedder: lectern.embedder,
+      similarity: lectern.config.insights.topicSimilarity,
+      batchSize: lectern.config.embeddings.batchSize,
+      ...(options.warn ? { onEmbeddingError: options.warn } : {}),
+    },
   );
 }

@@ -5,13 +5,8 @@ import type { Synonyms } from "../search/synonyms.ts";
 import type { PageSummary } from "../store/document-store.ts";
 import type { LoggedQuestion } from "../store/question-log-store.ts";
 import { urlPath } from "../util/url-path.ts";
-import {
-  type AskedQuestion,
-  clusterQuestions,
-  countQuestions,
-  questionKey,
-  type Topic,
-} from "./topics.ts";
+import { groupTopics, type TopicsMethod, type TopicsOptions } from "./embedding-topics.ts";
+import { type AskedQuestion, countQuestions, questionKey, type Topic } from "./topics.ts";
 import { synonymsProposal, type VocabularyGap, vocabularyGaps } from "./vocabulary-gaps.ts";
 
 /**
@@ -56,7 +51,9 @@ export interface InsightsReport {
   /** One entry per UTC day of the period, oldest first. */
   perDay: { day: string; answered: number; lowConfidence: number; unanswered: number }[];
   topics: Topic[];
-  /** Questions sharing no term with another. */
+  /** How the topics were grouped: by the questions' embeddings, or by their shared terms. */
+  topicsMethod: TopicsMethod;
+  /** Questions in no topic. */
   otherQuestions: AskedQuestion[];
   /** Most frequent first, then newest. */
   unanswered: UnansweredQuestion[];
@@ -97,20 +94,22 @@ export function parseDuration(text: string): number {
   return amount * minutes * 60_000;
 }
 
-export function buildInsights(
+export async function buildInsights(
   questions: readonly LoggedQuestion[],
   book: BookNow,
   period: { since: Date; until: Date },
-): InsightsReport {
+  topicsOptions: TopicsOptions = {},
+): Promise<InsightsReport> {
   const unanswered = questions.filter((entry) => entry.mode === "no_results");
   const lowConfidence = questions.filter(
     (entry) => entry.mode !== "no_results" && entry.lowConfidence,
   );
   const weight = (term: string) =>
     book.index.documentFrequencyOf(term) > 0 ? book.index.idf(term) : undefined;
-  const { topics, other } = clusterQuestions(
+  const { topics, other, method } = await groupTopics(
     countQuestions(questions.map((entry) => entry.question)),
-    { weight },
+    weight,
+    topicsOptions,
   );
   const gaps = vocabularyGaps(
     questions.map((entry) => ({ question: entry.question, unknownWords: entry.unknownWords })),
@@ -129,6 +128,7 @@ export function buildInsights(
     },
     perDay: perDay(questions, period),
     topics,
+    topicsMethod: method,
     otherQuestions: other.slice(0, LIST_LIMIT),
     unanswered: unansweredQuestions([...unanswered, ...lowConfidence]),
     thumbsDown: questions

@@ -1,6 +1,7 @@
 import type { Config } from "../../config/config.ts";
 import { loadInsights } from "../../insights/load.ts";
 import { type InsightsReport, parseDuration } from "../../insights/report.ts";
+import { createSafeLogger } from "../../util/safe-log.ts";
 import type { Flags } from "../flags.ts";
 import { requireDataDir, withLectern } from "../open-book.ts";
 
@@ -10,10 +11,18 @@ export async function insightsCommand(config: Config, flags: Flags): Promise<num
   requireDataDir(config);
   return withLectern(config, async (lectern) => {
     const until = new Date();
-    const report = await loadInsights(lectern, {
-      since: new Date(until.getTime() - period),
-      until,
-    });
+    const logger = createSafeLogger("warn");
+    const report = await loadInsights(
+      lectern,
+      { since: new Date(until.getTime() - period), until },
+      {
+        warn: (error) =>
+          logger.warn(
+            { err: error },
+            "Embedding the questions failed: topics are grouped lexically",
+          ),
+      },
+    );
     process.stdout.write(
       flags.json ? `${JSON.stringify(report, null, 2)}\n` : formatInsights(report, config),
     );
@@ -38,7 +47,7 @@ export function formatInsights(report: InsightsReport, config: Pick<Config, "ins
     `${totals.questions} questions: ${totals.answered} answered, ${totals.lowConfidence} low confidence, ${totals.unanswered} unanswered; ${totals.thumbsUp} thumbs up, ${totals.thumbsDown} down`,
   );
   section(
-    "Top questions by topic",
+    `Top questions by topic (grouped by ${report.topicsMethod === "embeddings" ? "embeddings" : "shared terms"})`,
     report.topics.flatMap((topic) => [
       `${topic.label} (${topic.count})${topic.terms.length > 0 ? `, with ${topic.terms.join(", ")}` : ""}`,
       ...topic.questions
