@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { createError } from "../errors.ts";
+import { responseMetadata } from "../pipeline/chat-service.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
 import { round } from "../util/numbers.ts";
 import type { RouteDeps } from "./deps.ts";
@@ -40,30 +41,13 @@ export function toChatResponse(
     answer: outcome.answer,
     fallback_message: outcome.fallbackMessage,
     sources: outcome.sources,
-    metadata: metadataOf(input, outcome, deps.now() - started),
+    metadata: responseMetadata(input, outcome, deps.now() - started),
     session_id: input.sessionId,
     confidence: outcome.confidence,
     message_id: deps.chat.newMessageId(),
     ...(outcome.suggestions && outcome.suggestions.length > 0
       ? { suggestions: outcome.suggestions }
       : {}),
-  };
-}
-
-function metadataOf(input: ChatInput, outcome: ChatOutcome, elapsedMs: number): ResponseMetadata {
-  return {
-    query_time_ms: roundMs(elapsedMs),
-    retrieval_count: outcome.retrievalCount,
-    mode: outcome.mode,
-    low_confidence: outcome.lowConfidence,
-    request_id: input.requestId,
-    search_query: outcome.searchQuery,
-    original_query: input.query,
-    route: outcome.route,
-    injection_flagged: outcome.injectionFlagged,
-    timings: outcome.timings,
-    ...(outcome.support === undefined ? {} : { support: outcome.support }),
-    ...(outcome.degraded ? { degraded: true } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Lectern } from "../lectern.ts";
-import type { ChatService } from "../pipeline/chat-service.ts";
+import { type ChatService, responseMetadata } from "../pipeline/chat-service.ts";
 import type { McpAnswer, McpBook } from "./server.ts";
 
 /** The book's side of the MCP server: its title, retrieval and pages, from the opened index. */
@@ -42,18 +42,7 @@ export async function askThroughChat(
     answer: outcome.answer,
     fallback_message: outcome.fallbackMessage,
     sources: outcome.sources,
-    metadata: {
-      query_time_ms: outcome.timings.total ?? 0,
-      retrieval_count: outcome.retrievalCount,
-      mode: outcome.mode,
-      low_confidence: outcome.lowConfidence,
-      request_id: input.requestId,
-      search_query: outcome.searchQuery,
-      original_query: input.query,
-      route: outcome.route,
-      injection_flagged: outcome.injectionFlagged,
-      timings: outcome.timings,
-    },
+    metadata: responseMetadata(input, outcome, outcome.timings.total ?? 0),
     confidence: outcome.confidence,
     message_id: messageId,
   });
