@@ -6,7 +6,7 @@ import { round } from "../util/numbers.ts";
 import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { readChatInput } from "./request.ts";
-import type { ChatResponse, ResponseMetadata } from "./wire.ts";
+import type { ChatResponse } from "./wire.ts";
 
 /** What the two chat routes share: reading the question, admission, and the answer's wire form. */
 
