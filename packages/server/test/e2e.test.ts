@@ -375,14 +375,15 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
       await pageLink.focus();
       await page.keyboard.press(shortcut);
       await searchBox.waitFor();
-      expect(await hasFocus(searchBox), shortcut).toBe(true);
+      // The box takes focus once it has rendered: wait for that, not for the first frame.
+      await expect.poll(() => hasFocus(searchBox), { message: shortcut }).toBe(true);
       // Tab stays in the box.
       await page.keyboard.press("Tab");
       await page.keyboard.press("Tab");
       expect(await page.getByRole("dialog", { name: "Search or ask" }).count()).toBe(1);
       await page.keyboard.press("Escape");
       await searchBox.waitFor({ state: "detached" });
-      expect(await hasFocus(pageLink), shortcut).toBe(true);
+      await expect.poll(() => hasFocus(pageLink), { message: shortcut }).toBe(true);
     }
 
     await page.keyboard.press("/");
