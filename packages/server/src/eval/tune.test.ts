@@ -86,3 +86,50 @@ describe("tuning", () => {
     }
   });
 });
+
+describe("the acronym rule", () => {
+  // Two answerable questions have a reader's word the book never uses (not an acronym) and match
+  // less well than the off-topic one below, so neither support nor the score ratio can refuse it.
+  const answerable = [
+    ...Array.from({ length: 40 }, (_, index) =>
+      observed(false, { bestCoverage: 0.9, unknownShare: 0, scoreRatio: 4 + (index % 5) }),
+    ),
+    observed(false, { bestCoverage: 0.6, unknownShare: 0.25, scoreRatio: 3 }),
+    observed(false, { bestCoverage: 0.65, unknownShare: 0.3, scoreRatio: 3.5 }),
+  ];
+  // Matches as well as the answerable questions except for one acronym the book never uses.
+  const namesSomethingElse = observed(true, {
+    bestCoverage: 0.9,
+    unknownShare: 0.2,
+    scoreRatio: 6,
+    unknownAcronyms: 1,
+  });
+
+  it("is chosen when it refuses an off-topic question nothing else refuses", () => {
+    const { thresholds } = chooseThresholds([...answerable, namesSomethingElse]);
+    expect(thresholds.refuseUnknownAcronyms).toBe(true);
+    expect(decide(namesSomethingElse.signals as RetrievalSignals, 5, thresholds)).toBe(
+      "no_results",
+    );
+  });
+
+  it("is left off when answerable questions name acronyms the book never uses", () => {
+    const readersAcronyms = Array.from({ length: 2 }, () =>
+      observed(false, { bestCoverage: 0.9, unknownShare: 0.2, scoreRatio: 6, unknownAcronyms: 1 }),
+    );
+    const { thresholds } = chooseThresholds([
+      ...answerable,
+      ...readersAcronyms,
+      namesSomethingElse,
+    ]);
+    expect(thresholds.refuseUnknownAcronyms).toBe(false);
+  });
+
+  it("is left off when nothing needs it", () => {
+    const { thresholds } = chooseThresholds([
+      ...answerable,
+      observed(true, { bestCoverage: 0.3, unknownShare: 0.6, scoreRatio: 1, unknownAcronyms: 1 }),
+    ]);
+    expect(thresholds.refuseUnknownAcronyms).toBe(false);
+  });
+});

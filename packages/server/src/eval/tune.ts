@@ -15,9 +15,11 @@ import type { EvalQuestion } from "./questions.ts";
  * --tune`: the tune half of a questions file, the other half only checks the result; `npm run
  * eval:dev -- --tune`: pooled sets, checked on a set that never takes part).
  *
- * - no_results: among grid points (unknownWeight, minSupport, minScoreRatio) that refuse at most
- *   MAX_FALSE_REJECTION of the answerable questions, the one that refuses the most off-topic ones;
- *   among equally good points the middle one, so the boundary sits away from the examples.
+ * - no_results: among grid points (unknownWeight, minSupport, minScoreRatio, and whether an
+ *   acronym the book never uses refuses) that refuse at most MAX_FALSE_REJECTION of the answerable
+ *   questions, the one that refuses the most off-topic ones; among equally good points the middle
+ *   one, so the boundary sits away from the examples, and the acronym rule only when it does
+ *   better than without it.
  * - low_confidence: with those, the lowConfidenceSupport whose flag best predicts a wrong answer
  *   (F1), wrong meaning an off-topic question answered or a first source from a page that does not
  *   answer the question; ties again take the middle.
@@ -84,24 +86,39 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
   const answerable = observations.filter((observation) => !observation.offTopic);
 
   let best = Number.NEGATIVE_INFINITY;
-  let optimal: { unknownWeight: number; minSupport: number; minScoreRatio: number }[] = [];
-  for (const unknownWeight of grid(0, 2, 0.25)) {
-    for (const minSupport of grid(-0.5, 0.8, 0.02))
-      for (const minScoreRatio of grid(0, 5, 0.25)) {
-        const thresholds = { unknownWeight, minSupport, minScoreRatio, lowConfidenceSupport: 0 };
-        const rejected = (observation: Observation) =>
-          decide(observation.signals, observation.resultCount, thresholds) === "no_results";
-        // Refuse only what the book does not cover: wrong refusals stay within the budget.
-        if (share(answerable, rejected) > MAX_FALSE_REJECTION) continue;
-        const score = share(offTopic, rejected) - share(answerable, rejected);
-        if (score > best + 1e-9) {
-          best = score;
-          optimal = [];
+  let optimal: {
+    unknownWeight: number;
+    minSupport: number;
+    minScoreRatio: number;
+    refuseUnknownAcronyms: boolean;
+  }[] = [];
+  for (const refuseUnknownAcronyms of [false, true])
+    for (const unknownWeight of grid(0, 2, 0.25))
+      for (const minSupport of grid(-0.5, 0.8, 0.02))
+        for (const minScoreRatio of grid(0, 5, 0.25)) {
+          const thresholds = {
+            unknownWeight,
+            minSupport,
+            minScoreRatio,
+            refuseUnknownAcronyms,
+            lowConfidenceSupport: 0,
+          };
+          const rejected = (observation: Observation) =>
+            decide(observation.signals, observation.resultCount, thresholds) === "no_results";
+          // Refuse only what the book does not cover: wrong refusals stay within the budget.
+          if (share(answerable, rejected) > MAX_FALSE_REJECTION) continue;
+          const score = share(offTopic, rejected) - share(answerable, rejected);
+          if (score > best + 1e-9) {
+            best = score;
+            optimal = [];
+          }
+          if (Math.abs(score - best) <= 1e-9)
+            optimal.push({ unknownWeight, minSupport, minScoreRatio, refuseUnknownAcronyms });
         }
-        if (Math.abs(score - best) <= 1e-9)
-          optimal.push({ unknownWeight, minSupport, minScoreRatio });
-      }
-  }
+  // The acronym rule is kept only when it refuses more than the best points without it.
+  if (optimal.some((point) => !point.refuseUnknownAcronyms))
+    optimal = optimal.filter((point) => !point.refuseUnknownAcronyms);
+  const refuseUnknownAcronyms = optimal[0]?.refuseUnknownAcronyms ?? false;
   // Ties resolve one dimension at a time, each pair of the first two counted once, so a floor
   // that changes nothing on these questions leaves the other two where they would be without it.
   const pairs = [
@@ -119,7 +136,13 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
       .map((point) => point.minScoreRatio),
   );
 
-  const decisionOnly = { unknownWeight, minSupport, minScoreRatio, lowConfidenceSupport: 0 };
+  const decisionOnly = {
+    unknownWeight,
+    minSupport,
+    minScoreRatio,
+    refuseUnknownAcronyms,
+    lowConfidenceSupport: 0,
+  };
   const support = (observation: Observation) => supportOf(observation.signals, { unknownWeight });
   const accepted = observations.filter(
     (observation) =>
@@ -149,6 +172,7 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
       unknownWeight,
       minSupport,
       minScoreRatio,
+      refuseUnknownAcronyms,
       lowConfidenceSupport: median(optimalLow),
     },
     decisionScore: best,

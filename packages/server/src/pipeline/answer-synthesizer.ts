@@ -148,6 +148,25 @@ const MAX_NAMED_WORDS = 3;
  * name what a question is about and are left out.
  */
 export function notInBookCaveat(words: string[]): string | null {
+  const list = namedWords(words);
+  return list
+    ? `The book does not mention ${list}. These are the passages closest to the question:`
+    : null;
+}
+
+/**
+ * The reply to a question the book does not cover: it names the question's words the book never
+ * uses when there are any ("…: it never mentions “SLAM”."), so the reader sees why.
+ */
+export function noResultsMessage(unknownWords: string[] | undefined): string {
+  const list = namedWords(unknownWords ?? []);
+  return list
+    ? `I couldn't find this in the book: it never mentions ${list}. Try rephrasing the question, or ask about a topic the book covers.`
+    : NO_RESULTS_MESSAGE;
+}
+
+/** Up to MAX_NAMED_WORDS of the words, quoted and joined ("“a”, “b” or “c”"); null for none. */
+function namedWords(words: string[]): string | null {
   const named = [
     ...new Set(
       words.filter((word) => /\p{L}/u.test(word) && word.length >= 3 && !/.{3}ly$/i.test(word)),
@@ -155,11 +174,9 @@ export function notInBookCaveat(words: string[]): string | null {
   ];
   if (named.length === 0) return null;
   const quoted = named.slice(0, MAX_NAMED_WORDS).map((word) => `“${word}”`);
-  const list =
-    quoted.length === 1
-      ? quoted[0]
-      : `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
-  return `The book does not mention ${list}. These are the passages closest to the question:`;
+  return quoted.length === 1
+    ? (quoted[0] as string)
+    : `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
 }
 
 /** Streams a finished text in word groups, so clients render it progressively. */

@@ -5,7 +5,7 @@ import type { Synopsis } from "../answer/synopsis.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
-import { type AnswerSynthesizer, emitInPieces, NO_RESULTS_MESSAGE } from "./answer-synthesizer.ts";
+import { type AnswerSynthesizer, emitInPieces, noResultsMessage } from "./answer-synthesizer.ts";
 import { type ModelFollowUps, mergeFollowUps } from "./follow-ups.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
@@ -87,7 +87,7 @@ export class ChatPipeline {
         finish({
           ...base,
           answer,
-          fallbackMessage: NO_RESULTS_MESSAGE,
+          fallbackMessage: noResultsMessage(base.unknownWords),
           sources: [],
           mode: "no_results",
           lowConfidence: false,

@@ -188,6 +188,16 @@ describe("ChatPipeline", () => {
     expect(covered.answer).not.toContain("does not mention");
   });
 
+  it("names the words the book never uses when it refuses a question", async () => {
+    const refused = await pipeline.run(input("What is the capital of Australia?"));
+    expect(refused.mode).toBe("no_results");
+    expect(refused.fallbackMessage).toMatch(
+      /^I couldn't find this in the book: it never mentions “capital” or “Australia”\./,
+    );
+    const nothingNamed = await pipeline.run(input("What is the the?"));
+    expect(nothingNamed.fallbackMessage ?? "").not.toContain("never mentions");
+  });
+
   it("answers a selection from the selection, and skips retrieval for greetings", async () => {
     const selected = await pipeline.run(
       input(

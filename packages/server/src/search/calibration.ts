@@ -23,6 +23,10 @@ import type { DecisionThresholds, RetrievalSignals, RetrievedChunk } from "./typ
  * fixed or a variable rate mortgage?": the book never says "mortgage", and "fixed", "variable"
  * and "rate" are scattered words of it). Answerable questions with an unknown word (a reader's
  * "scanner" for the book's "lidar") still match their passage strongly on the rest.
+ * Last, an acronym is the name of one thing: a question naming one the book never writes
+ * ("How does SLAM build a map…", "…with PX4 and GPS?") asks about something the book does not
+ * cover, however well its other words match (`refuseUnknownAcronyms`). Readers' acronyms for
+ * what a book does cover are the book's own ("URDF", "DDS", "IMU").
  */
 
 /**
@@ -33,9 +37,10 @@ import type { DecisionThresholds, RetrievalSignals, RetrievedChunk } from "./typ
  * takes part; see docs/retrieval.md.
  */
 export const DEFAULT_THRESHOLDS: DecisionThresholds = {
-  unknownWeight: 1.75,
-  minSupport: -0.2,
+  unknownWeight: 1.25,
+  minSupport: -0.06,
   minScoreRatio: 2.25,
+  refuseUnknownAcronyms: true,
   lowConfidenceSupport: 0.78,
 };
 
@@ -55,13 +60,14 @@ export function coverageOf(
 
 /** The signals that depend on the question and the best BM25 score only. */
 function questionSignals(
-  question: { totalWeight: number; unknownWeight: number },
+  question: { totalWeight: number; unknownWeight: number; unknownAcronyms: string[] },
   bestBm25: number,
-): Pick<RetrievalSignals, "unknownShare" | "scoreRatio"> {
+): Pick<RetrievalSignals, "unknownShare" | "scoreRatio" | "unknownAcronyms"> {
   const { totalWeight, unknownWeight } = question;
   return {
     unknownShare: totalWeight > 0 ? round(unknownWeight / totalWeight, 3) : 1,
     scoreRatio: totalWeight > 0 ? round(bestBm25 / totalWeight, 3) : 0,
+    unknownAcronyms: question.unknownAcronyms.length,
   };
 }
 
@@ -71,7 +77,7 @@ function questionSignals(
  */
 export function lexicalVerdict(
   results: RetrievedChunk[],
-  question: { totalWeight: number; unknownWeight: number },
+  question: { totalWeight: number; unknownWeight: number; unknownAcronyms: string[] },
   bestBm25: number,
   thresholds: DecisionThresholds,
 ): { signals: RetrievalSignals; decision: "answer" | "no_results" } {
@@ -98,6 +104,7 @@ export function decide(
 ): "answer" | "no_results" {
   if (resultCount === 0) return "no_results";
   if (supportOf(signals, thresholds) < thresholds.minSupport) return "no_results";
+  if (thresholds.refuseUnknownAcronyms && (signals.unknownAcronyms ?? 0) > 0) return "no_results";
   return signals.unknownShare > 0 && signals.scoreRatio < thresholds.minScoreRatio
     ? "no_results"
     : "answer";

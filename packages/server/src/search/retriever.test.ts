@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { LexicalIndex } from "./lexical-index.ts";
-import { diversify, Retriever } from "./retriever.ts";
+import { DEFAULT_THRESHOLDS, diversify, Retriever } from "./retriever.ts";
+import { isAcronym } from "./search-terms.ts";
 
 let counter = 0;
 function chunk(filePath: string, url: string, headingPath: string[], text: string): ChunkRecord {
@@ -336,5 +337,39 @@ describe("a question that names an API with a page of its own", () => {
     expect(
       pagesOf("create store has an enhancer: how do I plug in the devtools extension?"),
     ).not.toContain("api/createStore.md");
+  });
+});
+
+describe("an acronym the book never uses", () => {
+  const strict = new Retriever(index, {
+    topK: 5,
+    maxChunksPerPage: 2,
+    thresholds: { ...DEFAULT_THRESHOLDS, refuseUnknownAcronyms: true },
+  });
+
+  it("refuses the question, however well its other words match", () => {
+    const question =
+      "Does SLAM keep the inverse kinematics solver stable near singularities with damped least squares?";
+    const lenient = retriever.withThresholds({
+      ...DEFAULT_THRESHOLDS,
+      refuseUnknownAcronyms: false,
+    });
+    expect(lenient.searchLexical(question).decision).toBe("answer");
+    const refused = strict.searchLexical(question);
+    expect(refused.signals.unknownAcronyms).toBe(1);
+    expect(refused.decision).toBe("no_results");
+  });
+
+  it("does not refuse acronyms the book writes, nor capitals in a shouted question", () => {
+    expect(strict.searchLexical("What does a reliable QoS profile do?").decision).toBe("answer");
+    const shouted = strict.searchLexical("HOW DOES INVERSE KINEMATICS REACH THE END EFFECTOR?");
+    expect(shouted.signals.unknownAcronyms).toBe(0);
+  });
+
+  it("tells acronyms from other words", () => {
+    for (const word of ["SLAM", "PX4", "ESP32", "SROS2", "APIs", "TCP"])
+      expect(isAcronym(word)).toBe(true);
+    for (const word of ["I", "A", "4K", "3D", "Slam", "slam", "PureComponent", "X"])
+      expect(isAcronym(word)).toBe(false);
   });
 });

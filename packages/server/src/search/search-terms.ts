@@ -19,6 +19,8 @@ export interface SearchTerms {
   unknownWeight: number;
   /** The words of the question the book never uses, as the reader wrote them. */
   unknownWords: string[];
+  /** Those of them written as acronyms ("SLAM", "ESP32"), unless the whole question is in capitals. */
+  unknownAcronyms: string[];
   /** Per-term BM25 weight for the words of the earlier turn. */
   boost: Map<string, number>;
   corrections: { from: string; to: string }[];
@@ -100,16 +102,33 @@ export function searchTermsOf(
       boost.set(term, CONTEXT_WEIGHT);
     }
   }
+  const unknownWords = [...new Set(unknown)].map((term) => spelled.get(term) ?? term);
   return {
     terms: [...searchTerms],
     weights,
     totalWeight: sum(weights.values()),
     unknownWeight,
-    unknownWords: [...new Set(unknown)].map((term) => spelled.get(term) ?? term),
+    unknownWords,
+    unknownAcronyms: isShouted(query) ? [] : unknownWords.filter(isAcronym),
     boost,
     corrections,
     identifiers: identifiers.filter((identifier) => index.documentFrequencyOf(identifier) > 0),
   };
+}
+
+/**
+ * A word written in capitals, with at least two letters and maybe digits or a plural "s": "SLAM",
+ * "PX4", "ESP32", "APIs". Not "4K" or "3D" (a number with a unit) nor "I".
+ */
+export function isAcronym(word: string): boolean {
+  return /^[A-Z][A-Z0-9]*[A-Z0-9]s?$/.test(word) && (word.match(/[A-Z]/g)?.length ?? 0) >= 2;
+}
+
+/** A question typed mostly in capitals, where capitals say nothing about acronyms. */
+function isShouted(text: string): boolean {
+  const upper = text.match(/[A-Z]/g)?.length ?? 0;
+  const lower = text.match(/[a-z]/g)?.length ?? 0;
+  return upper >= lower;
 }
 
 type AnalysedQuery = ReturnType<typeof analyzeQuery>;

@@ -58,6 +58,11 @@ export interface DecisionThresholds {
    * weight (`scoreRatio`) must reach this, or the answer is `no_results`; 0 turns it off.
    */
   minScoreRatio: number;
+  /**
+   * Refuse (`no_results`) a question that names an acronym the book never uses ("SLAM", "PX4",
+   * "SQL"); absent means false.
+   */
+  refuseUnknownAcronyms?: boolean;
   lowConfidenceSupport: number;
 }
 
@@ -68,6 +73,8 @@ export interface RetrievalSignals {
   unknownShare: number;
   /** The best passage's BM25 score over the question's total word weight (idf). */
   scoreRatio: number;
+  /** How many acronyms of the question the book never uses ("SLAM" in a book that never says it). */
+  unknownAcronyms?: number;
   /** bestCoverage − unknownWeight × unknownShare: how well the book supports an answer. */
   support: number;
 }
