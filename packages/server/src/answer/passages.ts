@@ -28,7 +28,7 @@ export function bestWindow(
   options: { maxSentences: number; rankCount: number; exclude?: Passage },
 ): Passage | null {
   if (query.total === 0) return null;
-  const excluded = new Set(options.exclude?.units.map((unit) => normalize(unit.text)) ?? []);
+  const excluded = new Set(options.exclude?.units.map(normalizedText) ?? []);
   const alreadyCovered = new Set<string>();
   for (const unit of options.exclude?.units ?? [])
     for (const term of [...unit.terms, ...unit.attachmentTerms]) alreadyCovered.add(term);
@@ -44,7 +44,7 @@ export function bestWindow(
     // What depends on one unit (or one heading) alone is worked out once per candidate, not once
     // per window holding it: a unit sits in up to maxSentences² windows.
     const repeats =
-      excluded.size > 0 ? all.map((unit) => excluded.has(normalize(unit.text))) : null;
+      excluded.size > 0 ? all.map((unit) => excluded.has(normalizedText(unit))) : null;
     const asks = all.map((unit) => QUESTION.test(unit.text));
     const matches = all.map(
       (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
@@ -190,6 +190,18 @@ export function openingPassage(candidates: Candidate[]): Passage | null {
   }
   if (units.length === 0) return null;
   return { source: 0, units, coverage: 0, newCoverage: 0, score: 0 };
+}
+
+// Units are parsed once per chunk and kept (units.ts), so their normalised text can be too.
+const normalizedUnits = new WeakMap<Unit, string>();
+
+function normalizedText(unit: Unit): string {
+  let text = normalizedUnits.get(unit);
+  if (text === undefined) {
+    text = normalize(unit.text);
+    normalizedUnits.set(unit, text);
+  }
+  return text;
 }
 
 function normalize(text: string): string {
