@@ -114,7 +114,21 @@ export function definingChunks(
 function namesSubject(query: WeightedQuestion, text: string): boolean {
   if (!query.subject) return false;
   if (query.acronym?.test(text)) return true;
-  return shareOf(query.subject, query.subjectTotal, new Set(analyze(text))) >= 0.5;
+  return shareOf(query.subject, query.subjectTotal, termsOfTitle(text)) >= 0.5;
+}
+
+// The titles and headings of the results' pages (and of the glossary) come back question after
+// question: each is analysed once.
+const titleTerms = new Map<string, Set<string>>();
+
+function termsOfTitle(text: string): Set<string> {
+  let terms = titleTerms.get(text);
+  if (!terms) {
+    terms = new Set(analyze(text));
+    if (titleTerms.size >= 5_000) titleTerms.clear();
+    titleTerms.set(text, terms);
+  }
+  return terms;
 }
 
 /** The first of the consecutive chunks of a page that share `chunk`'s heading path. */

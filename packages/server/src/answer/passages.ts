@@ -28,84 +28,95 @@ export function bestWindow(
   options: { maxSentences: number; rankCount: number; exclude?: Passage },
 ): Passage | null {
   if (query.total === 0) return null;
-  const excluded = new Set(options.exclude?.units.map((unit) => normalize(unit.text)) ?? []);
+  const excluded = new Set(options.exclude?.units.map(normalizedText) ?? []);
   const alreadyCovered = new Set<string>();
   for (const unit of options.exclude?.units ?? [])
     for (const term of [...unit.terms, ...unit.attachmentTerms]) alreadyCovered.add(term);
+  const weights = [...query.weights];
   let best: Passage | null = null;
   for (const [position, candidate] of candidates.entries()) {
     if (options.exclude && position === options.exclude.source) continue;
     const source = candidate.parsed;
+    const all = source.units;
     const rankScore =
       0.2 * candidate.result.similarityScore +
       0.04 * (1 - candidate.rank / Math.max(1, options.rankCount));
-    forEachWindow(source.units, options.maxSentences, (start, end) => {
-      const units = source.units.slice(start, end + 1);
-      const opener = units[0];
+    // What depends on one unit (or one heading) alone is worked out once per candidate, not once
+    // per window holding it: a unit sits in up to maxSentences² windows.
+    const repeats =
+      excluded.size > 0 ? all.map((unit) => excluded.has(normalizedText(unit))) : null;
+    const asks = all.map((unit) => QUESTION.test(unit.text));
+    const matches = all.map(
+      (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
+    );
+    const strengths: (number | undefined)[] = [];
+    const strength = (index: number) =>
+      (strengths[index] ??= definitionStrength(query, all[index] as Unit));
+    const headingShares = new Map<number, number>();
+    const headingShare = (section: number) => {
+      let share = headingShares.get(section);
+      if (share === undefined) {
+        share = shareOf(query.weights, query.total, source.headingTerms[section] ?? new Set());
+        headingShares.set(section, share);
+      }
+      return share;
+    };
+    forEachWindow(all, options.maxSentences, (start, end) => {
+      const opener = all[start];
       // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
       if (!opener || opener.pointsBack || (opener.item && !opener.opensParagraph)) return;
-      if (units.some((unit) => excluded.has(normalize(unit.text)))) return;
+      if (repeats && someIn(repeats, start, end)) return;
       // Nor does it stop on a question the book asks: its answer comes after ("So, how can we …?").
-      if (QUESTION.test(units[units.length - 1]?.text ?? "")) return;
+      if (asks[end]) return;
       // A second passage stays short: no list, code or table of its own.
-      if (options.exclude && units.some((unit) => unit.attachment)) return;
-      const covered = new Map<string, number>();
-      // The heading above a passage is part of what it says ("Building with colcon").
-      for (const term of source.headingTerms[opener.section] ?? []) covered.set(term, 0.5);
-      for (const unit of units) {
-        for (const term of unit.attachmentTerms)
-          covered.set(term, Math.max(covered.get(term) ?? 0, 0.5));
-        for (const term of unit.terms) covered.set(term, 1);
-      }
+      if (options.exclude && someUnit(all, start, end, (unit) => Boolean(unit.attachment))) return;
+      if (!someIn(matches, start, end)) return;
+      // The heading above a passage is part of what it says ("Building with colcon"): its words
+      // count half, as do words found only in a list or code block the window brings along.
+      const heading = source.headingTerms[opener.section];
       let coverage = 0;
       let newCoverage = 0;
-      for (const [term, weight] of query.weights) {
-        const share = covered.get(term) ?? 0;
+      for (const [term, weight] of weights) {
+        let share = heading?.has(term) ? 0.5 : 0;
+        for (let index = start; index <= end && share < 1; index++) {
+          const unit = all[index] as Unit;
+          if (unit.terms.has(term)) share = 1;
+          else if (unit.attachmentTerms.has(term)) share = 0.5;
+        }
         coverage += share * weight;
         if (!alreadyCovered.has(term)) newCoverage += share * weight;
       }
       coverage /= query.total;
       newCoverage /= query.total;
-      if (
-        !units.some(
-          (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
-        )
-      )
-        return;
-      const heading = shareOf(
-        query.weights,
-        query.total,
-        source.headingTerms[opener.section] ?? new Set(),
-      );
-      let score = coverage + 0.15 * heading + rankScore;
+      let score = coverage + 0.15 * headingShare(opener.section) + rankScore;
       if (query.subject) {
         // A defining sentence that leans on the one before it ("For this ROS 2 offers services, a
         // …") cannot open the passage; with its one sentence of context it still counts as opening.
-        const second = units[1];
-        const start = Math.max(
-          definitionStrength(query, opener),
-          second?.pointsBack ? definitionStrength(query, second) : 0,
-        );
-        score += 0.35 * start;
+        const second = end > start ? all[start + 1] : undefined;
+        const opening = Math.max(strength(start), second?.pointsBack ? strength(start + 1) : 0);
+        score += 0.35 * opening;
         let inside = 0;
-        for (const unit of units.slice(1))
-          inside = Math.max(inside, definitionStrength(query, unit));
+        for (let index = start + 1; index <= end; index++)
+          inside = Math.max(inside, strength(index));
         score += 0.1 * inside;
       }
       if (
         query.howTo &&
-        units.some((unit) => unit.actionable || unit.attachment?.startsWith("```"))
+        someUnit(
+          all,
+          start,
+          end,
+          (unit) => unit.actionable || unit.attachment?.startsWith("```") === true,
+        )
       )
         score += 0.1;
-      for (const [index, unit] of units.entries()) {
-        if (!anyOf(query.weights, unit.terms) && !anyOf(query.weights, unit.attachmentTerms))
-          score -= 0.03;
-        const previous = units[index - 1];
-        if (previous && previous.paragraph !== unit.paragraph) score -= 0.03;
+      for (let index = start; index <= end; index++) {
+        if (!matches[index]) score -= 0.03;
+        if (index > start && all[index - 1]?.paragraph !== all[index]?.paragraph) score -= 0.03;
       }
-      const following = source.units[end + 1];
+      const following = all[end + 1];
       if (
-        units.length === 1 &&
+        start === end &&
         following &&
         following.paragraph === opener.paragraph &&
         following.run === opener.run
@@ -113,10 +124,34 @@ export function bestWindow(
         score -= 0.08;
       if (options.exclude) score = newCoverage + 0.2 * score;
       if (!best || score > best.score)
-        best = { source: position, units, coverage, newCoverage, score };
+        best = {
+          source: position,
+          units: all.slice(start, end + 1),
+          coverage,
+          newCoverage,
+          score,
+        };
     });
   }
   return best;
+}
+
+function someIn(flags: boolean[], start: number, end: number): boolean {
+  for (let index = start; index <= end; index++) if (flags[index]) return true;
+  return false;
+}
+
+function someUnit(
+  units: Unit[],
+  start: number,
+  end: number,
+  test: (unit: Unit) => boolean,
+): boolean {
+  for (let index = start; index <= end; index++) {
+    const unit = units[index];
+    if (unit && test(unit)) return true;
+  }
+  return false;
 }
 
 /** Reads as a way out ("Instead, use …", "To fix this, run …"), not only as a warning ("Never …"). */
@@ -155,6 +190,18 @@ export function openingPassage(candidates: Candidate[]): Passage | null {
   }
   if (units.length === 0) return null;
   return { source: 0, units, coverage: 0, newCoverage: 0, score: 0 };
+}
+
+// Units are parsed once per chunk and kept (units.ts), so their normalised text can be too.
+const normalizedUnits = new WeakMap<Unit, string>();
+
+function normalizedText(unit: Unit): string {
+  let text = normalizedUnits.get(unit);
+  if (text === undefined) {
+    text = normalize(unit.text);
+    normalizedUnits.set(unit, text);
+  }
+  return text;
 }
 
 function normalize(text: string): string {

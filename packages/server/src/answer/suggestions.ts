@@ -91,12 +91,34 @@ export function followUpQuestions(
       if (questions.length >= max) return questions;
       if (!heading || seen.has(heading) || heading === chunk.title) continue;
       seen.add(heading);
-      questions.push(questionAbout(heading));
+      questions.push(cachedQuestionAbout(heading));
     }
   }
   return questions;
 }
 
+// Every answer offers follow-ups from its first source's page: the same few pages' headings and
+// questions, worked out once rather than on every request.
+const headingsOfText = new Map<string, string[]>();
+const questionsAbout = new Map<string, string>();
+const CACHE_LIMIT = 5_000;
+
 function innerHeadings(text: string): string[] {
-  return Array.from(text.matchAll(/^#{2,6} +(.+?)\s*$/gm), (match) => match[1] ?? "");
+  let headings = headingsOfText.get(text);
+  if (!headings) {
+    headings = Array.from(text.matchAll(/^#{2,6} +(.+?)\s*$/gm), (match) => match[1] ?? "");
+    if (headingsOfText.size >= CACHE_LIMIT) headingsOfText.clear();
+    headingsOfText.set(text, headings);
+  }
+  return headings;
+}
+
+function cachedQuestionAbout(heading: string): string {
+  let question = questionsAbout.get(heading);
+  if (question === undefined) {
+    question = questionAbout(heading);
+    if (questionsAbout.size >= CACHE_LIMIT) questionsAbout.clear();
+    questionsAbout.set(heading, question);
+  }
+  return question;
 }

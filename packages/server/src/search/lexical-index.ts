@@ -199,11 +199,24 @@ export class LexicalIndex {
     return found;
   }
 
-  /** The chunks of one page, in page order. */
+  /** Every page's chunks in page order, grouped once per change of the index. */
+  private pages: Map<string, ChunkRecord[]> | undefined;
+
+  /** The chunks of one page, in page order (a copy: the caller may change it). */
   chunksOfPage(filePath: string): ChunkRecord[] {
-    const page: ChunkRecord[] = [];
-    for (const chunk of this.chunks.values()) if (chunk.filePath === filePath) page.push(chunk);
-    return page.sort((left, right) => left.chunkIndex - right.chunkIndex);
+    // Answers ask for their sources' pages on every request; a scan of every chunk each time
+    // would grow with the book.
+    if (!this.pages) {
+      this.pages = new Map();
+      for (const chunk of this.chunks.values()) {
+        const page = this.pages.get(chunk.filePath);
+        if (page) page.push(chunk);
+        else this.pages.set(chunk.filePath, [chunk]);
+      }
+      for (const page of this.pages.values())
+        page.sort((left, right) => left.chunkIndex - right.chunkIndex);
+    }
+    return [...(this.pages.get(filePath) ?? [])];
   }
 
   add(chunks: Iterable<ChunkRecord>): void {
@@ -212,6 +225,7 @@ export class LexicalIndex {
     this.sortedVocabulary = undefined;
     this.titles = undefined;
     this.titledLike.clear();
+    this.pages = undefined;
     const batch: IndexedFields[] = [];
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
@@ -231,6 +245,7 @@ export class LexicalIndex {
     this.sortedVocabulary = undefined;
     this.titles = undefined;
     this.titledLike.clear();
+    this.pages = undefined;
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;

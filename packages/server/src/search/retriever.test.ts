@@ -373,3 +373,26 @@ describe("an acronym the book never uses", () => {
       expect(isAcronym(word)).toBe(false);
   });
 });
+
+describe("the chunks of a page", () => {
+  const part = (filePath: string, chunkIndex: number, id: string): ChunkRecord => ({
+    ...chunk(filePath, `https://b.example/docs/${filePath}`, ["Page"], `Part ${chunkIndex}.`),
+    id,
+    chunkIndex,
+  });
+
+  it("are in page order and follow chunks added and removed after a first look", () => {
+    const index = LexicalIndex.build([part("a.md", 2, "a2"), part("b.md", 0, "b0")]);
+    index.add([part("a.md", 0, "a0")]);
+    const ids = (filePath: string) => index.chunksOfPage(filePath).map((chunk) => chunk.id);
+    expect(ids("a.md")).toEqual(["a0", "a2"]);
+    index.add([part("a.md", 1, "a1")]);
+    expect(ids("a.md")).toEqual(["a0", "a1", "a2"]);
+    index.remove(["a0", "b0"]);
+    expect(ids("a.md")).toEqual(["a1", "a2"]);
+    expect(ids("b.md")).toEqual([]);
+    // A caller sorting or trimming its copy leaves the index's own order alone.
+    index.chunksOfPage("a.md").reverse();
+    expect(ids("a.md")).toEqual(["a1", "a2"]);
+  });
+});

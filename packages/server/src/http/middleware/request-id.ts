@@ -19,7 +19,8 @@ export function requestIds(newId: () => string): MiddlewareHandler<AppEnv>[] {
     }),
     async (context, next) => {
       await next();
-      context.header("X-Request-Id", context.get("requestId"));
+      // On the response's own headers: `context.header` would rebuild the finished response.
+      context.res.headers.set("X-Request-Id", context.get("requestId"));
     },
   ];
 }

@@ -48,13 +48,17 @@ export function securityHeaders(
   const frame = frameOptions(frameAncestors);
   return async (context, next) => {
     await next();
-    const isHtml = context.res.headers.get("content-type")?.startsWith("text/html") ?? false;
-    context.header("X-Content-Type-Options", "nosniff");
-    context.header("Referrer-Policy", "strict-origin-when-cross-origin");
+    // Set on the response's own headers, as hono's secure-headers middleware does: `context.header`
+    // on a finished response rebuilds it around its body as a stream, for every header, which
+    // the Node server then has to read back chunk by chunk.
+    const headers = context.res.headers;
+    const isHtml = headers.get("content-type")?.startsWith("text/html") ?? false;
+    headers.set("X-Content-Type-Options", "nosniff");
+    headers.set("Referrer-Policy", "strict-origin-when-cross-origin");
     // A page with inline sources of its own (the admin page) sets its own policy; all else gets these.
-    if (!(isHtml && context.res.headers.has("Content-Security-Policy"))) {
-      context.header("Content-Security-Policy", isHtml ? forPages : forOthers);
+    if (!(isHtml && headers.has("Content-Security-Policy"))) {
+      headers.set("Content-Security-Policy", isHtml ? forPages : forOthers);
     }
-    if (frame) context.header("X-Frame-Options", frame);
+    if (frame) headers.set("X-Frame-Options", frame);
   };
 }
