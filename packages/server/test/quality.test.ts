@@ -112,6 +112,27 @@ describe("sample book", () => {
     expect(outcome.sources[0]).toMatchObject({ file_path: "index.md", source_url: "/docs" });
   });
 
+  it("defines a term from its glossary entry when passages only use the term rank higher", async () => {
+    // The glossary's "K–P" section is the fifth source; the first uses "odometry" in passing.
+    const outcome = await pipelineOver(lectern.retriever).run({
+      requestId: "r",
+      sessionId: "s",
+      query: "What is odometry?",
+      selectedText: null,
+      filters: undefined,
+      sourceUrl: null,
+      topK: 5,
+    });
+    expect(outcome.answer).toMatch(/^Odometry — An estimate of motion/);
+    const cited = Number(/\[(\d+)\]/.exec(outcome.answer ?? "")?.[1]);
+    expect(outcome.sources[cited - 1]).toMatchObject({ file_path: "glossary.md" });
+    expect(
+      outcome.sources.filter(
+        (source) => "file_path" in source && source.file_path === "glossary.md",
+      ),
+    ).toHaveLength(1);
+  });
+
   it("meets the targets on the held-out half with thresholds tuned on the other half", async () => {
     const tuned = await tuneThresholds(
       lectern.retriever,

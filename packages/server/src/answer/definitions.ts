@@ -63,8 +63,9 @@ const MAX_DEFINING_CHUNKS = 4;
  * names X ("Describing a Robot with URDF"), the first chunk of a section whose heading names X
  * when the result only continues it, and the chunk of a glossary page whose entry defines X. Each
  * is weighed as the result that led to it (same rank and similarity). The book's glossary pages
- * (`glossaryPages`) are looked up too when no result is from them: a glossary entry that defines
- * X is weighed as the first result.
+ * (`glossaryPages`) are looked up too: a glossary entry that defines X is weighed as the first
+ * result, also when the glossary page is itself a lower result (a glossary's sections hold many
+ * entries, so the one that matters ranks low among the passages that only use the term).
  */
 export function definingChunks(
   query: WeightedQuestion,
@@ -83,13 +84,15 @@ export function definingChunks(
     return page;
   };
   const found: Candidate[] = [];
+  const promoted = new Set<string>();
   // The glossary first: its entry is where the book itself defines the term.
   const first = results[0];
   for (const filePath of glossaryPages) {
     if (!first || found.length >= MAX_DEFINING_CHUNKS) break;
-    if (results.some((result) => result.chunk.filePath === filePath)) continue;
     const entry = glossaryEntry(query, pageOf(filePath));
-    if (!entry || seen.has(entry.id)) continue;
+    // Already a candidate of its own only when it is the first result.
+    if (!entry || entry.id === first.chunk.id || promoted.has(entry.id)) continue;
+    promoted.add(entry.id);
     seen.add(entry.id);
     found.push({ result: { ...first, chunk: entry }, parsed: parsedChunk(entry), rank: 0 });
   }

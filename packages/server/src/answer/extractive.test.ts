@@ -620,6 +620,44 @@ describe("extractiveAnswer: chunks of the results' pages", () => {
   });
 });
 
+describe("extractiveAnswer: a passive sentence is no definition", () => {
+  it('quotes the glossary entry over "X is published in …" of a better-ranked result', () => {
+    const glossary = pageChunk(
+      "glossary",
+      1,
+      "Node — A participant in the ROS graph.\n\nOdometry — An estimate of motion obtained by integrating wheel rotations; it drifts over time.",
+      "Glossary",
+      ["Glossary", "K–P"],
+    );
+    const results = [
+      retrieved(
+        pageChunk(
+          "sensors",
+          3,
+          "Wheel odometry is precise over a few metres but accumulates error from wheel slip. Odometry is published in the odom frame precisely because it drifts.",
+          "Sensors",
+        ),
+        0.9,
+      ),
+      retrieved(
+        pageChunk("fusion", 2, "Fusing odometry with an IMU smooths the estimate.", "Fusion"),
+        0.76,
+      ),
+      retrieved(pageChunk("nodes", 0, "A node publishes its odometry on a topic.", "Nodes"), 0.43),
+      retrieved(pageChunk("tf", 2, "The odom frame drifts with the odometry.", "Frames"), 0.41),
+      retrieved(glossary, 0.4),
+    ];
+    const answer = extractiveAnswer("What is odometry?", results, {
+      pageChunks: pagesOf([glossary]),
+      glossaryPages: ["glossary.md"],
+    });
+    expect(answer.text).toBe(
+      "Odometry — An estimate of motion obtained by integrating wheel rotations; it drifts over time. [5]",
+    );
+    expect(answer.extraSources).toEqual([]);
+  });
+});
+
 describe("extractiveAnswer: questions the book asks", () => {
   it("never stops on a question the book asks before answering it", () => {
     const answer = extractiveAnswer(

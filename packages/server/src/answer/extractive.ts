@@ -124,6 +124,9 @@ export function extractiveAnswer(
   const citationOf = (passage: Passage) => {
     const candidate = candidates[passage.source];
     if (passage.source < results.length || !candidate) return passage.source + 1 + offset;
+    // A result weighed again at a better rank (a glossary entry) keeps its own number.
+    const asResult = results.findIndex((result) => result.chunk.id === candidate.result.chunk.id);
+    if (asResult >= 0) return asResult + 1 + offset;
     if (!extraSources.includes(candidate.result)) extraSources.push(candidate.result);
     return results.length + extraSources.indexOf(candidate.result) + 1 + offset;
   };

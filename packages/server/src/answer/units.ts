@@ -58,6 +58,9 @@ const POINTS_FORWARD =
 const COPULA =
   /\s(?:(?:is|are)(?:,[^,]{1,30},)?|stands for|means|refers to|describes)\s|\s[—–]\s|\s-{1,2}\s/;
 const CALLED = /\b(?:is|are) (?:called|known as|named|termed)\s+(.+)$/i;
+/** A copula followed by a past participle: "is published in", "are stored as" (passive voice). */
+const PASSIVE =
+  /^\s(?:is|are)\s+(?:\w+ly\s+)?(?!(?:called|known|named|termed|defined)\b)\w+ed\s+(?:in|on|by|as|to|into|from|with|at|for|when|once|every|only)\b/i;
 /** "The callback is called when …": the verb call, not a name. */
 const CALLED_VERB =
   /^(?:once|when|whenever|while|by|from|with|after|before|on|in|at|every|each|only|again|twice|back|for|if|to|periodically|repeatedly)\b/i;
@@ -215,7 +218,9 @@ function definiendaOf(sentence: string): Set<string>[] {
         .join(" ") ?? "",
     );
   const copula = COPULA.exec(sentence);
-  if (copula && copula.index <= 120) subjects.push(sentence.slice(0, copula.index));
+  // "Odometry is published in the odom frame …" says what is done with X, not what X is.
+  const passive = copula && PASSIVE.test(sentence.slice(copula.index));
+  if (copula && copula.index <= 120 && !passive) subjects.push(sentence.slice(0, copula.index));
   return subjects.flatMap((subject) => {
     const outside = subject
       .replace(/\([^)]*\)?/g, " ")
