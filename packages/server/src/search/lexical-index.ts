@@ -1,5 +1,5 @@
 // Over 300 lines on purpose: the BM25 index, its snapshot, the document frequencies and the typo lookup share one private state.
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { type FileHandle, open, readFile, rename } from "node:fs/promises";
 import MiniSearch, { type Options } from "minisearch";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { ANALYZER_VERSION, analyze, analyzeQuery } from "./analyzer.ts";
@@ -140,18 +140,30 @@ export class LexicalIndex {
     }
   }
 
-  /** Writes the snapshot atomically (temp file + rename): a crash never leaves half a file. */
+  /**
+   * Writes the snapshot atomically (temp file + rename): a crash never leaves half a file. The
+   * JSON is written in pieces, never as one string: for a thousand pages that string alone was
+   * tens of megabytes at the ingest's peak.
+   */
   async save(file: string, indexVersion: number): Promise<void> {
-    const snapshot: Snapshot = {
-      format: SNAPSHOT_FORMAT,
-      analyzerVersion: ANALYZER_VERSION,
-      indexVersion,
-      chunkIds: [...this.chunks.keys()],
-      documentFrequency: [...this.documentFrequency],
-      miniSearch: this.miniSearch.toJSON(),
-    };
+    const { index: terms, ...miniSearch } = this.miniSearch.toJSON();
     const temporary = `${file}.${process.pid}.tmp`;
-    await writeFile(temporary, JSON.stringify(snapshot));
+    const out = await open(temporary, "w");
+    try {
+      const json = new JsonFileWriter(out);
+      await json.write(
+        `{"format":${SNAPSHOT_FORMAT},"analyzerVersion":${ANALYZER_VERSION},"indexVersion":${indexVersion},"chunkIds":`,
+      );
+      await json.array(this.chunks.keys());
+      await json.write(`,"documentFrequency":`);
+      await json.array(this.documentFrequency.entries());
+      await json.write(`,"miniSearch":${JSON.stringify(miniSearch).slice(0, -1)},"index":`);
+      await json.array(terms);
+      await json.write("}}");
+      await json.flush();
+    } finally {
+      await out.close();
+    }
     await rename(temporary, file);
   }
 
@@ -212,17 +224,16 @@ export class LexicalIndex {
     this.sortedVocabulary = undefined;
     this.titles = undefined;
     this.titledLike.clear();
-    const batch: IndexedFields[] = [];
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
       this.chunks.set(chunk.id, chunk);
+      // One chunk at a time: a whole book's analysed fields are never held at once.
       const fields = fieldsOf(chunk);
-      batch.push(fields);
+      this.miniSearch.add(fields);
       for (const term of termsOfFields(fields)) {
         this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
       }
     }
-    this.miniSearch.addAll(batch);
   }
 
   remove(ids: Iterable<string>): void {
@@ -376,5 +387,37 @@ export class LexicalIndex {
       if (chunk) hits.push({ chunk, score: result.score, matchedTerms: result.queryTerms });
     }
     return hits;
+  }
+}
+
+/** Writes JSON to a file in pieces of about a megabyte. */
+class JsonFileWriter {
+  private pending: string[] = [];
+  private pendingLength = 0;
+
+  constructor(private readonly out: FileHandle) {}
+
+  async write(text: string): Promise<void> {
+    this.pending.push(text);
+    this.pendingLength += text.length;
+    if (this.pendingLength >= 2 ** 20) await this.flush();
+  }
+
+  /** A JSON array of the values, each serialised on its own. */
+  async array(values: Iterable<unknown>): Promise<void> {
+    let separator = "[";
+    for (const value of values) {
+      await this.write(separator + JSON.stringify(value));
+      separator = ",";
+    }
+    await this.write(separator === "[" ? "[]" : "]");
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join("");
+    this.pending = [];
+    this.pendingLength = 0;
+    await this.out.write(text);
   }
 }
