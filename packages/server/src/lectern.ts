@@ -231,12 +231,23 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       // The Markdown/MDX parsers load only to ingest: reading commands start faster without them.
       const { ingestDocs, ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
       const ingestOptions = ingestOptionsFromConfig(config, docs);
-      const report = await ingestDocs(
-        store,
-        onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
-      );
+      // The BM25 index follows the store page by page, so that tokenising the new chunks happens
+      // while each page is at hand rather than for the whole book at the end.
+      const index = lectern.index;
+      let report: IngestReport;
+      try {
+        report = await ingestDocs(store, {
+          ...ingestOptions,
+          ...(onProgress ? { onProgress } : {}),
+          onStored: (change) => applyToIndex(index, change),
+        });
+      } catch (error) {
+        // The store rolled back: so does the index, to the store's (unchanged) version.
+        lectern.index = (await loadLexicalIndex(store, config.dataDir)).index;
+        lectern.retriever = makeRetriever(lectern.index);
+        throw error;
+      }
       if (report.changed) {
-        applyToIndex(lectern.index, report);
         await saveLexicalIndex(
           lectern.index,
           config.dataDir,

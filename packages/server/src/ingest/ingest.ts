@@ -24,6 +24,11 @@ export interface IngestOptions {
   /** Larger pages and partials are reported as PAGE_TOO_LARGE and skipped. */
   maxPageBytes?: number;
   onProgress?: (event: { done: number; total: number; file: string }) => void;
+  /**
+   * Told of each page as it is written (chunks that left the store, chunks that entered it),
+   * before the run commits: a run that then fails rolls the store back, not what was told.
+   */
+  onStored?: (change: { removedChunkIds: string[]; addedChunks: ChunkRecord[] }) => void;
 }
 
 export interface IngestFailure {
@@ -172,9 +177,12 @@ export async function ingestDocs(
         sources.release(filePath);
       }
       // Outside the page's try: a failed write fails the run, and the transaction rolls back.
-      report.removedChunkIds.push(
-        ...(await writer.replace({ document: page.document, chunks: page.chunks })),
-      );
+      const removedChunkIds = await writer.replace({
+        document: page.document,
+        chunks: page.chunks,
+      });
+      for (const id of removedChunkIds) report.removedChunkIds.push(id);
+      options.onStored?.({ removedChunkIds, addedChunks: page.chunks });
       report.warnings.push(...page.warnings);
       for (const chunk of page.chunks) report.addedChunks.push(chunk);
       (stored.has(filePath) ? report.updated : report.added).push(filePath);
@@ -182,7 +190,9 @@ export async function ingestDocs(
     options.onProgress?.({ done: pages.length, total: pages.length, file: "" });
     for (const filePath of stored.keys()) {
       if (!seen.has(filePath)) {
-        report.removedChunkIds.push(...(await writer.delete(filePath)));
+        const removedChunkIds = await writer.delete(filePath);
+        for (const id of removedChunkIds) report.removedChunkIds.push(id);
+        options.onStored?.({ removedChunkIds, addedChunks: [] });
         report.removed.push(filePath);
       }
     }

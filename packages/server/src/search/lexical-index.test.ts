@@ -1,12 +1,17 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type MiniSearch from "minisearch";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LexicalIndex } from "./lexical-index.ts";
 import { chunkRecord } from "./test-builders.ts";
 
 const chunks = [
-  chunkRecord("gears", "A gearbox trades speed for torque between the motor and the wheel.", "Gears"),
+  chunkRecord(
+    "gears",
+    "A gearbox trades speed for torque between the motor and the wheel.",
+    "Gears",
+  ),
   chunkRecord("lidar", "The lidar sweeps a laser and times each echo to measure range.", "Lidar"),
   chunkRecord("pid", "A PID loop corrects the motor speed from the measured error.", "Control"),
 ];
@@ -26,7 +31,8 @@ describe("the BM25 snapshot", () => {
     const file = path.join(directory, "book.bm25.json");
     await index.save(file, 3);
     const snapshot = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
-    expect(snapshot.miniSearch).toEqual(JSON.parse(JSON.stringify(index["miniSearch"].toJSON())));
+    const { miniSearch } = index as unknown as { miniSearch: MiniSearch };
+    expect(snapshot.miniSearch).toEqual(JSON.parse(JSON.stringify(miniSearch.toJSON())));
     expect(snapshot.chunkIds).toEqual(["gears", "pid"]);
   });
 

@@ -420,7 +420,8 @@ function* miniSearchJson(miniSearch: MiniSearch<IndexedFields>): Generator<strin
   let separator = `,"index":[`;
   for (const [term, fieldIndex] of state._index) {
     const fields: Record<number, Record<number, number>> = {};
-    for (const [fieldId, frequencies] of fieldIndex) fields[fieldId] = Object.fromEntries(frequencies);
+    for (const [fieldId, frequencies] of fieldIndex)
+      fields[fieldId] = Object.fromEntries(frequencies);
     yield separator + JSON.stringify([term, fields]);
     separator = ",";
   }
