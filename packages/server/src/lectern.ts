@@ -4,8 +4,7 @@ import type { Config } from "./config/config.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
 import type { IngestReport } from "./ingest/ingest.ts";
 import { acquireIngestLock } from "./ingest/ingest-lock.ts";
-import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
-import { createEmbedder } from "./llm/embedders.ts";
+import { type Embedder, isDenseEnabled, noneEmbedder } from "./llm/embedder.ts";
 import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
 import type { FusedQuery } from "./search/fusion.ts";
@@ -95,7 +94,13 @@ export interface OpenOptions {
 
 export async function openLectern(config: Config, options: OpenOptions = {}): Promise<Lectern> {
   const providers = new ProviderClients();
-  const embedder = options.embedder ?? (await createEmbedder(config, providers));
+  // The model SDK loads only when there is an embedder: BM25 alone (an ingest without
+  // embeddings, the default) does without it.
+  const embedder =
+    options.embedder ??
+    (config.embeddings.provider === "none"
+      ? noneEmbedder
+      : await (await import("./llm/embedders.ts")).createEmbedder(config, providers));
   const reranker = options.reranker ?? (await createReranker(config));
   const dense = isDenseEnabled(embedder);
   // pgvector is loaded into the database only when the vectors live there.
