@@ -26,6 +26,7 @@ import {
 } from "./store/qdrant-index.ts";
 import type { SqlClient } from "./store/sql-client.ts";
 import type { EmbeddingBacklog, VectorIndex } from "./store/vector-index.ts";
+import { collectGarbage } from "./util/collect-garbage.ts";
 
 /** The assembled library: database, document store, BM25 index and retriever for one collection. */
 export interface EmbeddingReport {
@@ -253,6 +254,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         throw error;
       }
       if (report.changed) {
+        collectGarbage(); // the run's leftovers, before the snapshot is written
         await saveLexicalIndex(
           lectern.index,
           config.dataDir,

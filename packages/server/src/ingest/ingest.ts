@@ -2,6 +2,7 @@ import type { Config } from "../config/config.ts";
 import { isLecternError } from "../errors.ts";
 import { ANALYZER_VERSION } from "../search/analyzer.ts";
 import type { ChunkRecord, DocumentStore } from "../store/document-store.ts";
+import { collectGarbage } from "../util/collect-garbage.ts";
 import type { ChunkingOptions } from "./chunk.ts";
 import type { DocSource } from "./doc-source.ts";
 import { FileSystemDocSource } from "./files.ts";
@@ -11,6 +12,9 @@ import { isPartialPath, RouteError, type RouteOptions } from "./routes.ts";
 import { SourceCache } from "./source-cache.ts";
 
 export { authorSearchText } from "./page.ts";
+
+/** Pages built between two full garbage collections (see collectGarbage). */
+const GC_EVERY_PAGES = 100;
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
 export const INGEST_VERSION = 6;
@@ -135,6 +139,7 @@ export async function ingestDocs(
 
   // Each page is stored as soon as it is built, inside the run's one transaction, so that only
   // its chunks (which the BM25 index needs) outlive it: not its parse tree, HTML or Markdown.
+  let built = 0;
   const indexVersion = await store.sync(settings, async (writer) => {
     for (const [position, filePath] of pages.entries()) {
       options.onProgress?.({ done: position, total: pages.length, file: filePath });
@@ -185,6 +190,7 @@ export async function ingestDocs(
       options.onStored?.({ removedChunkIds, addedChunks: page.chunks });
       report.warnings.push(...page.warnings);
       for (const chunk of page.chunks) report.addedChunks.push(chunk);
+      if (++built % GC_EVERY_PAGES === 0) collectGarbage();
       (stored.has(filePath) ? report.updated : report.added).push(filePath);
     }
     options.onProgress?.({ done: pages.length, total: pages.length, file: "" });
