@@ -157,7 +157,7 @@ export class LexicalIndex {
       await json.write(`,"documentFrequency":`);
       await json.array(this.documentFrequency.entries());
       await json.write(`,"miniSearch":`);
-      for (const piece of miniSearchJson(this.miniSearch)) await json.write(piece);
+      await json.pieces(miniSearchJson(this.miniSearch));
       await json.write("}");
       await json.flush();
     } finally {
@@ -436,19 +436,22 @@ class JsonFileWriter {
   constructor(private readonly out: FileHandle) {}
 
   async write(text: string): Promise<void> {
-    this.pending.push(text);
-    this.pendingLength += text.length;
-    if (this.pendingLength >= 2 ** 20) await this.flush();
+    if (this.add(text)) await this.flush();
   }
 
   /** A JSON array of the values, each serialised on its own. */
   async array(values: Iterable<unknown>): Promise<void> {
     let separator = "[";
     for (const value of values) {
-      await this.write(separator + JSON.stringify(value));
+      if (this.add(separator + JSON.stringify(value))) await this.flush();
       separator = ",";
     }
     await this.write(separator === "[" ? "[]" : "]");
+  }
+
+  /** Pieces from a generator, awaiting only when a megabyte is ready to be written. */
+  async pieces(texts: Iterable<string>): Promise<void> {
+    for (const text of texts) if (this.add(text)) await this.flush();
   }
 
   async flush(): Promise<void> {
@@ -457,5 +460,12 @@ class JsonFileWriter {
     this.pending = [];
     this.pendingLength = 0;
     await this.out.write(text);
+  }
+
+  /** Queues a piece; true when a megabyte is waiting. */
+  private add(text: string): boolean {
+    this.pending.push(text);
+    this.pendingLength += text.length;
+    return this.pendingLength >= 2 ** 20;
   }
 }
