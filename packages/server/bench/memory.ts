@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
@@ -13,6 +14,8 @@ import { createRandom, TextGenerator } from "./corpus.ts";
  * Peak memory of ingestion. The books are written first; each is then ingested in a process of
  * its own, so that no case inherits another's heap or the generator's:
  * `npx tsx bench/memory.ts [--pages 1000] [--large-mb 50]` (from packages/server) prints a table.
+ * The generated pages are also ingested by `lectern ingest` itself (the compiled CLI in
+ * bin/lectern.js, as installed: no TypeScript loader in the process) when dist/ is built.
  * Recorded in docs/reliability.md.
  */
 
@@ -58,6 +61,60 @@ async function ingestOnce(docsDir: string): Promise<Measurement> {
       openedRssMb,
       // maxRSS is in KiB.
       peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      added: report.added.length,
+      chunks: report.totalChunks,
+      failures: report.failures.map((failure) => failure.message),
+    };
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const LECTERN_BIN = fileURLToPath(new URL("../bin/lectern.js", import.meta.url));
+const COMPILED_CLI = fileURLToPath(new URL("../dist/cli/main.js", import.meta.url));
+
+/**
+ * `lectern ingest --json` in a process of its own, run through a preamble that reports the
+ * process's peak RSS on exit (the CLI runs in the process that imports bin/lectern.js).
+ */
+async function ingestWithCli(docsDir: string): Promise<Measurement> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-memory-cli-"));
+  try {
+    const preamble = `
+      process.on("exit", () => process.stderr.write("\\npeak-rss-kib " + process.resourceUsage().maxRSS + "\\n"));
+      process.argv.splice(1, 0, ${JSON.stringify(LECTERN_BIN)});
+      await import(${JSON.stringify(pathToFileURL(LECTERN_BIN).href)});
+    `;
+    const started = performance.now();
+    const child = spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        preamble,
+        "ingest",
+        "--docs",
+        docsDir,
+        "--data-dir",
+        dataDir,
+        "--json",
+      ],
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" } },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const peakKib = Number(/peak-rss-kib (\d+)/.exec(child.stderr)?.[1] ?? Number.NaN);
+    if (child.status !== 0 || !Number.isFinite(peakKib)) {
+      throw new Error(`lectern ingest exited with ${child.status}: ${child.stderr}`);
+    }
+    const report = JSON.parse(child.stdout) as {
+      added: string[];
+      totalChunks: number;
+      failures: { message: string }[];
+    };
+    return {
+      seconds,
+      openedRssMb: Number.NaN,
+      peakRssMb: Math.round(peakKib / 1024),
       added: report.added.length,
       chunks: report.totalChunks,
       failures: report.failures.map((failure) => failure.message),
@@ -137,6 +194,14 @@ if (values.docs) {
         `| ${name} | ${cap} | ${result.seconds.toFixed(1)} | ${result.openedRssMb} MB | ${result.peakRssMb} MB | ${result.added} | ${result.chunks} |`,
       );
       for (const failure of result.failures) console.log(`|   ${failure} | | | | | | |`);
+    }
+    if (existsSync(COMPILED_CLI)) {
+      const result = await ingestWithCli(pagesDir);
+      console.log(
+        `| ${values.pages} generated pages, \`lectern ingest\` (compiled CLI) | default (4 MiB) | ${result.seconds.toFixed(1)} | (not measured) | ${result.peakRssMb} MB | ${result.added} | ${result.chunks} |`,
+      );
+    } else {
+      console.log(`(${COMPILED_CLI} is missing: npm run build to measure the compiled CLI too)`);
     }
   } finally {
     await rm(workDir, { recursive: true, force: true });

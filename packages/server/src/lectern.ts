@@ -4,8 +4,7 @@ import type { Config } from "./config/config.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
 import type { IngestReport } from "./ingest/ingest.ts";
 import { acquireIngestLock } from "./ingest/ingest-lock.ts";
-import { type Embedder, isDenseEnabled } from "./llm/embedder.ts";
-import { createEmbedder } from "./llm/embedders.ts";
+import { type Embedder, isDenseEnabled, noneEmbedder } from "./llm/embedder.ts";
 import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
 import type { FusedQuery } from "./search/fusion.ts";
@@ -27,6 +26,7 @@ import {
 } from "./store/qdrant-index.ts";
 import type { SqlClient } from "./store/sql-client.ts";
 import type { EmbeddingBacklog, VectorIndex } from "./store/vector-index.ts";
+import { collectGarbage } from "./util/collect-garbage.ts";
 
 /** The assembled library: database, document store, BM25 index and retriever for one collection. */
 export interface EmbeddingReport {
@@ -95,7 +95,13 @@ export interface OpenOptions {
 
 export async function openLectern(config: Config, options: OpenOptions = {}): Promise<Lectern> {
   const providers = new ProviderClients();
-  const embedder = options.embedder ?? (await createEmbedder(config, providers));
+  // The model SDK loads only when there is an embedder: BM25 alone (an ingest without
+  // embeddings, the default) does without it.
+  const embedder =
+    options.embedder ??
+    (config.embeddings.provider === "none"
+      ? noneEmbedder
+      : await (await import("./llm/embedders.ts")).createEmbedder(config, providers));
   const reranker = options.reranker ?? (await createReranker(config));
   const dense = isDenseEnabled(embedder);
   // pgvector is loaded into the database only when the vectors live there.
@@ -231,12 +237,24 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       // The Markdown/MDX parsers load only to ingest: reading commands start faster without them.
       const { ingestDocs, ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
       const ingestOptions = ingestOptionsFromConfig(config, docs);
-      const report = await ingestDocs(
-        store,
-        onProgress ? { ...ingestOptions, onProgress } : ingestOptions,
-      );
+      // The BM25 index follows the store page by page, so that tokenising the new chunks happens
+      // while each page is at hand rather than for the whole book at the end.
+      const index = lectern.index;
+      let report: IngestReport;
+      try {
+        report = await ingestDocs(store, {
+          ...ingestOptions,
+          ...(onProgress ? { onProgress } : {}),
+          onStored: (change) => applyToIndex(index, change),
+        });
+      } catch (error) {
+        // The store rolled back: so does the index, to the store's (unchanged) version.
+        lectern.index = (await loadLexicalIndex(store, config.dataDir)).index;
+        lectern.retriever = makeRetriever(lectern.index);
+        throw error;
+      }
       if (report.changed) {
-        applyToIndex(lectern.index, report);
+        collectGarbage(); // the run's leftovers, before the snapshot is written
         await saveLexicalIndex(
           lectern.index,
           config.dataDir,

@@ -208,6 +208,34 @@ describe("incremental ingestion", () => {
     );
   });
 
+  it("leaves the store and the index as they were when a run fails after storing pages", async () => {
+    const torque = await readFile(path.join(docsDir, "01-basics/01-torque.md"), "utf8");
+    await writeDoc(
+      docsDir,
+      "01-basics/01-torque.md",
+      page("Torque", "## Torque limits {#limits}\n\nTorque is measured in kilonewton metres."),
+    );
+    await writeDoc(docsDir, "03-new/winch.md", page("Winch", "A winch drum spools the cable."));
+    const state = await lectern.store.indexState();
+    const chunks = await lectern.store.allChunks();
+    const size = lectern.index.size;
+    // Every page has been stored in the run's transaction when the last progress event comes.
+    const stop = (event: { done: number; total: number }) => {
+      if (event.done === event.total) throw new Error("interrupted");
+    };
+    await expect(lectern.ingest(docsDir, stop)).rejects.toThrow("interrupted");
+    expect(await lectern.store.indexState()).toEqual(state);
+    expect(await lectern.store.allChunks()).toEqual(chunks);
+    expect(lectern.index.size).toBe(size);
+    expect(lectern.retriever.searchLexical("kilonewton").results).toEqual([]);
+    expect(lectern.retriever.searchLexical("winch drum").results).toEqual([]);
+    expect(lectern.retriever.searchLexical("pound feet").results[0]?.chunk.filePath).toBe(
+      "01-basics/01-torque.md",
+    );
+    await writeDoc(docsDir, "01-basics/01-torque.md", torque);
+    await unlink(path.join(docsDir, "03-new/winch.md"));
+  });
+
   it("loads the saved BM25 snapshot on restart instead of rebuilding it", async () => {
     const loaded = await loadLexicalIndex(lectern.store, lectern.config.dataDir);
     expect(loaded.rebuilt).toBe(false);

@@ -1,7 +1,8 @@
 import type { Config } from "../config/config.ts";
 import { isLecternError } from "../errors.ts";
 import { ANALYZER_VERSION } from "../search/analyzer.ts";
-import type { ChangeSet, ChunkRecord, DocumentStore } from "../store/document-store.ts";
+import type { ChunkRecord, DocumentStore } from "../store/document-store.ts";
+import { collectGarbage } from "../util/collect-garbage.ts";
 import type { ChunkingOptions } from "./chunk.ts";
 import type { DocSource } from "./doc-source.ts";
 import { FileSystemDocSource } from "./files.ts";
@@ -11,6 +12,9 @@ import { isPartialPath, RouteError, type RouteOptions } from "./routes.ts";
 import { SourceCache } from "./source-cache.ts";
 
 export { authorSearchText } from "./page.ts";
+
+/** Pages built between two full garbage collections (see collectGarbage). */
+const GC_EVERY_PAGES = 100;
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
 export const INGEST_VERSION = 6;
@@ -24,6 +28,11 @@ export interface IngestOptions {
   /** Larger pages and partials are reported as PAGE_TOO_LARGE and skipped. */
   maxPageBytes?: number;
   onProgress?: (event: { done: number; total: number; file: string }) => void;
+  /**
+   * Told of each page as it is written (chunks that left the store, chunks that entered it),
+   * before the run commits: a run that then fails rolls the store back, not what was told.
+   */
+  onStored?: (change: { removedChunkIds: string[]; addedChunks: ChunkRecord[] }) => void;
 }
 
 export interface IngestFailure {
@@ -89,7 +98,8 @@ export function ingestOptionsFromConfig(config: Config, docs: string | DocSource
 
 /**
  * Reads the book's source and brings the store in line with it in one transaction: new and changed
- * pages are (re)chunked, deleted pages removed, unchanged pages skipped by hash. A page that cannot
+ * pages are (re)chunked and stored page by page, deleted pages removed, unchanged pages skipped by
+ * hash. A page that cannot
  * be read or parsed is reported and keeps its previous version in the store. Documents and chunks
  * carry the store's collection version (`""` when the book has no versions).
  */
@@ -126,72 +136,79 @@ export async function ingestDocs(
 
   const pages = tree.markdownFiles.filter((file) => !isPartialPath(file));
   const seen = new Set<string>();
-  const changes: ChangeSet = { upserts: [], deletes: [], settingsHash: settings };
 
-  for (const [position, filePath] of pages.entries()) {
-    options.onProgress?.({ done: position, total: pages.length, file: filePath });
-    try {
-      const text = await sources.text(filePath);
-      const partials = await sources.partialsOf(filePath, text);
-      const categories = categoryTrail(filePath, tree.categoryLabels);
-      const sourceHash = sha256(
-        [
-          settings,
-          filePath,
-          text,
-          ...partials.map((partial) => `${partial.path}\n${partial.text}`),
-          categories.join("/"),
-        ].join("\u0000"),
-      );
-      seen.add(filePath);
-      if (stored.get(filePath) === sourceHash) {
-        report.unchanged++;
+  // Each page is stored as soon as it is built, inside the run's one transaction, so that only
+  // its chunks (which the BM25 index needs) outlive it: not its parse tree, HTML or Markdown.
+  let built = 0;
+  const indexVersion = await store.sync(settings, async (writer) => {
+    for (const [position, filePath] of pages.entries()) {
+      options.onProgress?.({ done: position, total: pages.length, file: filePath });
+      let page: ReturnType<typeof buildPage>;
+      try {
+        const text = await sources.text(filePath);
+        const partials = await sources.partialsOf(filePath, text);
+        const categories = categoryTrail(filePath, tree.categoryLabels);
+        const sourceHash = sha256(
+          [
+            settings,
+            filePath,
+            text,
+            ...partials.map((partial) => `${partial.path}\n${partial.text}`),
+            categories.join("/"),
+          ].join("\u0000"),
+        );
+        seen.add(filePath);
+        if (stored.get(filePath) === sourceHash) {
+          report.unchanged++;
+          continue;
+        }
+        page = buildPage(filePath, text, sourceHash, categories, sources, {
+          route: options.route,
+          chunking: options.chunking,
+          collection: options.collection,
+          version: store.version,
+        });
+        if (!page) {
+          report.skippedDrafts.push(filePath);
+          seen.delete(filePath);
+          continue;
+        }
+      } catch (error) {
+        // Keep the previous version of a page that now fails: nothing is lost.
+        seen.add(filePath);
+        report.failures.push(toFailure(filePath, error));
         continue;
+      } finally {
+        sources.release(filePath);
       }
-      const page = buildPage(filePath, text, sourceHash, categories, sources, {
-        route: options.route,
-        chunking: options.chunking,
-        collection: options.collection,
-        version: store.version,
+      // Outside the page's try: a failed write fails the run, and the transaction rolls back.
+      const removedChunkIds = await writer.replace({
+        document: page.document,
+        chunks: page.chunks,
       });
-      if (!page) {
-        report.skippedDrafts.push(filePath);
-        seen.delete(filePath);
-        continue;
-      }
+      for (const id of removedChunkIds) report.removedChunkIds.push(id);
+      options.onStored?.({ removedChunkIds, addedChunks: page.chunks });
       report.warnings.push(...page.warnings);
-      changes.upserts.push({ document: page.document, chunks: page.chunks });
+      for (const chunk of page.chunks) report.addedChunks.push(chunk);
+      if (++built % GC_EVERY_PAGES === 0) collectGarbage();
       (stored.has(filePath) ? report.updated : report.added).push(filePath);
-    } catch (error) {
-      // Keep the previous version of a page that now fails: nothing is lost.
-      seen.add(filePath);
-      report.failures.push(toFailure(filePath, error));
     }
-  }
-  options.onProgress?.({ done: pages.length, total: pages.length, file: "" });
+    options.onProgress?.({ done: pages.length, total: pages.length, file: "" });
+    for (const filePath of stored.keys()) {
+      if (!seen.has(filePath)) {
+        const removedChunkIds = await writer.delete(filePath);
+        for (const id of removedChunkIds) report.removedChunkIds.push(id);
+        options.onStored?.({ removedChunkIds, addedChunks: [] });
+        report.removed.push(filePath);
+      }
+    }
+  });
   report.warnings.push(...sources.partialWarnings());
 
-  for (const filePath of stored.keys()) {
-    if (!seen.has(filePath)) {
-      changes.deletes.push(filePath);
-      report.removed.push(filePath);
-    }
-  }
-
-  report.changed = changes.upserts.length > 0 || changes.deletes.length > 0;
-  if (report.changed) {
-    const replaced = [
-      ...changes.deletes,
-      ...changes.upserts.map((change) => change.document.filePath),
-    ];
-    report.removedChunkIds = await store.chunkIdsOf(replaced);
-    report.addedChunks = changes.upserts.flatMap((change) => change.chunks);
-    report.chunksAdded = report.addedChunks.length;
-    report.chunksRemoved = report.removedChunkIds.length;
-    report.indexVersion = await store.apply(changes);
-  } else {
-    report.indexVersion = (await store.indexState()).indexVersion;
-  }
+  report.changed = indexVersion !== undefined;
+  report.chunksAdded = report.addedChunks.length;
+  report.chunksRemoved = report.removedChunkIds.length;
+  report.indexVersion = indexVersion ?? (await store.indexState()).indexVersion;
   const counts = await store.counts();
   report.totalDocuments = counts.documents;
   report.totalChunks = counts.chunks;

@@ -54,6 +54,15 @@ export class SourceCache {
     return pending;
   }
 
+  /**
+   * Forgets a page's text once the page is built, so that a run holds no more than the page at
+   * hand and the partials (read again should another page import this one).
+   */
+  release(filePath: string): void {
+    this.texts.delete(filePath);
+    this.settled.delete(filePath);
+  }
+
   /** Partials a page imports (transitively), read now so their text counts in the page's hash. */
   async partialsOf(
     filePath: string,

@@ -63,6 +63,14 @@ export interface ChangeSet {
   settingsHash: string;
 }
 
+/** The writes of one ingest, inside its transaction (`DocumentStore.sync`). */
+export interface DocumentWriter {
+  /** Stores a page in place of its previous version; returns the ids of the chunks it replaced. */
+  replace(change: DocumentChange): Promise<string[]>;
+  /** Removes a page; returns the ids of its chunks. */
+  delete(filePath: string): Promise<string[]>;
+}
+
 /** Which book a collection holds: where its docs were ingested from, and its title. */
 export interface BookRecord {
   /** The docs folder, relative to the data directory, so that moving both together keeps it. */
@@ -104,21 +112,58 @@ export class DocumentStore {
 
   /** Applies one ingest run in a single transaction and returns the new index version. */
   async apply(changes: ChangeSet): Promise<number> {
+    const version = await this.sync(changes.settingsHash, async (writer) => {
+      for (const filePath of changes.deletes) await writer.delete(filePath);
+      for (const change of changes.upserts) await writer.replace(change);
+    });
+    return version ?? (await this.indexState()).indexVersion;
+  }
+
+  /**
+   * Runs one ingest in a single transaction whose writes are made as `work` goes, so that a page
+   * can be stored as soon as it is built and need not be held until the end: all of it is
+   * committed, or none of it. Raises the index version when anything was written and returns it
+   * (undefined when nothing was). `work` must reach the database only through `writer`: on PGlite
+   * any other query waits for the transaction to end.
+   */
+  async sync(
+    settingsHash: string,
+    work: (writer: DocumentWriter) => Promise<void>,
+  ): Promise<number | undefined> {
     return this.db.transaction(async (tx) => {
-      for (const filePath of changes.deletes) {
-        await tx.query(
-          "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+      let written = false;
+      const removedChunkIds = async (filePath: string) => {
+        const rows = await tx.query<{ id: string }>(
+          "SELECT id FROM chunks WHERE collection = $1 AND version = $2 AND file_path = $3",
           [this.collection, this.version, filePath],
         );
-      }
-      for (const change of changes.upserts) await this.replaceDocument(tx, change);
+        return rows.map((row) => row.id);
+      };
+      await work({
+        replace: async (change) => {
+          written = true;
+          const removed = await removedChunkIds(change.document.filePath);
+          await this.replaceDocument(tx, change);
+          return removed;
+        },
+        delete: async (filePath) => {
+          written = true;
+          const removed = await removedChunkIds(filePath);
+          await tx.query(
+            "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+            [this.collection, this.version, filePath],
+          );
+          return removed;
+        },
+      });
+      if (!written) return undefined;
       const rows = await tx.query<{ index_version: string | number }>(
         `INSERT INTO index_state (collection, version, index_version, settings_hash, updated_at)
          VALUES ($1, $2, 1, $3, now())
          ON CONFLICT (collection, version) DO UPDATE
            SET index_version = index_state.index_version + 1, settings_hash = $3, updated_at = now()
          RETURNING index_version`,
-        [this.collection, this.version, changes.settingsHash],
+        [this.collection, this.version, settingsHash],
       );
       return Number(rows[0]?.index_version ?? 0);
     });

@@ -1,0 +1,56 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type MiniSearch from "minisearch";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { LexicalIndex } from "./lexical-index.ts";
+import { chunkRecord } from "./test-builders.ts";
+
+const chunks = [
+  chunkRecord(
+    "gears",
+    "A gearbox trades speed for torque between the motor and the wheel.",
+    "Gears",
+  ),
+  chunkRecord("lidar", "The lidar sweeps a laser and times each echo to measure range.", "Lidar"),
+  chunkRecord("pid", "A PID loop corrects the motor speed from the measured error.", "Control"),
+];
+
+describe("the BM25 snapshot", () => {
+  let directory: string;
+  beforeEach(async () => {
+    directory = await mkdtemp(path.join(tmpdir(), "lectern-snapshot-"));
+  });
+  afterEach(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it("holds MiniSearch's own serialisation of the index, written term by term", async () => {
+    const index = LexicalIndex.build(chunks);
+    index.remove(["lidar"]); // a removal leaves a gap in MiniSearch's short ids
+    const file = path.join(directory, "book.bm25.json");
+    await index.save(file, 3);
+    const snapshot = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+    const { miniSearch } = index as unknown as { miniSearch: MiniSearch };
+    expect(snapshot.miniSearch).toEqual(JSON.parse(JSON.stringify(miniSearch.toJSON())));
+    expect(snapshot.chunkIds).toEqual(["gears", "pid"]);
+  });
+
+  it("loads back into an index that finds the same chunks with the same scores", async () => {
+    const index = LexicalIndex.build(chunks);
+    const file = path.join(directory, "book.bm25.json");
+    await index.save(file, 7);
+    const loaded = await LexicalIndex.load(file, 7, chunks);
+    expect(loaded).toBeDefined();
+    const terms = ["motor", "speed"];
+    expect(loaded?.search(terms, { limit: 5 })).toEqual(index.search(terms, { limit: 5 }));
+    expect(loaded?.search(terms, { limit: 5 }).map((hit) => hit.chunk.id)).toHaveLength(2);
+    expect(await LexicalIndex.load(file, 8, chunks)).toBeUndefined();
+  });
+
+  it("writes an empty index that loads", async () => {
+    const file = path.join(directory, "empty.bm25.json");
+    await LexicalIndex.build([]).save(file, 0);
+    expect(await LexicalIndex.load(file, 0, [])).toBeDefined();
+  });
+});
