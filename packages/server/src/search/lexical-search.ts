@@ -5,6 +5,7 @@ import { diversify } from "./diversity.ts";
 import { chunkFilter } from "./filters.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
+import type { TermSource } from "./term-statistics.ts";
 import type { RetrievalResult, RetrievedChunk, RetrieveOptions, SearchSettings } from "./types.ts";
 
 /**
@@ -31,7 +32,10 @@ export function bm25Ranking(
   return { hits, allTermsRanked: terms.length === question.terms.length };
 }
 
-export function rankingTerms(index: LexicalIndex, terms: string[]): string[] {
+export function rankingTerms(
+  index: Pick<TermSource, "size" | "documentFrequencyOf">,
+  terms: string[],
+): string[] {
   if (index.size < COMMON_TERMS_MIN_CHUNKS) return terms;
   const limit = COMMON_TERM_SHARE * index.size;
   const rare = terms.filter((term) => index.documentFrequencyOf(term) <= limit);
@@ -101,7 +105,7 @@ export function lexicalSearch(
  * API is written down, even when tutorials that use it match more of the question's other words.
  */
 export function withNamedPages(
-  index: LexicalIndex,
+  index: Pick<TermSource, "pagesTitled">,
   identifiers: string[],
   candidates: RetrievedChunk[],
   results: RetrievedChunk[],
