@@ -64,3 +64,11 @@ export function averageFieldLengthsOf(chunks: Iterable<ChunkRecord>): FieldLengt
     ? totals
     : { title: totals.title / count, headings: totals.headings / count, text: totals.text / count };
 }
+
+/** The distinct terms of a chunk (title, tags, headings and text). */
+export function termsOfChunk(
+  chunk: Pick<ChunkRecord, "title" | "headingPath" | "text" | "tags" | "searchText">,
+): Set<string> {
+  const fields = analysedFieldsOf(chunk);
+  return new Set([...fields.title, ...fields.headings, ...fields.text]);
+}

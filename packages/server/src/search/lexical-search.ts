@@ -50,12 +50,48 @@ export function lexicalSearch(
   settings: SearchSettings,
 ): RetrievalResult {
   const question = searchTermsOf(index, query, options.context, settings.synonyms);
-  const { hits, allTermsRanked } = bm25Ranking(index, question, {
+  const ranking = bm25Ranking(index, question, {
     // Enough candidates that diversity can still fill top-k from other pages.
-    limit: Math.max(50, settings.topK * 10),
+    limit: lexicalCandidates(settings),
     filter: chunkFilter(options.filters),
   });
+  return lexicalResult(
+    { terms: index, termsOfChunk: (chunk) => index.termsOfChunk(chunk) },
+    {
+      query,
+      question,
+      ranking,
+      options,
+      settings,
+    },
+  );
+}
 
+/** How many BM25 candidates a lexical search ranks: enough that diversity can fill top-k. */
+export function lexicalCandidates(settings: Pick<SearchSettings, "topK">): number {
+  return Math.max(50, settings.topK * 10);
+}
+
+/**
+ * A BM25 ranking made into the search's result: named pages, page diversity, coverage, the
+ * calibrated scores and the decision. `termsOfChunk` gives a chunk's terms when common terms were
+ * left out of the ranking (so the hits do not say which of them each chunk holds).
+ */
+export function lexicalResult(
+  book: {
+    terms: Pick<TermSource, "pagesTitled">;
+    termsOfChunk: (chunk: ChunkRecord) => Set<string>;
+  },
+  search: {
+    query: string;
+    question: SearchTerms;
+    ranking: { hits: LexicalHit[]; allTermsRanked: boolean };
+    options: RetrieveOptions;
+    settings: SearchSettings;
+  },
+): RetrievalResult {
+  const { query, question, options, settings } = search;
+  const { hits, allTermsRanked } = search.ranking;
   const best = hits[0]?.score ?? 0;
   const matched = new Map(hits.map((hit) => [hit.chunk.id, hit.matchedTerms]));
   const ranked: RetrievedChunk[] = hits.map((hit) => ({
@@ -65,7 +101,7 @@ export function lexicalSearch(
     coverage: 0,
   }));
   const results = withNamedPages(
-    index,
+    book.terms,
     question.identifiers,
     ranked,
     diversify(ranked, settings.topK, settings.maxChunksPerPage),
@@ -75,7 +111,7 @@ export function lexicalSearch(
     // Coverage looks at every word of the question, including common ones left out of ranking.
     const present = allTermsRanked
       ? new Set(matched.get(result.chunk.id))
-      : index.termsOfChunk(result.chunk);
+      : book.termsOfChunk(result.chunk);
     result.coverage = round(coverageOf(question.weights, question.totalWeight, present), 3);
   }
   // Monotone in the BM25 score, so sources sorted by similarity keep the ranking's order: the
