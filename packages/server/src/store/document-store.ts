@@ -205,6 +205,18 @@ export class DocumentStore {
     return new Map(rows.map((row) => [row.id, toChunk(row)]));
   }
 
+  /** The first chunk of every page (what the book's synopsis reads), in path order. */
+  async firstChunks(): Promise<ChunkRecord[]> {
+    const rows = await this.db.query<ChunkRow>(
+      `SELECT DISTINCT ON (file_path) id, collection, version, file_path, chunk_index, total_chunks, title,
+              section, heading_path, url, tags, text, content_hash, token_count, search_text
+         FROM chunks WHERE collection = $1 AND version = $2
+        ORDER BY file_path, chunk_index`,
+      [this.collection, this.version],
+    );
+    return rows.map(toChunk);
+  }
+
   /** The chunks of these pages, each page's in page order. */
   async chunksOfPages(filePaths: readonly string[]): Promise<Map<string, ChunkRecord[]>> {
     const pages = new Map<string, ChunkRecord[]>(filePaths.map((filePath) => [filePath, []]));

@@ -51,6 +51,12 @@ export interface HybridHit {
   similarity: number;
 }
 
+export interface SparseQuery {
+  sparse: SparseVector;
+  limit: number;
+  filter?: VectorFilter | undefined;
+}
+
 /** A point of the sparse (BM25) ranking: its score from Qdrant and the ids its vector holds. */
 export interface SparseHit {
   chunkId: string;
@@ -265,11 +271,7 @@ export class QdrantIndex implements VectorIndex {
    * The BM25 ranking alone: the sparse query, filtered in Qdrant, with each point's sparse ids so
    * the caller knows which of the question's terms it matched.
    */
-  async searchSparse(query: {
-    sparse: SparseVector;
-    limit: number;
-    filter?: VectorFilter | undefined;
-  }): Promise<SparseHit[]> {
+  async searchSparse(query: SparseQuery): Promise<SparseHit[]> {
     this.requirePrepared();
     if (query.sparse.indices.length === 0) return [];
     const response = await this.call(() =>
