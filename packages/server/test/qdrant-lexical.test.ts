@@ -1,21 +1,26 @@
 import { cp, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GLOSSARY_TITLE } from "../src/answer/definitions.ts";
 import { loadConfig } from "../src/config/config.ts";
+import { composeApp } from "../src/http/compose.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { type EngineLexical, engineBm25Ranking } from "../src/search/engine-search.ts";
 import { snapshotPath, termStatisticsPath } from "../src/search/index-store.ts";
+import { type KeywordHit, keywordSearch } from "../src/search/keyword-search.ts";
 import type { LexicalIndex } from "../src/search/lexical-index.ts";
 import { rankingTerms } from "../src/search/lexical-search.ts";
 import { Retriever } from "../src/search/retriever.ts";
 import { searchTermsOf } from "../src/search/search-terms.ts";
 import { indexOf } from "../src/search/test-builders.ts";
 import type { RetrievalResult } from "../src/search/types.ts";
+import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
 import { SAMPLE_DOCS } from "./cli.ts";
 import { createFakeEmbedder } from "./doubles/fake-embedder.ts";
 import { type QdrantStandIn, startQdrantStandIn } from "./doubles/qdrant-stand-in.ts";
+import { askChat } from "./http-fixture.ts";
 
 /**
  * LEXICAL_BACKEND=qdrant against the in-process BM25 index, on the sample book stored in the
@@ -65,6 +70,36 @@ interface MemoryRun {
   hybrid: RetrievalResult[];
   /** Chunk id → BM25 score of the first 10 in-process hits. */
   scores: Map<string, number>[];
+  /** /chat's answers to CHAT_QUESTIONS. */
+  chats: Awaited<ReturnType<typeof askChat>>[];
+}
+
+/** Asked through /chat both ways: a definition (the glossary), an overview, an off-topic one. */
+const CHAT_QUESTIONS = [
+  "What is an executor?",
+  "What is colcon?",
+  "What is a launch file?",
+  "What is this book about?",
+  "What does rclpy.spin do, and what happens if I never call it?",
+  "What is a good recipe for sourdough bread?",
+];
+/** Typed into the search box (the last word unfinished, or finished with a space). */
+const TYPED = ["rclpy sp", "launch file ", "kinem", "transfrom tree"];
+
+function appOf(book: Lectern) {
+  return composeApp(book, book.config, {
+    logger: pino({ level: "silent" }),
+    history: new MemoryHistoryStore(),
+  }).app;
+}
+
+/** An answer without what differs between two runs (ids, timings). */
+function comparable(answer: Awaited<ReturnType<typeof askChat>>) {
+  return {
+    answer: answer.answer,
+    mode: answer.metadata.mode,
+    sources: answer.sources.map((source) => source.source_url),
+  };
 }
 let memory: MemoryRun;
 let engineBook: Lectern;
@@ -105,7 +140,9 @@ beforeAll(async () => {
   expect(report.embeddings).toMatchObject({ pending: 0 });
   const index = indexOf(book);
   const lexicalRetriever = new Retriever(index, { topK: 5, maxChunksPerPage: 2 });
-  memory = { index, lexical: [], hybrid: [], scores: [] };
+  memory = { index, lexical: [], hybrid: [], scores: [], chats: [] };
+  const app = appOf(book);
+  for (const query of CHAT_QUESTIONS) memory.chats.push(await askChat(app, { query }));
   for (const { question } of questions) {
     memory.lexical.push(lexicalRetriever.searchLexical(question));
     memory.hybrid.push(await book.retriever.search(question));
@@ -196,6 +233,40 @@ describe("a book served with LEXICAL_BACKEND=qdrant", () => {
     expect(refused).toBeGreaterThan(5);
     expect(refused).toBeLessThan(questions.length / 2);
     expect(ties).toBeLessThan(questions.length / 10);
+  });
+
+  it("answers /chat as the in-process index does, reading pages and the synopsis from the store", async () => {
+    const app = appOf(engineBook);
+    const before = standIn.requests.length;
+    for (const [position, query] of CHAT_QUESTIONS.entries()) {
+      const expected = memory.chats[position] as Awaited<ReturnType<typeof askChat>>;
+      expect(comparable(await askChat(app, { query })), query).toEqual(comparable(expected));
+    }
+    // Each searched question is one fused query and one sparse query.
+    const sent = standIn.requests
+      .slice(before)
+      .filter((request) => request.path.endsWith("/points/query"));
+    expect(sent.some((request) => JSON.stringify(request.body).includes('"rrf"'))).toBe(true);
+    expect(
+      sent.some(
+        (request) => (request.body as { with_vector?: unknown }).with_vector?.toString() === "bm25",
+      ),
+    ).toBe(true);
+    // The definition question quoted the glossary, read from the store.
+    expect(JSON.stringify(memory.chats.slice(0, 3).map((chat) => chat.sources))).toContain(
+      "/docs/glossary",
+    );
+    expect(memory.chats.at(-1)?.metadata.mode).toBe("no_results");
+  });
+
+  it("searches as the reader types through Qdrant's sparse query", async () => {
+    for (const typed of TYPED) {
+      const fromIndex = keywordSearch(memory.index, typed, { limit: 8 });
+      const fromEngine = await engineBook.searchKeywords(typed, { limit: 8 });
+      const shape = (hits: KeywordHit[]) => hits.map((hit) => [hit.url, hit.snippet]);
+      expect(shape(fromEngine), typed).toEqual(shape(fromIndex));
+      expect(fromEngine.length, typed).toBeGreaterThan(0);
+    }
   });
 
   it("answers through Qdrant's fused query with the decisions of the in-process calibration", async () => {

@@ -309,7 +309,9 @@ describe("the lectern command with VECTOR_BACKEND=qdrant", () => {
       sources: { file_path?: string; url?: string }[];
     };
     expect(answer.mode).toBe("retrieval_only");
-    expect(JSON.stringify(answer.sources[0])).toContain("01-nodes");
+    // The page that documents rclpy.spin is among the sources; they are listed by similarity,
+    // where the fake embedding server's cosine can put another page first.
+    expect(JSON.stringify(answer.sources)).toContain("01-nodes");
     const queriesAfter = cliStandIn.requests.filter((request) =>
       request.path.endsWith("/points/query"),
     ).length;
