@@ -7,6 +7,7 @@ import { GLOSSARY_TITLE } from "../src/answer/definitions.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { composeApp } from "../src/http/compose.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
+import { noneEmbedder } from "../src/llm/embedder.ts";
 import { type EngineLexical, engineBm25Ranking } from "../src/search/engine-search.ts";
 import { snapshotPath, termStatisticsPath } from "../src/search/index-store.ts";
 import { type KeywordHit, keywordSearch } from "../src/search/keyword-search.ts";
@@ -42,17 +43,18 @@ interface Question {
 }
 let questions: Question[];
 
+function configEnv(lexical: "memory" | "qdrant") {
+  return {
+    LOG_LEVEL: "silent",
+    VECTOR_BACKEND: "qdrant",
+    LEXICAL_BACKEND: lexical,
+    QDRANT_URL: standIn.url,
+    QDRANT_COLLECTION: COLLECTION,
+  };
+}
+
 function configOf(lexical: "memory" | "qdrant") {
-  return loadConfig({
-    env: {
-      LOG_LEVEL: "silent",
-      VECTOR_BACKEND: "qdrant",
-      LEXICAL_BACKEND: lexical,
-      QDRANT_URL: standIn.url,
-      QDRANT_COLLECTION: COLLECTION,
-    },
-    overrides: { dataDir },
-  });
+  return loadConfig({ env: configEnv(lexical), overrides: { dataDir } });
 }
 
 async function readQuestions(file: string): Promise<Question[]> {
@@ -161,6 +163,20 @@ afterAll(async () => {
 });
 
 describe("a book served with LEXICAL_BACKEND=qdrant", () => {
+  it("needs an embedding model, saying so with CONFIG_INVALID", async () => {
+    const config = loadConfig({
+      env: { ...configEnv("qdrant") },
+      overrides: { dataDir: path.join(workDir, "no-model") },
+    });
+    const refused = await openLectern(config, { embedder: noneEmbedder }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({
+      code: "CONFIG_INVALID",
+      details: { key: "vectors.lexical", variable: "LEXICAL_BACKEND" },
+    });
+  });
+
   it("holds no BM25 index, only the term-statistics table, far smaller than the index", async () => {
     expect(engineBook.index).toBeUndefined();
     expect(engineBook.terms.size).toBe(memory.index.size);
