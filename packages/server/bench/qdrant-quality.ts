@@ -14,9 +14,10 @@ import { startQdrantStandIn } from "../test/doubles/qdrant-stand-in.ts";
 
 /**
  * Retrieval quality of the sample book's questions (questions.jsonl and questions-fresh.jsonl)
- * through the `/chat` pipeline on three backends: BM25 alone, pgvector (in-process RRF of BM25
+ * through the `/chat` pipeline on four backends: BM25 alone, pgvector (in-process RRF of BM25
  * and dense), and Qdrant (dense + sparse BM25 fused by the server; the local stand-in scores as
- * Qdrant does). The embedder is the deterministic test one (a bag of hashed words with a few
+ * Qdrant does), with the BM25 calibration from the in-process index or, with
+ * LEXICAL_BACKEND=qdrant, from Qdrant's sparse scores and the term-statistics table. The embedder is the deterministic test one (a bag of hashed words with a few
  * synonym groups), not a real model: the rows compare the two fusion paths, not embedding
  * quality. No latency is reported: the stand-in is not Qdrant.
  *
@@ -35,6 +36,11 @@ const backends = [
   {
     name: "Qdrant stand-in (prefetch + RRF on the server)",
     env: { VECTOR_BACKEND: "qdrant", QDRANT_URL: standIn.url },
+    dense: true,
+  },
+  {
+    name: "Qdrant stand-in, LEXICAL_BACKEND=qdrant (no BM25 index in process)",
+    env: { VECTOR_BACKEND: "qdrant", QDRANT_URL: standIn.url, LEXICAL_BACKEND: "qdrant" },
     dense: true,
   },
 ];

@@ -1,20 +1,36 @@
 import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import { bookTitle, checkSameBook, recordBook } from "./book.ts";
 import type { Config } from "./config/config.ts";
+import { createError } from "./errors.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
 import type { IngestReport } from "./ingest/ingest.ts";
 import { acquireIngestLock } from "./ingest/ingest-lock.ts";
 import { type Embedder, isDenseEnabled, noneEmbedder } from "./llm/embedder.ts";
 import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
+import type { FieldLengths } from "./search/chunk-fields.ts";
+import type { EngineLexical } from "./search/engine-search.ts";
 import type { FusedQuery } from "./search/fusion.ts";
-import { applyToIndex, loadLexicalIndex, saveLexicalIndex } from "./search/index-store.ts";
+import {
+  applyToIndex,
+  loadLexicalIndex,
+  loadTermStatistics,
+  saveLexicalIndex,
+  saveTermStatistics,
+} from "./search/index-store.ts";
+import {
+  engineKeywordSearch,
+  type KeywordHit,
+  type KeywordSearchOptions,
+  keywordSearch,
+} from "./search/keyword-search.ts";
 import type { LexicalIndex } from "./search/lexical-index.ts";
 import type { Reranker } from "./search/reranker.ts";
 import { Retriever } from "./search/retriever.ts";
 import { chunkSparseVector } from "./search/sparse-vector.ts";
 import { Synonyms } from "./search/synonyms.ts";
-import { DocumentStore } from "./store/document-store.ts";
+import { type TermSource, TermStatistics } from "./search/term-statistics.ts";
+import { type ChunkRecord, DocumentStore } from "./store/document-store.ts";
 import { ExternalVectorBacklog } from "./store/external-backlog.ts";
 import { openDatabase } from "./store/open.ts";
 import { PgvectorBacklog, PgvectorIndex } from "./store/pgvector-index.ts";
@@ -23,6 +39,8 @@ import {
   type HybridHit,
   type HybridQuery,
   QdrantIndex,
+  type SparseHit,
+  type SparseQuery,
 } from "./store/qdrant-index.ts";
 import type { SqlClient } from "./store/sql-client.ts";
 import type { EmbeddingBacklog, VectorIndex } from "./store/vector-index.ts";
@@ -47,7 +65,13 @@ export interface Lectern {
   readonly providers: ProviderClients;
   /** The vector index and what waits for a vector; undefined when dense retrieval is off. */
   readonly vectors: DenseVectors | undefined;
-  index: LexicalIndex;
+  /**
+   * The in-process BM25 index; undefined with LEXICAL_BACKEND=qdrant, where Qdrant ranks and
+   * `terms` holds the statistics.
+   */
+  index: LexicalIndex | undefined;
+  /** The book's term statistics: the BM25 index itself, or the table that stands in for it. */
+  terms: TermSource;
   retriever: Retriever;
   /** What the book is about, for overview questions; undefined for an empty book. */
   synopsis: Synopsis | undefined;
@@ -67,6 +91,10 @@ export interface Lectern {
    * stored a newer version than the one in memory; true when it did.
    */
   refresh(): Promise<boolean>;
+  /** Search as the reader types (GET /search): see keyword-search.ts. */
+  searchKeywords(query: string, options: KeywordSearchOptions): Promise<KeywordHit[]>;
+  /** The chunks of these pages in page order (from the index, or read from the store). */
+  chunksOfPages(filePaths: string[]): Promise<Map<string, ChunkRecord[]>>;
   /** The index version the in-memory index holds (the store's counter, raised by every ingest). */
   indexVersion(): number;
   /** Embeds every chunk that has no embedding yet, in batches; resumable. */
@@ -82,6 +110,7 @@ export type DenseVectors = VectorIndex &
   EmbeddingBacklog & {
     readonly backend: "pgvector" | "qdrant";
     searchHybrid?: (query: HybridQuery) => Promise<HybridHit[]>;
+    searchSparse?: (query: SparseQuery) => Promise<SparseHit[]>;
   };
 
 export interface OpenOptions {
@@ -111,14 +140,58 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
   });
   try {
     const store = new DocumentStore(db, config.collection);
+    const engineLexical = config.vectors.lexical === "qdrant";
+    if (engineLexical && !dense) {
+      throw createError(
+        "CONFIG_INVALID",
+        "LEXICAL_BACKEND=qdrant ranks BM25 in Qdrant, which Lectern uses only with an embedding model. Set EMBEDDINGS_PROVIDER (see the README), or LEXICAL_BACKEND=memory.",
+        { details: { key: "vectors.lexical", variable: "LEXICAL_BACKEND" } },
+      );
+    }
+    // The sparse vectors are length-normalised against the book's average field lengths, read
+    // when a batch is stored (after the ingest has updated the index or the statistics).
+    let averageFieldLengths: () => FieldLengths = () => ({ title: 0, headings: 0, text: 0 });
     const vectors = dense
-      ? await openDenseVectors(db, config, embedder, options.reembed ?? false)
+      ? await openDenseVectors(db, config, embedder, options.reembed ?? false, () =>
+          averageFieldLengths(),
+        )
       : undefined;
-    const loaded = await loadLexicalIndex(store, config.dataDir);
     const searchHybrid = vectors?.searchHybrid;
+    const searchSparse = vectors?.searchSparse;
     const synonyms = new Synonyms(config.synonyms);
-    const makeRetriever = (index: LexicalIndex) =>
-      new Retriever(index, {
+    /** The BM25 side of retrieval: the in-process index, or Qdrant with the term statistics. */
+    type LexicalBook =
+      | { kind: "memory"; index: LexicalIndex; indexVersion: number }
+      | { kind: "engine"; terms: TermStatistics; engine: EngineLexical; indexVersion: number };
+    const loadLexical = async (): Promise<LexicalBook> => {
+      if (!engineLexical) {
+        const loaded = await loadLexicalIndex(store, config.dataDir);
+        return { kind: "memory", index: loaded.index, indexVersion: loaded.indexVersion };
+      }
+      const loaded = await loadTermStatistics(store, config.dataDir);
+      return {
+        kind: "engine",
+        terms: loaded.statistics,
+        indexVersion: loaded.indexVersion,
+        engine: {
+          terms: loaded.statistics,
+          search: ({ sparse, limit, filters }) =>
+            (searchSparse as NonNullable<typeof searchSparse>)({
+              sparse,
+              limit,
+              filter: { urlPrefix: filters?.sourceUrlPrefix, section: filters?.section },
+            }),
+          chunks: (ids) => store.chunksByIds(ids),
+        },
+      };
+    };
+    const synopsisOf = async (book: LexicalBook) =>
+      buildSynopsis(
+        await store.pages(),
+        book.kind === "memory" ? book.index.allChunks() : await store.firstChunks(),
+      );
+    const makeRetriever = (book: LexicalBook) =>
+      new Retriever(book.kind === "memory" ? book.index : book.engine, {
         topK: config.search.topK,
         maxChunksPerPage: config.search.maxChunksPerPage,
         embedder,
@@ -149,8 +222,10 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
             }
           : {}),
       });
-
-    let loadedVersion = loaded.indexVersion;
+    let book = await loadLexical();
+    averageFieldLengths = () =>
+      book.kind === "memory" ? book.index.averageFieldLengths() : book.terms.averageFieldLengths;
+    let loadedVersion = book.indexVersion;
     const lectern: Lectern = {
       config,
       db,
@@ -158,9 +233,10 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       embedder,
       providers,
       vectors,
-      index: loaded.index,
-      retriever: makeRetriever(loaded.index),
-      synopsis: buildSynopsis(await store.pages(), loaded.index.allChunks()),
+      index: book.kind === "memory" ? book.index : undefined,
+      terms: book.kind === "memory" ? book.index : book.terms,
+      retriever: makeRetriever(book),
+      synopsis: await synopsisOf(book),
       async ingest(docs, onProgress, options = {}) {
         const lock = await acquireIngestLock(config.dataDir, config.collection);
         try {
@@ -176,12 +252,18 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       async refresh() {
         const { indexVersion } = await store.indexState();
         if (indexVersion === loadedVersion) return false;
-        const next = await loadLexicalIndex(store, config.dataDir);
-        lectern.index = next.index;
-        lectern.retriever = makeRetriever(next.index);
-        lectern.synopsis = buildSynopsis(await store.pages(), next.index.allChunks());
-        loadedVersion = next.indexVersion;
+        await useBook(await loadLexical());
         return true;
+      },
+      async searchKeywords(query, options) {
+        return book.kind === "memory"
+          ? keywordSearch(book.index, query, options)
+          : engineKeywordSearch(book.engine, query, options);
+      },
+      async chunksOfPages(filePaths) {
+        if (book.kind === "engine") return store.chunksOfPages(filePaths);
+        const index = book.index;
+        return new Map(filePaths.map((filePath) => [filePath, index.chunksOfPage(filePath)]));
       },
       indexVersion: () => loadedVersion,
       title: () => bookTitle(store, config),
@@ -230,6 +312,15 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
         await db.close();
       },
     };
+    /** Serves from this index or these statistics from now on. */
+    async function useBook(next: LexicalBook): Promise<void> {
+      book = next;
+      lectern.index = next.kind === "memory" ? next.index : undefined;
+      lectern.terms = next.kind === "memory" ? next.index : next.terms;
+      lectern.retriever = makeRetriever(next);
+      lectern.synopsis = await synopsisOf(next);
+      loadedVersion = next.indexVersion;
+    }
     async function ingestLocked(
       docs: string | DocSource,
       onProgress: ProgressListener | undefined,
@@ -239,31 +330,50 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       const ingestOptions = ingestOptionsFromConfig(config, docs);
       // The BM25 index follows the store page by page, so that tokenising the new chunks happens
       // while each page is at hand rather than for the whole book at the end.
-      const index = lectern.index;
+      const memoryIndex = book.kind === "memory" ? book.index : undefined;
       let report: IngestReport;
       try {
         report = await ingestDocs(store, {
           ...ingestOptions,
           ...(onProgress ? { onProgress } : {}),
-          onStored: (change) => applyToIndex(index, change),
+          ...(memoryIndex
+            ? {
+                onStored: (change: Parameters<typeof applyToIndex>[1]) =>
+                  applyToIndex(memoryIndex, change),
+              }
+            : {}),
         });
       } catch (error) {
         // The store rolled back: so does the index, to the store's (unchanged) version.
-        lectern.index = (await loadLexicalIndex(store, config.dataDir)).index;
-        lectern.retriever = makeRetriever(lectern.index);
+        if (memoryIndex) await useBook(await loadLexical());
         throw error;
       }
       if (report.changed) {
-        collectGarbage(); // the run's leftovers, before the snapshot is written
-        await saveLexicalIndex(
-          lectern.index,
-          config.dataDir,
-          config.collection,
-          report.indexVersion,
-        );
-        lectern.retriever = makeRetriever(lectern.index);
-        lectern.synopsis = buildSynopsis(await store.pages(), lectern.index.allChunks());
-        loadedVersion = report.indexVersion;
+        if (book.kind === "memory") {
+          collectGarbage(); // the run's leftovers, before the snapshot is written
+          await saveLexicalIndex(
+            book.index,
+            config.dataDir,
+            config.collection,
+            report.indexVersion,
+          );
+          await useBook({ ...book, indexVersion: report.indexVersion });
+        } else {
+          // The table is counted again from the store: one pass over the chunks, none kept.
+          const statistics = TermStatistics.fromChunks(await store.allChunks());
+          await saveTermStatistics(
+            statistics,
+            config.dataDir,
+            config.collection,
+            report.indexVersion,
+          );
+          await useBook({
+            ...book,
+            terms: statistics,
+            engine: { ...book.engine, terms: statistics },
+            indexVersion: report.indexVersion,
+          });
+        }
       }
       if (!vectors) return report;
       const staleFailure = report.changed ? await deleteStaleVectors(vectors, report) : undefined;
@@ -310,6 +420,7 @@ async function openDenseVectors(
   config: Config,
   embedder: Embedder,
   reembed: boolean,
+  averageFieldLengths: () => FieldLengths,
 ): Promise<DenseVectors> {
   const model = {
     provider: embedder.provider,
@@ -323,13 +434,14 @@ async function openDenseVectors(
     const index = new QdrantIndex({
       client: await createQdrantClient({ url: url ?? "", apiKey, timeoutMs }),
       backlog,
-      encodeSparse: chunkSparseVector,
+      encodeSparse: (chunk) => chunkSparseVector(chunk, averageFieldLengths()),
       collectionName,
     });
     await index.prepare(model, { reembed });
     return {
       ...denseVectors(index, backlog, "qdrant"),
       searchHybrid: (query) => index.searchHybrid(query),
+      searchSparse: (query) => index.searchSparse(query),
     };
   }
   const index = new PgvectorIndex(db, config.collection);

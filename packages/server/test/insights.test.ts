@@ -11,6 +11,7 @@ import { loadInsights } from "../src/insights/load.ts";
 import type { InsightsReport } from "../src/insights/report.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { Retriever } from "../src/search/retriever.ts";
+import { indexOf } from "../src/search/test-builders.ts";
 import { QuestionLogStore } from "../src/store/question-log-store.ts";
 import { SAMPLE_DOCS } from "./cli.ts";
 import { createFakeEmbedder } from "./doubles/fake-embedder.ts";
@@ -101,7 +102,7 @@ describe("the question log", () => {
       answer.sources.map((source) => source.source_url),
     );
     for (const cited of logged?.cited ?? []) {
-      expect(lectern.index.chunkById(cited.chunkId)?.contentHash).toBe(cited.contentHash);
+      expect(indexOf(lectern).chunkById(cited.chunkId)?.contentHash).toBe(cited.contentHash);
     }
     // The reader's contact details never reach the log, not even as words the book lacks.
     expect(personal?.question).toBe("How do I write a URDF file? Reply to [email] or [phone]");
@@ -200,7 +201,7 @@ describe("insights on the sample book", () => {
 
   it("applies the configured synonyms: 'mailbox' is searched as 'topic' and is no gap", async () => {
     const question = "Which mailbox do nodes write sensor data to?";
-    const plain = new Retriever(lectern.index, { topK: 5, maxChunksPerPage: 1 }).searchLexical(
+    const plain = new Retriever(indexOf(lectern), { topK: 5, maxChunksPerPage: 1 }).searchLexical(
       question,
     );
     expect(plain.unknownWords).toEqual(["mailbox"]);

@@ -10,6 +10,7 @@ import { MAX_FALSE_REJECTION, tuneThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
 import type { Retriever } from "../src/search/retriever.ts";
+import { indexOf } from "../src/search/test-builders.ts";
 import { SAMPLE_DOCS, SAMPLE_QUESTIONS } from "./cli.ts";
 
 /**
@@ -53,7 +54,7 @@ describe("sample book", () => {
     const files = documents.map((document) => document.filePath);
     expect(files).not.toContain("swarm-robotics.md"); // draft
     expect(files.some((file) => path.basename(file).startsWith("_"))).toBe(false); // partials
-    const chunks = [...lectern.index.allChunks()];
+    const chunks = [...indexOf(lectern).allChunks()];
     const urlOf = (file: string) =>
       chunks.find((chunk) => chunk.filePath === file && chunk.chunkIndex === 0)?.url;
     expect(urlOf("index.md")).toBe("/docs");

@@ -21,7 +21,7 @@ export function requireDataDir(config: Config): void {
 }
 
 export function requireIndex(lectern: Lectern): void {
-  if (lectern.index.size === 0) {
+  if (lectern.terms.size === 0) {
     throw createError(
       "INDEX_EMPTY",
       `Nothing has been ingested into ${configLocation(lectern.config)} yet. Run: lectern ingest --docs <dir>`,

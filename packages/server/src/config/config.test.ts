@@ -104,7 +104,7 @@ const DEFAULTS: Config = {
   },
   embeddings: { provider: "none", batchSize: 64, minDenseSimilarity: 0.5 },
   rerank: { candidates: 20 },
-  vectors: { backend: "pgvector", qdrant: { timeoutMs: 30_000 } },
+  vectors: { backend: "pgvector", lexical: "memory", qdrant: { timeoutMs: 30_000 } },
   corsOrigins: [],
   shareEnabled: false,
   redisKeyPrefix: "lectern:",
@@ -264,6 +264,7 @@ describe("the vector backend", () => {
     });
     expect(config.vectors).toEqual({
       backend: "qdrant",
+      lexical: "memory",
       qdrant: {
         url: "http://qdrant:6333",
         apiKey: "a-qdrant-key",
@@ -271,6 +272,27 @@ describe("the vector backend", () => {
         timeoutMs: 5000,
       },
     });
+  });
+
+  it("keeps BM25 in process unless LEXICAL_BACKEND=qdrant, which needs the qdrant vector backend", () => {
+    expect(loadConfig({ env: {}, cwd: emptyDirectory() }).vectors.lexical).toBe("memory");
+    const config = loadConfig({
+      env: {
+        VECTOR_BACKEND: "qdrant",
+        QDRANT_URL: "http://qdrant:6333",
+        LEXICAL_BACKEND: "qdrant",
+      },
+      cwd: emptyDirectory(),
+    });
+    expect(config.vectors.lexical).toBe("qdrant");
+    const error = loadError({ env: { LEXICAL_BACKEND: "qdrant" }, cwd: emptyDirectory() });
+    expect(error.code).toBe("CONFIG_INVALID");
+    expect(error.message).toContain("environment variable LEXICAL_BACKEND");
+    expect(error.message).toContain("VECTOR_BACKEND=qdrant");
+    expect(error.details).toEqual({ key: "vectors.lexical", variable: "LEXICAL_BACKEND" });
+    expect(
+      loadError({ env: { LEXICAL_BACKEND: "elastic" }, cwd: emptyDirectory() }).message,
+    ).toContain("environment variable LEXICAL_BACKEND");
   });
 
   it("refuses qdrant without QDRANT_URL, naming the variable", () => {

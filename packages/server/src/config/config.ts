@@ -151,6 +151,9 @@ const vectorsSchema = z
   .object({
     // Where chunk embeddings live: pgvector in the SQL database, or a Qdrant server.
     backend: z.enum(["pgvector", "qdrant"]).default("pgvector"),
+    // Where the BM25 ranking and its statistics live: the in-process index, or Qdrant's sparse
+    // vectors with a term-statistics table (needs backend "qdrant" and an embedding model).
+    lexical: z.enum(["memory", "qdrant"]).default("memory"),
     qdrant: z
       .object({
         // e.g. http://localhost:6333; required with backend "qdrant"
@@ -357,6 +360,13 @@ function checkVectorBackend(
   config: z.infer<typeof configSchema>,
   origin: Map<string, string>,
 ): void {
+  if (config.vectors.lexical === "qdrant" && config.vectors.backend !== "qdrant") {
+    throw createError(
+      "CONFIG_INVALID",
+      `Invalid configuration (${describeOrigin(origin, "vectors.lexical")}): the qdrant lexical backend needs the qdrant vector backend. Set VECTOR_BACKEND=qdrant (and QDRANT_URL), or LEXICAL_BACKEND=memory.`,
+      { details: { key: "vectors.lexical", variable: "LEXICAL_BACKEND" } },
+    );
+  }
   if (config.vectors.backend !== "qdrant" || config.vectors.qdrant.url) return;
   throw createError(
     "CONFIG_INVALID",

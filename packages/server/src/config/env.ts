@@ -82,6 +82,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   EMBEDDINGS_BATCH_SIZE: { key: ["embeddings", "batchSize"], type: "int" },
   EMBEDDINGS_MIN_SIMILARITY: { key: ["embeddings", "minDenseSimilarity"], type: "number" },
   VECTOR_BACKEND: { key: ["vectors", "backend"], type: "string" },
+  LEXICAL_BACKEND: { key: ["vectors", "lexical"], type: "string" },
   QDRANT_URL: { key: ["vectors", "qdrant", "url"], type: "string" },
   QDRANT_API_KEY: { key: ["vectors", "qdrant", "apiKey"], type: "string" },
   QDRANT_COLLECTION: { key: ["vectors", "qdrant", "collection"], type: "string" },

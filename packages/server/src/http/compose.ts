@@ -11,7 +11,6 @@ import { createChatPipeline } from "../pipeline/answering.ts";
 import type { ModelFollowUps } from "../pipeline/follow-ups.ts";
 import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
-import { keywordSearch } from "../search/keyword-search.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
@@ -83,7 +82,7 @@ export function composeApp(
     ...(options.followUps ? { followUps: options.followUps } : {}),
   });
   const metrics = createMetrics({
-    indexedChunks: () => lectern.index.size,
+    indexedChunks: () => lectern.terms.size,
     indexVersion: () => lectern.indexVersion(),
     ...(model ? { model } : {}),
   });
@@ -99,7 +98,7 @@ export function composeApp(
       database: async () => {
         await lectern.db.query("SELECT 1");
       },
-      indexedChunks: () => lectern.index.size,
+      indexedChunks: () => lectern.terms.size,
       indexVersion: () => lectern.indexVersion(),
       ...(model ? { model } : {}),
       ...(lectern.vectors?.backend === "qdrant"
@@ -111,7 +110,7 @@ export function composeApp(
         : {}),
     },
     metrics,
-    search: (query, limit) => keywordSearch(lectern.index, query, { limit }),
+    search: (query, limit) => lectern.searchKeywords(query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
     book: mcpBookContent(lectern),
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),

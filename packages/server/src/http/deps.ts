@@ -40,7 +40,7 @@ export interface AppDeps {
   /** Starter questions for an empty conversation (GET /suggestions); omitted, none. */
   suggestions?: () => string[];
   /** Keyword search as the reader types (GET /search); omitted, it answers 503. */
-  search?: (query: string, limit: number) => KeywordHit[];
+  search?: (query: string, limit: number) => KeywordHit[] | Promise<KeywordHit[]>;
   /** The book for the MCP server (retrieval and pages); omitted, POST /mcp answers 503. */
   book?: McpBookContent;
   /** Where readers' feedback is stored; omitted, POST /feedback answers 503. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, expectError, openSampleBook } from "../../test/http-fixture.ts";
 import type { Lectern } from "../lectern.ts";
+import { indexOf } from "../search/test-builders.ts";
 import type { PageSummary } from "../store/document-store.ts";
 import { createSite } from "./site.ts";
 
@@ -77,7 +78,7 @@ describe("llms.txt and each page as Markdown", () => {
       );
       expect(markdown.split("\n")[0], path).toBe(`# ${page?.title}`);
       // The page's own sections are there, with its words.
-      const chunks = lectern.index.chunksOfPage(page?.filePath ?? "");
+      const chunks = indexOf(lectern).chunksOfPage(page?.filePath ?? "");
       for (const chunk of chunks) {
         if (chunk.headingPath.length > 1)
           expect(markdown, path).toContain(`## ${chunk.headingPath[1]}`);

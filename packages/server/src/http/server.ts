@@ -73,7 +73,7 @@ export async function startServer(
     refreshing = true;
     try {
       if (await lectern.refresh()) {
-        logger.info({ chunks: lectern.index.size }, "loaded a new version of the index");
+        logger.info({ chunks: lectern.terms.size }, "loaded a new version of the index");
       }
     } catch (error) {
       logger.warn({ err: error }, "checking for a new index version failed; will retry");
@@ -101,7 +101,7 @@ export async function startServer(
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  logger.info({ url, chunks: lectern.index.size, history: history.kind }, "Lectern is listening");
+  logger.info({ url, chunks: lectern.terms.size, history: history.kind }, "Lectern is listening");
 
   let closing: Promise<void> | undefined;
   return {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, openSampleBook, postJson } from "../../test/http-fixture.ts";
 import type { Lectern } from "../lectern.ts";
+import { indexOf } from "../search/test-builders.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
@@ -99,7 +100,7 @@ describe("demo book site", () => {
     const body = await (
       await site.request("/docs/ros2/topics", { headers: { accept: "text/html" } })
     ).text();
-    const chunks = [...lectern.index.allChunks()].filter(
+    const chunks = [...indexOf(lectern).allChunks()].filter(
       (chunk) => chunk.filePath === "02-ros2-fundamentals/02-topics-and-messages.mdx",
     );
     const anchors = chunks

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import { loadLexicalIndex } from "../search/index-store.ts";
+import { indexOf } from "../search/test-builders.ts";
 import { authorSearchText } from "./ingest.ts";
 
 async function writeDoc(
@@ -218,7 +219,7 @@ describe("incremental ingestion", () => {
     await writeDoc(docsDir, "03-new/winch.md", page("Winch", "A winch drum spools the cable."));
     const state = await lectern.store.indexState();
     const chunks = await lectern.store.allChunks();
-    const size = lectern.index.size;
+    const size = indexOf(lectern).size;
     // Every page has been stored in the run's transaction when the last progress event comes.
     const stop = (event: { done: number; total: number }) => {
       if (event.done === event.total) throw new Error("interrupted");
@@ -226,7 +227,7 @@ describe("incremental ingestion", () => {
     await expect(lectern.ingest(docsDir, stop)).rejects.toThrow("interrupted");
     expect(await lectern.store.indexState()).toEqual(state);
     expect(await lectern.store.allChunks()).toEqual(chunks);
-    expect(lectern.index.size).toBe(size);
+    expect(indexOf(lectern).size).toBe(size);
     expect(lectern.retriever.searchLexical("kilonewton").results).toEqual([]);
     expect(lectern.retriever.searchLexical("winch drum").results).toEqual([]);
     expect(lectern.retriever.searchLexical("pound feet").results[0]?.chunk.filePath).toBe(
@@ -239,7 +240,7 @@ describe("incremental ingestion", () => {
   it("loads the saved BM25 snapshot on restart instead of rebuilding it", async () => {
     const loaded = await loadLexicalIndex(lectern.store, lectern.config.dataDir);
     expect(loaded.rebuilt).toBe(false);
-    expect(loaded.index.size).toBe(lectern.index.size);
+    expect(loaded.index.size).toBe(indexOf(lectern).size);
   });
 });
 

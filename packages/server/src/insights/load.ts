@@ -1,4 +1,6 @@
 import type { Lectern } from "../lectern.ts";
+import { LexicalIndex } from "../search/lexical-index.ts";
+import { Retriever } from "../search/retriever.ts";
 import { Synonyms } from "../search/synonyms.ts";
 import { QuestionLogStore } from "../store/question-log-store.ts";
 import { buildInsights, type InsightsReport } from "./report.ts";
@@ -17,11 +19,20 @@ export async function loadInsights(
   const questions = (await store.since(period.since)).filter(
     (entry) => entry.askedAt <= period.until,
   );
+  // With LEXICAL_BACKEND=qdrant the server holds no BM25 index: the report, an occasional batch,
+  // builds one for itself (vocabulary gaps compare the book's words and rankings).
+  const index = lectern.index ?? LexicalIndex.build(await lectern.store.allChunks());
+  const retriever = lectern.index
+    ? lectern.retriever
+    : new Retriever(index, {
+        topK: lectern.config.search.topK,
+        maxChunksPerPage: lectern.config.search.maxChunksPerPage,
+      });
   return buildInsights(
     questions,
     {
-      index: lectern.index,
-      retriever: lectern.retriever,
+      index,
+      retriever,
       synonyms: new Synonyms(lectern.config.synonyms),
       pages: await lectern.store.pages(),
       title: await lectern.title(),

@@ -83,8 +83,11 @@ export function createChatPipeline(
     synthesizer: options.synthesizer ?? answering.synthesizer,
     rewriter: options.rewriter ?? answering.rewriter,
     synopsis: () => lectern.synopsis,
-    pageChunks: (filePath) => lectern.index.chunksOfPage(filePath),
-    glossaryPages: () => lectern.index.pagesTitledLike(GLOSSARY_TITLE),
+    // Pages are read from the in-process index, or from the store when there is none.
+    ...(lectern.index
+      ? { pageChunks: (filePath: string) => lectern.index?.chunksOfPage(filePath) ?? [] }
+      : { loadPages: (filePaths: string[]) => lectern.chunksOfPages(filePaths) }),
+    glossaryPages: () => lectern.terms.pagesTitledLike(GLOSSARY_TITLE),
     ...followUpsOption(
       options.followUps ?? (options.synthesizer ? undefined : answering.followUps),
     ),

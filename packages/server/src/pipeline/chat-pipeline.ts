@@ -26,6 +26,11 @@ export class ChatPipeline {
       synopsis?: () => Synopsis | undefined;
       /** The chunks of a page in page order; the synthesizer may quote them beyond the results. */
       pageChunks?: (filePath: string) => ChunkRecord[];
+      /**
+       * Reads the chunks of these pages, when they are not held in memory (`pageChunks` absent:
+       * LEXICAL_BACKEND=qdrant keeps no chunks); each answer reads its results' and the glossary's.
+       */
+      loadPages?: (filePaths: string[]) => Promise<Map<string, ChunkRecord[]>>;
       /** The book's glossary pages (file paths), where definition questions also look. */
       glossaryPages?: () => string[];
       /** Follow-up questions written by the model beside the answer (follow-ups.ts). */
@@ -33,6 +38,22 @@ export class ChatPipeline {
       now?: () => number;
     },
   ) {}
+
+  /** The page lookup for the synthesizer: the one in memory, or the results' pages read now. */
+  private async pageChunksFor(
+    results: { chunk: ChunkRecord }[],
+    glossaryPages: string[],
+  ): Promise<((filePath: string) => ChunkRecord[]) | undefined> {
+    if (this.deps.pageChunks) return this.deps.pageChunks;
+    const loadPages = this.deps.loadPages;
+    if (!loadPages) return undefined;
+    const filePaths = new Set([
+      ...results.map((result) => result.chunk.filePath),
+      ...glossaryPages,
+    ]);
+    const pages = await loadPages([...filePaths]);
+    return (filePath) => pages.get(filePath) ?? [];
+  }
 
   async run(input: ChatInput, options: RunOptions = {}): Promise<ChatOutcome> {
     const now = this.deps.now ?? (() => performance.now());
@@ -221,10 +242,12 @@ export class ChatPipeline {
         { question: routed.normalized, results: retrieval.results },
         options.signal,
       );
-      // Other chunks of a result's page may be quoted, unless a section filter rules them out.
-      const pageChunks = input.filters?.section ? undefined : this.deps.pageChunks;
       // The glossary may lie outside what a filter allows: only unfiltered questions look there.
       const glossaryPages = input.filters ? undefined : this.deps.glossaryPages?.();
+      // Other chunks of a result's page may be quoted, unless a section filter rules them out.
+      const pageChunks = input.filters?.section
+        ? undefined
+        : await this.pageChunksFor(retrieval.results, glossaryPages ?? []);
       const output = await time("generate", () =>
         this.deps.synthesizer.synthesize(
           {

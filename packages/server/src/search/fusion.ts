@@ -7,8 +7,9 @@ import type { Embedder } from "./embedder.ts";
 import { chunkFilter, type SearchFilters } from "./filters.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { bm25Ranking, retrievalResult, withNamedPages } from "./lexical-search.ts";
-import { searchTermsOf } from "./search-terms.ts";
+import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
 import { querySparseVector } from "./sparse-vector.ts";
+import type { TermSource } from "./term-statistics.ts";
 import type {
   RetrievalResult,
   RetrievalSignals,
@@ -45,13 +46,6 @@ export interface FusedQuery {
  * from drowning out agreement between the two.
  */
 export const RRF_K = 60;
-
-interface Fused {
-  chunk: ChunkRecord;
-  rrf: number;
-  bm25?: number;
-  cosine?: number;
-}
 
 /**
  * Hybrid retrieval: BM25 and vector rankings fused by RRF, filters applied to both.
@@ -97,6 +91,45 @@ export async function hybridSearch(
       .slice(0, 50);
     fused = reciprocalRankFusion(lexicalRanking, denseRanking);
   }
+  return hybridResult({ terms: index, termsOfChunk: (chunk) => index.termsOfChunk(chunk) }, dense, {
+    query,
+    question,
+    lexicalRanking,
+    fused,
+    options,
+    settings,
+  });
+}
+
+/** A fused candidate: its chunk, RRF score, and BM25 score and cosine when known. */
+export interface Fused {
+  chunk: ChunkRecord;
+  rrf: number;
+  bm25?: number;
+  cosine?: number;
+}
+
+/**
+ * The fused ranking made into the search's result: named pages, page diversity, coverage, the
+ * 0..1 similarity (the larger of the calibrated BM25 score and the cosine) and the decision,
+ * which either side can vouch for.
+ */
+export function hybridResult(
+  book: {
+    terms: Pick<TermSource, "pagesTitled">;
+    termsOfChunk: (chunk: ChunkRecord) => Set<string>;
+  },
+  dense: Pick<DenseSearch, "minSimilarity">,
+  search: {
+    query: string;
+    question: SearchTerms;
+    lexicalRanking: LexicalHit[];
+    fused: Map<string, Fused>;
+    options: RetrieveOptions;
+    settings: SearchSettings;
+  },
+): RetrievalResult {
+  const { query, question, lexicalRanking, fused, options, settings } = search;
   const bestBm25 = lexicalRanking[0]?.score ?? 0;
   const ranked: RetrievedChunk[] = [...fused.values()]
     .sort((left, right) => right.rrf - left.rrf)
@@ -108,7 +141,7 @@ export async function hybridSearch(
       ...(entry.cosine === undefined ? {} : { denseSimilarity: round(entry.cosine, 3) }),
     }));
   const results = withNamedPages(
-    index,
+    book.terms,
     question.identifiers,
     ranked,
     diversify(ranked, settings.topK, settings.maxChunksPerPage),
@@ -118,7 +151,7 @@ export async function hybridSearch(
     const coverage = coverageOf(
       question.weights,
       question.totalWeight,
-      index.termsOfChunk(result.chunk),
+      book.termsOfChunk(result.chunk),
     );
     const bm25 = fused.get(result.chunk.id)?.bm25;
     const lexicalSimilarity =

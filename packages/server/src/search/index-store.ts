@@ -2,6 +2,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { ChunkRecord, DocumentStore } from "../store/document-store.ts";
 import { LexicalIndex } from "./lexical-index.ts";
+import { TermStatistics } from "./term-statistics.ts";
 
 /** Where the BM25 snapshot of a collection lives inside the data directory. */
 export function snapshotPath(dataDir: string, collection: string): string {
@@ -44,4 +45,37 @@ export function applyToIndex(
 ): void {
   index.remove(change.removedChunkIds);
   index.add(change.addedChunks);
+}
+
+/** Where the term-statistics table of a collection lives (LEXICAL_BACKEND=qdrant). */
+export function termStatisticsPath(dataDir: string, collection: string): string {
+  return path.join(dataDir, "index", `${collection}.terms.json`);
+}
+
+/**
+ * The term statistics matching the store: the saved table when it is current, otherwise counted
+ * from the stored chunks (then saved). No BM25 index is built.
+ */
+export async function loadTermStatistics(
+  store: DocumentStore,
+  dataDir: string,
+): Promise<{ statistics: TermStatistics; indexVersion: number; rebuilt: boolean }> {
+  const { indexVersion } = await store.indexState();
+  const file = termStatisticsPath(dataDir, store.collection);
+  const loaded = await TermStatistics.load(file, indexVersion);
+  if (loaded) return { statistics: loaded, indexVersion, rebuilt: false };
+  const statistics = TermStatistics.fromChunks(await store.allChunks());
+  await saveTermStatistics(statistics, dataDir, store.collection, indexVersion);
+  return { statistics, indexVersion, rebuilt: true };
+}
+
+export async function saveTermStatistics(
+  statistics: TermStatistics,
+  dataDir: string,
+  collection: string,
+  indexVersion: number,
+): Promise<void> {
+  const file = termStatisticsPath(dataDir, collection);
+  await mkdir(path.dirname(file), { recursive: true });
+  await statistics.save(file, indexVersion);
 }

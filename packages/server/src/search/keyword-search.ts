@@ -1,7 +1,9 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import { analyze, analyzeQuery, analyzeWord, plainWordInitial } from "./analyzer.ts";
-import type { LexicalIndex } from "./lexical-index.ts";
+import { type EngineLexical, engineBm25Ranking } from "./engine-search.ts";
+import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { rankingTerms } from "./lexical-search.ts";
+import type { TermSource } from "./term-statistics.ts";
 
 /**
  * Search as you type, for the reader's search box: the sections whose words match what has been
@@ -41,6 +43,45 @@ export function keywordSearch(
   query: string,
   options: KeywordSearchOptions,
 ): KeywordHit[] {
+  const plan = keywordPlan(index, query, options);
+  if (!plan) return [];
+  // On a large book, terms in most chunks are left out when rarer ones are typed, as in retrieval.
+  const hits = index.search(rankingTerms(index, plan.searched), { limit: plan.candidates });
+  return keywordResults(plan, hits);
+}
+
+/** The same search with the BM25 ranking in an external engine (LEXICAL_BACKEND=qdrant). */
+export async function engineKeywordSearch(
+  engine: EngineLexical,
+  query: string,
+  options: KeywordSearchOptions,
+): Promise<KeywordHit[]> {
+  const plan = keywordPlan(engine.terms, query, options);
+  if (!plan) return [];
+  const { hits } = await engineBm25Ranking(
+    engine,
+    { terms: plan.searched, boost: new Map() },
+    { limit: plan.candidates, filters: undefined },
+  );
+  return keywordResults(plan, hits);
+}
+
+interface KeywordPlan {
+  limit: number;
+  perPage: number;
+  /** Every term searched: the finished words (corrected when they are typos) and completions. */
+  searched: string[];
+  complete: Set<string>;
+  completions: string[];
+  candidates: number;
+}
+
+/** What to search for: the finished words, and the completions of the word still being typed. */
+function keywordPlan(
+  terms: Pick<TermSource, "documentFrequencyOf" | "closestTerm" | "termsStartingWith">,
+  query: string,
+  options: KeywordSearchOptions,
+): KeywordPlan | undefined {
   const limit = Math.min(20, Math.max(1, Math.floor(options.limit)));
   const perPage = options.perPage ?? 2;
   // The word under the cursor is still being typed: it is searched by its completions only (a
@@ -49,18 +90,21 @@ export function keywordSearch(
   const finished = partial ? query.slice(0, query.length - partial.length) : query;
   const complete = new Set<string>();
   for (const term of analyzeQuery(finished).terms) {
-    if (index.documentFrequencyOf(term) > 0) complete.add(term);
+    if (terms.documentFrequencyOf(term) > 0) complete.add(term);
     else {
-      const corrected = index.closestTerm(term);
+      const corrected = terms.closestTerm(term);
       if (corrected) complete.add(corrected);
     }
   }
-  const completions = partial ? completionsOf(index, partial) : [];
+  const completions = partial ? completionsOf(terms, partial) : [];
   const searched = [...new Set([...complete, ...completions])];
-  if (searched.length === 0) return [];
+  if (searched.length === 0) return undefined;
+  return { limit, perPage, searched, complete, completions, candidates: Math.max(50, limit * 5) };
+}
 
-  // On a large book, terms in most chunks are left out when rarer ones are typed, as in retrieval.
-  const hits = index.search(rankingTerms(index, searched), { limit: Math.max(50, limit * 5) });
+/** Sections with every word first, at most `perPage` of a page, each with its snippet. */
+function keywordResults(plan: KeywordPlan, hits: LexicalHit[]): KeywordHit[] {
+  const { complete, completions, limit, perPage } = plan;
   const required = [...complete].filter((term) => !completions.includes(term));
   const ranked = hits
     .map((hit) => {
@@ -77,7 +121,7 @@ export function keywordSearch(
 
   const perPageCount = new Map<string, number>();
   const results: KeywordHit[] = [];
-  const highlightTerms = new Set(searched);
+  const highlightTerms = new Set(plan.searched);
   for (const { hit } of ranked) {
     const count = perPageCount.get(hit.chunk.filePath) ?? 0;
     if (count >= perPage) continue;
@@ -94,7 +138,10 @@ function lastWord(query: string): string | undefined {
 }
 
 /** The book's most frequent terms that start with the unfinished word (or with its stem). */
-function completionsOf(index: LexicalIndex, partial: string): string[] {
+function completionsOf(
+  index: Pick<TermSource, "documentFrequencyOf" | "termsStartingWith">,
+  partial: string,
+): string[] {
   if (partial.length < 2) return [];
   const stems = new Set([partial, ...analyze(partial)]);
   const found = new Map<string, number>();

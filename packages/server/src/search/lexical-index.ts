@@ -2,8 +2,15 @@
 import { type FileHandle, open, readFile, rename } from "node:fs/promises";
 import MiniSearch, { type Options } from "minisearch";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { ANALYZER_VERSION, analyze, analyzeQuery } from "./analyzer.ts";
-import { editDistance, slipDistance } from "./edit-distance.ts";
+import { ANALYZER_VERSION } from "./analyzer.ts";
+import {
+  analysedFieldsOf,
+  averageFieldLengthsOf,
+  type FieldLengths,
+  titleIdentifier,
+} from "./chunk-fields.ts";
+import { editDistance } from "./edit-distance.ts";
+import { Vocabulary } from "./vocabulary.ts";
 
 export { editDistance };
 
@@ -59,19 +66,14 @@ function miniSearchOptions(): Options<IndexedFields> {
 
 /** The chunk's fields as space-separated analysed terms. */
 function fieldsOf(chunk: ChunkRecord): IndexedFields {
+  // Sections merged into one chunk keep their headings as "## …" lines: they count as headings.
+  const fields = analysedFieldsOf(chunk);
   return {
     id: chunk.id,
-    title: analyze([chunk.title, ...chunk.tags, chunk.searchText].join(" ")).join(" "),
-    // Sections merged into one chunk keep their headings as "## …" lines: they count as headings.
-    headings: analyze([...chunk.headingPath.slice(1), ...innerHeadings(chunk.text)].join(" ")).join(
-      " ",
-    ),
-    text: analyze(chunk.text).join(" "),
+    title: fields.title.join(" "),
+    headings: fields.headings.join(" "),
+    text: fields.text.join(" "),
   };
-}
-
-function innerHeadings(text: string): string[] {
-  return Array.from(text.matchAll(/^#{1,6} +(.+)$/gm), (match) => match[1] ?? "");
 }
 
 function termsOfFields(fields: IndexedFields): Set<string> {
@@ -96,7 +98,13 @@ export class LexicalIndex {
     private readonly miniSearch: MiniSearch<IndexedFields>,
     private readonly chunks: Map<string, ChunkRecord>,
     private readonly documentFrequency: Map<string, number>,
-  ) {}
+  ) {
+    this.vocabulary = new Vocabulary(documentFrequency, () => this.chunks.size);
+  }
+
+  private readonly vocabulary: Vocabulary;
+  /** Average field lengths, computed on first use and dropped when chunks change. */
+  private averages: FieldLengths | undefined;
 
   static build(chunks: Iterable<ChunkRecord>): LexicalIndex {
     const index = new LexicalIndex(new MiniSearch(miniSearchOptions()), new Map(), new Map());
@@ -186,9 +194,7 @@ export class LexicalIndex {
     if (!this.titles) {
       this.titles = new Map();
       for (const chunk of this.chunks.values()) {
-        const title = chunk.title.trim();
-        // Only a title that is one identifier, as the analyzer keeps it whole (stemmed).
-        const identifier = /\s/.test(title) ? undefined : analyzeQuery(title).identifiers[0];
+        const identifier = titleIdentifier(chunk.title);
         if (!identifier) continue;
         const pages = this.titles.get(identifier) ?? new Set<string>();
         pages.add(chunk.filePath);
@@ -231,9 +237,8 @@ export class LexicalIndex {
   }
 
   add(chunks: Iterable<ChunkRecord>): void {
-    this.corrections.clear();
-    this.buckets = undefined;
-    this.sortedVocabulary = undefined;
+    this.vocabulary.invalidate();
+    this.averages = undefined;
     this.titles = undefined;
     this.titledLike.clear();
     this.pages = undefined;
@@ -250,9 +255,8 @@ export class LexicalIndex {
   }
 
   remove(ids: Iterable<string>): void {
-    this.corrections.clear();
-    this.buckets = undefined;
-    this.sortedVocabulary = undefined;
+    this.vocabulary.invalidate();
+    this.averages = undefined;
     this.titles = undefined;
     this.titledLike.clear();
     this.pages = undefined;
@@ -286,95 +290,39 @@ export class LexicalIndex {
 
   /** How many chunks contain `term`. */
   documentFrequencyOf(term: string): number {
-    return this.documentFrequency.get(term) ?? 0;
+    return this.vocabulary.documentFrequencyOf(term);
   }
 
   /** BM25's inverse document frequency; a term no chunk contains gets the highest value. */
   idf(term: string): number {
-    const total = this.chunks.size;
-    const frequency = this.documentFrequency.get(term) ?? 0;
-    return Math.log(1 + (total - frequency + 0.5) / (frequency + 0.5));
+    return this.vocabulary.idf(term);
   }
-
-  private readonly corrections = new Map<string, string | undefined>();
 
   /**
-   * The book's term a word the book never uses is most likely a typo of: within edit distance 1
-   * (5–7 letters) or 2 (8 or more), transpositions counting as one edit; the most frequent such
-   * term wins; the first letter must match, and each edit must be a keyboard slip (a neighbouring
-   * key, a swapped, missing or extra letter, never at the term's end: see slipDistance).
-   * Undefined for short words, words with digits or symbols, and words with no match.
+   * The book's term a word the book never uses is most likely a typo of (see
+   * Vocabulary.closestTerm).
    */
   closestTerm(term: string): string | undefined {
-    if (term.length < 5 || !/^\p{L}+$/u.test(term)) return undefined;
-    if (this.corrections.has(term)) return this.corrections.get(term);
-    const maxDistance = term.length >= 8 ? 2 : 1;
-    let best: string | undefined;
-    let bestDistance = maxDistance + 1;
-    let bestFrequency = 0;
-    // Only terms with the same first letter and a length within reach can match.
-    const buckets = this.vocabularyBuckets();
-    for (let length = term.length - maxDistance; length <= term.length + maxDistance; length++) {
-      if (length < 4) continue;
-      for (const candidate of buckets.get(`${term[0]}${length}`) ?? []) {
-        if (editDistance(term, candidate, maxDistance) > maxDistance) continue;
-        const distance = slipDistance(term, candidate, maxDistance);
-        if (distance > maxDistance) continue;
-        const frequency = this.documentFrequency.get(candidate) ?? 0;
-        if (distance < bestDistance || (distance === bestDistance && frequency > bestFrequency)) {
-          best = candidate;
-          bestDistance = distance;
-          bestFrequency = frequency;
-        }
-      }
-    }
-    const found = bestDistance <= maxDistance ? best : undefined;
-    if (this.corrections.size >= 10_000) this.corrections.clear();
-    this.corrections.set(term, found);
-    return found;
+    return this.vocabulary.closestTerm(term);
   }
 
-  private buckets: Map<string, string[]> | undefined;
-  private sortedVocabulary: string[] | undefined;
   /** Page titles (lower-cased) → pages, built on first use and dropped when chunks change. */
   private titles: Map<string, Set<string>> | undefined;
   private readonly titledLike = new Map<string, string[]>();
 
   /** Up to `max` terms of the book that start with `prefix`, in alphabetical order. */
   termsStartingWith(prefix: string, max: number): string[] {
-    if (!this.sortedVocabulary) {
-      this.sortedVocabulary = [...this.documentFrequency.keys()].sort();
-    }
-    const vocabulary = this.sortedVocabulary;
-    let low = 0;
-    let high = vocabulary.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((vocabulary[middle] as string) < prefix) low = middle + 1;
-      else high = middle;
-    }
-    const found: string[] = [];
-    for (let at = low; at < vocabulary.length && found.length < max; at++) {
-      const term = vocabulary[at] as string;
-      if (!term.startsWith(prefix)) break;
-      found.push(term);
-    }
-    return found;
+    return this.vocabulary.termsStartingWith(prefix, max);
   }
 
-  /** The vocabulary's letter-only terms grouped by first letter and length, built on first use. */
-  private vocabularyBuckets(): Map<string, string[]> {
-    if (this.buckets) return this.buckets;
-    const buckets = new Map<string, string[]>();
-    for (const candidate of this.documentFrequency.keys()) {
-      if (candidate.length < 4 || !/^\p{L}+$/u.test(candidate)) continue;
-      const key = `${candidate[0]}${candidate.length}`;
-      const bucket = buckets.get(key);
-      if (bucket) bucket.push(candidate);
-      else buckets.set(key, [candidate]);
-    }
-    this.buckets = buckets;
-    return buckets;
+  /**
+   * The average length of each field over the chunks, in distinct terms (as MiniSearch measures
+   * it): BM25's avgdl, which the sparse vectors of an external engine need to score as this
+   * index does.
+   */
+  averageFieldLengths(): FieldLengths {
+    this.averages ??= averageFieldLengthsOf(this.chunks.values());
+    return this.averages;
   }
 
   search(

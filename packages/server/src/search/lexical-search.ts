@@ -5,6 +5,7 @@ import { diversify } from "./diversity.ts";
 import { chunkFilter } from "./filters.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
+import type { TermSource } from "./term-statistics.ts";
 import type { RetrievalResult, RetrievedChunk, RetrieveOptions, SearchSettings } from "./types.ts";
 
 /**
@@ -31,7 +32,10 @@ export function bm25Ranking(
   return { hits, allTermsRanked: terms.length === question.terms.length };
 }
 
-export function rankingTerms(index: LexicalIndex, terms: string[]): string[] {
+export function rankingTerms(
+  index: Pick<TermSource, "size" | "documentFrequencyOf">,
+  terms: string[],
+): string[] {
   if (index.size < COMMON_TERMS_MIN_CHUNKS) return terms;
   const limit = COMMON_TERM_SHARE * index.size;
   const rare = terms.filter((term) => index.documentFrequencyOf(term) <= limit);
@@ -46,12 +50,48 @@ export function lexicalSearch(
   settings: SearchSettings,
 ): RetrievalResult {
   const question = searchTermsOf(index, query, options.context, settings.synonyms);
-  const { hits, allTermsRanked } = bm25Ranking(index, question, {
+  const ranking = bm25Ranking(index, question, {
     // Enough candidates that diversity can still fill top-k from other pages.
-    limit: Math.max(50, settings.topK * 10),
+    limit: lexicalCandidates(settings),
     filter: chunkFilter(options.filters),
   });
+  return lexicalResult(
+    { terms: index, termsOfChunk: (chunk) => index.termsOfChunk(chunk) },
+    {
+      query,
+      question,
+      ranking,
+      options,
+      settings,
+    },
+  );
+}
 
+/** How many BM25 candidates a lexical search ranks: enough that diversity can fill top-k. */
+export function lexicalCandidates(settings: Pick<SearchSettings, "topK">): number {
+  return Math.max(50, settings.topK * 10);
+}
+
+/**
+ * A BM25 ranking made into the search's result: named pages, page diversity, coverage, the
+ * calibrated scores and the decision. `termsOfChunk` gives a chunk's terms when common terms were
+ * left out of the ranking (so the hits do not say which of them each chunk holds).
+ */
+export function lexicalResult(
+  book: {
+    terms: Pick<TermSource, "pagesTitled">;
+    termsOfChunk: (chunk: ChunkRecord) => Set<string>;
+  },
+  search: {
+    query: string;
+    question: SearchTerms;
+    ranking: { hits: LexicalHit[]; allTermsRanked: boolean };
+    options: RetrieveOptions;
+    settings: SearchSettings;
+  },
+): RetrievalResult {
+  const { query, question, options, settings } = search;
+  const { hits, allTermsRanked } = search.ranking;
   const best = hits[0]?.score ?? 0;
   const matched = new Map(hits.map((hit) => [hit.chunk.id, hit.matchedTerms]));
   const ranked: RetrievedChunk[] = hits.map((hit) => ({
@@ -61,7 +101,7 @@ export function lexicalSearch(
     coverage: 0,
   }));
   const results = withNamedPages(
-    index,
+    book.terms,
     question.identifiers,
     ranked,
     diversify(ranked, settings.topK, settings.maxChunksPerPage),
@@ -71,7 +111,7 @@ export function lexicalSearch(
     // Coverage looks at every word of the question, including common ones left out of ranking.
     const present = allTermsRanked
       ? new Set(matched.get(result.chunk.id))
-      : index.termsOfChunk(result.chunk);
+      : book.termsOfChunk(result.chunk);
     result.coverage = round(coverageOf(question.weights, question.totalWeight, present), 3);
   }
   // Monotone in the BM25 score, so sources sorted by similarity keep the ranking's order: the
@@ -101,7 +141,7 @@ export function lexicalSearch(
  * API is written down, even when tutorials that use it match more of the question's other words.
  */
 export function withNamedPages(
-  index: LexicalIndex,
+  index: Pick<TermSource, "pagesTitled">,
   identifiers: string[],
   candidates: RetrievedChunk[],
   results: RetrievedChunk[],

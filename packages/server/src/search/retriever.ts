@@ -1,7 +1,8 @@
 import { DEFAULT_THRESHOLDS } from "./calibration.ts";
 import { type Embedder, noneEmbedder } from "./embedder.ts";
+import { type EngineLexical, engineHybridSearch, engineLexicalSearch } from "./engine-search.ts";
 import { type DenseSearch, hybridSearch } from "./fusion.ts";
-import type { LexicalIndex } from "./lexical-index.ts";
+import { LexicalIndex } from "./lexical-index.ts";
 import { lexicalSearch } from "./lexical-search.ts";
 import { rerankResults } from "./rerank-results.ts";
 import type { Reranker } from "./reranker.ts";
@@ -52,8 +53,12 @@ export class Retriever {
   readonly embedder: Embedder;
   readonly thresholds: DecisionThresholds;
 
+  /**
+   * `index` is the in-process BM25 index, or the engine that holds the BM25 ranking (Qdrant's
+   * sparse vectors) with the book's term statistics (`LEXICAL_BACKEND=qdrant`).
+   */
   constructor(
-    private readonly index: LexicalIndex,
+    private readonly index: LexicalIndex | EngineLexical,
     private readonly options: RetrieverOptions,
   ) {
     this.embedder = options.embedder ?? noneEmbedder;
@@ -77,9 +82,17 @@ export class Retriever {
     const firstStageTopK = rerank ? Math.max(topK, Math.min(20, rerank.candidates)) : topK;
     const settings = this.settings(firstStageTopK);
     const dense = this.options.dense;
-    const found = dense
-      ? await hybridSearch(this.index, dense, query, options, settings)
-      : lexicalSearch(this.index, query, options, settings);
+    const index = this.index;
+    let found: RetrievalResult;
+    if (index instanceof LexicalIndex) {
+      found = dense
+        ? await hybridSearch(index, dense, query, options, settings)
+        : lexicalSearch(index, query, options, settings);
+    } else {
+      found = dense?.fused
+        ? await engineHybridSearch(index, dense, query, options, settings)
+        : await engineLexicalSearch(index, query, options, settings);
+    }
     if (!rerank) return found;
     return rerankResults(rerank.reranker, query, found, topK, options.signal);
   }
@@ -89,6 +102,9 @@ export class Retriever {
    * tools that look at the lexical ranking alone. Answers go through `search`.
    */
   searchLexical(query: string, options: RetrieveOptions = {}): RetrievalResult {
+    if (!(this.index instanceof LexicalIndex)) {
+      throw new Error("searchLexical needs the in-process BM25 index (LEXICAL_BACKEND=memory).");
+    }
     return lexicalSearch(
       this.index,
       query,

@@ -1,7 +1,7 @@
 import { sum } from "../util/numbers.ts";
 import { analyzeQuery, isNonLatinTerm } from "./analyzer.ts";
-import type { LexicalIndex } from "./lexical-index.ts";
 import type { SynonymExpansion, Synonyms } from "./synonyms.ts";
+import type { TermSource } from "./term-statistics.ts";
 
 /** The share of a corrected word's weight that still counts as unknown. */
 export const CORRECTION_DOUBT = 0.5;
@@ -43,7 +43,7 @@ export interface SearchTerms {
  *   book's words weigh as the question's, and the reader's words the book never uses drop out.
  */
 export function searchTermsOf(
-  index: LexicalIndex,
+  index: TermSource,
   query: string,
   context: string | undefined,
   synonyms?: Synonyms,

@@ -1,14 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { analyze } from "./analyzer.ts";
-import { chunkSparseVector, querySparseVector, termId } from "./sparse-vector.ts";
+import {
+  bm25Score,
+  chunkSparseVector,
+  fieldTermId,
+  matchedTerms,
+  querySparseVector,
+  termId,
+} from "./sparse-vector.ts";
 
+const FIELDS = ["title", "headings", "text"] as const;
+
+/** A word's value summed over the fields it is stored in; undefined when it is in none. */
 function weightOf(
   vector: { indices: number[]; values: number[] },
   word: string,
 ): number | undefined {
   const [term] = analyze(word);
-  const position = vector.indices.indexOf(termId(term ?? ""));
-  return position < 0 ? undefined : vector.values[position];
+  let total: number | undefined;
+  for (const field of FIELDS) {
+    const position = vector.indices.indexOf(fieldTermId(field, term ?? ""));
+    if (position >= 0) total = (total ?? 0) + (vector.values[position] ?? 0);
+  }
+  return total;
 }
 
 const chunk = (text: string, headingPath: string[] = ["Page"]) => ({
@@ -25,7 +39,8 @@ describe("BM25 sparse vectors", () => {
     expect(termId("gearboxes")).not.toBe(id);
     const vector = chunkSparseVector(chunk("The gearboxes whine."));
     const query = querySparseVector({ terms: analyze("gearbox"), boost: new Map() });
-    expect(vector.indices).toContain(query.indices[0]);
+    expect(vector.indices).toContain(fieldTermId("text", analyze("gearbox")[0] ?? ""));
+    expect(query.indices).toContain(fieldTermId("text", analyze("gearbox")[0] ?? ""));
     expect(new Set(vector.indices).size).toBe(vector.indices.length);
   });
 
@@ -42,7 +57,8 @@ describe("BM25 sparse vectors", () => {
     const inHeading = weightOf(chunkSparseVector(chunk("motor drive", ["Page", "Servo"])), "servo");
     const inText = weightOf(chunkSparseVector(chunk("servo drive", ["Page", "Motor"])), "servo");
     expect(inHeading).toBeGreaterThan(inText ?? 0);
-    const long = `servo ${"bracket ".repeat(400)}`;
+    // Length is counted in distinct terms, as the in-process index counts it.
+    const long = `servo ${Array.from({ length: 400 }, (_, at) => `bracket${at}`).join(" ")}`;
     expect(weightOf(chunkSparseVector(chunk(long)), "servo")).toBeLessThan(inText ?? 0);
   });
 
@@ -61,7 +77,31 @@ describe("BM25 sparse vectors", () => {
       terms: ["servo", "torqu"],
       boost: new Map([["torqu", 0.5]]),
     });
-    expect(query.indices).toEqual([termId("servo"), termId("torqu")]);
-    expect(query.values).toEqual([1, 0.5]);
+    expect(query.indices).toEqual([
+      ...FIELDS.map((field) => fieldTermId(field, "servo")),
+      ...FIELDS.map((field) => fieldTermId(field, "torqu")),
+    ]);
+    expect(query.values).toEqual([1, 1, 1, 0.5, 0.5, 0.5]);
+  });
+
+  it("keeps a term's fields apart, so each field has its own document frequency", () => {
+    const vector = chunkSparseVector(chunk("servo drive", ["Page", "Servo"]));
+    expect(vector.indices).toContain(fieldTermId("headings", "servo"));
+    expect(vector.indices).toContain(fieldTermId("text", "servo"));
+    expect(vector.indices).not.toContain(fieldTermId("title", "servo"));
+  });
+
+  it("normalises length against the book's averages when they are given", () => {
+    const text = "servo drive motor";
+    const shortBook = chunkSparseVector(chunk(text), { title: 1, headings: 1, text: 2 });
+    const longBook = chunkSparseVector(chunk(text), { title: 1, headings: 1, text: 50 });
+    expect(weightOf(longBook, "servo")).toBeGreaterThan(weightOf(shortBook, "servo") ?? 0);
+  });
+
+  it("finds the question's terms a chunk holds and multiplies the score by their number", () => {
+    const vector = chunkSparseVector(chunk("servo drive", ["Page", "Motor"]));
+    expect(matchedTerms(["servo", "motor", "lidar"], vector.indices)).toEqual(["servo", "motor"]);
+    expect(bm25Score(2.5, 2)).toBe(5);
+    expect(bm25Score(2.5, 0)).toBe(2.5);
   });
 });

@@ -1,4 +1,5 @@
 import type { ChunkRecord } from "../store/document-store.ts";
+import type { LexicalIndex } from "./lexical-index.ts";
 import type { RetrievedChunk } from "./types.ts";
 
 /**
@@ -39,4 +40,11 @@ export function retrievedChunk(
     similarityScore,
     coverage,
   };
+}
+
+/** The book's in-process BM25 index (the default LEXICAL_BACKEND=memory); fails without one. */
+export function indexOf(book: { index: LexicalIndex | undefined }): LexicalIndex {
+  if (!book.index)
+    throw new Error("This book has no in-process BM25 index (LEXICAL_BACKEND=qdrant).");
+  return book.index;
 }

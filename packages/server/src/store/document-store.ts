@@ -238,6 +238,45 @@ export class DocumentStore {
     return rows.map(toChunk);
   }
 
+  /** The chunks with these ids (unknown ids are left out), keyed by id. */
+  async chunksByIds(ids: readonly string[]): Promise<Map<string, ChunkRecord>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.query<ChunkRow>(
+      `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
+              url, tags, text, content_hash, token_count, search_text
+         FROM chunks WHERE collection = $1 AND version = $2 AND id = ANY($3::text[])`,
+      [this.collection, this.version, [...ids]],
+    );
+    return new Map(rows.map((row) => [row.id, toChunk(row)]));
+  }
+
+  /** The first chunk of every page (what the book's synopsis reads), in path order. */
+  async firstChunks(): Promise<ChunkRecord[]> {
+    const rows = await this.db.query<ChunkRow>(
+      `SELECT DISTINCT ON (file_path) id, collection, version, file_path, chunk_index, total_chunks, title,
+              section, heading_path, url, tags, text, content_hash, token_count, search_text
+         FROM chunks WHERE collection = $1 AND version = $2
+        ORDER BY file_path, chunk_index`,
+      [this.collection, this.version],
+    );
+    return rows.map(toChunk);
+  }
+
+  /** The chunks of these pages, each page's in page order. */
+  async chunksOfPages(filePaths: readonly string[]): Promise<Map<string, ChunkRecord[]>> {
+    const pages = new Map<string, ChunkRecord[]>(filePaths.map((filePath) => [filePath, []]));
+    if (filePaths.length === 0) return pages;
+    const rows = await this.db.query<ChunkRow>(
+      `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
+              url, tags, text, content_hash, token_count, search_text
+         FROM chunks WHERE collection = $1 AND version = $2 AND file_path = ANY($3::text[])
+        ORDER BY file_path, chunk_index`,
+      [this.collection, this.version, [...filePaths]],
+    );
+    for (const row of rows) pages.get(row.file_path)?.push(toChunk(row));
+    return pages;
+  }
+
   /** Every page, for the demo site's sidebar. */
   async pages(): Promise<PageSummary[]> {
     const rows = await this.db.query<{

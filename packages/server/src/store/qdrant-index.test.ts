@@ -8,7 +8,13 @@ import { type ChunkRecord, DocumentStore } from "./document-store.ts";
 import { ExternalVectorBacklog } from "./external-backlog.ts";
 import { migrate } from "./migrations.ts";
 import { openPglite } from "./pglite.ts";
-import { createQdrantClient, pointIdOf, QdrantIndex, urlPrefixes } from "./qdrant-index.ts";
+import {
+  createQdrantClient,
+  pointIdOf,
+  QdrantIndex,
+  SPARSE_FORMAT,
+  urlPrefixes,
+} from "./qdrant-index.ts";
 import type { SqlClient } from "./sql-client.ts";
 
 /**
@@ -248,6 +254,53 @@ for (const target of targets) {
       } finally {
         await client.deleteCollection(shared).catch(() => {});
       }
+    });
+
+    it("refuses a collection whose BM25 vectors have the older layout until --reembed", async () => {
+      const older = `${collectionName}-older`;
+      const open = () =>
+        new QdrantIndex({
+          client,
+          backlog: new ExternalVectorBacklog(db, older),
+          encodeSparse: chunkSparseVector,
+          collectionName: older,
+        });
+      try {
+        // As an earlier Lectern created it: the model recorded, no sparse layout.
+        await client.api().createCollection({
+          collection_name: older,
+          vectors: { dense: { size: 4, distance: "Cosine" } },
+          sparse_vectors: { bm25: { modifier: "idf" } },
+          metadata: { lectern_model: { ...MODEL } },
+        });
+        const refused = await open()
+          .prepare(MODEL)
+          .catch((error: unknown) => error);
+        expect(refused).toMatchObject({ code: "CONFIG_INVALID" });
+        expect(String((refused as Error).message)).toContain("--reembed");
+        await open().prepare(MODEL, { reembed: true });
+        const info = await client.getCollection(older);
+        expect(info.config.metadata).toMatchObject({ lectern_sparse: SPARSE_FORMAT });
+        expect(
+          await open()
+            .prepare(MODEL)
+            .then(() => "prepared"),
+        ).toBe("prepared");
+      } finally {
+        await client.deleteCollection(older).catch(() => {});
+      }
+    });
+
+    it("ranks BM25 alone with each point's sparse ids, so the caller sees which terms matched", async () => {
+      const hits = await index.searchSparse({ sparse: sparseQuery("gearbox lidar"), limit: 3 });
+      expect(hits.map((hit) => hit.chunkId).sort()).toEqual(["gears.md#0", "lidar.md#0"]);
+      for (const hit of hits) {
+        expect(hit.score).toBeGreaterThan(0);
+        expect(hit.indices.length).toBeGreaterThan(2);
+      }
+      expect(await index.searchSparse({ sparse: { indices: [], values: [] }, limit: 3 })).toEqual(
+        [],
+      );
     });
 
     it("stores each chunk under a UUID point id derived from its chunk id", async () => {

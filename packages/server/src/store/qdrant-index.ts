@@ -51,6 +51,28 @@ export interface HybridHit {
   similarity: number;
 }
 
+export interface SparseQuery {
+  sparse: SparseVector;
+  limit: number;
+  filter?: VectorFilter | undefined;
+}
+
+/** A point of the sparse (BM25) ranking: its score from Qdrant and the ids its vector holds. */
+export interface SparseHit {
+  chunkId: string;
+  /** Σ idf × query weight × stored value over the shared ids, as Qdrant computes it. */
+  score: number;
+  /** The ids of the point's sparse vector (which of the question's terms it contains). */
+  indices: number[];
+}
+
+/**
+ * The layout of the stored sparse vectors, recorded in the collection's metadata: 2 stores each
+ * term once per field, with the book's average field lengths. A collection of another layout is
+ * embedded again (`--reembed`) before it is used.
+ */
+export const SPARSE_FORMAT = 2;
+
 export const DENSE_VECTOR = "dense";
 export const SPARSE_VECTOR = "bm25";
 
@@ -115,7 +137,14 @@ export class QdrantIndex implements VectorIndex {
           { details: { recorded, configured: model } },
         );
       }
-      if (same) {
+      if (same && recordedSparseFormat(info) !== SPARSE_FORMAT && !options.reembed) {
+        throw createError(
+          "CONFIG_INVALID",
+          `The Qdrant collection "${name}" holds BM25 vectors of an older layout. Run "lectern ingest --docs <dir> --reembed" to store them again.`,
+          { details: { collection: name } },
+        );
+      }
+      if (same && recordedSparseFormat(info) === SPARSE_FORMAT) {
         this.dimensions = model.dimensions;
         return;
       }
@@ -127,7 +156,7 @@ export class QdrantIndex implements VectorIndex {
         collection_name: name,
         vectors: { [DENSE_VECTOR]: { size: model.dimensions, distance: "Cosine" } },
         sparse_vectors: { [SPARSE_VECTOR]: { modifier: "idf" } },
-        metadata: { lectern_model: { ...model } },
+        metadata: { lectern_model: { ...model }, lectern_sparse: SPARSE_FORMAT },
       });
     } catch (error) {
       // Another instance starting at the same time created it first: check what it recorded.
@@ -238,6 +267,30 @@ export class QdrantIndex implements VectorIndex {
     }));
   }
 
+  /**
+   * The BM25 ranking alone: the sparse query, filtered in Qdrant, with each point's sparse ids so
+   * the caller knows which of the question's terms it matched.
+   */
+  async searchSparse(query: SparseQuery): Promise<SparseHit[]> {
+    this.requirePrepared();
+    if (query.sparse.indices.length === 0) return [];
+    const response = await this.call(() =>
+      this.client.query(this.collectionName, {
+        query: query.sparse,
+        using: SPARSE_VECTOR,
+        filter: this.scopeFilter(query.filter),
+        limit: query.limit,
+        with_payload: ["chunk_id"],
+        with_vector: [SPARSE_VECTOR],
+      }),
+    );
+    return response.points.map((point) => ({
+      chunkId: chunkIdOf(point),
+      score: point.score,
+      indices: sparseOf(point).indices,
+    }));
+  }
+
   async delete(chunkIds: string[]): Promise<void> {
     if (chunkIds.length === 0) return;
     this.requirePrepared();
@@ -340,6 +393,19 @@ function recordedModel(info: Schemas["CollectionInfo"]): EmbeddingModelInfo | un
   )
     return undefined;
   return { provider: recorded.provider, model: recorded.model, dimensions: recorded.dimensions };
+}
+
+function recordedSparseFormat(info: Schemas["CollectionInfo"]): unknown {
+  return (info.config.metadata as Record<string, unknown> | null | undefined)?.lectern_sparse;
+}
+
+function sparseOf(point: Schemas["ScoredPoint"]): SparseVector {
+  const vector = point.vector as Record<string, unknown> | null | undefined;
+  const sparse = vector?.[SPARSE_VECTOR] as Partial<SparseVector> | undefined;
+  return {
+    indices: Array.isArray(sparse?.indices) ? sparse.indices : [],
+    values: Array.isArray(sparse?.values) ? sparse.values : [],
+  };
 }
 
 function chunkIdOf(point: Schemas["ScoredPoint"]): string {

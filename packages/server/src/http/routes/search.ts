@@ -42,7 +42,7 @@ export function getSearch(deps: RouteDeps): Handler<AppEnv> {
       });
     }
     const started = deps.now();
-    const hits = search(query, limit);
+    const hits = await search(query, limit);
     const body: SearchResponse = {
       query,
       results: hits.map((hit) => ({
