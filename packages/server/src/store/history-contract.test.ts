@@ -592,7 +592,9 @@ describe("history migration on pglite", () => {
       citation_number: index + 1,
       similarity_score: 0.5,
     }));
-    await store.saveExchange(exchange(sessionId, 1, { sources, response: "An answer. ".repeat(40) }));
+    await store.saveExchange(
+      exchange(sessionId, 1, { sources, response: "An answer. ".repeat(40) }),
+    );
     const [row] = await db.query<{ compression: string | null; size: number; text: number }>(
       `SELECT pg_column_compression(sources) AS compression, pg_column_size(sources) AS size,
               length(sources::text) AS text
