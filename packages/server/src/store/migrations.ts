@@ -193,7 +193,7 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     // An exchange's row (its sources' snippets, the answer, the metadata) is usually 2–4 kB, over
     // the default 2 kB at which PostgreSQL compresses a row's large values (pglz) or moves them
     // out of line. On PGlite that compression ran on the server's thread for most exchanges and
-    // was about a fifth of each history write's CPU. Rows up to a page now stay whole and
+    // was about a sixth of each history write's CPU. Rows up to a page now stay whole and
     // uncompressed (larger on disk, ~2.8 kB of sources instead of ~1.6 kB); larger ones are
     // still compressed. Only rows written from now on are affected; no table is rewritten.
     version: 12,
