@@ -577,6 +577,35 @@ describe("history migration on pglite", () => {
     expect(rows.map((row) => row.version)).toContain(2);
   });
 
+  it("keeps an exchange of a few kilobytes whole, without compressing its sources", async () => {
+    await migrate(db);
+    const store = new SqlHistoryStore(db);
+    const sessionId = randomUUID();
+    // Five sources with 200-character snippets and their page details, as an answer cites them.
+    const sources = Array.from({ length: 5 }, (_, index) => ({
+      title: `Page ${index}`,
+      section: `Section ${index}`,
+      snippet: `${"A robot senses its environment, decides and acts. ".repeat(4)}${index}`,
+      file_path: `chapter-${index}/page-${index}.md`,
+      source_url: `/docs/chapter-${index}/page-${index}`,
+      section_path: [`Page ${index}`, `Section ${index}`],
+      citation_number: index + 1,
+      similarity_score: 0.5,
+    }));
+    await store.saveExchange(
+      exchange(sessionId, 1, { sources, response: "An answer. ".repeat(40) }),
+    );
+    const [row] = await db.query<{ compression: string | null; size: number; text: number }>(
+      `SELECT pg_column_compression(sources) AS compression, pg_column_size(sources) AS size,
+              length(sources::text) AS text
+         FROM conversations WHERE session_id = $1`,
+      [sessionId],
+    );
+    expect(row?.text).toBeGreaterThan(2_000);
+    expect(row?.compression).toBeNull();
+    expect((await store.getHistory(sessionId, 1))?.entries[0]?.sources).toEqual(sources);
+  });
+
   it("upgrades a version-1 database without touching its documents", async () => {
     await db.query(
       `INSERT INTO documents (collection, file_path, title, url, source_hash, chunk_count)
