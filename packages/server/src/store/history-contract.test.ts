@@ -35,8 +35,12 @@ interface Harness {
   close(): Promise<void>;
 }
 
-function sqlHarness(db: SqlClient, cleanup: () => Promise<void>): Harness {
-  const store = new SqlHistoryStore(db);
+function sqlHarness(
+  db: SqlClient,
+  cleanup: () => Promise<void>,
+  options: { literalBatches?: boolean } = {},
+): Harness {
+  const store = new SqlHistoryStore(db, options);
   return {
     store,
     db,
@@ -99,6 +103,16 @@ const backends: { name: string; sql: boolean; open: () => Promise<Harness> }[] =
       const db = await openPglite();
       await migrate(db);
       return sqlHarness(db, () => db.close());
+    },
+  },
+  {
+    // PGlite writes groups as one text of statements by default; the parameter path too.
+    name: "SQL store on pglite, with parameters",
+    sql: true,
+    async open() {
+      const db = await openPglite();
+      await migrate(db);
+      return sqlHarness(db, () => db.close(), { literalBatches: false });
     },
   },
   {

@@ -200,6 +200,14 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "exchanges stored uncompressed up to a page",
     sql: `ALTER TABLE conversations SET (toast_tuple_target = 8160)`,
   },
+  {
+    // No query reads the question log by (session_id, message_id): the insights report joins each
+    // logged question to the feedback table's key, not the other way round. The index only cost
+    // an entry per answered question on the serving thread.
+    version: 13,
+    name: "question log without its unused message index",
+    sql: `DROP INDEX IF EXISTS question_log_message_idx`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

@@ -59,6 +59,13 @@ export async function openPglite(
         throw corruptionOr(error);
       }
     },
+    script: async (sql) => {
+      try {
+        await db.exec(sql);
+      } catch (error) {
+        throw corruptionOr(error);
+      }
+    },
     close: () => db.close(),
   };
 }

@@ -12,10 +12,21 @@ import type { SqlClient } from "./sql-client.ts";
 
 const backends: {
   name: string;
+  literalBatches?: boolean;
   open: () => Promise<{ db: SqlClient; close: () => Promise<void> }>;
 }[] = [
   {
     name: "pglite",
+    async open() {
+      const db = await openPglite();
+      await migrate(db);
+      return { db, close: () => db.close() };
+    },
+  },
+  {
+    // PGlite writes a batch as one text of statements by default; the parameter path too.
+    name: "pglite, with parameters",
+    literalBatches: false,
     async open() {
       const db = await openPglite();
       await migrate(db);
@@ -76,7 +87,9 @@ for (const backend of backends) {
 
     beforeAll(async () => {
       ({ db, close } = await backend.open());
-      store = new QuestionLogStore(db, "default");
+      store = new QuestionLogStore(db, "default", {
+        ...(backend.literalBatches === undefined ? {} : { literalBatches: backend.literalBatches }),
+      });
     });
     afterAll(async () => close?.());
     beforeEach(async () => {
@@ -87,7 +100,7 @@ for (const backend of backends) {
     it("stores a batch in one call and reads it back, oldest first", async () => {
       const first = entry({ askedAt: new Date("2026-03-02T09:00:00Z"), unknownWords: ["droid"] });
       const second = entry({
-        question: "Why is [email] refused?",
+        question: "Why is [email] refused? It's \\ 'quoted' 🤖",
         mode: "no_results",
         topScore: null,
         cited: [],

@@ -1,4 +1,5 @@
 import type { SqlClient } from "./sql-client.ts";
+import { type LiteralValue, sqlLiteral } from "./sql-literal.ts";
 
 /**
  * The question log for authors (`lectern insights`, GET /admin): one row per answered question,
@@ -59,12 +60,14 @@ export class QuestionLogStore {
   constructor(
     private readonly db: SqlClient,
     private readonly collection: string,
+    private readonly options: { literalBatches?: boolean } = {},
   ) {}
 
-  /** Stores a batch in one statement. */
+  /** Stores a batch in one statement (on PGlite with its values written in: `SqlClient.script`). */
   async saveMany(entries: readonly QuestionLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    const values: unknown[] = [];
+    const literal = this.db.script !== undefined && (this.options.literalBatches ?? true);
+    const values: LiteralValue[] = [];
     const rows = entries.map((entry, index) => {
       values.push(
         this.collection,
@@ -79,15 +82,15 @@ export class QuestionLogStore {
         JSON.stringify(entry.unknownWords),
         JSON.stringify(entry.cited),
       );
+      if (literal) return `(${values.slice(-COLUMNS).map(sqlLiteral).join(", ")})`;
       const base = index * COLUMNS;
       return `(${Array.from({ length: COLUMNS }, (_, column) => `$${base + column + 1}`).join(", ")})`;
     });
-    await this.db.query(
-      `INSERT INTO question_log (collection, asked_at, session_id, message_id, question, selected_text,
+    const insert = `INSERT INTO question_log (collection, asked_at, session_id, message_id, question, selected_text,
          mode, low_confidence, top_score, unknown_words, cited)
-       VALUES ${rows.join(", ")}`,
-      values,
-    );
+       VALUES ${rows.join(", ")}`;
+    if (literal && this.db.script) await this.db.script(insert);
+    else await this.db.query(insert, values);
   }
 
   /** Questions asked from `since` on, oldest first, each with the feedback on its answer. */

@@ -11,4 +11,12 @@ export interface SqlClient extends SqlQueryable {
   /** Runs `work` in one transaction: all of it is committed, or none of it. */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Runs statements sent as one text, without parameters, as one transaction: the simple query
+   * protocol's implicit transaction, which an error anywhere rolls back whole. Values are written
+   * into the text with `sqlLiteral`. On PGlite this is one call into the database, against
+   * several per statement with parameters, and no per-character encoding of the parameters in
+   * JavaScript. Absent where it saves nothing (PostgreSQL).
+   */
+  script?(sql: string): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { GroupCommit } from "./group-commit.ts";
 import { clampLimit, isUuid, requireUuid } from "./history-ids.ts";
 import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
 import type { SqlClient } from "./sql-client.ts";
+import { sqlLiteral } from "./sql-literal.ts";
 
 /** An exchange checked and serialised, ready to be written. */
 type PreparedExchange = HistoryExchange & { sourcesJson: string; metadataJson: string };
@@ -17,11 +18,13 @@ export class SqlHistoryStore implements HistoryStore {
   readonly kind = "sql";
   /** On PGlite, exchanges that finish together are written in one transaction. */
   private readonly group: GroupCommit<PreparedExchange> | undefined;
+  private readonly literalBatches: boolean;
 
   constructor(
     private readonly db: SqlClient,
-    options: { groupCommit?: boolean } = {},
+    options: { groupCommit?: boolean; literalBatches?: boolean } = {},
   ) {
+    this.literalBatches = options.literalBatches ?? true;
     // PostgreSQL commits on many connections at once; PGlite runs every transaction on this
     // thread, so there one commit per group of exchanges is what keeps up under load.
     if (options.groupCommit ?? db.kind === "pglite") {
@@ -45,6 +48,10 @@ export class SqlHistoryStore implements HistoryStore {
 
   /** One transaction: the sessions touched, then the exchanges in the order they were given. */
   private async writeExchanges(batch: PreparedExchange[]): Promise<void> {
+    if (this.db.script && this.literalBatches) {
+      await this.db.script(exchangesScript(batch));
+      return;
+    }
     const sessionIds = [...new Set(batch.map((exchange) => exchange.sessionId.toLowerCase()))];
     const exchangeRows = batch.map((_, index) => {
       const base = index * 8;
@@ -142,6 +149,31 @@ export class SqlHistoryStore implements HistoryStore {
   async ping(): Promise<void> {
     await this.db.query("SELECT 1");
   }
+}
+
+/** The same writes as one text of statements (see `SqlClient.script`). */
+function exchangesScript(batch: PreparedExchange[]): string {
+  const sessionIds = [...new Set(batch.map((exchange) => exchange.sessionId.toLowerCase()))];
+  const rows = batch.map(
+    (exchange) =>
+      `(${[
+        exchange.sessionId,
+        exchange.messageId,
+        exchange.requestId,
+        exchange.query,
+        exchange.response,
+        exchange.selectedText,
+        exchange.sourcesJson,
+        exchange.metadataJson,
+      ]
+        .map(sqlLiteral)
+        .join(", ")})`,
+  );
+  // Statements sent in one text run as one implicit transaction: an error rolls all back.
+  return `INSERT INTO sessions (session_id) VALUES ${sessionIds.map((id) => `(${sqlLiteral(id)})`).join(", ")}
+  ON CONFLICT (session_id) DO UPDATE SET last_active = now();
+INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata)
+  VALUES ${rows.join(", ")}`;
 }
 
 type Json<T> = T | string;

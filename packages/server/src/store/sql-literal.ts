@@ -1,0 +1,26 @@
+import { createError } from "../errors.ts";
+
+/**
+ * A value written as an SQL literal, for statements sent without parameters. Text is quoted
+ * with its quotes doubled and, when it holds a backslash, as an escape string (E'…') with its
+ * backslashes doubled, so it reads back the same whatever `standard_conforming_strings` is.
+ * PostgreSQL text cannot hold a NUL character, and a NUL would cut the statement short: such
+ * text is refused.
+ */
+export type LiteralValue = string | number | boolean | null;
+
+export function sqlLiteral(value: LiteralValue): string {
+  if (value === null) return "NULL";
+  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) {
+      throw createError("INTERNAL_ERROR", `Cannot store the number ${value} in the database.`);
+    }
+    return String(value);
+  }
+  if (value.includes("\u0000")) {
+    throw createError("VALIDATION_ERROR", "Text with a NUL character cannot be stored.");
+  }
+  const quoted = value.replaceAll("'", "''");
+  return value.includes("\\") ? `E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
+}
