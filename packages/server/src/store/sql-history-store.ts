@@ -52,30 +52,19 @@ export class SqlHistoryStore implements HistoryStore {
       await this.db.script(exchangesScript(batch));
       return;
     }
-    const sessionIds = [...new Set(batch.map((exchange) => exchange.sessionId.toLowerCase()))];
+    const sessionIds = sessionsOf(batch);
     const exchangeRows = batch.map((_, index) => {
       const base = index * 8;
       return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8})`;
     });
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO sessions (session_id) VALUES ${sessionIds.map((_, index) => `($${index + 1})`).join(", ")}
-         ON CONFLICT (session_id) DO UPDATE SET last_active = now()`,
+        `${UPSERT_SESSIONS} ${sessionIds.map((_, index) => `($${index + 1})`).join(", ")} ${ON_CONFLICT}`,
         sessionIds,
       );
       await tx.query(
-        `INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata)
-         VALUES ${exchangeRows.join(", ")}`,
-        batch.flatMap((exchange) => [
-          exchange.sessionId,
-          exchange.messageId,
-          exchange.requestId,
-          exchange.query,
-          exchange.response,
-          exchange.selectedText,
-          exchange.sourcesJson,
-          exchange.metadataJson,
-        ]),
+        `${INSERT_EXCHANGES} ${exchangeRows.join(", ")}`,
+        batch.flatMap(exchangeValues),
       );
     });
   }
@@ -151,29 +140,35 @@ export class SqlHistoryStore implements HistoryStore {
   }
 }
 
+const UPSERT_SESSIONS = "INSERT INTO sessions (session_id) VALUES";
+const ON_CONFLICT = "ON CONFLICT (session_id) DO UPDATE SET last_active = now()";
+const INSERT_EXCHANGES =
+  "INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata) VALUES";
+
+function sessionsOf(batch: PreparedExchange[]): string[] {
+  return [...new Set(batch.map((exchange) => exchange.sessionId.toLowerCase()))];
+}
+
+/** An exchange's values in INSERT_EXCHANGES's column order. */
+function exchangeValues(exchange: PreparedExchange): (string | null)[] {
+  return [
+    exchange.sessionId,
+    exchange.messageId,
+    exchange.requestId,
+    exchange.query,
+    exchange.response,
+    exchange.selectedText,
+    exchange.sourcesJson,
+    exchange.metadataJson,
+  ];
+}
+
 /** The same writes as one text of statements (see `SqlClient.script`). */
 function exchangesScript(batch: PreparedExchange[]): string {
-  const sessionIds = [...new Set(batch.map((exchange) => exchange.sessionId.toLowerCase()))];
-  const rows = batch.map(
-    (exchange) =>
-      `(${[
-        exchange.sessionId,
-        exchange.messageId,
-        exchange.requestId,
-        exchange.query,
-        exchange.response,
-        exchange.selectedText,
-        exchange.sourcesJson,
-        exchange.metadataJson,
-      ]
-        .map(sqlLiteral)
-        .join(", ")})`,
-  );
+  const sessions = sessionsOf(batch).map((id) => `(${sqlLiteral(id)})`);
+  const rows = batch.map((exchange) => `(${exchangeValues(exchange).map(sqlLiteral).join(", ")})`);
   // Statements sent in one text run as one implicit transaction: an error rolls all back.
-  return `INSERT INTO sessions (session_id) VALUES ${sessionIds.map((id) => `(${sqlLiteral(id)})`).join(", ")}
-  ON CONFLICT (session_id) DO UPDATE SET last_active = now();
-INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata)
-  VALUES ${rows.join(", ")}`;
+  return `${UPSERT_SESSIONS} ${sessions.join(", ")} ${ON_CONFLICT};\n${INSERT_EXCHANGES} ${rows.join(", ")}`;
 }
 
 type Json<T> = T | string;
