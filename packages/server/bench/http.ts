@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readdir, readFile } from "node:fs/promises";
+import { cp, readdir, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -156,6 +156,14 @@ async function run(
   };
 }
 
+async function questionBodies(): Promise<string[]> {
+  const questions = (await readFile(questionsFile, "utf8"))
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { question: string }).question);
+  return questions.map((question) => JSON.stringify({ query: question }));
+}
+
 /** One server configuration measured: its label, its environment, the connection counts. */
 interface HttpVariant {
   history: string;
@@ -174,11 +182,7 @@ export async function benchHttp(
     redisUrl?: string;
   } = {},
 ): Promise<HttpBenchRow[]> {
-  const questions = (await readFile(questionsFile, "utf8"))
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => (JSON.parse(line) as { question: string }).question);
-  const bodies = questions.map((question) => JSON.stringify({ query: question }));
+  const bodies = await questionBodies();
   const variants: HttpVariant[] = [
     { history: "on (PGlite)", env: { HISTORY: "postgres" }, connections: [1, 10, 50] },
     // The question log for authors (on by default) writes each answer too: measured apart.
@@ -234,4 +238,60 @@ export async function benchHttp(
     }
   }
   return rows;
+}
+
+/** One round of the interleaved history bench: each configuration's row, measured in turn. */
+export interface HistoryRound {
+  round: number;
+  rows: HttpBenchRow[];
+}
+
+/**
+ * History on (PGlite, question log on as by default), history on with the question log off, and
+ * history off, each in a server of its own, all started at once and measured in turn at
+ * `connections` for `seconds`, `rounds` times (every other round in the reverse order). A machine
+ * whose speed drifts (other work, a shared host) then shifts the three rows of a round alike, so
+ * each round's ratio compares like with like.
+ */
+export async function benchHistoryRounds(
+  dataDir: string,
+  options: { seconds: number; rounds: number; connections: number },
+): Promise<HistoryRound[]> {
+  const { seconds, connections } = options;
+  const bodies = await questionBodies();
+  const variants = [
+    { history: "on (PGlite)", env: { HISTORY: "postgres" } },
+    { history: "on (PGlite), question log off", env: { HISTORY: "postgres", INSIGHTS: "off" } },
+    { history: "off", env: { HISTORY: "off", INSIGHTS: "off" } },
+  ];
+  const servers: { history: string; url: string; child: ChildProcess }[] = [];
+  try {
+    // Each PGlite server has its own copy of the data directory: one process owns a directory.
+    for (const [index, variant] of variants.entries()) {
+      const own = `${dataDir}-${index}`;
+      await cp(dataDir, own, { recursive: true });
+      servers.push({ history: variant.history, ...(await startServe(own, variant.env)) });
+    }
+    for (const server of servers) await run(server.url, 10, bodies, 2);
+    const rounds: HistoryRound[] = [];
+    for (let round = 1; round <= options.rounds; round++) {
+      // Every other round in the reverse order, so a steady drift favours no configuration.
+      const order = round % 2 === 1 ? servers : [...servers].reverse();
+      const measured = new Map<string, HttpBenchRow>();
+      for (const server of order) {
+        const row = await run(server.url, connections, bodies, seconds, server.child.pid);
+        measured.set(server.history, { history: server.history, ...row });
+      }
+      rounds.push({ round, rows: servers.flatMap((server) => measured.get(server.history) ?? []) });
+    }
+    return rounds;
+  } finally {
+    for (const server of servers) {
+      server.child.kill("SIGTERM");
+      await new Promise((resolve) => server.child.once("exit", resolve));
+    }
+    for (const index of variants.keys()) {
+      await rm(`${dataDir}-${index}`, { recursive: true, force: true });
+    }
+  }
 }

@@ -7,7 +7,7 @@ import pg from "pg";
 import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
-import { benchHttp } from "./http.ts";
+import { benchHistoryRounds, benchHttp } from "./http.ts";
 import { benchEmbeddingTopics, benchInsights } from "./insights.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "20" }, // processes per start-up row
     "database-url": { type: "string" }, // --only http: also history and the book in PostgreSQL
     "redis-url": { type: "string" }, // --only http: also answers from the Redis answer cache
+    rounds: { type: "string", default: "5" }, // --only history-rounds: rounds of the three servers
   },
 });
 const pages = Number(values.pages);
@@ -280,6 +281,37 @@ if (values.only === undefined || values.only === "http") {
     );
   }
   results.http = rows;
+  await rm(dataDir, { recursive: true, force: true });
+}
+if (values.only === "history-rounds") {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-rounds-"));
+  await ingestSampleBook(dataDir);
+  const rounds = await benchHistoryRounds(dataDir, {
+    seconds: Number(values.seconds),
+    rounds: Number(values.rounds),
+    connections: 50,
+  });
+  console.log(
+    `\n## POST /chat, history on (PGlite) and off measured in turn (sample book, 50 connections, ${values.seconds} s per row)\n`,
+  );
+  console.log(
+    "| round | on (PGlite): req/s | CPU ms/request | on, question log off: req/s | CPU ms/request | off: req/s | CPU ms/request | on ÷ off | on, log off ÷ off | errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  );
+  const ratios: number[] = [];
+  for (const { round, rows } of rounds) {
+    const [on, logOff, off] = rows;
+    if (!on || !logOff || !off) continue;
+    ratios.push(on.requestsPerSecond / off.requestsPerSecond);
+    const cpu = (row: typeof on) => row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a";
+    console.log(
+      `| ${round} | ${on.requestsPerSecond.toFixed(0)} | ${cpu(on)} | ${logOff.requestsPerSecond.toFixed(0)} | ${cpu(logOff)} | ${off.requestsPerSecond.toFixed(0)} | ${cpu(off)} | ${(on.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${(logOff.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${on.errors + logOff.errors + off.errors} |`,
+    );
+  }
+  ratios.sort((left, right) => left - right);
+  console.log(
+    `\nHistory on ÷ off, req/s: median ${ratios[Math.floor(ratios.length / 2)]?.toFixed(2)}, lowest ${ratios[0]?.toFixed(2)}, highest ${ratios.at(-1)?.toFixed(2)} over ${ratios.length} rounds.`,
+  );
+  results.historyRounds = rounds;
   await rm(dataDir, { recursive: true, force: true });
 }
 if (values.only === undefined || values.only === "insights") {
