@@ -61,6 +61,13 @@ const CALLED = /\b(?:is|are) (?:called|known as|named|termed)\s+(.+)$/i;
 /** A copula followed by a past participle: "is published in", "are stored as" (passive voice). */
 const PASSIVE =
   /^\s(?:is|are)\s+(?:\w+ly\s+)?(?!(?:called|known|named|termed|defined)\b)\w+ed\s+(?:in|on|by|as|to|into|from|with|at|for|when|once|every|only)\b/i;
+/**
+ * What follows "X is/are" when the sentence says where X is useful or how it compares, not what it
+ * is: "Launch files are the natural place to …", "X is shown on …", "X is useful for …", "X is the
+ * same way".
+ */
+const NOT_DEFINING =
+  /^(?:(?:the|a|an) (?:(?:\w+ )?(?:natural|right|best|usual|obvious|only|good|ideal|easiest|simplest|recommended) )?(?:place|spot|home|location) (?:to|for|where|in which)\b|(?:the|a|an)? ?(?:\w+ly )?(?:same|similar|different|useful|helpful|handy|important|convenient|optional|available|required|needed|necessary|possible|recommended|preferred|shown|covered|discussed|explained|described|introduced|listed|mentioned|illustrated)\b)/i;
 /** "The callback is called when …": the verb call, not a name. */
 const CALLED_VERB =
   /^(?:once|when|whenever|while|by|from|with|after|before|on|in|at|every|each|only|again|twice|back|for|if|to|periodically|repeatedly)\b/i;
@@ -220,7 +227,10 @@ function definiendaOf(sentence: string): Set<string>[] {
   const copula = COPULA.exec(sentence);
   // "Odometry is published in the odom frame …" says what is done with X, not what X is.
   const passive = copula && PASSIVE.test(sentence.slice(copula.index));
-  if (copula && copula.index <= 120 && !passive) subjects.push(sentence.slice(0, copula.index));
+  const predicate = copula ? sentence.slice(copula.index + copula[0].length) : "";
+  const describesUse = copula && /^\s(?:is|are)\b/.test(copula[0]) && NOT_DEFINING.test(predicate);
+  if (copula && copula.index <= 120 && !passive && !describesUse)
+    subjects.push(sentence.slice(0, copula.index));
   return subjects.flatMap((subject) => {
     const outside = subject
       .replace(/\([^)]*\)?/g, " ")
