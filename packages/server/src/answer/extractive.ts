@@ -2,7 +2,13 @@ import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
 import { definingChunks } from "./definitions.ts";
-import { bestWindow, openingPassage, type Passage, throughTheFix } from "./passages.ts";
+import {
+  bestWindow,
+  namedOpening,
+  openingPassage,
+  type Passage,
+  throughTheFix,
+} from "./passages.ts";
 import { anyOf, coverageOf, weighQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, parsedChunk, parseText, render } from "./units.ts";
 
@@ -104,7 +110,11 @@ export function extractiveAnswer(
       ...definingChunks(query, results, options.pageChunks, options.glossaryPages ?? []),
     );
   const passages: Passage[] = [];
-  const best = bestWindow(query, candidates, { maxSentences, rankCount: results.length });
+  const best =
+    namedOpening(query, candidates, {
+      maxSentences,
+      ...(options.pageChunks ? { pageChunks: options.pageChunks } : {}),
+    }) ?? bestWindow(query, candidates, { maxSentences, rankCount: results.length });
   const first = best && query.howTo ? throughTheFix(best, candidates) : best;
   if (first) {
     passages.push(first);

@@ -1,4 +1,5 @@
-import { definitionStrength } from "./definitions.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
+import { DEFINES, definitionStrength, headedBy } from "./definitions.ts";
 import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, type Unit } from "./units.ts";
 
@@ -209,4 +210,73 @@ function normalize(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
+}
+
+/**
+ * For a "what is X" question that no sentence of the candidates defines: the opening of the page
+ * whose title names X, else of a section whose heading names X, best-ranked candidate first. A
+ * page or section about X starts by saying what X is for, even without the words "X is"; a
+ * sentence elsewhere that only uses X says less. A chunk opens its section when it is the page's
+ * first or follows a chunk under other headings (`pageChunks`); a heading line inside a chunk
+ * always opens one. Null when some sentence defines X or nothing is named after it.
+ */
+export function namedOpening(
+  query: WeightedQuestion,
+  candidates: Candidate[],
+  options: { maxSentences: number; pageChunks?: (filePath: string) => ChunkRecord[] },
+): Passage | null {
+  if (!query.subject) return null;
+  for (const candidate of candidates)
+    if (candidate.parsed.units.some((unit) => definitionStrength(query, unit) >= DEFINES))
+      return null;
+  const order = [...candidates.keys()].sort(
+    (left, right) => (candidates[left]?.rank ?? 0) - (candidates[right]?.rank ?? 0),
+  );
+  let section: { source: number; section: number } | null = null;
+  for (const titles of [true, false]) {
+    for (const position of order) {
+      const candidate = candidates[position] as Candidate;
+      const { chunk } = candidate.result;
+      if (titles) {
+        if (chunk.chunkIndex === 0 && headedBy(query, chunk.title))
+          section = { source: position, section: 0 };
+      } else {
+        const opens = opensSection(chunk, options.pageChunks);
+        const named = candidate.parsed.headings.findIndex(
+          (heading, index) =>
+            (index > 0 || (opens && chunk.headingPath.length > 1)) && headedBy(query, heading),
+        );
+        if (named >= 0) section = { source: position, section: named };
+      }
+      if (section) break;
+    }
+    if (section) break;
+  }
+  if (!section) return null;
+  const units: Unit[] = [];
+  for (const unit of candidates[section.source]?.parsed.units ?? []) {
+    if (unit.section !== section.section) continue;
+    const opener = units[0];
+    if (opener && unit.run !== opener.run) break;
+    // One paragraph, or two when the first is a single sentence.
+    const previous = units.at(-1);
+    if (previous && previous.paragraph !== unit.paragraph && units.length >= 2) break;
+    if (units.length >= options.maxSentences) break;
+    units.push(unit);
+  }
+  // Nor does it stop on a question the book asks.
+  while (units.length > 1 && QUESTION.test(units.at(-1)?.text ?? "")) units.pop();
+  if (units.length === 0) return null;
+  return { source: section.source, units, coverage: 1, newCoverage: 1, score: 0 };
+}
+
+function opensSection(
+  chunk: ChunkRecord,
+  pageChunks?: (filePath: string) => ChunkRecord[],
+): boolean {
+  if (chunk.chunkIndex === 0) return true;
+  const previous = pageChunks?.(chunk.filePath).find(
+    (other) => other.chunkIndex === chunk.chunkIndex - 1,
+  );
+  return previous !== undefined && previous.headingPath.join("\n") !== chunk.headingPath.join("\n");
 }

@@ -40,6 +40,8 @@ export interface Unit {
 
 export interface ParsedChunk {
   headingTerms: Set<string>[];
+  /** Each section's own heading: the chunk's last heading, then the heading lines inside it. */
+  headings: string[];
   units: Unit[];
   allTerms: Set<string>;
 }
@@ -60,7 +62,7 @@ const COPULA =
 const CALLED = /\b(?:is|are) (?:called|known as|named|termed)\s+(.+)$/i;
 /** A copula followed by a past participle: "is published in", "are stored as" (passive voice). */
 const PASSIVE =
-  /^\s(?:is|are)\s+(?:\w+ly\s+)?(?!(?:called|known|named|termed|defined)\b)\w+ed\s+(?:in|on|by|as|to|into|from|with|at|for|when|once|every|only)\b/i;
+  /^\s(?:is|are)\s+(?:\w+ly\s+)?(?!(?:called|known|named|termed)\b|defined as\b)\w+ed\s+(?:in|on|by|as|to|into|from|with|at|for|when|once|every|only)\b/i;
 /**
  * What follows "X is/are" when the sentence says where X is useful or how it compares, not what it
  * is: "Launch files are the natural place to …", "X is shown on …", "X is useful for …", "X is the
@@ -68,6 +70,9 @@ const PASSIVE =
  */
 const NOT_DEFINING =
   /^(?:(?:the|a|an) (?:(?:\w+ )?(?:natural|right|best|usual|obvious|only|good|ideal|easiest|simplest|recommended) )?(?:place|spot|home|location) (?:to|for|where|in which)\b|(?:the|a|an)? ?(?:\w+ly )?(?:same|similar|different|useful|helpful|handy|important|convenient|optional|available|required|needed|necessary|possible|recommended|preferred|shown|covered|discussed|explained|described|introduced|listed|mentioned|illustrated)\b)/i;
+/** Words that open a phrase setting the scene before the sentence's subject. */
+const INTRODUCTORY =
+  /^["'(]*(?:with|without|when|whenever|while|if|unless|after|before|once|since|because|although|though|as|in|on|at|for|by|from|during|under|unlike|like|to)\b/i;
 /** "The callback is called when …": the verb call, not a name. */
 const CALLED_VERB =
   /^(?:once|when|whenever|while|by|from|with|after|before|on|in|at|every|each|only|again|twice|back|for|if|to|periodically|repeatedly)\b/i;
@@ -81,16 +86,17 @@ export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
   const key = `${chunk.id}:${chunk.contentHash}`;
   let parsed = parsedChunks.get(key);
   if (!parsed) {
-    parsed = parseText(chunk.text, chunk.headingPath.join(" "));
+    parsed = parseText(chunk.text, chunk.headingPath.join(" "), chunk.headingPath.at(-1));
     if (parsedChunks.size >= 5_000) parsedChunks.clear();
     parsedChunks.set(key, parsed);
   }
   return parsed;
 }
 
-export function parseText(text: string, heading = ""): ParsedChunk {
+export function parseText(text: string, heading = "", ownHeading = heading): ParsedChunk {
   const blocks = toBlocks(text);
   const headingTerms = [new Set(analyze(heading))];
+  const headings = [ownHeading];
   const units: Unit[] = [];
   let section = 0;
   let run = 0;
@@ -107,6 +113,7 @@ export function parseText(text: string, heading = ""): ParsedChunk {
       section++;
       run++;
       headingTerms[section] = new Set([...(headingTerms[0] ?? []), ...analyze(block.text)]);
+      headings[section] = block.text;
       continue;
     }
     if (block.kind === "list") {
@@ -159,7 +166,7 @@ export function parseText(text: string, heading = ""): ParsedChunk {
     for (const term of unit.terms) allTerms.add(term);
     for (const term of unit.attachmentTerms) allTerms.add(term);
   }
-  return { headingTerms, units, allTerms };
+  return { headingTerms, headings, units, allTerms };
 }
 
 function startsWith(sentence: string, pattern: RegExp): boolean {
@@ -251,6 +258,9 @@ function definiendaOf(sentence: string): Set<string>[] {
 function appositionsOf(sentence: string): Set<string>[] {
   const found: Set<string>[] = [];
   for (const match of sentence.matchAll(/([\p{L}\p{N}_-]+), (?:an?|the) /gu)) {
+    // The comma closing an opening phrase ("With the default executor, a callback …") sets the
+    // scene; the noun before it is not explained by what follows.
+    if (INTRODUCTORY.test(sentence) && !sentence.slice(0, match.index).includes(",")) continue;
     const terms = new Set(analyzeQuery(match[1] ?? "").words);
     if (terms.size > 0) found.push(terms);
   }
