@@ -70,9 +70,13 @@ const PASSIVE =
  */
 const NOT_DEFINING =
   /^(?:(?:the|a|an) (?:(?:\w+ )?(?:natural|right|best|usual|obvious|only|good|ideal|easiest|simplest|recommended) )?(?:place|spot|home|location) (?:to|for|where|in which)\b|(?:the|a|an)? ?(?:\w+ly )?(?:same|similar|different|useful|helpful|handy|important|convenient|optional|available|required|needed|necessary|possible|recommended|preferred|shown|covered|discussed|explained|described|introduced|listed|mentioned|illustrated)\b)/i;
-/** Words that open a phrase setting the scene before the sentence's subject. */
+/**
+ * Words that open a phrase or clause setting the scene before the sentence's subject ("With the
+ * default executor, …", "When the robot moves, …"). Not "for", "in", "on": "For this ROS 2 offers
+ * services, a …" often runs on into the main clause without a comma.
+ */
 const INTRODUCTORY =
-  /^["'(]*(?:with|without|when|whenever|while|if|unless|after|before|once|since|because|although|though|as|in|on|at|for|by|from|during|under|unlike|like|to)\b/i;
+  /^["'(]*(?:with|without|when|whenever|while|if|unless|after|before|once|since|because|although|though|during|unlike)\b/i;
 /** "The callback is called when …": the verb call, not a name. */
 const CALLED_VERB =
   /^(?:once|when|whenever|while|by|from|with|after|before|on|in|at|every|each|only|again|twice|back|for|if|to|periodically|repeatedly)\b/i;
