@@ -269,11 +269,13 @@ describe("extractiveAnswer", () => {
       text: "Charge a lithium cell with a balance charger at one C. [2]",
       cited: [2],
       extraSources: [],
+      quotedSections: [],
     });
     expect(extractiveAnswer("How do I charge a cell?", [])).toEqual({
       text: "",
       cited: [],
       extraSources: [],
+      quotedSections: [],
     });
   });
 

@@ -70,6 +70,20 @@ export interface ExtractiveAnswer {
    * order: the first is cited as [results.length + 1 + citationOffset], the next one after it.
    */
   extraSources: RetrievedChunk[];
+  /**
+   * Where a quoted passage sits when that is a section merged into its chunk after the first: the
+   * link its citation should carry instead of the chunk's own.
+   */
+  quotedSections: QuotedSection[];
+}
+
+/** The section of a chunk an answer quotes, for the citation `citation`. */
+export interface QuotedSection {
+  citation: number;
+  /** The page URL with the section's anchor. */
+  url: string;
+  section: string;
+  headingPath: string[];
 }
 
 export interface ExtractiveOptions {
@@ -141,13 +155,45 @@ export function extractiveAnswer(
     return results.length + extraSources.indexOf(candidate.result) + 1 + offset;
   };
   const citations = passages.map(citationOf);
+  const quotedSections: QuotedSection[] = [];
+  for (const [index, passage] of passages.entries()) {
+    const candidate = candidates[passage.source];
+    const citation = citations[index];
+    const section = candidate && quotedSection(candidate, passage);
+    if (section && citation !== undefined) quotedSections.push({ citation, ...section });
+  }
   return {
     text: passages
       .map((passage, index) => render(passage.units, citations[index] ?? null))
       .join("\n\n"),
     cited: [...new Set(citations)],
     extraSources,
+    quotedSections,
   };
+}
+
+/**
+ * The merged section a passage is quoted from, found by the heading line above it (or the nearest
+ * one above that with an anchor: a short line standing alone reads as a heading too). Null for the
+ * chunk's first section, and for chunks stored without their sections' anchors.
+ */
+function quotedSection(
+  candidate: Candidate,
+  passage: Passage,
+): Omit<QuotedSection, "citation"> | null {
+  const { chunk } = candidate.result;
+  const anchors = chunk.sectionAnchors ?? [];
+  for (let section = passage.units[0]?.section ?? 0; section > 0; section--) {
+    const heading = candidate.parsed.headings[section]?.trim();
+    const found = anchors.find((anchor) => anchor.heading.trim() === heading);
+    if (found)
+      return {
+        url: `${chunk.url.replace(/#.*$/, "")}#${found.anchor}`,
+        section: found.heading,
+        headingPath: found.headingPath,
+      };
+  }
+  return null;
 }
 
 /** The best passage of a plain text (the reader's selection), or null when nothing matches. */

@@ -200,6 +200,12 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "exchanges stored uncompressed up to a page",
     sql: `ALTER TABLE conversations SET (toast_tuple_target = 8160)`,
   },
+  {
+    // A chunk packs small sections together: a quote from one of them links to its anchor.
+    version: 13,
+    name: "anchors of the sections merged into a chunk",
+    sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS section_anchors JSONB NOT NULL DEFAULT '[]'`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {
