@@ -29,7 +29,9 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
  *   + 0.35 ×   strength of a defining sentence ("X is …", "X (…) is a …", "X stands for …", "… is
  *              called X", "The word X means …") opening the window, for "what is X" questions
  *              (0.10 when it is inside); a sentence that only spells out an acronym's words
- *              counts 0.6, one that also names the acronym 1;
+ *              counts 0.6, one that also names the acronym 1; a copula saying where X is useful
+ *              or written ("X are the natural place to …", "X is defined in …") and the noun
+ *              before the comma closing "With …, " or "When …, " define nothing;
  *   − 0.03     per sentence without any question word, and per paragraph break crossed;
  *   − 0.08     for a single sentence when its paragraph goes on (2–4 sentences read better).
  *
@@ -39,9 +41,15 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
  * Definitions sit where a retrieved chunk may not be: at the opening of the page about X, at the
  * start of the section about X, in the glossary. Given the pages' chunks (`pageChunks`), a "what
  * is X" question also weighs the opening chunk of a result's page whose title names X, the first
- * chunk of the section whose heading names X when a result continues it, and the chunk of a
- * glossary page holding X's entry. A chunk quoted this way is returned in `extraSources` and cited
- * after the results.
+ * chunk of the section whose heading names X when a result continues it, the chunk of a result's
+ * page holding a section headed by X ("Transforms in a nutshell"), and the chunk of a glossary
+ * page holding X's entry. A chunk quoted this way is returned in `extraSources` and cited after the
+ * results. When no sentence of all these defines X (strength below 0.8), the answer is the opening
+ * paragraph of the page whose title opens with X, else of the section whose heading does: there
+ * the book says what X is in its own words (`namedOpening`).
+ *
+ * A passage from a section merged into its chunk after the first is returned in `quotedSections`
+ * with that section's anchor, so its citation links to where the quote is.
  *
  * A "how do I" passage that stops before the fix ("… so the node freezes. Never call …") runs on
  * to the sentence giving it ("Instead, use …") when that follows within three sentences of the
