@@ -217,3 +217,33 @@ describe("extractiveAnswer: what is not a definition", () => {
     );
   });
 });
+
+describe("extractiveAnswer: a definition ending on a pronoun", () => {
+  it("opens at its paragraph's start when it ends on 'it'", () => {
+    const results = [
+      retrievedChunk(
+        "control",
+        "A robot runs a control loop that reads sensors and writes commands to hardware. Writing that loop by hand for every robot repeats the same code. ros2_control is a framework that standardises it.\n\nControllers then run inside the controller manager.",
+        "The ros2_control Framework",
+        0.9,
+      ),
+    ];
+    expect(extractiveAnswer("What is ros2_control?", results).text).toBe(
+      "A robot runs a control loop that reads sensors and writes commands to hardware. Writing that loop by hand for every robot repeats the same code. ros2_control is a framework that standardises it. [1]",
+    );
+  });
+
+  it("stands alone when the pronoun follows a preposition ('… around all of them.')", () => {
+    const results = [
+      retrievedChunk(
+        "balance",
+        "The ground pushes up where the robot touches it. The support polygon is the convex hull of the contact points, the shape a rubber band makes around all of them.",
+        "Balance",
+        0.9,
+      ),
+    ];
+    expect(extractiveAnswer("What is a support polygon?", results).text).toBe(
+      "The support polygon is the convex hull of the contact points, the shape a rubber band makes around all of them. [1]",
+    );
+  });
+});

@@ -31,7 +31,9 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
  *              (0.10 when it is inside); a sentence that only spells out an acronym's words
  *              counts 0.6, one that also names the acronym 1; a copula saying where X is useful
  *              or written ("X are the natural place to …", "X is defined in …") and the noun
- *              before the comma closing "With …, " or "When …, " define nothing;
+ *              before the comma closing "With …, " or "When …, " define nothing; one ending on a
+ *              pronoun ("… a framework that standardises it.") counts half unless the window
+ *              opens at its paragraph's start;
  *   − 0.03     per sentence without any question word, and per paragraph break crossed;
  *   − 0.08     for a single sentence when its paragraph goes on (2–4 sentences read better).
  *

@@ -94,12 +94,20 @@ export function bestWindow(
         // A defining sentence that leans on the one before it ("For this ROS 2 offers services, a
         // …") cannot open the passage; with its one sentence of context it still counts as opening.
         const second = end > start ? all[start + 1] : undefined;
-        const opening = Math.max(strength(start), second?.pointsBack ? strength(start + 1) : 0);
-        score += 0.35 * opening;
+        // One that ends on a pronoun ("… is a framework that standardises it.") names X but leans
+        // on the sentences before it: it counts half alone, fully with its paragraph's start.
+        let opening = Math.max(
+          endsOnPronoun(all[start] as Unit) ? 0.5 * strength(start) : strength(start),
+          second?.pointsBack ? strength(start + 1) : 0,
+        );
         let inside = 0;
-        for (let index = start + 1; index <= end; index++)
-          inside = Math.max(inside, strength(index));
-        score += 0.1 * inside;
+        for (let index = start + 1; index <= end; index++) {
+          const unit = all[index] as Unit;
+          if (opener.opensParagraph && unit.paragraph === opener.paragraph && endsOnPronoun(unit))
+            opening = Math.max(opening, strength(index));
+          else inside = Math.max(inside, strength(index));
+        }
+        score += 0.35 * opening + 0.1 * inside;
       }
       if (
         query.howTo &&
@@ -135,6 +143,14 @@ export function bestWindow(
     });
   }
   return best;
+}
+
+/** The object of its last verb is a pronoun ("… standardises it."), not "… around all of them.". */
+const ENDS_ON_PRONOUN =
+  /(?<!\b(?:of|to|with|in|on|for|from|by|around|about|at|into|all|both|each|of all)\s)\b(?:it|this|that|them|these|those)[.!]?["”’)]*$/i;
+
+function endsOnPronoun(unit: Unit): boolean {
+  return ENDS_ON_PRONOUN.test(unit.text);
 }
 
 function someIn(flags: boolean[], start: number, end: number): boolean {
