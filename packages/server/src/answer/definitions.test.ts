@@ -247,3 +247,19 @@ describe("extractiveAnswer: a definition ending on a pronoun", () => {
     );
   });
 });
+
+describe("extractiveAnswer: sentences that lean on the one before", () => {
+  it("never opens on a gerund acting on 'this' ('Handling this correctly …')", () => {
+    const results = [
+      retrievedChunk(
+        "async",
+        "Dispatching inside a try block swallows render errors. Handling this correctly would require restructuring the async logic to separate those. createAsyncThunk already handles errors correctly.",
+        "Thunks",
+        0.9,
+      ),
+    ];
+    const answer = extractiveAnswer("How do I handle async logic?", results);
+    expect(answer.text).toContain("Handling this correctly");
+    expect(answer.text).toMatch(/^Dispatching inside a try block/);
+  });
+});

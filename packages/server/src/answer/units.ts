@@ -54,6 +54,8 @@ const SENTENCE =
 const ADMONITION = /^(?:note|tip|info|warning|caution|danger|important)\s*:\s+/i;
 const POINTS_BACK =
   /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?)\b/i;
+/** A gerund acting on what came before: "Handling this correctly would require …". */
+const ACTS_ON_BEFORE = /^["'(]*[A-Z]\w+ing (?:this|that|these|those|it|them)\b/;
 const POINTS_FORWARD =
   /\b(?:(?:shown|listed|given|described|example|code|snippet|command|commands|table|steps?|file|output) below|below:|the following|as follows|this (?:example|snippet|code|file|command|listing))\b|^["'(]*here(?:'s| is| are)\b/i;
 // "X is, quite simply, a function …": a short aside between the copula and the definition.
@@ -210,7 +212,7 @@ function unitOf(
     run: place.run,
     paragraph: place.paragraph,
     item: place.item,
-    pointsBack: POINTS_BACK.test(prose),
+    pointsBack: POINTS_BACK.test(prose) || ACTS_ON_BEFORE.test(prose),
     definienda: definiendaOf(prose),
     appositions: appositionsOf(prose),
     actionable: ACTIONABLE.test(prose),
