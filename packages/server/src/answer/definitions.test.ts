@@ -169,6 +169,32 @@ describe("extractiveAnswer: a heading about X", () => {
   });
 });
 
+describe("extractiveAnswer: a heading qualifying another noun with X", () => {
+  it("is not about X: 'Transform type updates' for a transform", () => {
+    const page = [
+      pageChunk("changes", 0, "Version 2 changes several message types.", ["Changes"]),
+      pageChunk("changes", 1, "The stamped message now carries the child frame's name as well.", [
+        "Changes",
+        "Transform type updates",
+      ]),
+    ];
+    const usage = pageChunk(
+      "frames",
+      0,
+      "A transform relates a child frame to its parent frame in the tree.",
+      ["Frames"],
+    );
+    const answer = extractiveAnswer(
+      "What is a transform?",
+      [retrieved(usage, 0.9), retrieved(page[0] as ChunkRecord, 0.5)],
+      { pageChunks: pagesOf([...page, usage]) },
+    );
+    expect(answer.text).toBe(
+      "A transform relates a child frame to its parent frame in the tree. [1]",
+    );
+  });
+});
+
 describe("extractiveAnswer: what is not a definition", () => {
   it("does not read the noun before the comma closing an opening phrase as explained", () => {
     const results = [

@@ -141,9 +141,29 @@ export function headedBy(query: WeightedQuestion, text: string): boolean {
   if (shareOf(query.subject, query.subjectTotal, termsOfTitle(text)) < 1) return false;
   // Its first word is a word of X, all of it: "`createSlice.reducers` callback syntax" is about a
   // part of createSlice.
-  const first = analyze(bare.split(/\s+/)[0] ?? "");
-  return first.length > 0 && first.every((term) => query.subjectWords.has(term));
+  const words = bare.split(/\s+/);
+  const first = analyze(words[0] ?? "");
+  if (first.length === 0 || !first.every((term) => query.subjectWords.has(term))) return false;
+  // X is what the heading is about, not a word qualifying another noun ("Entity adapter type
+  // updates"): after X's words the heading ends, or goes on with a joining word or an "about"
+  // word ("Transforms in a nutshell", "Executors and callback groups", "RTK Query Overview").
+  let index = 0;
+  while (index < words.length) {
+    const word = words[index] ?? "";
+    const terms = analyze(word);
+    // A generic head noun belongs to X: "Launch Files" for a launch file.
+    const ofX = (term: string) => query.subjectWords.has(term) || GENERIC_HEADS.has(term);
+    if (terms.length === 0 || !terms.every(ofX)) break;
+    index++;
+    if (/[,:;—–)]$/.test(word)) return true;
+  }
+  const next = words[index];
+  return next === undefined || AFTER_HEAD.test(next);
 }
+
+/** Words that may follow X in a heading about X. */
+const AFTER_HEAD =
+  /^(?:and|or|in|with|for|of|vs\.?|versus|as|at|from|on|overview|introduction|basics|fundamentals|concepts?|explained|essentials|[—–(:-])/i;
 
 /** The first chunk of a page holding a section headed by the subject, if one does. */
 function sectionHeadedBy(query: WeightedQuestion, page: ChunkRecord[]): ChunkRecord | undefined {
