@@ -230,7 +230,7 @@ function normalize(text: string): string {
 
 /**
  * For a "what is X" question that no sentence of the candidates defines: the opening of the page
- * whose title names X, else of a section whose heading names X, best-ranked candidate first. A
+ * whose title is about X, else of a section whose heading is (`headedBy`), best-ranked first. A
  * page or section about X starts by saying what X is for, even without the words "X is"; a
  * sentence elsewhere that only uses X says less. A chunk opens its section when it is the page's
  * first or follows a chunk under other headings (`pageChunks`); a heading line inside a chunk
