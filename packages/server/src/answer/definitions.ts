@@ -52,6 +52,12 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
   return strength;
 }
 
+/**
+ * A unit this strong defines the subject: a copula or an apposition naming it and little else, or
+ * its acronym spelled out ("The QoS mismatch is …" and a paragraph opening on X only mention it).
+ */
+export const DEFINES = 0.8;
+
 /** Glossary pages, by title: each of their entries defines one term. */
 export const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
 /** Most chunks of the results' pages added for a definition question. */
@@ -104,6 +110,8 @@ export function definingChunks(
     if (heading && namesSubject(query, heading))
       wanted.push(sectionStart(pageOf(chunk.filePath), chunk));
     if (GLOSSARY_TITLE.test(chunk.title)) wanted.push(glossaryEntry(query, pageOf(chunk.filePath)));
+    // A section of the page headed by X ("Transforms in a nutshell") is where the page explains it.
+    else wanted.push(sectionHeadedBy(query, pageOf(chunk.filePath)));
     for (const extra of wanted) {
       if (!extra || seen.has(extra.id) || found.length >= MAX_DEFINING_CHUNKS) continue;
       seen.add(extra.id);
@@ -114,10 +122,59 @@ export function definingChunks(
 }
 
 /** Whether a title or heading names the question's subject (all of it, or its acronym spelled out). */
-function namesSubject(query: WeightedQuestion, text: string): boolean {
+export function namesSubject(query: WeightedQuestion, text: string): boolean {
   if (!query.subject) return false;
   if (query.acronym?.test(text)) return true;
   return shareOf(query.subject, query.subjectTotal, termsOfTitle(text)) >= 0.5;
+}
+
+/**
+ * Whether a title or heading is about the subject: it opens with it ("Transforms in a nutshell",
+ * "Launch Files", "The zero moment point" for ZMP) rather than only mentioning it ("Looking up a
+ * transform").
+ */
+export function headedBy(query: WeightedQuestion, text: string): boolean {
+  if (!query.subject) return false;
+  const bare = text.trim().replace(/^(?:the|an?)\s+/i, "");
+  if (query.acronym?.exec(bare)?.index === 0) return true;
+  // All of X: "createStore" shares a word with "createSlice" but is another thing.
+  if (shareOf(query.subject, query.subjectTotal, termsOfTitle(text)) < 1) return false;
+  // Its first word is a word of X, all of it: "`createSlice.reducers` callback syntax" is about a
+  // part of createSlice.
+  const words = bare.split(/\s+/);
+  const first = analyze(words[0] ?? "");
+  if (first.length === 0 || !first.every((term) => query.subjectWords.has(term))) return false;
+  // X is what the heading is about, not a word qualifying another noun ("Entity adapter type
+  // updates"): after X's words the heading ends, or goes on with a joining word or an "about"
+  // word ("Transforms in a nutshell", "Executors and callback groups", "RTK Query Overview").
+  let index = 0;
+  while (index < words.length) {
+    const word = words[index] ?? "";
+    const terms = analyze(word);
+    // A generic head noun belongs to X: "Launch Files" for a launch file.
+    const ofX = (term: string) => query.subjectWords.has(term) || GENERIC_HEADS.has(term);
+    if (terms.length === 0 || !terms.every(ofX)) break;
+    index++;
+    if (/[,:;—–)]$/.test(word)) return true;
+  }
+  const next = words[index];
+  return next === undefined || AFTER_HEAD.test(next);
+}
+
+/** Words that may follow X in a heading about X. */
+const AFTER_HEAD =
+  /^(?:and|or|in|with|for|of|vs\.?|versus|as|at|from|on|overview|introduction|basics|fundamentals|concepts?|explained|essentials|[—–(:-])/i;
+
+/** The first chunk of a page holding a section headed by the subject, if one does. */
+function sectionHeadedBy(query: WeightedQuestion, page: ChunkRecord[]): ChunkRecord | undefined {
+  return page.find((chunk) =>
+    parsedChunk(chunk).headings.some(
+      (heading, index) =>
+        (index > 0 || chunk.headingPath.length > 1) &&
+        heading !== undefined &&
+        headedBy(query, heading),
+    ),
+  );
 }
 
 // The titles and headings of the results' pages (and of the glossary) come back question after

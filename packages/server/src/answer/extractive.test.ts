@@ -269,11 +269,13 @@ describe("extractiveAnswer", () => {
       text: "Charge a lithium cell with a balance charger at one C. [2]",
       cited: [2],
       extraSources: [],
+      quotedSections: [],
     });
     expect(extractiveAnswer("How do I charge a cell?", [])).toEqual({
       text: "",
       cited: [],
       extraSources: [],
+      quotedSections: [],
     });
   });
 
@@ -711,5 +713,26 @@ describe("extractiveAnswer: how-to passages", () => {
       ),
     ]);
     expect(fixed.text).not.toContain("reentrant callback group");
+  });
+});
+
+describe("extractiveAnswer: sentences that say where X is used are no definition", () => {
+  it.each([
+    "Launch files are the natural place to pass the robot description to robot_state_publisher.",
+    "Launch files are shown on the URDF page with the robot description.",
+    "Launch files are useful for passing the robot description to robot_state_publisher.",
+  ])("quotes a lower-ranked defining sentence over %j", (usage) => {
+    const results = [
+      result("usage", `${usage} The robot description is a URDF string.`, "Robot description", 0.9),
+      result(
+        "glossary",
+        "Launch file — A Python, XML or YAML file that starts and configures a set of nodes.",
+        "Glossary",
+        0.4,
+      ),
+    ];
+    expect(extractiveAnswer("What is a launch file?", results).text).toBe(
+      "Launch file — A Python, XML or YAML file that starts and configures a set of nodes. [2]",
+    );
   });
 });

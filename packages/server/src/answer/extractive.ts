@@ -2,7 +2,13 @@ import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
 import { definingChunks } from "./definitions.ts";
-import { bestWindow, openingPassage, type Passage, throughTheFix } from "./passages.ts";
+import {
+  bestWindow,
+  namedOpening,
+  openingPassage,
+  type Passage,
+  throughTheFix,
+} from "./passages.ts";
 import { anyOf, coverageOf, weighQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, parsedChunk, parseText, render } from "./units.ts";
 
@@ -23,7 +29,11 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
  *   + 0.35 ×   strength of a defining sentence ("X is …", "X (…) is a …", "X stands for …", "… is
  *              called X", "The word X means …") opening the window, for "what is X" questions
  *              (0.10 when it is inside); a sentence that only spells out an acronym's words
- *              counts 0.6, one that also names the acronym 1;
+ *              counts 0.6, one that also names the acronym 1; a copula saying where X is useful
+ *              or written ("X are the natural place to …", "X is defined in …") and the noun
+ *              before the comma closing "With …, " or "When …, " define nothing; one ending on a
+ *              pronoun ("… a framework that standardises it.") counts half unless the window
+ *              opens at its paragraph's start;
  *   − 0.03     per sentence without any question word, and per paragraph break crossed;
  *   − 0.08     for a single sentence when its paragraph goes on (2–4 sentences read better).
  *
@@ -33,9 +43,15 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
  * Definitions sit where a retrieved chunk may not be: at the opening of the page about X, at the
  * start of the section about X, in the glossary. Given the pages' chunks (`pageChunks`), a "what
  * is X" question also weighs the opening chunk of a result's page whose title names X, the first
- * chunk of the section whose heading names X when a result continues it, and the chunk of a
- * glossary page holding X's entry. A chunk quoted this way is returned in `extraSources` and cited
- * after the results.
+ * chunk of the section whose heading names X when a result continues it, the chunk of a result's
+ * page holding a section headed by X ("Transforms in a nutshell"), and the chunk of a glossary
+ * page holding X's entry. A chunk quoted this way is returned in `extraSources` and cited after the
+ * results. When no sentence of all these defines X (strength below 0.8), the answer is the opening
+ * paragraph of the page whose title opens with X, else of the section whose heading does: there
+ * the book says what X is in its own words (`namedOpening`).
+ *
+ * A passage from a section merged into its chunk after the first is returned in `quotedSections`
+ * with that section's anchor, so its citation links to where the quote is.
  *
  * A "how do I" passage that stops before the fix ("… so the node freezes. Never call …") runs on
  * to the sentence giving it ("Instead, use …") when that follows within three sentences of the
@@ -64,6 +80,20 @@ export interface ExtractiveAnswer {
    * order: the first is cited as [results.length + 1 + citationOffset], the next one after it.
    */
   extraSources: RetrievedChunk[];
+  /**
+   * Where a quoted passage sits when that is a section merged into its chunk after the first: the
+   * link its citation should carry instead of the chunk's own.
+   */
+  quotedSections: QuotedSection[];
+}
+
+/** The section of a chunk an answer quotes, for the citation `citation`. */
+export interface QuotedSection {
+  citation: number;
+  /** The page URL with the section's anchor. */
+  url: string;
+  section: string;
+  headingPath: string[];
 }
 
 export interface ExtractiveOptions {
@@ -104,7 +134,11 @@ export function extractiveAnswer(
       ...definingChunks(query, results, options.pageChunks, options.glossaryPages ?? []),
     );
   const passages: Passage[] = [];
-  const best = bestWindow(query, candidates, { maxSentences, rankCount: results.length });
+  const best =
+    namedOpening(query, candidates, {
+      maxSentences,
+      ...(options.pageChunks ? { pageChunks: options.pageChunks } : {}),
+    }) ?? bestWindow(query, candidates, { maxSentences, rankCount: results.length });
   const first = best && query.howTo ? throughTheFix(best, candidates) : best;
   if (first) {
     passages.push(first);
@@ -131,13 +165,45 @@ export function extractiveAnswer(
     return results.length + extraSources.indexOf(candidate.result) + 1 + offset;
   };
   const citations = passages.map(citationOf);
+  const quotedSections: QuotedSection[] = [];
+  for (const [index, passage] of passages.entries()) {
+    const candidate = candidates[passage.source];
+    const citation = citations[index];
+    const section = candidate && quotedSection(candidate, passage);
+    if (section && citation !== undefined) quotedSections.push({ citation, ...section });
+  }
   return {
     text: passages
       .map((passage, index) => render(passage.units, citations[index] ?? null))
       .join("\n\n"),
     cited: [...new Set(citations)],
     extraSources,
+    quotedSections,
   };
+}
+
+/**
+ * The merged section a passage is quoted from, found by the heading line above it (or the nearest
+ * one above that with an anchor: a short line standing alone reads as a heading too). Null for the
+ * chunk's first section, and for chunks stored without their sections' anchors.
+ */
+function quotedSection(
+  candidate: Candidate,
+  passage: Passage,
+): Omit<QuotedSection, "citation"> | null {
+  const { chunk } = candidate.result;
+  const anchors = chunk.sectionAnchors ?? [];
+  for (let section = passage.units[0]?.section ?? 0; section > 0; section--) {
+    const heading = candidate.parsed.headings[section]?.trim();
+    const found = anchors.find((anchor) => anchor.heading.trim() === heading);
+    if (found)
+      return {
+        url: `${chunk.url.replace(/#.*$/, "")}#${found.anchor}`,
+        section: found.heading,
+        headingPath: found.headingPath,
+      };
+  }
+  return null;
 }
 
 /** The best passage of a plain text (the reader's selection), or null when nothing matches. */

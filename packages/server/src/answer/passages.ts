@@ -1,4 +1,5 @@
-import { definitionStrength } from "./definitions.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
+import { DEFINES, definitionStrength, headedBy } from "./definitions.ts";
 import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, type Unit } from "./units.ts";
 
@@ -93,12 +94,20 @@ export function bestWindow(
         // A defining sentence that leans on the one before it ("For this ROS 2 offers services, a
         // …") cannot open the passage; with its one sentence of context it still counts as opening.
         const second = end > start ? all[start + 1] : undefined;
-        const opening = Math.max(strength(start), second?.pointsBack ? strength(start + 1) : 0);
-        score += 0.35 * opening;
+        // One that ends on a pronoun ("… is a framework that standardises it.") names X but leans
+        // on the sentences before it: it counts half alone, fully with its paragraph's start.
+        let opening = Math.max(
+          endsOnPronoun(all[start] as Unit) ? 0.5 * strength(start) : strength(start),
+          second?.pointsBack ? strength(start + 1) : 0,
+        );
         let inside = 0;
-        for (let index = start + 1; index <= end; index++)
-          inside = Math.max(inside, strength(index));
-        score += 0.1 * inside;
+        for (let index = start + 1; index <= end; index++) {
+          const unit = all[index] as Unit;
+          if (opener.opensParagraph && unit.paragraph === opener.paragraph && endsOnPronoun(unit))
+            opening = Math.max(opening, strength(index));
+          else inside = Math.max(inside, strength(index));
+        }
+        score += 0.35 * opening + 0.1 * inside;
       }
       if (
         query.howTo &&
@@ -134,6 +143,14 @@ export function bestWindow(
     });
   }
   return best;
+}
+
+/** The object of its last verb is a pronoun ("… standardises it."), not "… around all of them.". */
+const ENDS_ON_PRONOUN =
+  /(?<!\b(?:of|to|with|in|on|for|from|by|around|about|at|into|all|both|each|of all)\s)\b(?:it|this|that|them|these|those)[.!]?["”’)]*$/i;
+
+function endsOnPronoun(unit: Unit): boolean {
+  return ENDS_ON_PRONOUN.test(unit.text);
 }
 
 function someIn(flags: boolean[], start: number, end: number): boolean {
@@ -209,4 +226,73 @@ function normalize(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
+}
+
+/**
+ * For a "what is X" question that no sentence of the candidates defines: the opening of the page
+ * whose title is about X, else of a section whose heading is (`headedBy`), best-ranked first. A
+ * page or section about X starts by saying what X is for, even without the words "X is"; a
+ * sentence elsewhere that only uses X says less. A chunk opens its section when it is the page's
+ * first or follows a chunk under other headings (`pageChunks`); a heading line inside a chunk
+ * always opens one. Null when some sentence defines X or nothing is named after it.
+ */
+export function namedOpening(
+  query: WeightedQuestion,
+  candidates: Candidate[],
+  options: { maxSentences: number; pageChunks?: (filePath: string) => ChunkRecord[] },
+): Passage | null {
+  if (!query.subject) return null;
+  for (const candidate of candidates)
+    if (candidate.parsed.units.some((unit) => definitionStrength(query, unit) >= DEFINES))
+      return null;
+  const order = [...candidates.keys()].sort(
+    (left, right) => (candidates[left]?.rank ?? 0) - (candidates[right]?.rank ?? 0),
+  );
+  let section: { source: number; section: number } | null = null;
+  for (const titles of [true, false]) {
+    for (const position of order) {
+      const candidate = candidates[position] as Candidate;
+      const { chunk } = candidate.result;
+      if (titles) {
+        if (chunk.chunkIndex === 0 && headedBy(query, chunk.title))
+          section = { source: position, section: 0 };
+      } else {
+        const opens = opensSection(chunk, options.pageChunks);
+        const named = candidate.parsed.headings.findIndex(
+          (heading, index) =>
+            (index > 0 || (opens && chunk.headingPath.length > 1)) && headedBy(query, heading),
+        );
+        if (named >= 0) section = { source: position, section: named };
+      }
+      if (section) break;
+    }
+    if (section) break;
+  }
+  if (!section) return null;
+  const units: Unit[] = [];
+  for (const unit of candidates[section.source]?.parsed.units ?? []) {
+    if (unit.section !== section.section) continue;
+    const opener = units[0];
+    if (opener && unit.run !== opener.run) break;
+    // One paragraph, or two when the first is a single sentence.
+    const previous = units.at(-1);
+    if (previous && previous.paragraph !== unit.paragraph && units.length >= 2) break;
+    if (units.length >= options.maxSentences) break;
+    units.push(unit);
+  }
+  // Nor does it stop on a question the book asks.
+  while (units.length > 1 && QUESTION.test(units.at(-1)?.text ?? "")) units.pop();
+  if (units.length === 0) return null;
+  return { source: section.source, units, coverage: 1, newCoverage: 1, score: 0 };
+}
+
+function opensSection(
+  chunk: ChunkRecord,
+  pageChunks?: (filePath: string) => ChunkRecord[],
+): boolean {
+  if (chunk.chunkIndex === 0) return true;
+  const previous = pageChunks?.(chunk.filePath).find(
+    (other) => other.chunkIndex === chunk.chunkIndex - 1,
+  );
+  return previous !== undefined && previous.headingPath.join("\n") !== chunk.headingPath.join("\n");
 }

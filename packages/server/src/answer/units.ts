@@ -40,6 +40,8 @@ export interface Unit {
 
 export interface ParsedChunk {
   headingTerms: Set<string>[];
+  /** Each section's own heading: the chunk's last heading, then the heading lines inside it. */
+  headings: string[];
   units: Unit[];
   allTerms: Set<string>;
 }
@@ -52,6 +54,8 @@ const SENTENCE =
 const ADMONITION = /^(?:note|tip|info|warning|caution|danger|important)\s*:\s+/i;
 const POINTS_BACK =
   /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?)\b/i;
+/** A gerund acting on what came before: "Handling this correctly would require …". */
+const ACTS_ON_BEFORE = /^["'(]*[A-Z]\w+ing (?:this|that|these|those|it|them)\b/;
 const POINTS_FORWARD =
   /\b(?:(?:shown|listed|given|described|example|code|snippet|command|commands|table|steps?|file|output) below|below:|the following|as follows|this (?:example|snippet|code|file|command|listing))\b|^["'(]*here(?:'s| is| are)\b/i;
 // "X is, quite simply, a function …": a short aside between the copula and the definition.
@@ -60,7 +64,21 @@ const COPULA =
 const CALLED = /\b(?:is|are) (?:called|known as|named|termed)\s+(.+)$/i;
 /** A copula followed by a past participle: "is published in", "are stored as" (passive voice). */
 const PASSIVE =
-  /^\s(?:is|are)\s+(?:\w+ly\s+)?(?!(?:called|known|named|termed|defined)\b)\w+ed\s+(?:in|on|by|as|to|into|from|with|at|for|when|once|every|only)\b/i;
+  /^\s(?:is|are)\s+(?:\w+ly\s+)?(?!(?:called|known|named|termed)\b|defined as\b)\w+ed\s+(?:in|on|by|as|to|into|from|with|at|for|when|once|every|only)\b/i;
+/**
+ * What follows "X is/are" when the sentence says where X is useful or how it compares, not what it
+ * is: "Launch files are the natural place to …", "X is shown on …", "X is useful for …", "X is the
+ * same way".
+ */
+const NOT_DEFINING =
+  /^(?:(?:the|a|an) (?:(?:\w+ )?(?:natural|right|best|usual|obvious|only|good|ideal|easiest|simplest|recommended) )?(?:place|spot|home|location) (?:to|for|where|in which)\b|(?:the|a|an)? ?(?:\w+ly )?(?:same|similar|different|useful|helpful|handy|important|convenient|optional|available|required|needed|necessary|possible|recommended|preferred|shown|covered|discussed|explained|described|introduced|listed|mentioned|illustrated)\b)/i;
+/**
+ * Words that open a phrase or clause setting the scene before the sentence's subject ("With the
+ * default executor, …", "When the robot moves, …"). Not "for", "in", "on": "For this ROS 2 offers
+ * services, a …" often runs on into the main clause without a comma.
+ */
+const INTRODUCTORY =
+  /^["'(]*(?:with|without|when|whenever|while|if|unless|after|before|once|since|because|although|though|during|unlike)\b/i;
 /** "The callback is called when …": the verb call, not a name. */
 const CALLED_VERB =
   /^(?:once|when|whenever|while|by|from|with|after|before|on|in|at|every|each|only|again|twice|back|for|if|to|periodically|repeatedly)\b/i;
@@ -74,16 +92,17 @@ export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
   const key = `${chunk.id}:${chunk.contentHash}`;
   let parsed = parsedChunks.get(key);
   if (!parsed) {
-    parsed = parseText(chunk.text, chunk.headingPath.join(" "));
+    parsed = parseText(chunk.text, chunk.headingPath.join(" "), chunk.headingPath.at(-1));
     if (parsedChunks.size >= 5_000) parsedChunks.clear();
     parsedChunks.set(key, parsed);
   }
   return parsed;
 }
 
-export function parseText(text: string, heading = ""): ParsedChunk {
+export function parseText(text: string, heading = "", ownHeading = heading): ParsedChunk {
   const blocks = toBlocks(text);
   const headingTerms = [new Set(analyze(heading))];
+  const headings = [ownHeading];
   const units: Unit[] = [];
   let section = 0;
   let run = 0;
@@ -100,6 +119,7 @@ export function parseText(text: string, heading = ""): ParsedChunk {
       section++;
       run++;
       headingTerms[section] = new Set([...(headingTerms[0] ?? []), ...analyze(block.text)]);
+      headings[section] = block.text;
       continue;
     }
     if (block.kind === "list") {
@@ -152,7 +172,7 @@ export function parseText(text: string, heading = ""): ParsedChunk {
     for (const term of unit.terms) allTerms.add(term);
     for (const term of unit.attachmentTerms) allTerms.add(term);
   }
-  return { headingTerms, units, allTerms };
+  return { headingTerms, headings, units, allTerms };
 }
 
 function startsWith(sentence: string, pattern: RegExp): boolean {
@@ -192,7 +212,7 @@ function unitOf(
     run: place.run,
     paragraph: place.paragraph,
     item: place.item,
-    pointsBack: POINTS_BACK.test(prose),
+    pointsBack: POINTS_BACK.test(prose) || ACTS_ON_BEFORE.test(prose),
     definienda: definiendaOf(prose),
     appositions: appositionsOf(prose),
     actionable: ACTIONABLE.test(prose),
@@ -220,7 +240,10 @@ function definiendaOf(sentence: string): Set<string>[] {
   const copula = COPULA.exec(sentence);
   // "Odometry is published in the odom frame …" says what is done with X, not what X is.
   const passive = copula && PASSIVE.test(sentence.slice(copula.index));
-  if (copula && copula.index <= 120 && !passive) subjects.push(sentence.slice(0, copula.index));
+  const predicate = copula ? sentence.slice(copula.index + copula[0].length) : "";
+  const describesUse = copula && /^\s(?:is|are)\b/.test(copula[0]) && NOT_DEFINING.test(predicate);
+  if (copula && copula.index <= 120 && !passive && !describesUse)
+    subjects.push(sentence.slice(0, copula.index));
   return subjects.flatMap((subject) => {
     const outside = subject
       .replace(/\([^)]*\)?/g, " ")
@@ -241,6 +264,9 @@ function definiendaOf(sentence: string): Set<string>[] {
 function appositionsOf(sentence: string): Set<string>[] {
   const found: Set<string>[] = [];
   for (const match of sentence.matchAll(/([\p{L}\p{N}_-]+), (?:an?|the) /gu)) {
+    // The comma closing an opening phrase ("With the default executor, a callback …") sets the
+    // scene; the noun before it is not explained by what follows.
+    if (INTRODUCTORY.test(sentence) && !sentence.slice(0, match.index).includes(",")) continue;
     const terms = new Set(analyzeQuery(match[1] ?? "").words);
     if (terms.size > 0) found.push(terms);
   }

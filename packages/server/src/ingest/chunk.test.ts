@@ -214,6 +214,7 @@ describe("chunkSections on small input", () => {
         section: "Install",
         headingPath: ["Guide", "Install"],
         anchor: "install",
+        sectionAnchors: [],
       },
     ]);
   });
@@ -239,6 +240,11 @@ describe("chunkSections on small input", () => {
         section: "Page",
         headingPath: ["Page"],
         anchor: undefined,
+        // Each merged section's heading line, so that a quote from it can link to it.
+        sectionAnchors: [
+          { heading: "A", anchor: "a", headingPath: ["Page", "A"] },
+          { heading: "Deeper", anchor: "deeper", headingPath: ["Page", "A", "Deeper"] },
+        ],
       },
     ]);
   });

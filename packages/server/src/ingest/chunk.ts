@@ -1,4 +1,5 @@
 // Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
+import type { SectionAnchor } from "../store/document-store.ts";
 import type { Block } from "./markdown.ts";
 
 /**
@@ -30,6 +31,8 @@ export interface ChunkDraft {
   section: string;
   headingPath: string[];
   anchor: string | undefined;
+  /** The sections merged into the chunk after its first, by their heading lines in the text. */
+  sectionAnchors: SectionAnchor[];
 }
 
 /** Rough token count (≈ 4 characters per token for English prose and code). */
@@ -117,6 +120,7 @@ export function chunkSections(sections: Section[], options: ChunkingOptions): Ch
       section: section.heading,
       headingPath: section.headingPath,
       anchor: section.anchor,
+      sectionAnchors: innerSections(units, sections),
     });
   }
   return drafts;
@@ -272,6 +276,22 @@ function overlapTail(chunk: Unit[], budget: number): Unit[] {
   }
   // Keep at least one unit of the chunk new: never repeat a whole chunk.
   return tail.length === chunk.length ? tail.slice(1) : tail;
+}
+
+/** The sections whose heading lines the chunk's text shows (not the ones that open it). */
+function innerSections(units: Unit[], sections: Section[]): SectionAnchor[] {
+  const start = units.findIndex((unit) => !unit.heading);
+  const found: SectionAnchor[] = [];
+  for (const unit of units.slice(start < 0 ? units.length : start)) {
+    const section = unit.heading ? sections[unit.section] : undefined;
+    if (section?.anchor)
+      found.push({
+        heading: section.heading,
+        anchor: section.anchor,
+        headingPath: section.headingPath,
+      });
+  }
+  return found;
 }
 
 /** The chunk's text; heading lines that open it are left out (the chunk's metadata names them). */

@@ -74,6 +74,7 @@ export function buildPage(
       url: draft.anchor ? `${pageUrl}#${draft.anchor}` : pageUrl,
       tags,
       searchText,
+      ...(draft.sectionAnchors.length > 0 ? { sectionAnchors: draft.sectionAnchors } : {}),
       text: draft.text,
       contentHash,
       tokenCount: draft.tokens,

@@ -1,5 +1,5 @@
 import type { ResponseMode } from "@lectern/protocol";
-import { extractiveAnswer, quotePassage } from "../answer/extractive.ts";
+import { extractiveAnswer, type QuotedSection, quotePassage } from "../answer/extractive.ts";
 import type { Exchange } from "../llm/prompts.ts";
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
@@ -44,6 +44,8 @@ export interface SynthesisOutput {
    * results, cited in this order with the numbers that follow.
    */
   extraSources?: RetrievedChunk[];
+  /** Citations whose quote sits in a section merged into the chunk: the section to link to. */
+  quotedSections?: QuotedSection[];
 }
 
 export interface AnswerSynthesizer {
@@ -74,7 +76,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
       ...(input.glossaryPages ? { glossaryPages: input.glossaryPages } : {}),
     });
-    const { extraSources } = quoted;
+    const { extraSources, quotedSections } = quoted;
     const caveat = notInBookCaveat(input.notInBook ?? []);
     const text = caveat && quoted.text ? `${caveat}\n\n${quoted.text}` : quoted.text;
     await emitInPieces(text, options);
@@ -83,6 +85,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE,
       mode: "retrieval_only",
       ...(extraSources.length > 0 ? { extraSources } : {}),
+      ...(quotedSections.length > 0 ? { quotedSections } : {}),
     };
   }
 

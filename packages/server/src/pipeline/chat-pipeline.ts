@@ -284,10 +284,24 @@ export class ChatPipeline {
           similarityScore: Math.min(extra.similarityScore, lowest),
         })),
       ];
-      const sources = quoted.map((result, index) => ({
-        ...toCitation(result, index),
-        ...(cited ? { cited: cited.has(index + 1) } : {}),
-      }));
+      // A quote from a section merged into its chunk links to that section.
+      const sections = new Map(
+        (output.quotedSections ?? []).map((section) => [section.citation, section]),
+      );
+      const sources = quoted.map((result, index) => {
+        const section = sections.get(index + 1);
+        return {
+          ...toCitation(result, index),
+          ...(section
+            ? {
+                source_url: section.url,
+                section: section.section,
+                section_path: section.headingPath,
+              }
+            : {}),
+          ...(cited ? { cited: cited.has(index + 1) } : {}),
+        };
+      });
       const first = retrieval.results[0]?.chunk;
       const fromBook =
         first && this.deps.pageChunks

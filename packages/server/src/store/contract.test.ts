@@ -36,6 +36,14 @@ function chunkRecords(filePath: string, count = 2, label = "v1"): ChunkRecord[] 
     url: `https://book.example/docs/x#section-${index}`,
     tags: ["ros2"],
     searchText: `Nodes that publish "topics" ${label}`,
+    // The first chunk has a small section merged into it.
+    ...(index === 0
+      ? {
+          sectionAnchors: [
+            { heading: "Sub “quoted”", anchor: "sub-quoted", headingPath: ["T", "Sub “quoted”"] },
+          ],
+        }
+      : {}),
     text: `Chunk ${index} of ${filePath} (${label}) with "quotes" and ünïcödé.`,
     contentHash: `hash-${index}-${label}`,
     tokenCount: 12,

@@ -28,6 +28,13 @@ export interface PageSummary {
   description?: string;
 }
 
+/** A section that starts inside a chunk: its heading line's text, anchor and heading path. */
+export interface SectionAnchor {
+  heading: string;
+  anchor: string;
+  headingPath: string[];
+}
+
 export interface ChunkRecord {
   /** Derived from collection, version, file path, position and content hash. */
   id: string;
@@ -47,6 +54,11 @@ export interface ChunkRecord {
    * `sidebar_label`), indexed with the title; empty or absent when there is none.
    */
   searchText?: string;
+  /**
+   * The sections merged into this chunk after its first: each heading line's text in `text`, its
+   * anchor and heading path, so a quote from one of them links to it. Absent or empty when none.
+   */
+  sectionAnchors?: SectionAnchor[];
   text: string;
   contentHash: string;
   tokenCount: number;
@@ -192,7 +204,7 @@ export class DocumentStore {
       ],
     );
     // Multi-row inserts keep a large page to a few round trips.
-    const columns = 15;
+    const columns = 16;
     const batchSize = 200;
     for (let start = 0; start < chunks.length; start += batchSize) {
       const batch = chunks.slice(start, start + batchSize);
@@ -214,13 +226,14 @@ export class DocumentStore {
           chunk.contentHash,
           chunk.tokenCount,
           chunk.searchText ?? "",
+          JSON.stringify(chunk.sectionAnchors ?? []),
         );
         const base = row * columns;
         return `(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(", ")})`;
       });
       await tx.query(
         `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
-           heading_path, url, tags, text, content_hash, token_count, search_text)
+           heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors)
          VALUES ${tuples.join(", ")}`,
         params,
       );
@@ -230,7 +243,7 @@ export class DocumentStore {
   async allChunks(): Promise<ChunkRecord[]> {
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text
+              url, tags, text, content_hash, token_count, search_text, section_anchors
          FROM chunks WHERE collection = $1 AND version = $2
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version],
@@ -243,7 +256,7 @@ export class DocumentStore {
     if (ids.length === 0) return new Map();
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text
+              url, tags, text, content_hash, token_count, search_text, section_anchors
          FROM chunks WHERE collection = $1 AND version = $2 AND id = ANY($3::text[])`,
       [this.collection, this.version, [...ids]],
     );
@@ -254,7 +267,7 @@ export class DocumentStore {
   async firstChunks(): Promise<ChunkRecord[]> {
     const rows = await this.db.query<ChunkRow>(
       `SELECT DISTINCT ON (file_path) id, collection, version, file_path, chunk_index, total_chunks, title,
-              section, heading_path, url, tags, text, content_hash, token_count, search_text
+              section, heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors
          FROM chunks WHERE collection = $1 AND version = $2
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version],
@@ -268,7 +281,7 @@ export class DocumentStore {
     if (filePaths.length === 0) return pages;
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text
+              url, tags, text, content_hash, token_count, search_text, section_anchors
          FROM chunks WHERE collection = $1 AND version = $2 AND file_path = ANY($3::text[])
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version, [...filePaths]],
@@ -388,6 +401,7 @@ interface ChunkRow {
   content_hash: string;
   token_count: number;
   search_text: string;
+  section_anchors: SectionAnchor[] | string | null;
 }
 
 function parseJson<T>(value: T | string): T {
@@ -395,6 +409,7 @@ function parseJson<T>(value: T | string): T {
 }
 
 function toChunk(row: ChunkRow): ChunkRecord {
+  const sectionAnchors = parseJson(row.section_anchors ?? []);
   return {
     id: row.id,
     collection: row.collection,
@@ -408,6 +423,7 @@ function toChunk(row: ChunkRow): ChunkRecord {
     url: row.url,
     tags: parseJson(row.tags),
     searchText: row.search_text,
+    ...(sectionAnchors.length > 0 ? { sectionAnchors } : {}),
     text: row.text,
     contentHash: row.content_hash,
     tokenCount: row.token_count,

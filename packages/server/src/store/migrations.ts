@@ -208,6 +208,12 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "question log without its unused message index",
     sql: `DROP INDEX IF EXISTS question_log_message_idx`,
   },
+  {
+    // A chunk packs small sections together: a quote from one of them links to its anchor.
+    version: 14,
+    name: "anchors of the sections merged into a chunk",
+    sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS section_anchors JSONB NOT NULL DEFAULT '[]'`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

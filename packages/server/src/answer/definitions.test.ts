@@ -1,0 +1,291 @@
+import { describe, expect, it } from "vitest";
+import type { RetrievedChunk } from "../search/retriever.ts";
+import { chunkRecord, retrievedChunk } from "../search/test-builders.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
+import { extractiveAnswer } from "./extractive.ts";
+
+/** Chunk `index` of page `page`, under `headingPath` (the page title first). */
+function pageChunk(page: string, index: number, text: string, headingPath: string[]): ChunkRecord {
+  const title = headingPath[0] ?? page;
+  return {
+    ...chunkRecord(`${page}#${index}`, text, title),
+    filePath: `${page}.md`,
+    chunkIndex: index,
+    totalChunks: 4,
+    section: headingPath.at(-1) ?? title,
+    headingPath,
+    contentHash: `${page}:${index}:${text.length}`,
+  };
+}
+
+const retrieved = (chunk: ChunkRecord, similarityScore = 0.8): RetrievedChunk => ({
+  chunk,
+  score: 10 * similarityScore,
+  similarityScore,
+  coverage: 0.5,
+});
+
+const pagesOf = (chunks: ChunkRecord[]) => (filePath: string) =>
+  chunks.filter((chunk) => chunk.filePath === filePath);
+
+describe("extractiveAnswer: when no sentence defines X", () => {
+  const launchPage = [
+    pageChunk(
+      "launch",
+      0,
+      "A real robot runs dozens of nodes. Starting each one in its own terminal does not scale. The launch system describes a whole system in one file that you start with a single command.",
+      ["Launch Files"],
+    ),
+    pageChunk(
+      "launch",
+      1,
+      "Launch files take the robot description and pass it to robot_state_publisher, which publishes the frames.",
+      ["Launch Files", "Robot description"],
+    ),
+  ];
+
+  it("quotes the opening of the page whose title is X", () => {
+    const results = [retrieved(launchPage[1] as ChunkRecord, 0.9)];
+    const answer = extractiveAnswer("What is a launch file?", results, {
+      pageChunks: pagesOf(launchPage),
+    });
+    expect(answer.text).toBe(
+      "A real robot runs dozens of nodes. Starting each one in its own terminal does not scale. The launch system describes a whole system in one file that you start with a single command. [2]",
+    );
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["launch#0"]);
+  });
+
+  it("keeps a sentence that defines X over the page's opening", () => {
+    const glossary = retrievedChunk(
+      "glossary",
+      "Launch file — A Python, XML or YAML file that starts and configures a set of nodes.",
+      "Glossary",
+      0.9,
+    );
+    const answer = extractiveAnswer(
+      "What is a launch file?",
+      [glossary, retrieved(launchPage[1] as ChunkRecord, 0.6)],
+      { pageChunks: pagesOf(launchPage) },
+    );
+    expect(answer.text).toBe(
+      "Launch file — A Python, XML or YAML file that starts and configures a set of nodes. [1]",
+    );
+  });
+
+  it("quotes the opening of a result page's section headed by X, and only that section", () => {
+    const framesPage = [
+      pageChunk(
+        "frames",
+        0,
+        "A lidar reports an obstacle ahead of it. Every measurement is expressed in a coordinate frame.",
+        ["Coordinate Frames"],
+      ),
+      pageChunk(
+        "frames",
+        1,
+        "Each frame has at most one parent in the tree of frames.\n\n## Transforms in a nutshell\n\nThe relationship between two frames is a rigid transform: a rotation followed by a translation. Chaining transforms multiplies their matrices.",
+        ["Coordinate Frames", "The frame tree"],
+      ),
+      pageChunk(
+        "frames",
+        2,
+        "To use transforms, create a Buffer that stores them and a listener that fills it. Then ask the buffer for the transform between two frames.",
+        ["Coordinate Frames", "Looking up a transform"],
+      ),
+    ];
+    const answer = extractiveAnswer(
+      "What is a transform?",
+      [retrieved(framesPage[2] as ChunkRecord)],
+      {
+        pageChunks: pagesOf(framesPage),
+      },
+    );
+    expect(answer.text).toBe(
+      "The relationship between two frames is a rigid transform: a rotation followed by a translation. Chaining transforms multiplies their matrices. [2]",
+    );
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["frames#1"]);
+  });
+
+  it("does not take a heading naming part of X, or another thing sharing a word, for X", () => {
+    const page = [
+      pageChunk("migrating", 0, "Redux 5 changes a few APIs and removes others.", ["Migrating"]),
+      pageChunk(
+        "migrating",
+        1,
+        "In Redux 4.2 we marked the original createStore method as deprecated. It keeps working.",
+        ["Migrating", "createStore deprecation"],
+      ),
+      pageChunk(
+        "migrating",
+        2,
+        "The reducers field of createSlice now accepts a callback that declares thunks inside the slice.",
+        ["Migrating", "createSlice.reducers callback syntax"],
+      ),
+    ];
+    const usage = pageChunk(
+      "usage",
+      0,
+      "createSlice takes an object with a name, an initial state and reducers, and generates action creators for them.",
+      ["Using createSlice"],
+    );
+    const answer = extractiveAnswer(
+      "What is createSlice?",
+      [retrieved(usage, 0.9), retrieved(page[0] as ChunkRecord, 0.5)],
+      { pageChunks: pagesOf([...page, usage]) },
+    );
+    expect(answer.text).toBe(
+      "createSlice takes an object with a name, an initial state and reducers, and generates action creators for them. [1]",
+    );
+  });
+});
+
+describe("extractiveAnswer: a heading about X", () => {
+  it("names all of X: 'Lifecycle transitions' is not about a lifecycle node", () => {
+    const page = [
+      pageChunk("managed", 0, "Some programs need a supervisor to bring them up in order.", [
+        "Supervised Startup",
+      ]),
+      pageChunk(
+        "managed",
+        1,
+        "Transitions move a node between states such as inactive and active.",
+        ["Supervised Startup", "Lifecycle transitions"],
+      ),
+    ];
+    const usage = pageChunk(
+      "bringup",
+      0,
+      "A lifecycle node starts unconfigured and waits for a supervisor to configure it.",
+      ["Bringup"],
+    );
+    const answer = extractiveAnswer(
+      "What is a lifecycle node?",
+      [retrieved(usage, 0.9), retrieved(page[0] as ChunkRecord, 0.5)],
+      { pageChunks: pagesOf([...page, usage]) },
+    );
+    expect(answer.text).toBe(
+      "A lifecycle node starts unconfigured and waits for a supervisor to configure it. [1]",
+    );
+  });
+});
+
+describe("extractiveAnswer: a heading qualifying another noun with X", () => {
+  it("is not about X: 'Transform type updates' for a transform", () => {
+    const page = [
+      pageChunk("changes", 0, "Version 2 changes several message types.", ["Changes"]),
+      pageChunk("changes", 1, "The stamped message now carries the child frame's name as well.", [
+        "Changes",
+        "Transform type updates",
+      ]),
+    ];
+    const usage = pageChunk(
+      "frames",
+      0,
+      "A transform relates a child frame to its parent frame in the tree.",
+      ["Frames"],
+    );
+    const answer = extractiveAnswer(
+      "What is a transform?",
+      [retrieved(usage, 0.9), retrieved(page[0] as ChunkRecord, 0.5)],
+      { pageChunks: pagesOf([...page, usage]) },
+    );
+    expect(answer.text).toBe(
+      "A transform relates a child frame to its parent frame in the tree. [1]",
+    );
+  });
+});
+
+describe("extractiveAnswer: what is not a definition", () => {
+  it("does not read the noun before the comma closing an opening phrase as explained", () => {
+    const results = [
+      retrievedChunk(
+        "nodes",
+        "With the default single-threaded executor, a callback that sleeps blocks every other callback in the node. Keep callbacks short.",
+        "Executors",
+        0.9,
+      ),
+      retrievedChunk(
+        "glossary",
+        "Executor — The part of a ROS 2 client library that waits for events and runs callbacks.",
+        "Glossary",
+        0.4,
+      ),
+    ];
+    expect(extractiveAnswer("What is an executor?", results).text).toBe(
+      "Executor — The part of a ROS 2 client library that waits for events and runs callbacks. [2]",
+    );
+  });
+
+  it("reads 'X is defined in …' as saying where X is written, 'X is defined as …' as a definition", () => {
+    const glossary = retrievedChunk(
+      "glossary",
+      "Service — A request/response call between a client and a server.",
+      "Glossary",
+      0.4,
+    );
+    const where = retrievedChunk(
+      "interfaces",
+      "A service is defined in a .srv file with a request part and a response part.",
+      "Interfaces",
+      0.9,
+    );
+    expect(extractiveAnswer("What is a service?", [where, glossary]).text).toBe(
+      "Service — A request/response call between a client and a server. [2]",
+    );
+    const definedAs = retrievedChunk(
+      "interfaces",
+      "A service is defined as a request/response pair of messages between two nodes.",
+      "Interfaces",
+      0.9,
+    );
+    expect(extractiveAnswer("What is a service?", [definedAs, glossary]).text).toBe(
+      "A service is defined as a request/response pair of messages between two nodes. [1]",
+    );
+  });
+});
+
+describe("extractiveAnswer: a definition ending on a pronoun", () => {
+  it("opens at its paragraph's start when it ends on 'it'", () => {
+    const results = [
+      retrievedChunk(
+        "control",
+        "A robot runs a control loop that reads sensors and writes commands to hardware. Writing that loop by hand for every robot repeats the same code. ros2_control is a framework that standardises it.\n\nControllers then run inside the controller manager.",
+        "The ros2_control Framework",
+        0.9,
+      ),
+    ];
+    expect(extractiveAnswer("What is ros2_control?", results).text).toBe(
+      "A robot runs a control loop that reads sensors and writes commands to hardware. Writing that loop by hand for every robot repeats the same code. ros2_control is a framework that standardises it. [1]",
+    );
+  });
+
+  it("stands alone when the pronoun follows a preposition ('… around all of them.')", () => {
+    const results = [
+      retrievedChunk(
+        "balance",
+        "The ground pushes up where the robot touches it. The support polygon is the convex hull of the contact points, the shape a rubber band makes around all of them.",
+        "Balance",
+        0.9,
+      ),
+    ];
+    expect(extractiveAnswer("What is a support polygon?", results).text).toBe(
+      "The support polygon is the convex hull of the contact points, the shape a rubber band makes around all of them. [1]",
+    );
+  });
+});
+
+describe("extractiveAnswer: sentences that lean on the one before", () => {
+  it("never opens on a gerund acting on 'this' ('Handling this correctly …')", () => {
+    const results = [
+      retrievedChunk(
+        "async",
+        "Dispatching inside a try block swallows render errors. Handling this correctly would require restructuring the async logic to separate those. createAsyncThunk already handles errors correctly.",
+        "Thunks",
+        0.9,
+      ),
+    ];
+    const answer = extractiveAnswer("How do I handle async logic?", results);
+    expect(answer.text).toContain("Handling this correctly");
+    expect(answer.text).toMatch(/^Dispatching inside a try block/);
+  });
+});
