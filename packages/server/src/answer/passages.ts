@@ -96,16 +96,19 @@ export function bestWindow(
         const second = end > start ? all[start + 1] : undefined;
         // One that ends on a pronoun ("… is a framework that standardises it.") names X but leans
         // on the sentences before it: it counts half alone, fully with its paragraph's start.
+        const first = strength(start);
         let opening = Math.max(
-          endsOnPronoun(all[start] as Unit) ? 0.5 * strength(start) : strength(start),
+          first > 0 && endsOnPronoun(all[start] as Unit) ? 0.5 * first : first,
           second?.pointsBack ? strength(start + 1) : 0,
         );
         let inside = 0;
         for (let index = start + 1; index <= end; index++) {
+          const unitStrength = strength(index);
+          if (unitStrength === 0) continue;
           const unit = all[index] as Unit;
           if (opener.opensParagraph && unit.paragraph === opener.paragraph && endsOnPronoun(unit))
-            opening = Math.max(opening, strength(index));
-          else inside = Math.max(inside, strength(index));
+            opening = Math.max(opening, unitStrength);
+          else inside = Math.max(inside, unitStrength);
         }
         score += 0.35 * opening + 0.1 * inside;
       }
