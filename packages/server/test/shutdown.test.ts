@@ -68,3 +68,39 @@ describe("stopping lectern serve with a signal", () => {
     },
   );
 });
+
+describe("stopping the quick start's server through npm", () => {
+  it("SIGTERM sent to npm alone shuts the server down and leaves no process", async () => {
+    // A process manager or `kill <pid>` may signal only the process it started: npm. Its script's
+    // shell must hand the signal on (the scripts `exec` their last command), or the server is
+    // left running without a parent.
+    // A new data directory: `start` ingests the sample book into it first.
+    const dataDir = path.join(workDir, "data-npm");
+    const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+    const server = await startServeProcess(
+      "npm",
+      ["run", "start", "-w", "@lectern/server", "--", "--data-dir", dataDir, "--port", "0"],
+      {
+        cwd: repoRoot,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
+        startTimeoutMs: 180_000,
+      },
+    );
+    try {
+      expect((await fetch(`${server.url}/ready`)).status).toBe(200);
+      server.child.kill("SIGTERM");
+      await server.exited(10_000);
+      // npm may exit before its child has finished: wait for the server's own last words.
+      for (let waited = 0; waited < 10_000; waited += 100) {
+        if (server.output().includes("Lectern shut down")) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(server.output()).toContain("Lectern shut down");
+      expect(await portIsOpen(server.port)).toBe(false);
+      expect(await processesMentioning(dataDir)).toEqual([]);
+    } finally {
+      server.child.kill("SIGKILL");
+      for (const pid of await processesMentioning(dataDir)) process.kill(pid, "SIGKILL");
+    }
+  }, 240_000);
+});
