@@ -264,6 +264,24 @@ describe("analyze", () => {
     expect(run).toHaveLength(1);
   });
 
+  it("reads British and American spellings as one word", () => {
+    for (const [british, american] of [
+      ["visualise", "visualize"],
+      ["visualising", "visualizing"],
+      ["normalisation", "normalization"],
+      ["colours", "colors"],
+      ["behaviour", "behavior"],
+      ["analyse", "analyze"],
+      ["centre", "center"],
+      ["metres", "meters"],
+    ]) {
+      expect(analyze(british as string), british).toEqual(analyze(american as string));
+    }
+    // Too short an ending's stem to be one of these spellings: left alone.
+    expect(analyze("rise hour")).toEqual(["rise", "hour"]);
+    expect(analyze("analysis")).not.toEqual(analyze("analyse"));
+  });
+
   it("stems plural and singular to one term", () => {
     expect(analyze("kinematics")).toEqual(analyze("kinematic"));
     expect(analyze("configurations")).toEqual(analyze("configuration"));

@@ -38,7 +38,7 @@ import { STOPWORDS } from "./stopwords.ts";
  * Bump ANALYZER_VERSION whenever the output changes: persisted indexes built with another version
  * are rebuilt.
  */
-export const ANALYZER_VERSION = 4;
+export const ANALYZER_VERSION = 5;
 
 const COMPOUND = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[._\-/:#][\p{L}\p{N}]+)*/gu;
 const SEPARATORS = /[._\-/:#]+/;
@@ -181,10 +181,25 @@ function normalizeTerm(token: string): string | undefined {
   if (/[^a-z]/.test(word) || word.length <= 3) return word;
   let stem = stemCache.get(word);
   if (stem === undefined) {
-    stem = stemmer(word);
+    stem = stemmer(americanSpelling(word));
     if (stemCache.size < 200_000) stemCache.set(word, stem);
   }
   return stem;
+}
+
+/**
+ * British spellings in the American form, so that a reader's "visualize" finds a book's
+ * "visualise" and "color" its "colour": -ise/-yse verbs (and their -ised, -ising, -isation forms),
+ * -our nouns and -tre nouns. Book and question are both written this way, so a word with no
+ * American twin ("promise", "contour") only changes its ending on both sides alike. A few letters
+ * must come before the ending: "rise", "hour" and "your" stay as they are.
+ */
+function americanSpelling(word: string): string {
+  return word
+    .replace(/^(\w{3,})is(e|ed|es|ing|ation|ations|er|ers)$/, "$1iz$2")
+    .replace(/^(\w{2,})ys(e|ed|es|ing|er|ers)$/, "$1yz$2")
+    .replace(/^(\w{2,})our(s|ed|ing|ful|ite|ites|able|less)?$/, "$1or$2")
+    .replace(/^(\w{2,})tre(s)?$/, "$1ter$2");
 }
 
 /**
