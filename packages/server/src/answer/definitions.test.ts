@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { chunkRecord, retrievedChunk } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { DEFINES, definitionStrength } from "./definitions.ts";
 import { extractiveAnswer } from "./extractive.ts";
+import { weighQuestion } from "./question-weights.ts";
+import { parseText } from "./units.ts";
 
 /** Chunk `index` of page `page`, under `headingPath` (the page title first). */
 function pageChunk(page: string, index: number, text: string, headingPath: string[]): ChunkRecord {
@@ -287,5 +290,66 @@ describe("extractiveAnswer: sentences that lean on the one before", () => {
     const answer = extractiveAnswer("How do I handle async logic?", results);
     expect(answer.text).toContain("Handling this correctly");
     expect(answer.text).toMatch(/^Dispatching inside a try block/);
+  });
+});
+
+describe("extractiveAnswer: X's own word, and the sections headed by it", () => {
+  const library = pageChunk(
+    "prior-art",
+    1,
+    "Immutable is a JavaScript library implementing persistent data structures. It is performant and has an idiomatic JavaScript API.",
+    ["Prior Art", "Immutable"],
+  );
+  const section = pageChunk(
+    "concepts",
+    2,
+    'If something is "immutable", it can never be changed. JavaScript objects and arrays are all mutable by default.',
+    ["Concepts", "Immutability"],
+  );
+  const opening = pageChunk("concepts", 1, "Redux keeps the whole state in one store.", [
+    "Concepts",
+  ]);
+  const pages = pagesOf([library, opening, section]);
+
+  it("does not read a word of the same stem as X defined ('Immutable is …' for immutability)", () => {
+    const parsed = parseText(
+      "Immutable is a JavaScript library implementing persistent data structures. Immutability is the property of a value that can never be changed.",
+    );
+    const query = weighQuestion("What is immutability?", [parsed]);
+    const [library, property] = parsed.units.map((unit) => definitionStrength(query, unit));
+    expect(library).toBe(0);
+    expect(property).toBeGreaterThanOrEqual(DEFINES);
+  });
+
+  it("quotes the opening of a section of the book headed by X alone, wherever it is", () => {
+    const answer = extractiveAnswer("What is immutability?", [retrieved(library, 0.9)], {
+      pageChunks: pages,
+      sectionsHeaded: (heading) => (heading === "immutability" ? [section] : []),
+    });
+    expect(answer.text).toBe(
+      'If something is "immutable", it can never be changed. JavaScript objects and arrays are all mutable by default. [2]',
+    );
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["concepts#2"]);
+  });
+
+  it("still reads an inflected form of X as X ('A dispatching function is …')", () => {
+    const glossary = pageChunk(
+      "glossary",
+      3,
+      "A dispatching function is a function that accepts an action and may dispatch actions to the store.",
+      ["Glossary", "Dispatching Function"],
+    );
+    const other = pageChunk(
+      "store",
+      1,
+      "Call dispatch with an action object to update the state of the store.",
+      ["Store", "Dispatching actions"],
+    );
+    const answer = extractiveAnswer(
+      "What is dispatch?",
+      [retrieved(other, 0.9), retrieved(glossary, 0.7)],
+      { pageChunks: pagesOf([glossary, other]) },
+    );
+    expect(answer.text).toMatch(/^A dispatching function is a function/);
   });
 });

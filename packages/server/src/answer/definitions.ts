@@ -1,8 +1,8 @@
-import { analyze } from "../search/analyzer.ts";
+import { analyze, plainWordForm } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { shareOf, type WeightedQuestion } from "./question-weights.ts";
-import { type Candidate, parsedChunk, type Unit } from "./units.ts";
+import { type Candidate, type Named, parsedChunk, type Unit } from "./units.ts";
 
 /**
  * Definitions for "what is X" questions: how clearly a sentence defines X, and the chunks of the
@@ -21,7 +21,8 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
   const subject = query.subject;
   if (!subject) return 0;
   let strength = 0;
-  for (const terms of unit.definienda) {
+  for (const named of unit.definienda) {
+    const terms = inSubjectForm(query, named);
     const recall = shareOf(subject, query.subjectTotal, terms);
     if (recall < 0.5) continue;
     // A generic head noun ("A thunk function is …") does not make the subject another thing.
@@ -34,7 +35,8 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
     const purity = counted === 0 ? 0 : matched / counted;
     strength = Math.max(strength, recall * purity);
   }
-  for (const terms of unit.appositions) {
+  for (const named of unit.appositions) {
+    const terms = inSubjectForm(query, named);
     // Weaker than a copula: "the robot's centre, a point …" is an aside more often than a definition.
     if (shareOf(subject, query.subjectTotal, terms) >= 0.5 && terms.size === 1)
       strength = Math.max(strength, 0.8 * shareOf(subject, query.subjectTotal, terms));
@@ -53,6 +55,28 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
 }
 
 /**
+ * The terms of what a sentence defines, less the words that share a stem with a word of the
+ * subject but are another word: "Immutable is a JavaScript library" does not define immutability.
+ */
+function inSubjectForm(query: WeightedQuestion, named: Named): Set<string> {
+  let terms = named.terms;
+  for (const [term, form] of named.forms) {
+    const wanted = query.subjectForms.get(term);
+    if (wanted === undefined || wanted === form) continue;
+    if (terms === named.terms) terms = new Set(terms);
+    terms.delete(term);
+  }
+  return terms;
+}
+
+/** Whether a word of a title or heading is the subject's word in another form ("Immutable"). */
+function otherForm(query: WeightedQuestion, word: string): boolean {
+  const plain = plainWordForm(word);
+  const wanted = plain && query.subjectForms.get(plain.term);
+  return wanted !== undefined && plain !== undefined && wanted !== plain.form;
+}
+
+/**
  * A unit this strong defines the subject: a copula or an apposition naming it and little else, or
  * its acronym spelled out ("The QoS mismatch is …" and a paragraph opening on X only mention it).
  */
@@ -62,6 +86,8 @@ export const DEFINES = 0.8;
 export const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
 /** Most chunks of the results' pages added for a definition question. */
 const MAX_DEFINING_CHUNKS = 4;
+/** Most of them from sections headed by X alone (a book may repeat a section in two tutorials). */
+const MAX_HEADED_SECTIONS = 2;
 
 /**
  * For a definition question, the chunks of the results' pages where the definition of X usually
@@ -71,13 +97,17 @@ const MAX_DEFINING_CHUNKS = 4;
  * is weighed as the result that led to it (same rank and similarity). The book's glossary pages
  * (`glossaryPages`) are looked up too: a glossary entry that defines X is weighed as the first
  * result, also when the glossary page is itself a lower result (a glossary's sections hold many
- * entries, so the one that matters ranks low among the passages that only use the term).
+ * entries, so the one that matters ranks low among the passages that only use the term). So are
+ * `headedSections`, the chunks opening a page or section of the book titled X alone, wherever
+ * they are: such a section says what X is, while the results may only use X or a word of the same
+ * stem ("immutable" for immutability).
  */
 export function definingChunks(
   query: WeightedQuestion,
   results: RetrievedChunk[],
   pageChunks: (filePath: string) => ChunkRecord[],
   glossaryPages: string[] = [],
+  headedSections: ChunkRecord[] = [],
 ): Candidate[] {
   const seen = new Set(results.map((result) => result.chunk.id));
   const pages = new Map<string, ChunkRecord[]>();
@@ -101,6 +131,12 @@ export function definingChunks(
     promoted.add(entry.id);
     seen.add(entry.id);
     found.push({ result: { ...first, chunk: entry }, parsed: parsedChunk(entry), rank: 0 });
+  }
+  // Then the sections the book heads with X alone, anywhere in it: each opens on what X is.
+  for (const section of headedSections.slice(0, MAX_HEADED_SECTIONS)) {
+    if (!first || found.length >= MAX_DEFINING_CHUNKS || seen.has(section.id)) continue;
+    seen.add(section.id);
+    found.push({ result: { ...first, chunk: section }, parsed: parsedChunk(section), rank: 0 });
   }
   for (const [rank, result] of results.entries()) {
     const { chunk } = result;
@@ -144,6 +180,7 @@ export function headedBy(query: WeightedQuestion, text: string): boolean {
   const words = bare.split(/\s+/);
   const first = analyze(words[0] ?? "");
   if (first.length === 0 || !first.every((term) => query.subjectWords.has(term))) return false;
+  if (otherForm(query, words[0] ?? "")) return false;
   // X is what the heading is about, not a word qualifying another noun ("Entity adapter type
   // updates"): after X's words the heading ends, or goes on with a joining word or an "about"
   // word ("Transforms in a nutshell", "Executors and callback groups", "RTK Query Overview").
@@ -153,7 +190,7 @@ export function headedBy(query: WeightedQuestion, text: string): boolean {
     const terms = analyze(word);
     // A generic head noun belongs to X: "Launch Files" for a launch file.
     const ofX = (term: string) => query.subjectWords.has(term) || GENERIC_HEADS.has(term);
-    if (terms.length === 0 || !terms.every(ofX)) break;
+    if (terms.length === 0 || !terms.every(ofX) || otherForm(query, word)) break;
     index++;
     if (/[,:;—–)]$/.test(word)) return true;
   }

@@ -110,6 +110,8 @@ export interface ExtractiveOptions {
   pageChunks?: (filePath: string) => ChunkRecord[];
   /** The book's glossary pages: a definition question also looks up its term there. */
   glossaryPages?: string[];
+  /** The chunks opening a page or section titled exactly this (a definition question's X). */
+  sectionsHeaded?: (heading: string) => ChunkRecord[];
 }
 
 export function extractiveAnswer(
@@ -131,7 +133,13 @@ export function extractiveAnswer(
   );
   if (query.subject && options.pageChunks)
     candidates.push(
-      ...definingChunks(query, results, options.pageChunks, options.glossaryPages ?? []),
+      ...definingChunks(
+        query,
+        results,
+        options.pageChunks,
+        options.glossaryPages ?? [],
+        options.sectionsHeaded?.(query.subjectText) ?? [],
+      ),
     );
   const passages: Passage[] = [];
   const best =

@@ -1,4 +1,4 @@
-import { analyze, analyzeQuery } from "../search/analyzer.ts";
+import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
 import { sum } from "../util/numbers.ts";
 import type { ParsedChunk, Unit } from "./units.ts";
 
@@ -16,6 +16,13 @@ export interface WeightedQuestion {
   subjectTotal: number;
   /** Every word of the subject, qualifiers included ("ros", "2" in "a ROS 2 service"). */
   subjectWords: Set<string>;
+  /**
+   * The form of each plain word of the subject, by its term: a sentence or heading naming X must
+   * use X's word, not another word of the same stem ("immutable" for immutability).
+   */
+  subjectForms: Map<string, string>;
+  /** X as the reader wrote it, without its article ("" when the question asks no "what is X"). */
+  subjectText: string;
   /** Matches the spelled-out form of a subject written in capitals ("ZMP" → zero moment point). */
   acronym: RegExp | null;
   /** "How do I …" questions: instructions and code answer them better than descriptions. */
@@ -75,6 +82,8 @@ export function weighQuestion(question: string, sources: ParsedChunk[]): Weighte
     subject: subject && subject.size > 0 ? subject : null,
     subjectTotal: subject ? sum(subject.values()) : 0,
     subjectWords: new Set(subjectTerms),
+    subjectText: subjectTerms.length > 0 ? subjectText.trim() : "",
+    subjectForms: plainWordForms(subjectTerms.length > 0 ? subjectText : ""),
     howTo: HOW_TO.test(normalized),
     acronym: /^[A-Z]{2,6}$/.test(subjectText.trim())
       ? new RegExp(

@@ -1,4 +1,4 @@
-import { analyze, analyzeQuery } from "../search/analyzer.ts";
+import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { blockText, MIN_WORDS, renderBlock, toBlocks } from "./blocks.ts";
 
@@ -27,8 +27,8 @@ export interface Unit {
    * What the sentence defines, when it reads "X is …", "X — …" or "… is called X": the words of X,
    * and separately those of each parenthesis in it ("The Unified Robot Description Format (URDF)").
    */
-  definienda: Set<string>[];
-  appositions: Set<string>[];
+  definienda: Named[];
+  appositions: Named[];
   /** The first few words, for sentences that open a paragraph by naming their subject. */
   leadTerms: Set<string>;
   /** The opening words include a parenthesis: "A lidar (light detection and ranging) measures …". */
@@ -36,6 +36,12 @@ export interface Unit {
   opensParagraph: boolean;
   /** Reads as an instruction ("Use …", "Run …", "Instead, call …"). */
   actionable: boolean;
+}
+
+/** The words a sentence defines: their terms, and each plain word's form by its term. */
+export interface Named {
+  terms: Set<string>;
+  forms: Map<string, string>;
 }
 
 export interface ParsedChunk {
@@ -226,7 +232,7 @@ function unitOf(
  * What a sentence defines: "X is …", "X (…) is …", "X — …", "X stands for …", "… is called X".
  * "Parameters are named configuration values …" reads both ways, so both readings are kept.
  */
-function definiendaOf(sentence: string): Set<string>[] {
+function definiendaOf(sentence: string): Named[] {
   const subjects: string[] = [];
   const called = CALLED.exec(sentence);
   if (called?.[1] && !CALLED_VERB.test(called[1]))
@@ -254,21 +260,23 @@ function definiendaOf(sentence: string): Set<string>[] {
     // A clause before the subject ("When the robot moves, the odom frame is …") is not a definition.
     if (outside.trim().split(/\s+/).length > 8 || outside.includes(",")) return [];
     const parentheses = [...subject.matchAll(/\(([^)]*)\)?/g)].map((match) => match[1] ?? "");
-    return [outside, ...parentheses]
-      .map((part) => new Set(analyzeQuery(part).words))
-      .filter((terms) => terms.size > 0);
+    return [outside, ...parentheses].map(named).filter((part) => part.terms.size > 0);
   });
 }
 
+function named(text: string): Named {
+  return { terms: new Set(analyzeQuery(text).words), forms: plainWordForms(text) };
+}
+
 /** The nouns an apposition defines: "ROS 2 offers services, a remote procedure call pattern". */
-function appositionsOf(sentence: string): Set<string>[] {
-  const found: Set<string>[] = [];
+function appositionsOf(sentence: string): Named[] {
+  const found: Named[] = [];
   for (const match of sentence.matchAll(/([\p{L}\p{N}_-]+), (?:an?|the) /gu)) {
     // The comma closing an opening phrase ("With the default executor, a callback …") sets the
     // scene; the noun before it is not explained by what follows.
     if (INTRODUCTORY.test(sentence) && !sentence.slice(0, match.index).includes(",")) continue;
-    const terms = new Set(analyzeQuery(match[1] ?? "").words);
-    if (terms.size > 0) found.push(terms);
+    const noun = named(match[1] ?? "");
+    if (noun.terms.size > 0) found.push(noun);
   }
   return found;
 }

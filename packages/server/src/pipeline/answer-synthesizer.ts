@@ -22,6 +22,8 @@ export interface SynthesisInput {
   pageChunks?: (filePath: string) => ChunkRecord[];
   /** The book's glossary pages, where a definition question also looks up its term. */
   glossaryPages?: string[];
+  /** The chunks opening a page or section titled exactly a definition question's subject. */
+  sectionsHeaded?: (heading: string) => ChunkRecord[];
   /**
    * Words of the question the book never uses, given when the passages only partly match it: a
    * quoted answer says so before quoting the closest passages.
@@ -75,6 +77,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     const quoted = extractiveAnswer(input.question, input.results, {
       ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
       ...(input.glossaryPages ? { glossaryPages: input.glossaryPages } : {}),
+      ...(input.sectionsHeaded ? { sectionsHeaded: input.sectionsHeaded } : {}),
     });
     const { extraSources, quotedSections } = quoted;
     const caveat = notInBookCaveat(input.notInBook ?? []);

@@ -85,7 +85,10 @@ export function createChatPipeline(
     synopsis: () => lectern.synopsis,
     // Pages are read from the in-process index, or from the store when there is none.
     ...(lectern.index
-      ? { pageChunks: (filePath: string) => lectern.index?.chunksOfPage(filePath) ?? [] }
+      ? {
+          pageChunks: (filePath: string) => lectern.index?.chunksOfPage(filePath) ?? [],
+          sectionsHeaded: (heading: string) => lectern.index?.sectionsHeaded(heading) ?? [],
+        }
       : { loadPages: (filePaths: string[]) => lectern.chunksOfPages(filePaths) }),
     glossaryPages: () => lectern.terms.pagesTitledLike(GLOSSARY_TITLE),
     ...followUpsOption(

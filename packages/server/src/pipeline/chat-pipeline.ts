@@ -33,6 +33,11 @@ export class ChatPipeline {
       loadPages?: (filePaths: string[]) => Promise<Map<string, ChunkRecord[]>>;
       /** The book's glossary pages (file paths), where definition questions also look. */
       glossaryPages?: () => string[];
+      /**
+       * The chunks opening a page or section titled exactly `heading`, book-wide, where definition
+       * questions also look; absent when no chunks are held in memory (LEXICAL_BACKEND=qdrant).
+       */
+      sectionsHeaded?: (heading: string) => ChunkRecord[];
       /** Follow-up questions written by the model beside the answer (follow-ups.ts). */
       followUps?: ModelFollowUps;
       now?: () => number;
@@ -257,6 +262,10 @@ export class ChatPipeline {
             history,
             ...(pageChunks ? { pageChunks } : {}),
             ...(glossaryPages?.length ? { glossaryPages } : {}),
+            // Like the glossary, they may lie outside what a filter allows.
+            ...(this.deps.sectionsHeaded && !input.filters
+              ? { sectionsHeaded: this.deps.sectionsHeaded }
+              : {}),
             ...(retrieval.lowConfidence && retrieval.unknownWords
               ? { notInBook: retrieval.unknownWords }
               : {}),

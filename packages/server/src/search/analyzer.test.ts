@@ -6,7 +6,9 @@ import {
   analyze,
   analyzeQuery,
   analyzeWord,
+  headingKey,
   isNonLatinTerm,
+  plainWordForm,
   plainWordInitial,
   tokenize,
 } from "./analyzer.ts";
@@ -455,5 +457,55 @@ describe("analyzeWord", () => {
     expect(plainWordInitial("onBrokenLinks")).toBeUndefined();
     expect(plainWordInitial("café")).toBeUndefined();
     expect(plainWordInitial("ros2")).toBeUndefined();
+  });
+});
+
+describe("plainWordForm", () => {
+  const form = (word: string) => plainWordForm(word)?.form;
+
+  it("reads inflections of a word as one form", () => {
+    expect(form("Reducers")).toBe(form("reducer"));
+    expect(form("libraries")).toBe(form("library"));
+    expect(form("classes")).toBe(form("class"));
+    expect(form("dispatching")).toBe(form("dispatch"));
+    expect(form("caching")).toBe(form("cache"));
+    expect(form("mapping")).toBe(form("map"));
+    expect(form("statuses")).toBe(form("status"));
+    expect(form("visualisations")).toBe(form("visualization"));
+    expect(form("**node**,")).toBe(form("node"));
+  });
+
+  it("keeps words derived from one another apart, although they share a term", () => {
+    expect(plainWordForm("immutable")?.term).toBe(plainWordForm("immutability")?.term);
+    expect(form("immutable")).not.toBe(form("immutability"));
+    expect(plainWordForm("publishes")?.term).toBe(plainWordForm("publisher")?.term);
+    expect(form("publishes")).not.toBe(form("publisher"));
+    expect(form("normalizing")).not.toBe(form("normalization"));
+  });
+
+  it("leaves short -ing and -ed words whole", () => {
+    expect(form("string")).toBe("string");
+    expect(form("embedding")).toBe(form("embed"));
+  });
+
+  it("has no form for code, acronyms, numbers and stopwords", () => {
+    expect(plainWordForm("createStore")).toBeUndefined();
+    expect(plainWordForm("URDF")).toBeUndefined();
+    expect(plainWordForm("robot_state_publisher")).toBeUndefined();
+    expect(plainWordForm("42")).toBeUndefined();
+    expect(plainWordForm("the")).toBeUndefined();
+  });
+});
+
+describe("headingKey", () => {
+  it("is one key for a heading's case, plural, article and emphasis", () => {
+    expect(headingKey("The Reducers")).toBe(headingKey("reducer"));
+    expect(headingKey("**Immutability**")).toBe(headingKey("immutability"));
+    expect(headingKey("Launch Files")).toBe(headingKey("launch file"));
+  });
+
+  it("tells a heading of a derived word or with more words apart", () => {
+    expect(headingKey("Immutable")).not.toBe(headingKey("immutability"));
+    expect(headingKey("Immutable Data")).not.toBe(headingKey("immutable"));
   });
 });

@@ -218,6 +218,72 @@ export function plainWordInitial(word: string): string | undefined {
 }
 
 /**
+ * A plain word (see PLAIN_WORD) as its term and its form: lower case, in American spelling, without
+ * its inflection ("Reducers" → reducer, "libraries" → library, "dispatching" → dispatch, "caches"
+ * and "caching" → cach). Stemming also joins words derived from one another ("immutable" and
+ * "immutability" are both immut, "publishes" and "publisher" both publish); their forms tell them
+ * apart. Undefined for other words (code, acronyms, numbers) and for stopwords; Markdown emphasis
+ * around a word is left out ("**node**").
+ */
+export function plainWordForm(word: string): { term: string; form: string } | undefined {
+  // Markdown emphasis around it ("**node**") is not part of the word.
+  const plain = PLAIN_WORD.exec(
+    word.replace(/^[*_]+|[*_]+(?=[.,;:!?)"'”’\]]*$)/g, ""),
+  )?.[1]?.toLowerCase();
+  if (plain === undefined) return undefined;
+  const term = normalizeTerm(plain);
+  return term ? { term, form: inflectionBase(singular(americanSpelling(plain))) } : undefined;
+}
+
+/** plainWordForm of each whitespace-separated word of a text, by term. */
+export function plainWordForms(text: string): Map<string, string> {
+  const forms = new Map<string, string>();
+  for (const word of text.split(/\s+/)) {
+    const plain = plainWordForm(word);
+    if (plain) forms.set(plain.term, plain.form);
+  }
+  return forms;
+}
+
+/**
+ * A title or heading as one key: each word's form (plainWordForm; other words lower case), a
+ * leading article and Markdown emphasis left out. "Immutability", "the immutability" and
+ * "**Immutabilities**" are one key; "Immutable" is another.
+ */
+export function headingKey(text: string): string {
+  return text
+    .trim()
+    .replace(/^(?:the|an?)\s+/i, "")
+    .split(/\s+/)
+    .map(
+      (word) =>
+        plainWordForm(word)?.form ??
+        word.toLowerCase().replace(/^[*_`"'“‘(]+|[*_`"'”’).,:;!?]+$/g, ""),
+    )
+    .filter((word) => word !== "")
+    .join(" ");
+}
+
+/**
+ * A singular word without its -ing or -ed ending (when four letters stay: "string" and "embed"
+ * keep theirs), a doubled consonant left before it ("mapping" → map), or a final e ("cache" and
+ * "caching" → cach).
+ */
+function inflectionBase(word: string): string {
+  const stem = word.replace(/(?:ing|ed)$/, "");
+  const base =
+    stem !== word && stem.length >= 4 ? stem.replace(/([b-df-hj-np-tv-z])\1$/, "$1") : word;
+  return base.replace(/e$/, "");
+}
+
+function singular(word: string): string {
+  if (word.length <= 3 || /(?:ss|us|is)$/.test(word)) return word;
+  if (word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  if (/(?:ss|x|z|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  return word.replace(/s$/, "");
+}
+
+/**
  * `analyze` of one whitespace-separated word, the same terms, with a short cut for plain words:
  * one lower-cased token (no NFKC change, no CJK, no identifier parts), so only its stopword check
  * and stem remain. Snippets analyse every word of the sections they quote. Other words go to

@@ -54,3 +54,65 @@ describe("the BM25 snapshot", () => {
     expect(await LexicalIndex.load(file, 0, [])).toBeDefined();
   });
 });
+
+describe("sectionsHeaded", () => {
+  const chunk = (
+    id: string,
+    chunkIndex: number,
+    headingPath: string[],
+    text: string,
+  ): ReturnType<typeof chunkRecord> => ({
+    ...chunkRecord(id, text, headingPath[0] ?? id),
+    filePath: "concepts.md",
+    chunkIndex,
+    headingPath,
+  });
+  const page = [
+    chunk("intro", 0, ["Concepts"], "Redux keeps the state of the whole app in one store."),
+    chunk(
+      "immutability",
+      1,
+      ["Concepts", "Immutability"],
+      "If something is immutable, it can never be changed.",
+    ),
+    chunk(
+      "immutability-2",
+      2,
+      ["Concepts", "Immutability"],
+      "Copies of objects are changed instead.",
+    ),
+    chunk(
+      "libraries",
+      3,
+      ["Concepts", "Immutable Data"],
+      "Immutable is a library of persistent data structures.\n\n## Selectors\n\nSelectors read values from the state.",
+    ),
+  ];
+
+  it("finds the chunk opening a section headed exactly so, and the page's first by its title", () => {
+    const index = LexicalIndex.build(page);
+    expect(index.sectionsHeaded("immutability").map((found) => found.id)).toEqual(["immutability"]);
+    expect(index.sectionsHeaded("the Immutabilities").map((found) => found.id)).toEqual([
+      "immutability",
+    ]);
+    expect(index.sectionsHeaded("concept").map((found) => found.id)).toEqual(["intro"]);
+  });
+
+  it("finds a section merged into a chunk by its heading line", () => {
+    const index = LexicalIndex.build(page);
+    expect(index.sectionsHeaded("selector").map((found) => found.id)).toEqual(["libraries"]);
+  });
+
+  it("does not take a heading with other words or a derived word for the term", () => {
+    const index = LexicalIndex.build(page);
+    expect(index.sectionsHeaded("immutable")).toEqual([]);
+    expect(index.sectionsHeaded("data")).toEqual([]);
+  });
+
+  it("forgets a section once its chunks are removed", () => {
+    const index = LexicalIndex.build(page);
+    expect(index.sectionsHeaded("immutability")).toHaveLength(1);
+    index.remove(["immutability", "immutability-2"]);
+    expect(index.sectionsHeaded("immutability")).toEqual([]);
+  });
+});

@@ -2,11 +2,12 @@
 import { type FileHandle, open, readFile, rename } from "node:fs/promises";
 import MiniSearch, { type Options } from "minisearch";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { ANALYZER_VERSION } from "./analyzer.ts";
+import { ANALYZER_VERSION, headingKey } from "./analyzer.ts";
 import {
   analysedFieldsOf,
   averageFieldLengthsOf,
   type FieldLengths,
+  innerHeadings,
   titleIdentifier,
 } from "./chunk-fields.ts";
 import { editDistance } from "./edit-distance.ts";
@@ -216,6 +217,42 @@ export class LexicalIndex {
     return found;
   }
 
+  /** The chunks opening a page or section, by its title's or heading's key; built once per change. */
+  private headed: Map<string, ChunkRecord[]> | undefined;
+
+  /**
+   * The chunks that open a page titled, or a section headed, exactly `heading` (as headingKey reads
+   * it: case, plural and a leading article aside), in path order. Where a book explains a term, it
+   * often gives it a section of its own ("Immutability") that questions using the term's other
+   * forms ("immutable", which shares its stem) do not rank first.
+   */
+  sectionsHeaded(heading: string): ChunkRecord[] {
+    if (!this.headed) {
+      const headed = new Map<string, ChunkRecord[]>();
+      const add = (text: string, chunk: ChunkRecord) => {
+        const key = headingKey(text);
+        const found = headed.get(key);
+        if (!found) headed.set(key, [chunk]);
+        else if (!found.includes(chunk)) found.push(chunk);
+      };
+      const filePaths = [...new Set(Array.from(this.chunks.values(), (chunk) => chunk.filePath))];
+      for (const filePath of filePaths.sort()) {
+        let previous = "";
+        for (const chunk of this.chunksOfPage(filePath)) {
+          const path = chunk.headingPath.join("\n");
+          if (chunk.chunkIndex === 0) add(chunk.title, chunk);
+          // A long section is split into chunks: only the first opens it.
+          const own = chunk.headingPath.at(-1);
+          if (chunk.headingPath.length > 1 && path !== previous && own) add(own, chunk);
+          for (const inner of innerHeadings(chunk.text)) add(inner, chunk);
+          previous = path;
+        }
+      }
+      this.headed = headed;
+    }
+    return [...(this.headed.get(headingKey(heading)) ?? [])];
+  }
+
   /** Every page's chunks in page order, grouped once per change of the index. */
   private pages: Map<string, ChunkRecord[]> | undefined;
 
@@ -242,6 +279,7 @@ export class LexicalIndex {
     this.titles = undefined;
     this.titledLike.clear();
     this.pages = undefined;
+    this.headed = undefined;
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
       this.chunks.set(chunk.id, chunk);
@@ -260,6 +298,7 @@ export class LexicalIndex {
     this.titles = undefined;
     this.titledLike.clear();
     this.pages = undefined;
+    this.headed = undefined;
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
