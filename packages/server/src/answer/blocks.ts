@@ -4,7 +4,8 @@
  */
 
 export type Block =
-  | { kind: "heading"; text: string }
+  /** `inferred`: a short line standing alone ("**Articles**"), read as a heading. */
+  | { kind: "heading"; text: string; inferred?: boolean }
   | { kind: "paragraph"; text: string }
   | { kind: "list"; items: string[] }
   | { kind: "code"; lines: string[]; fence: string }
@@ -102,7 +103,7 @@ export function toBlocks(text: string): Block[] {
       (!/[.!?:;,)"']$/.test(block.text) ||
         (block.text.split(" ").length < MIN_WORDS && blocks[index + 1]?.kind !== "paragraph"))
     ) {
-      blocks[index] = { kind: "heading", text: block.text };
+      blocks[index] = { kind: "heading", text: block.text, inferred: true };
     }
   }
   return blocks;

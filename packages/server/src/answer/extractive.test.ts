@@ -736,3 +736,54 @@ describe("extractiveAnswer: sentences that say where X is used are no definition
     );
   });
 });
+
+describe("extractiveAnswer: reading lists are not answers", () => {
+  const faq = [
+    "Redux provides a single store.subscribe method for notifying listeners that the store has updated. Listener callbacks do not receive the current state as an argument, so the subscriber calls getState() to read it.",
+    "",
+    "#### Further information",
+    "",
+    "**Discussions**",
+    "",
+    "- #303: subscribe API with state as an argument",
+    "- #580: Is it possible to get action and state in store.subscribe?",
+    "- #922: Proposal: add subscribe to middleware API",
+    "",
+    "## Store enhancers",
+    "",
+    "An enhancer wraps the store to change how subscribers are notified after every dispatch.",
+  ].join("\n");
+
+  it("quotes the section's answer, not the titles of threads listed under it", () => {
+    const answer = extractiveAnswer("Is it possible to get action and state in store.subscribe?", [
+      result("store-setup", faq, "How do I subscribe to only a portion of the state?", 0.9),
+    ]);
+    expect(answer.text).toMatch(/^Redux provides a single store\.subscribe method/);
+    expect(answer.text).not.toContain("#580");
+  });
+
+  it("reads on after the list at the next heading", () => {
+    const answer = extractiveAnswer("How do store enhancers change how subscribers are notified?", [
+      result("store-setup", faq, "How do I subscribe to only a portion of the state?", 0.9),
+    ]);
+    expect(answer.text).toContain("An enhancer wraps the store");
+  });
+
+  it("leaves out a chunk that starts inside the list", () => {
+    const answer = extractiveAnswer("Is it possible to get action and state in store.subscribe?", [
+      result(
+        "links",
+        "**Discussions**\n\n- #580: Is it possible to get action and state in store.subscribe?\n- #922: Proposal: add subscribe to middleware API",
+        "Further information",
+        0.9,
+      ),
+      result(
+        "api",
+        "The listener is called after every dispatch; it receives no arguments and reads the state with getState().",
+        "subscribe(listener)",
+        0.5,
+      ),
+    ]);
+    expect(answer.text).toMatch(/^The listener is called after every dispatch/);
+  });
+});

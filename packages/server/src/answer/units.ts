@@ -105,11 +105,21 @@ export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
   return parsed;
 }
 
+/**
+ * Headings of reading lists ("Further information", "See also"): their items are titles of pages,
+ * articles and threads elsewhere, which a reader asking a question needs answered, not listed.
+ * "#580: Is it possible to get action and state in store.subscribe?" matches a reader's question
+ * word for word, while the section above it answers it.
+ */
+const READING_LIST =
+  /^(?:further (?:information|reading)|see also|references?|(?:additional |more |external )?(?:resources|links|reading)|related (?:links|reading|resources|pages|articles|topics)|learn more|more information|bibliography)[.:]?$/i;
+
 export function parseText(text: string, heading = "", ownHeading = heading): ParsedChunk {
   const blocks = toBlocks(text);
   const headingTerms = [new Set(analyze(heading))];
   const headings = [ownHeading];
   const units: Unit[] = [];
+  let readingList = READING_LIST.test(ownHeading.trim());
   let section = 0;
   let run = 0;
   for (const [position, block] of blocks.entries()) {
@@ -126,8 +136,13 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       run++;
       headingTerms[section] = new Set([...(headingTerms[0] ?? []), ...analyze(block.text)]);
       headings[section] = block.text;
+      // A label inside a reading list ("**Articles**") does not end it; the next heading does.
+      readingList =
+        READING_LIST.test(block.text.replace(/[*_]/g, "").trim()) ||
+        (readingList && block.inferred === true);
       continue;
     }
+    if (readingList) continue;
     if (block.kind === "list") {
       for (const [order, item] of block.items.entries()) {
         const unit = unitOf(item, place(true, order === 0));
