@@ -787,3 +787,19 @@ describe("extractiveAnswer: reading lists are not answers", () => {
     expect(answer.text).toMatch(/^The listener is called after every dispatch/);
   });
 });
+
+describe("extractiveAnswer: a sentence sending the reader to a list of links", () => {
+  it("is left out with its list", () => {
+    const answer = extractiveAnswer("How does immutability work in Redux?", [
+      result(
+        "immutability",
+        "Redux expects that all state updates are done immutably, by copying the data that changes.\n\nFor more info on how immutability works in JavaScript, see:\n\n- A Visual Guide to References in JavaScript\n- Immutability in React and Redux: The Complete Guide",
+        "Immutability",
+        0.9,
+      ),
+    ]);
+    expect(answer.text).toBe(
+      "Redux expects that all state updates are done immutably, by copying the data that changes. [1]",
+    );
+  });
+});

@@ -114,6 +114,10 @@ export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
 const READING_LIST =
   /^(?:further (?:information|reading)|see also|references?|(?:additional |more |external )?(?:resources|links|reading)|related (?:links|reading|resources|pages|articles|topics)|learn more|more information|bibliography)[.:]?$/i;
 
+/** A sentence that sends the reader to the list after it: "For more details, see:". */
+const READING_POINTER =
+  /(?:\b(?:see|read|check out)(?: also)?(?: the following(?: \w+)?)?|^for (?:more|further) (?:info|information|details|reading)\b.*):$/i;
+
 export function parseText(text: string, heading = "", ownHeading = heading): ParsedChunk {
   const blocks = toBlocks(text);
   const headingTerms = [new Set(analyze(heading))];
@@ -164,6 +168,12 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       .filter(Boolean);
     for (const [order, sentence] of sentences.entries()) {
       const last = order === sentences.length - 1;
+      // "For more info on how immutability works, see:" and its list of links is a reading list.
+      if (last && attachable?.kind === "list" && READING_POINTER.test(sentence)) {
+        blocks[position + 1] = { kind: "other" };
+        run++;
+        continue;
+      }
       const introduces = sentence.endsWith(":") || POINTS_FORWARD.test(sentence);
       if (introduces && !(last && attachable)) {
         // Its list or code is not there to follow it: the sentence cannot stand in an answer, and

@@ -259,6 +259,12 @@ describe("analyze", () => {
     expect(analyze("don't won't it's robot")).toEqual(["robot"]);
   });
 
+  it("removes informal spellings of function words", () => {
+    expect(analyze("I wanna cache data, gonna need it, pls help")).toEqual(
+      analyze("I cache data, need it, help"),
+    );
+  });
+
   it("stems inflections of a word to one term", () => {
     const [running, runs, run] = ["running", "runs", "run"].map(analyze);
     expect(running).toEqual(run);

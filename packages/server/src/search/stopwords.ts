@@ -1,4 +1,8 @@
-/** English function words that carry no topic; removed from documents and queries alike. */
+/**
+ * English function words that carry no topic; removed from documents and queries alike. Their
+ * informal spellings too ("wanna", "gonna", "pls"): a reader who writes them asks nothing the book
+ * must mention.
+ */
 export const STOPWORDS: ReadonlySet<string> = new Set(
   `a about above after again against all am an and any are aren't as at be because been before being
   below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down
@@ -10,7 +14,7 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
   to too under until up very was wasn't we we'd we'll we're we've were weren't what what's when when's
   where where's which while who who's whom why why's with won't would wouldn't you you'd you'll you're
   you've your yours yourself yourselves also just will shall may might must e.g i.e etc vs via yes
-  s t d ll re ve m`
+  s t d ll re ve m wanna gonna gotta kinda sorta lemme gimme dunno pls plz`
     .split(/\s+/)
     .filter(Boolean),
 );
