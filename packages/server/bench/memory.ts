@@ -50,7 +50,8 @@ async function ingestOnce(docsDir: string): Promise<Measurement> {
       env: maxPageBytes ? { LECTERN_MAX_PAGE_BYTES: maxPageBytes } : {},
       overrides: { dataDir },
     });
-    const lectern = await openLectern(config);
+    // As `lectern ingest` opens it.
+    const lectern = await openLectern(config, { workload: "ingest" });
     const openedRssMb = mb(process.memoryUsage().rss);
     const started = performance.now();
     const report = await lectern.ingest(docsDir);
