@@ -19,7 +19,7 @@ const PGLITE_SETTINGS = ["shared_buffers = 16MB"] as const;
 /**
  * V8 compiles PGlite's WebAssembly (PostgreSQL, 8.7 MB) with its baseline compiler, then
  * recompiles the functions that run often with its optimising compiler on background threads.
- * That second compilation costs 35–80 MB more RSS from the moment the database is open, which the
+ * That second compilation costs 35–120 MB more RSS from the moment the database is open, which the
  * process keeps (docs/reliability.md, "Memory while ingesting"); in exchange PostgreSQL's own work
  * runs 10–30 % faster. An ingest spends its time in Lectern's JavaScript, not in SQL, so it takes
  * the baseline code alone (`optimize: false`); a server keeps V8's default.
