@@ -13,7 +13,8 @@ import { createRandom, TextGenerator } from "./corpus.ts";
 /**
  * Peak memory of ingestion. The books are written first; each is then ingested in a process of
  * its own, so that no case inherits another's heap or the generator's:
- * `npx tsx bench/memory.ts [--pages 1000] [--large-mb 50]` (from packages/server) prints a table.
+ * `npx tsx bench/memory.ts [--pages 1000] [--large-mb 50] [--pglite-compiler optimizing]` (from
+ * packages/server) prints a table.
  * The generated pages are also ingested by `lectern ingest` itself (the compiled CLI in
  * bin/lectern.js, as installed: no TypeScript loader in the process) when dist/ is built.
  * Recorded in docs/reliability.md.
@@ -25,6 +26,8 @@ const { values } = parseArgs({
     "max-page-bytes": { type: "string" },
     pages: { type: "string", default: "1000" },
     "large-mb": { type: "string", default: "50" },
+    // LECTERN_PGLITE_COMPILER for every case (unset: the default, as `lectern ingest` runs).
+    "pglite-compiler": { type: "string" },
   },
 });
 
@@ -45,12 +48,15 @@ interface Measurement {
 async function ingestOnce(docsDir: string): Promise<Measurement> {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-memory-data-"));
   try {
-    const maxPageBytes = values["max-page-bytes"];
     const config = loadConfig({
-      env: maxPageBytes ? { LECTERN_MAX_PAGE_BYTES: maxPageBytes } : {},
+      env: {
+        LECTERN_MAX_PAGE_BYTES: values["max-page-bytes"],
+        LECTERN_PGLITE_COMPILER: values["pglite-compiler"],
+      },
       overrides: { dataDir },
     });
-    const lectern = await openLectern(config);
+    // As `lectern ingest` opens it.
+    const lectern = await openLectern(config, { workload: "ingest" });
     const openedRssMb = mb(process.memoryUsage().rss);
     const started = performance.now();
     const report = await lectern.ingest(docsDir);
@@ -99,7 +105,16 @@ async function ingestWithCli(docsDir: string): Promise<Measurement> {
         dataDir,
         "--json",
       ],
-      { encoding: "utf8", env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" } },
+      {
+        encoding: "utf8",
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          ...(values["pglite-compiler"]
+            ? { LECTERN_PGLITE_COMPILER: values["pglite-compiler"] }
+            : {}),
+        },
+      },
     );
     const seconds = (performance.now() - started) / 1000;
     const peakKib = Number(/peak-rss-kib (\d+)/.exec(child.stderr)?.[1] ?? Number.NaN);
@@ -171,16 +186,18 @@ if (values.docs) {
     );
     const tsx = createRequire(import.meta.url).resolve("tsx/cli");
     const self = fileURLToPath(import.meta.url);
+    const compiler = values["pglite-compiler"];
+    const compilerArgs = compiler ? ["--pglite-compiler", compiler] : [];
     const cases = [
       {
         name: `${values.pages} generated pages`,
         cap: "default (4 MiB)",
-        args: ["--docs", pagesDir],
+        args: ["--docs", pagesDir, ...compilerArgs],
       },
       {
         name: `one ${values["large-mb"]} MB page`,
         cap: "default (4 MiB)",
-        args: ["--docs", largeDir],
+        args: ["--docs", largeDir, ...compilerArgs],
       },
     ];
     console.log(

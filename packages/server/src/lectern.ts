@@ -120,6 +120,12 @@ export interface OpenOptions {
   reembed?: boolean;
   /** Overrides the configured reranker. */
   reranker?: Reranker;
+  /**
+   * What the process is for: "ingest" (one run, then exit) or "serve" (the default). With
+   * `pgliteCompiler` "auto", an ingest compiles the embedded database for less memory, a server
+   * for speed.
+   */
+  workload?: "ingest" | "serve";
 }
 
 export async function openLectern(config: Config, options: OpenOptions = {}): Promise<Lectern> {
@@ -137,6 +143,9 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
   const db = await openDatabase({
     ...config,
     vector: dense && config.vectors.backend === "pgvector",
+    pgliteOptimize:
+      config.pgliteCompiler === "optimizing" ||
+      (config.pgliteCompiler === "auto" && options.workload !== "ingest"),
   });
   try {
     const store = new DocumentStore(db, config.collection);

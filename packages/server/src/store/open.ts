@@ -6,12 +6,19 @@ import type { SqlClient } from "./sql-client.ts";
 
 /** Opens the configured database (PostgreSQL when `databaseUrl` is set, else PGlite) and migrates it. */
 export async function openDatabase(
-  config: Pick<Config, "dataDir" | "databaseUrl"> & { vector?: boolean },
+  config: Pick<Config, "dataDir" | "databaseUrl"> & {
+    /** V8's optimising compiler for PGlite's WebAssembly (store/pglite.ts); V8's own default. */
+    pgliteOptimize?: boolean;
+    vector?: boolean;
+  },
 ): Promise<SqlClient> {
   // The PostgreSQL driver loads only when it is used.
   const db = config.databaseUrl
     ? await (await import("./postgres.ts")).openPostgres(config.databaseUrl)
-    : await openPglite(path.join(config.dataDir, "db"), { vector: config.vector ?? false });
+    : await openPglite(path.join(config.dataDir, "db"), {
+        vector: config.vector ?? false,
+        optimize: config.pgliteOptimize ?? true,
+      });
   try {
     await migrate(db);
   } catch (error) {

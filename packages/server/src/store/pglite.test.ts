@@ -2,8 +2,24 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { openPglite } from "./pglite.ts";
+
+/** The V8 settings changed while the test runs, in order (passed on to V8 as well). */
+const v8Settings = vi.hoisted(() => [] as string[]);
+vi.mock("node:v8", async (importOriginal) => {
+  const v8 = await importOriginal<typeof import("node:v8")>();
+  return {
+    ...v8,
+    setFlagsFromString: (flags: string) => {
+      v8Settings.push(flags);
+      v8.setFlagsFromString(flags);
+    },
+  };
+});
+beforeEach(() => {
+  v8Settings.length = 0;
+});
 
 /**
  * The embedded database's buffer pool lives in WebAssembly memory, which is never given back:
@@ -40,5 +56,29 @@ describe("the embedded database", () => {
     });
     await plain.close();
     expect(await sharedBuffers(older)).toBe("16MB");
+  });
+
+  it("compiles PostgreSQL's WebAssembly with the baseline compiler alone when asked to", async () => {
+    // The optimising compiler's background work is what leaves tens of megabytes more in the
+    // process (docs/reliability.md); the setting is V8's, so it is put back once compiled.
+    const instantiate = WebAssembly.instantiate;
+    const spy = vi
+      .spyOn(WebAssembly, "instantiate")
+      .mockImplementation((...args: Parameters<typeof instantiate>) => {
+        v8Settings.push("(compiled)");
+        return instantiate(...args);
+      });
+    try {
+      const db = await openPglite(path.join(workDir, "baseline"), { optimize: false });
+      expect(v8Settings).toEqual(["--liftoff-only", "(compiled)", "--no-liftoff-only"]);
+      await db.close();
+    } finally {
+      spy.mockRestore();
+    }
+
+    v8Settings.length = 0;
+    const optimized = await openPglite(path.join(workDir, "optimized"));
+    expect(v8Settings).toEqual([]);
+    await optimized.close();
   });
 });

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { createError } from "../errors.ts";
@@ -15,10 +16,30 @@ import type { SqlClient, SqlQueryable } from "./sql-client.ts";
  */
 const PGLITE_SETTINGS = ["shared_buffers = 16MB"] as const;
 
+/**
+ * V8 compiles PGlite's WebAssembly (PostgreSQL, 8.7 MB) with its baseline compiler, then
+ * recompiles the functions that run often with its optimising compiler on background threads.
+ * That second compilation costs 35–120 MB more RSS from the moment the database is open, which the
+ * process keeps (docs/reliability.md, "Memory while ingesting"); in exchange PostgreSQL's own work
+ * runs 10–30 % faster. An ingest spends its time in Lectern's JavaScript, not in SQL, so it takes
+ * the baseline code alone (`optimize: false`); a server keeps V8's default.
+ */
+async function compileWith<T>(optimize: boolean, open: () => Promise<T>): Promise<T> {
+  // The setting is V8's, read when a module is compiled: it is on only while PGlite compiles
+  // its module, and left alone when the process was started with it.
+  const baselineOnly = !optimize && !process.execArgv.includes("--liftoff-only");
+  if (baselineOnly) setFlagsFromString("--liftoff-only");
+  try {
+    return await open();
+  } finally {
+    if (baselineOnly) setFlagsFromString("--no-liftoff-only");
+  }
+}
+
 /** Opens (or creates) an embedded PGlite database in `directory`, or in memory when omitted. */
 export async function openPglite(
   directory?: string,
-  options: { vector?: boolean } = {},
+  options: { vector?: boolean; optimize?: boolean } = {},
 ): Promise<SqlClient> {
   let db: PGlite;
   try {
@@ -29,8 +50,11 @@ export async function openPglite(
     // pgvector is loaded only when dense retrieval is on: it adds to start-up time.
     const extensions = options.vector ? { extensions: { vector } } : {};
     const settings = { ...extensions, postgresqlconf: [...PGLITE_SETTINGS] };
-    db = directory ? new PGlite(directory, settings) : new PGlite(settings);
-    await db.waitReady;
+    db = await compileWith(options.optimize ?? true, async () => {
+      const opened = directory ? new PGlite(directory, settings) : new PGlite(settings);
+      await opened.waitReady;
+      return opened;
+    });
     await db.query("SELECT 1");
   } catch (error) {
     throw createError(

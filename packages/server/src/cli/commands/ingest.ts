@@ -14,7 +14,7 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
   await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
   await refuseIfLocked(config.dataDir, config.collection); // and on an ingest already running
   const reembed = Boolean(flags.reembed);
-  const lectern = await openLectern(config, { reembed });
+  const lectern = await openLectern(config, { reembed, workload: "ingest" });
   try {
     if (reembed) await lectern.vectors?.deleteAll();
     return await runIngest(lectern, docsDir, {

@@ -1,0 +1,49 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { loadConfig } from "./config/config.ts";
+import { type OpenOptions, openLectern } from "./lectern.ts";
+
+/** The V8 settings changed while a Lectern opens (passed on to V8 as well). */
+const v8Settings = vi.hoisted(() => [] as string[]);
+vi.mock("node:v8", async (importOriginal) => {
+  const v8 = await importOriginal<typeof import("node:v8")>();
+  return {
+    ...v8,
+    setFlagsFromString: (flags: string) => {
+      v8Settings.push(flags);
+      v8.setFlagsFromString(flags);
+    },
+  };
+});
+
+let dataDir: string;
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), "lectern-open-"));
+});
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Whether opening a Lectern compiled the embedded database with the baseline compiler alone. */
+async function compiledBaselineOnly(
+  env: Record<string, string>,
+  options: OpenOptions,
+): Promise<boolean> {
+  v8Settings.length = 0;
+  const lectern = await openLectern(loadConfig({ env, overrides: { dataDir } }), options);
+  await lectern.close();
+  return v8Settings.includes("--liftoff-only");
+}
+
+describe("the embedded database's compiler", () => {
+  it("is the baseline one for an ingest and the optimising one for a server, unless configured", async () => {
+    expect(await compiledBaselineOnly({}, { workload: "ingest" })).toBe(true);
+    expect(await compiledBaselineOnly({}, {})).toBe(false);
+    expect(await compiledBaselineOnly({ LECTERN_PGLITE_COMPILER: "baseline" }, {})).toBe(true);
+    expect(
+      await compiledBaselineOnly({ LECTERN_PGLITE_COMPILER: "optimizing" }, { workload: "ingest" }),
+    ).toBe(false);
+  });
+});
