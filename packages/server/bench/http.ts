@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cp, readdir, readFile, rm } from "node:fs/promises";
+import { cp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { percentile } from "../src/eval/evaluate.ts";
+import { type RowUsage, readGcTotals, rowUsage, sampleUsage } from "./server-usage.ts";
 
 /**
  * /chat throughput and latency with autocannon against `lectern serve` on the sample book, in a
@@ -16,6 +18,7 @@ const require = createRequire(import.meta.url);
 const tsxCli = require.resolve("tsx/cli");
 const sourceConditions = "--conditions=lectern-source";
 const cliEntry = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+const gcProbe = fileURLToPath(new URL("./gc-probe.ts", import.meta.url));
 const questionsFile = fileURLToPath(
   new URL("../../../examples/robotics-primer/questions.jsonl", import.meta.url),
 );
@@ -34,60 +37,35 @@ export interface HttpBenchRow {
    * the server, which a machine shared with other work does not inflate the way it does latency.
    */
   serverCpuMsPerRequest: number | undefined;
+  /** Where the row's time went (GC, the main thread's wait for a core, the load generator). */
+  usage?: RowUsage;
 }
 
-/**
- * CPU seconds (user + system) the process and its descendants (tsx runs the CLI in a child of its
- * own) have used so far; undefined off Linux.
- */
-async function cpuSeconds(pid: number | undefined): Promise<number | undefined> {
-  if (pid === undefined) return undefined;
-  try {
-    const stats = new Map<number, { parent: number; seconds: number }>();
-    for (const entry of await readdir("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
-      if (!stat) continue;
-      // Fields after the command name (which may hold spaces): ppid is the 2nd, utime and stime
-      // the 12th and 13th, in clock ticks (USER_HZ = 100).
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      stats.set(Number(entry), {
-        parent: Number(fields[1]),
-        seconds: (Number(fields[11]) + Number(fields[12])) / 100,
-      });
-    }
-    let total = 0;
-    const family = new Set([pid]);
-    let grew = true;
-    while (grew) {
-      grew = false;
-      for (const [id, stat] of stats) {
-        if (!family.has(id) && family.has(stat.parent)) {
-          family.add(id);
-          grew = true;
-        }
-      }
-    }
-    for (const id of family) total += stats.get(id)?.seconds ?? 0;
-    return stats.has(pid) ? total : undefined;
-  } catch {
-    return undefined;
-  }
+/** How a benchmarked server is started beyond its environment. */
+interface ServeOptions {
+  /** Node and V8 flags for the server process (not tsx's launcher), e.g. `--max-semi-space-size=32`. */
+  nodeFlags?: string[];
+  /** Where the server's GC pause totals go (gc-probe.ts); no probe without it. */
+  gcFile?: string;
 }
 
 async function startServe(
   dataDir: string,
   env: Record<string, string>,
+  options: ServeOptions = {},
 ): Promise<{ url: string; child: ChildProcess }> {
+  // tsx passes the flags before the entry point on to the node process that runs the CLI.
+  const flags = [...(options.gcFile ? [`--import=${gcProbe}`] : []), ...(options.nodeFlags ?? [])];
   const child = spawn(
     process.execPath,
-    [tsxCli, sourceConditions, cliEntry, "serve", "--data-dir", dataDir, "--port", "0"],
+    [tsxCli, sourceConditions, ...flags, cliEntry, "serve", "--data-dir", dataDir, "--port", "0"],
     {
       env: {
         ...process.env,
         RATE_LIMIT_ENABLED: "false",
         LOG_LEVEL: "warn",
         INIT_CWD: "",
+        ...(options.gcFile ? { BENCH_GC_FILE: options.gcFile } : {}),
         ...env,
       },
       stdio: ["ignore", "pipe", "inherit"],
@@ -110,9 +88,9 @@ async function run(
   connections: number,
   bodies: string[],
   seconds: number,
-  serverPid?: number,
+  server?: { pid: number | undefined; gcFile?: string },
 ): Promise<Omit<HttpBenchRow, "history">> {
-  const cpuBefore = await cpuSeconds(serverPid);
+  const before = await sampleUsage(server?.pid, server?.gcFile);
   let next = 0;
   const latencies: number[] = [];
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -138,9 +116,16 @@ async function run(
       latencies.push(responseTime),
     );
   });
+  const after = await sampleUsage(server?.pid, server?.gcFile);
+  if (server?.gcFile) {
+    // The probe writes its totals every 100 ms; the server is idle now, so they have settled.
+    await sleep(250);
+    after.gc = await readGcTotals(server.gcFile);
+  }
   latencies.sort((left, right) => left - right);
-  const cpuAfter = await cpuSeconds(serverPid);
   const answered = result.requests.total;
+  const cpuBefore = before.serverCpuSeconds;
+  const cpuAfter = after.serverCpuSeconds;
   return {
     connections,
     requestsPerSecond: result.requests.average,
@@ -153,6 +138,7 @@ async function run(
       cpuBefore !== undefined && cpuAfter !== undefined && answered > 0
         ? ((cpuAfter - cpuBefore) * 1000) / answered
         : undefined,
+    ...(server ? { usage: rowUsage(before, after) } : {}),
   };
 }
 
@@ -229,7 +215,7 @@ export async function benchHttp(
       for (const connections of variant.connections) {
         rows.push({
           history: variant.history,
-          ...(await run(url, connections, bodies, seconds, child.pid)),
+          ...(await run(url, connections, bodies, seconds, { pid: child.pid })),
         });
       }
     } finally {
@@ -251,26 +237,46 @@ export interface HistoryRound {
  * history off, each in a server of its own, all started at once and measured in turn at
  * `connections` for `seconds`, `rounds` times (every other round in the reverse order). A machine
  * whose speed drifts (other work, a shared host) then shifts the three rows of a round alike, so
- * each round's ratio compares like with like.
+ * each round's ratio compares like with like. `nodeFlags` go to every server; with `compareFlags`
+ * the servers are instead history on (PGlite) and off, each without and with those flags.
  */
 export async function benchHistoryRounds(
   dataDir: string,
-  options: { seconds: number; rounds: number; connections: number },
+  options: {
+    seconds: number;
+    rounds: number;
+    connections: number;
+    nodeFlags?: string[];
+    compareFlags?: string[];
+  },
 ): Promise<HistoryRound[]> {
-  const { seconds, connections } = options;
+  const { seconds, connections, nodeFlags = [], compareFlags } = options;
   const bodies = await questionBodies();
-  const variants = [
-    { history: "on (PGlite)", env: { HISTORY: "postgres" } },
-    { history: "on (PGlite), question log off", env: { HISTORY: "postgres", INSIGHTS: "off" } },
-    { history: "off", env: { HISTORY: "off", INSIGHTS: "off" } },
-  ];
-  const servers: { history: string; url: string; child: ChildProcess }[] = [];
+  const on = { history: "on (PGlite)", env: { HISTORY: "postgres" } };
+  const off = { history: "off", env: { HISTORY: "off", INSIGHTS: "off" } };
+  const variants = compareFlags
+    ? [on, off].flatMap((variant) => [
+        { ...variant, nodeFlags },
+        {
+          history: `${variant.history}, ${compareFlags.join(" ")}`,
+          env: variant.env,
+          nodeFlags: [...nodeFlags, ...compareFlags],
+        },
+      ])
+    : [
+        on,
+        { history: "on (PGlite), question log off", env: { HISTORY: "postgres", INSIGHTS: "off" } },
+        off,
+      ].map((variant) => ({ ...variant, nodeFlags }));
+  const servers: { history: string; url: string; child: ChildProcess; gcFile: string }[] = [];
   try {
     // Each PGlite server has its own copy of the data directory: one process owns a directory.
     for (const [index, variant] of variants.entries()) {
       const own = `${dataDir}-${index}`;
       await cp(dataDir, own, { recursive: true });
-      servers.push({ history: variant.history, ...(await startServe(own, variant.env)) });
+      const gcFile = `${own}.gc.json`;
+      const started = await startServe(own, variant.env, { nodeFlags: variant.nodeFlags, gcFile });
+      servers.push({ history: variant.history, gcFile, ...started });
     }
     for (const server of servers) await run(server.url, 10, bodies, 2);
     const rounds: HistoryRound[] = [];
@@ -279,7 +285,10 @@ export async function benchHistoryRounds(
       const order = round % 2 === 1 ? servers : [...servers].reverse();
       const measured = new Map<string, HttpBenchRow>();
       for (const server of order) {
-        const row = await run(server.url, connections, bodies, seconds, server.child.pid);
+        const row = await run(server.url, connections, bodies, seconds, {
+          pid: server.child.pid,
+          gcFile: server.gcFile,
+        });
         measured.set(server.history, { history: server.history, ...row });
       }
       rounds.push({ round, rows: servers.flatMap((server) => measured.get(server.history) ?? []) });
@@ -292,6 +301,7 @@ export async function benchHistoryRounds(
     }
     for (const index of variants.keys()) {
       await rm(`${dataDir}-${index}`, { recursive: true, force: true });
+      await rm(`${dataDir}-${index}.gc.json`, { force: true });
     }
   }
 }

@@ -7,11 +7,12 @@ import pg from "pg";
 import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
-import { benchHistoryRounds, benchHttp } from "./http.ts";
+import { benchHistoryRounds, benchHttp, type HistoryRound } from "./http.ts";
 import { benchEmbeddingTopics, benchInsights } from "./insights.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
 import { benchRetrieval, benchSearch, QUERY_KINDS, type RetrievalRow } from "./retrieval.ts";
+import type { RowUsage } from "./server-usage.ts";
 import { benchStartup } from "./startup.ts";
 import { benchWidget } from "./widget.ts";
 
@@ -33,6 +34,8 @@ const { values } = parseArgs({
     "database-url": { type: "string" }, // --only http: also history and the book in PostgreSQL
     "redis-url": { type: "string" }, // --only http: also answers from the Redis answer cache
     rounds: { type: "string", default: "5" }, // --only history-rounds: rounds of the three servers
+    "node-flags": { type: "string" }, // --only history-rounds: Node/V8 flags for every server
+    "compare-flags": { type: "string" }, // --only history-rounds: on and off, without and with these flags
   },
 });
 const pages = Number(values.pages);
@@ -173,6 +176,65 @@ async function benchIngest(): Promise<void> {
   console.log(`\nRSS after ingest: ${mb(process.memoryUsage().rss)}`);
 }
 
+function percent(share: number | undefined): string {
+  return share === undefined ? "n/a" : (share * 100).toFixed(1);
+}
+
+function cores(value: number | undefined): string {
+  return value === undefined ? "n/a" : value.toFixed(2);
+}
+
+/** Pearson's correlation of two equally long series; undefined when either does not vary. */
+function correlation(left: number[], right: number[]): number | undefined {
+  const mean = (values: number[]) =>
+    values.reduce((total, value) => total + value, 0) / values.length;
+  const leftMean = mean(left);
+  const rightMean = mean(right);
+  let product = 0;
+  let leftSquares = 0;
+  let rightSquares = 0;
+  for (const [index, value] of left.entries()) {
+    const other = right[index] ?? rightMean;
+    product += (value - leftMean) * (other - rightMean);
+    leftSquares += (value - leftMean) ** 2;
+    rightSquares += (other - rightMean) ** 2;
+  }
+  return leftSquares && rightSquares ? product / Math.sqrt(leftSquares * rightSquares) : undefined;
+}
+
+/**
+ * Where each server's time went in each round: its GC pauses, its main thread on a core and
+ * waiting for one, and the cores the load generator and the rest of the machine took; then, per
+ * server, how its rate across rounds follows each of them.
+ */
+function printRoundUsage(rounds: HistoryRound[]): void {
+  console.log(
+    "\n### Where the time went, per server and round (shares of the row's wall time)\n\n| round | server | req/s | CPU ms/request | GC pauses % | of which full/incremental % | GCs/s | main thread on a core % | main thread waiting for a core % | server's other threads (cores) | load generator (cores) | rest of machine (cores) |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+  );
+  for (const { round, rows } of rounds) {
+    for (const row of rows) {
+      const usage = row.usage;
+      console.log(
+        `| ${round} | ${row.history} | ${row.requestsPerSecond.toFixed(0)} | ${row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a"} | ${percent(usage?.gcPauseShare)} | ${percent(usage?.gcMajorShare)} | ${usage?.gcPerSecond?.toFixed(0) ?? "n/a"} | ${percent(usage?.mainThreadRunShare)} | ${percent(usage?.mainThreadWaitShare)} | ${cores(usage?.serverOtherThreadsCores)} | ${cores(usage?.loadGeneratorCores)} | ${cores(usage?.restOfMachineCores)} |`,
+      );
+    }
+  }
+  const labels = rounds[0]?.rows.map((row) => row.history) ?? [];
+  console.log("\nCorrelation across rounds of each server's req/s with:\n");
+  for (const label of labels) {
+    const rows = rounds.flatMap(({ rows }) => rows.filter((row) => row.history === label));
+    const rate = rows.map((row) => row.requestsPerSecond);
+    const against = (pick: (usage: RowUsage) => number | undefined) => {
+      const values = rows.map((row) => (row.usage ? pick(row.usage) : undefined));
+      if (values.some((value) => value === undefined)) return "n/a";
+      return correlation(rate, values as number[])?.toFixed(2) ?? "n/a";
+    };
+    console.log(
+      `- ${label}: GC pauses ${against((usage) => usage.gcPauseShare)}, main thread waiting for a core ${against((usage) => usage.mainThreadWaitShare)}, load generator ${against((usage) => usage.loadGeneratorCores)}, rest of machine ${against((usage) => usage.restOfMachineCores)}`,
+    );
+  }
+}
+
 console.log(`Machine: ${results.machine}; load average at start: ${loadAverage()}`);
 if (values.only === undefined || values.only === "ingest") await benchIngest();
 if (values.only === undefined || values.only === "retrieval") {
@@ -286,32 +348,61 @@ if (values.only === undefined || values.only === "http") {
 if (values.only === "history-rounds") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-rounds-"));
   await ingestSampleBook(dataDir);
+  const flags = (option: string | undefined) => option?.split(/\s+/).filter(Boolean);
+  const nodeFlags = flags(values["node-flags"]) ?? [];
+  const compareFlags = flags(values["compare-flags"]);
   const rounds = await benchHistoryRounds(dataDir, {
     seconds: Number(values.seconds),
     rounds: Number(values.rounds),
     connections: 50,
+    nodeFlags,
+    ...(compareFlags ? { compareFlags } : {}),
   });
-  console.log(
-    `\n## POST /chat, history on (PGlite) and off measured in turn (sample book, 50 connections, ${values.seconds} s per row)\n`,
-  );
-  console.log(
-    "| round | on (PGlite): req/s | CPU ms/request | on, question log off: req/s | CPU ms/request | off: req/s | CPU ms/request | on ÷ off | on, log off ÷ off | errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-  );
-  const ratios: number[] = [];
-  for (const { round, rows } of rounds) {
-    const [on, logOff, off] = rows;
-    if (!on || !logOff || !off) continue;
-    ratios.push(on.requestsPerSecond / off.requestsPerSecond);
-    const cpu = (row: typeof on) => row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a";
+  const flagNote = nodeFlags.length ? `, every server started with \`${nodeFlags.join(" ")}\`` : "";
+  if (!compareFlags) {
     console.log(
-      `| ${round} | ${on.requestsPerSecond.toFixed(0)} | ${cpu(on)} | ${logOff.requestsPerSecond.toFixed(0)} | ${cpu(logOff)} | ${off.requestsPerSecond.toFixed(0)} | ${cpu(off)} | ${(on.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${(logOff.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${on.errors + logOff.errors + off.errors} |`,
+      `\n## POST /chat, history on (PGlite) and off measured in turn (sample book, 50 connections, ${values.seconds} s per row${flagNote})\n`,
     );
+    console.log(
+      "| round | on (PGlite): req/s | CPU ms/request | on, question log off: req/s | CPU ms/request | off: req/s | CPU ms/request | on ÷ off | on, log off ÷ off | errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    );
+    const ratios: number[] = [];
+    for (const { round, rows } of rounds) {
+      const [on, logOff, off] = rows;
+      if (!on || !logOff || !off) continue;
+      ratios.push(on.requestsPerSecond / off.requestsPerSecond);
+      const cpu = (row: typeof on) => row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a";
+      console.log(
+        `| ${round} | ${on.requestsPerSecond.toFixed(0)} | ${cpu(on)} | ${logOff.requestsPerSecond.toFixed(0)} | ${cpu(logOff)} | ${off.requestsPerSecond.toFixed(0)} | ${cpu(off)} | ${(on.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${(logOff.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${on.errors + logOff.errors + off.errors} |`,
+      );
+    }
+    ratios.sort((left, right) => left - right);
+    console.log(
+      `\nHistory on ÷ off, req/s: median ${ratios[Math.floor(ratios.length / 2)]?.toFixed(2)}, lowest ${ratios[0]?.toFixed(2)}, highest ${ratios.at(-1)?.toFixed(2)} over ${ratios.length} rounds.`,
+    );
+  } else {
+    console.log(
+      `\n## POST /chat, each server without and with \`${compareFlags.join(" ")}\`, measured in turn (sample book, 50 connections, ${values.seconds} s per row${flagNote})\n`,
+    );
+    const labels = rounds[0]?.rows.map((row) => row.history) ?? [];
+    for (let index = 0; index + 1 < labels.length; index += 2) {
+      const ratios = rounds
+        .map(({ rows }) => {
+          const without = rows[index];
+          const withFlags = rows[index + 1];
+          return without && withFlags
+            ? withFlags.requestsPerSecond / without.requestsPerSecond
+            : undefined;
+        })
+        .filter((ratio) => ratio !== undefined);
+      const sorted = [...ratios].sort((left, right) => left - right);
+      console.log(
+        `- ${labels[index + 1]} ÷ ${labels[index]}, req/s per round: ${ratios.map((ratio) => ratio.toFixed(2)).join(" ")}; median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)}`,
+      );
+    }
   }
-  ratios.sort((left, right) => left - right);
-  console.log(
-    `\nHistory on ÷ off, req/s: median ${ratios[Math.floor(ratios.length / 2)]?.toFixed(2)}, lowest ${ratios[0]?.toFixed(2)}, highest ${ratios.at(-1)?.toFixed(2)} over ${ratios.length} rounds.`,
-  );
-  results.historyRounds = rounds;
+  printRoundUsage(rounds);
+  results.historyRounds = { nodeFlags, compareFlags, rounds };
   await rm(dataDir, { recursive: true, force: true });
 }
 if (values.only === undefined || values.only === "insights") {
