@@ -180,7 +180,6 @@ export function headedBy(query: WeightedQuestion, text: string): boolean {
   const words = bare.split(/\s+/);
   const first = analyze(words[0] ?? "");
   if (first.length === 0 || !first.every((term) => query.subjectWords.has(term))) return false;
-  if (otherForm(query, words[0] ?? "")) return false;
   // X is what the heading is about, not a word qualifying another noun ("Entity adapter type
   // updates"): after X's words the heading ends, or goes on with a joining word or an "about"
   // word ("Transforms in a nutshell", "Executors and callback groups", "RTK Query Overview").
