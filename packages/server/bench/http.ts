@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { percentile } from "../src/eval/evaluate.ts";
-import { type RowUsage, readGcTotals, rowUsage, sampleUsage } from "./server-usage.ts";
+import { type RowUsage, rowUsage, sampleUsage } from "./server-usage.ts";
 
 /**
  * /chat throughput and latency with autocannon against `lectern serve` on the sample book, in a
@@ -117,11 +116,6 @@ async function run(
     );
   });
   const after = await sampleUsage(server?.pid, server?.gcFile);
-  if (server?.gcFile) {
-    // The probe writes its totals every 100 ms; the server is idle now, so they have settled.
-    await sleep(250);
-    after.gc = await readGcTotals(server.gcFile);
-  }
   latencies.sort((left, right) => left - right);
   const answered = result.requests.total;
   const cpuBefore = before.serverCpuSeconds;

@@ -99,10 +99,34 @@ async function machineTicks(): Promise<UsageSample["machine"]> {
   };
 }
 
-export async function readGcTotals(file: string | undefined): Promise<GcTotals | undefined> {
-  if (!file) return undefined;
+async function readGcFile(file: string): Promise<GcTotals | undefined> {
   const text = await readFile(file, "utf8").catch(() => "");
-  return text ? (JSON.parse(text) as GcTotals) : undefined;
+  try {
+    return text ? (JSON.parse(text) as GcTotals) : undefined;
+  } catch {
+    return undefined; // read while being written
+  }
+}
+
+/** Asks the server's probe (gc-probe.ts) for its totals now, and waits up to 2 s for them. */
+export async function readGcTotals(
+  file: string | undefined,
+  serverPid: number | undefined,
+): Promise<GcTotals | undefined> {
+  if (!file) return undefined;
+  const previous = await readGcFile(file);
+  if (serverPid === undefined || previous === undefined) return previous;
+  try {
+    process.kill(serverPid, "SIGUSR2");
+  } catch {
+    return previous;
+  }
+  for (let waited = 0; waited < 2_000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const current = await readGcFile(file);
+    if (current && current.written > previous.written) return current;
+  }
+  return undefined;
 }
 
 export async function sampleUsage(
@@ -120,7 +144,7 @@ export async function sampleUsage(
       ? members.reduce((total, id) => total + (stats?.get(id)?.seconds ?? 0), 0)
       : undefined,
     mainThread: server === undefined ? undefined : await schedstat(server),
-    gc: await readGcTotals(gcFile),
+    gc: await readGcTotals(gcFile, server),
     benchCpuMicros: cpu.user + cpu.system,
     machine: await machineTicks(),
   };

@@ -18,6 +18,19 @@ vi.mock("node:v8", async (importOriginal) => {
   };
 });
 
+/** How many times the embedded database was opened on a worker thread. */
+const threadOpens = vi.hoisted(() => ({ count: 0 }));
+vi.mock("./store/pglite-thread.ts", async (importOriginal) => {
+  const original = await importOriginal<typeof import("./store/pglite-thread.ts")>();
+  return {
+    ...original,
+    openPgliteThread: (...args: Parameters<typeof original.openPgliteThread>) => {
+      threadOpens.count++;
+      return original.openPgliteThread(...args);
+    },
+  };
+});
+
 let dataDir: string;
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), "lectern-open-"));
@@ -45,5 +58,22 @@ describe("the embedded database's compiler", () => {
     expect(
       await compiledBaselineOnly({ LECTERN_PGLITE_COMPILER: "optimizing" }, { workload: "ingest" }),
     ).toBe(false);
+  });
+});
+
+describe("the embedded database's thread", () => {
+  async function onWorker(env: Record<string, string>, options: OpenOptions): Promise<boolean> {
+    const before = threadOpens.count;
+    const lectern = await openLectern(loadConfig({ env, overrides: { dataDir } }), options);
+    await lectern.close();
+    return threadOpens.count > before;
+  }
+
+  it("is a worker of its own for a server and the calling thread otherwise, unless configured", async () => {
+    expect(await onWorker({}, { workload: "serve" })).toBe(true);
+    expect(await onWorker({}, {})).toBe(false);
+    expect(await onWorker({}, { workload: "ingest" })).toBe(false);
+    expect(await onWorker({ LECTERN_PGLITE_THREAD: "worker" }, {})).toBe(true);
+    expect(await onWorker({ LECTERN_PGLITE_THREAD: "main" }, { workload: "serve" })).toBe(false);
   });
 });

@@ -121,9 +121,10 @@ export interface OpenOptions {
   /** Overrides the configured reranker. */
   reranker?: Reranker;
   /**
-   * What the process is for: "ingest" (one run, then exit) or "serve" (the default). With
-   * `pgliteCompiler` "auto", an ingest compiles the embedded database for less memory, a server
-   * for speed.
+   * What the process is for: "ingest" (one run, then exit), "serve" (an HTTP server), or, when
+   * omitted, anything else (questions from the command line, tests, an embedding program). With
+   * `pgliteCompiler` "auto", an ingest compiles the embedded database for less memory, anything
+   * else for speed; with `pgliteThread` "auto", only a server runs it on a thread of its own.
    */
   workload?: "ingest" | "serve";
 }
@@ -146,6 +147,9 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
     pgliteOptimize:
       config.pgliteCompiler === "optimizing" ||
       (config.pgliteCompiler === "auto" && options.workload !== "ingest"),
+    pgliteWorker:
+      config.pgliteThread === "worker" ||
+      (config.pgliteThread === "auto" && options.workload === "serve"),
   });
   try {
     const store = new DocumentStore(db, config.collection);

@@ -201,6 +201,10 @@ export const configSchema = z
     // "baseline" saves 35–120 MB, "optimizing" runs PostgreSQL's own work 10–30 % faster;
     // "auto" is baseline for `lectern ingest` and optimizing for a server.
     pgliteCompiler: z.enum(["auto", "baseline", "optimizing"]).default("auto"),
+    // Where the embedded database runs (no databaseUrl; see store/pglite-thread.ts): "worker"
+    // on a thread of its own, so a server's database work takes the second core; "main" on the
+    // calling thread; "auto" is worker for `lectern serve` / `start` and main for everything else.
+    pgliteThread: z.enum(["auto", "main", "worker"]).default("auto"),
     redisUrl: z.string().min(1).optional(), // rate limits shared by every instance
     redisKeyPrefix: z.string().min(1).max(100).default("lectern:"), // one per deployment
     port: z.number().int().min(0).max(65_535).default(3000),

@@ -14,6 +14,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   LECTERN_ROUTE_BASE_PATH: { key: ["routeBasePath"], type: "string" },
   DATABASE_URL: { key: ["databaseUrl"], type: "string" },
   LECTERN_PGLITE_COMPILER: { key: ["pgliteCompiler"], type: "string" },
+  LECTERN_PGLITE_THREAD: { key: ["pgliteThread"], type: "string" },
   PORT: { key: ["port"], type: "int" },
   HOST: { key: ["host"], type: "string" },
   LOG_LEVEL: { key: ["logLevel"], type: "string" },

@@ -29,7 +29,7 @@ export async function startServer(
   options: { lectern?: Lectern; logger?: Logger; synthesizer?: AnswerSynthesizer } = {},
 ): Promise<RunningServer> {
   const logger = options.logger ?? createLogger(config);
-  const lectern = options.lectern ?? (await openLectern(config));
+  const lectern = options.lectern ?? (await openLectern(config, { workload: "serve" }));
   let shuttingDown = false;
   const {
     app,

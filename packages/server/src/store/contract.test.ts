@@ -3,6 +3,7 @@ import { createTestSchema, requirePostgres } from "../../test/postgres.ts";
 import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document-store.ts";
 import { migrate } from "./migrations.ts";
 import { openPglite } from "./pglite.ts";
+import { openPgliteThread } from "./pglite-thread.ts";
 import { openPostgres } from "./postgres.ts";
 import type { SqlClient } from "./sql-client.ts";
 
@@ -58,6 +59,13 @@ const adapters: {
     name: "pglite",
     async open() {
       const db = await openPglite();
+      return { db, cleanup: () => db.close() };
+    },
+  },
+  {
+    name: "pglite on a worker thread",
+    async open() {
+      const db = await openPgliteThread();
       return { db, cleanup: () => db.close() };
     },
   },

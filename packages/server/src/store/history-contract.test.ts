@@ -7,6 +7,7 @@ import { MemoryHistoryStore } from "./memory-history-store.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
 import { OffHistoryStore } from "./off-history-store.ts";
 import { openPglite } from "./pglite.ts";
+import { openPgliteThread } from "./pglite-thread.ts";
 import { openPostgres } from "./postgres.ts";
 import type { SqlClient } from "./sql-client.ts";
 import { SqlHistoryStore } from "./sql-history-store.ts";
@@ -113,6 +114,16 @@ const backends: { name: string; sql: boolean; open: () => Promise<Harness> }[] =
       const db = await openPglite();
       await migrate(db);
       return sqlHarness(db, () => db.close(), { literalBatches: false });
+    },
+  },
+  {
+    // The server's default: PGlite on a thread of its own, reached by messages.
+    name: "SQL store on pglite on a worker thread",
+    sql: true,
+    async open() {
+      const db = await openPgliteThread();
+      await migrate(db);
+      return sqlHarness(db, () => db.close());
     },
   },
   {

@@ -2,6 +2,7 @@ import path from "node:path";
 import type { Config } from "../config/config.ts";
 import { migrate } from "./migrations.ts";
 import { openPglite } from "./pglite.ts";
+import { openPgliteThread } from "./pglite-thread.ts";
 import type { SqlClient } from "./sql-client.ts";
 
 /** Opens the configured database (PostgreSQL when `databaseUrl` is set, else PGlite) and migrates it. */
@@ -9,13 +10,15 @@ export async function openDatabase(
   config: Pick<Config, "dataDir" | "databaseUrl"> & {
     /** V8's optimising compiler for PGlite's WebAssembly (store/pglite.ts); V8's own default. */
     pgliteOptimize?: boolean;
+    /** PGlite on a worker thread of its own (store/pglite-thread.ts), not the calling thread. */
+    pgliteWorker?: boolean;
     vector?: boolean;
   },
 ): Promise<SqlClient> {
   // The PostgreSQL driver loads only when it is used.
   const db = config.databaseUrl
     ? await (await import("./postgres.ts")).openPostgres(config.databaseUrl)
-    : await openPglite(path.join(config.dataDir, "db"), {
+    : await (config.pgliteWorker ? openPgliteThread : openPglite)(path.join(config.dataDir, "db"), {
         vector: config.vector ?? false,
         optimize: config.pgliteOptimize ?? true,
       });

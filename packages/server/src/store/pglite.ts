@@ -14,7 +14,7 @@ import type { SqlClient, SqlQueryable } from "./sql-client.ts";
  * RSS for good, ~160 MB more after a few rounds of load. The files are read through the
  * operating system, whose page cache already keeps them, so a small pool costs little.
  */
-const PGLITE_SETTINGS = ["shared_buffers = 16MB"] as const;
+export const PGLITE_SETTINGS = ["shared_buffers = 16MB"] as const;
 
 /**
  * V8 compiles PGlite's WebAssembly (PostgreSQL, 8.7 MB) with its baseline compiler, then
@@ -24,7 +24,7 @@ const PGLITE_SETTINGS = ["shared_buffers = 16MB"] as const;
  * runs 10–30 % faster. An ingest spends its time in Lectern's JavaScript, not in SQL, so it takes
  * the baseline code alone (`optimize: false`); a server keeps V8's default.
  */
-async function compileWith<T>(optimize: boolean, open: () => Promise<T>): Promise<T> {
+export async function compileWith<T>(optimize: boolean, open: () => Promise<T>): Promise<T> {
   // The setting is V8's, read when a module is compiled: it is on only while PGlite compiles
   // its module, and left alone when the process was started with it.
   const baselineOnly = !optimize && !process.execArgv.includes("--liftoff-only");
@@ -43,10 +43,7 @@ export async function openPglite(
 ): Promise<SqlClient> {
   let db: PGlite;
   try {
-    if (directory) {
-      mkdirSync(directory, { recursive: true });
-      if (!existsSync(path.join(directory, "PG_VERSION"))) await createDataDirectory(directory);
-    }
+    if (directory) await prepareDirectory(directory);
     // pgvector is loaded only when dense retrieval is on: it adds to start-up time.
     const extensions = options.vector ? { extensions: { vector } } : {};
     const settings = { ...extensions, postgresqlconf: [...PGLITE_SETTINGS] };
@@ -57,11 +54,7 @@ export async function openPglite(
     });
     await db.query("SELECT 1");
   } catch (error) {
-    throw createError(
-      "DATA_DIR_CORRUPT",
-      `Cannot open the database in ${directory ?? "memory"}: its files are damaged or from an incompatible version (${shortReason(error)}). Move the directory away and run "lectern ingest" again to rebuild it.`,
-      { cause: error },
-    );
+    throw cannotOpen(directory, error);
   }
   const wrap = (target: Pick<PGlite, "query">): SqlQueryable => ({
     async query<Row>(sql: string, params: unknown[] = []) {
@@ -92,6 +85,21 @@ export async function openPglite(
     },
     close: () => db.close(),
   };
+}
+
+/** The error for a data directory PGlite cannot open, with what to do about it. */
+export function cannotOpen(directory: string | undefined, error: unknown): Error {
+  return createError(
+    "DATA_DIR_CORRUPT",
+    `Cannot open the database in ${directory ?? "memory"}: its files are damaged or from an incompatible version (${shortReason(error)}). Move the directory away and run "lectern ingest" again to rebuild it.`,
+    { cause: error },
+  );
+}
+
+/** Makes `directory` ready for PGlite: created, with a data directory inside (initdb) if new. */
+export async function prepareDirectory(directory: string): Promise<void> {
+  mkdirSync(directory, { recursive: true });
+  if (!existsSync(path.join(directory, "PG_VERSION"))) await createDataDirectory(directory);
 }
 
 /**
@@ -135,7 +143,7 @@ const CORRUPTION_MESSAGE = /could not read blocks?|invalid page in block|could n
  * guidance as a data directory that cannot be opened, instead of PostgreSQL's raw message as an
  * internal error. The message names no server path: it may reach an API client.
  */
-function corruptionOr(error: unknown): unknown {
+export function corruptionOr(error: unknown): unknown {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   const damaged =
     (typeof code === "string" && CORRUPTION_CODES.has(code)) ||

@@ -6,6 +6,7 @@ import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document
 import { ExternalVectorBacklog } from "./external-backlog.ts";
 import { migrate } from "./migrations.ts";
 import { openPglite } from "./pglite.ts";
+import { openPgliteThread } from "./pglite-thread.ts";
 import { PgvectorBacklog, PgvectorIndex } from "./pgvector-index.ts";
 import { createQdrantClient, QdrantIndex } from "./qdrant-index.ts";
 import type { SqlClient } from "./sql-client.ts";
@@ -83,10 +84,13 @@ async function addPages(
 }
 
 const backends: { name: string; open: () => Promise<VectorBackend>; skip?: boolean }[] = [
-  {
-    name: "pgvector in PGlite",
-    async open() {
-      const db: SqlClient = await openPglite(undefined, { vector: true });
+  ...(["calling thread", "worker thread"] as const).map((thread) => ({
+    name: `pgvector in PGlite on the ${thread}`,
+    async open(): Promise<VectorBackend> {
+      const db: SqlClient = await (thread === "worker thread" ? openPgliteThread : openPglite)(
+        undefined,
+        { vector: true },
+      );
       await migrate(db);
       return {
         create(scope) {
@@ -98,7 +102,7 @@ const backends: { name: string; open: () => Promise<VectorBackend>; skip?: boole
         cleanup: () => db.close(),
       };
     },
-  },
+  })),
   {
     name: "Qdrant (local stand-in)",
     async open() {

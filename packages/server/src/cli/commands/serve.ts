@@ -15,7 +15,7 @@ export async function serveCommand(
   { strict = false }: { strict?: boolean } = {},
 ): Promise<number> {
   if (docsDir) await scanDocs(docsDir);
-  const lectern = await openLectern(config);
+  const lectern = await openLectern(config, { workload: "serve" });
   try {
     if (docsDir) {
       process.stdout.write(`Ingesting ${docsDir}\n`);
