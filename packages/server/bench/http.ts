@@ -261,6 +261,11 @@ export async function benchHistoryRounds(
         on,
         { history: "on (PGlite), question log off", env: { HISTORY: "postgres", INSIGHTS: "off" } },
         off,
+        // A server's default puts PGlite on a worker thread; this one keeps it on the main thread.
+        {
+          history: "on (PGlite on the main thread)",
+          env: { HISTORY: "postgres", LECTERN_PGLITE_THREAD: "main" },
+        },
       ].map((variant) => ({ ...variant, nodeFlags }));
   const servers: { history: string; url: string; child: ChildProcess; gcFile: string }[] = [];
   try {

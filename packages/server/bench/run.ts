@@ -33,7 +33,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "20" }, // processes per start-up row
     "database-url": { type: "string" }, // --only http: also history and the book in PostgreSQL
     "redis-url": { type: "string" }, // --only http: also answers from the Redis answer cache
-    rounds: { type: "string", default: "5" }, // --only history-rounds: rounds of the three servers
+    rounds: { type: "string", default: "5" }, // --only history-rounds: rounds of the four servers
     "node-flags": { type: "string" }, // --only history-rounds: Node/V8 flags for every server
     "compare-flags": { type: "string" }, // --only history-rounds: on and off, without and with these flags
   },
@@ -364,22 +364,29 @@ if (values.only === "history-rounds") {
       `\n## POST /chat, history on (PGlite) and off measured in turn (sample book, 50 connections, ${values.seconds} s per row${flagNote})\n`,
     );
     console.log(
-      "| round | on (PGlite): req/s | CPU ms/request | on, question log off: req/s | CPU ms/request | off: req/s | CPU ms/request | on ÷ off | on, log off ÷ off | errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      "| round | on (PGlite): req/s | CPU ms/request | on, question log off: req/s | CPU ms/request | off: req/s | CPU ms/request | on, PGlite on the main thread: req/s | CPU ms/request | on ÷ off | on, log off ÷ off | on, main thread ÷ off | errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     );
     const ratios: number[] = [];
+    const mainThreadRatios: number[] = [];
     for (const { round, rows } of rounds) {
-      const [on, logOff, off] = rows;
-      if (!on || !logOff || !off) continue;
+      const [on, logOff, off, mainThread] = rows;
+      if (!on || !logOff || !off || !mainThread) continue;
       ratios.push(on.requestsPerSecond / off.requestsPerSecond);
+      mainThreadRatios.push(mainThread.requestsPerSecond / off.requestsPerSecond);
       const cpu = (row: typeof on) => row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a";
       console.log(
-        `| ${round} | ${on.requestsPerSecond.toFixed(0)} | ${cpu(on)} | ${logOff.requestsPerSecond.toFixed(0)} | ${cpu(logOff)} | ${off.requestsPerSecond.toFixed(0)} | ${cpu(off)} | ${(on.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${(logOff.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${on.errors + logOff.errors + off.errors} |`,
+        `| ${round} | ${on.requestsPerSecond.toFixed(0)} | ${cpu(on)} | ${logOff.requestsPerSecond.toFixed(0)} | ${cpu(logOff)} | ${off.requestsPerSecond.toFixed(0)} | ${cpu(off)} | ${mainThread.requestsPerSecond.toFixed(0)} | ${cpu(mainThread)} | ${(on.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${(logOff.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${(mainThread.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${on.errors + logOff.errors + off.errors + mainThread.errors} |`,
       );
     }
-    ratios.sort((left, right) => left - right);
-    console.log(
-      `\nHistory on ÷ off, req/s: median ${ratios[Math.floor(ratios.length / 2)]?.toFixed(2)}, lowest ${ratios[0]?.toFixed(2)}, highest ${ratios.at(-1)?.toFixed(2)} over ${ratios.length} rounds.`,
-    );
+    const summary = (label: string, values: number[]) => {
+      const sorted = [...values].sort((left, right) => left - right);
+      console.log(
+        `${label}, req/s: median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)}, lowest ${sorted[0]?.toFixed(2)}, highest ${sorted.at(-1)?.toFixed(2)}, ${sorted.filter((ratio) => ratio >= 0.7).length} of ${sorted.length} rounds at 0.7 or more.`,
+      );
+    };
+    console.log("");
+    summary("History on ÷ off", ratios);
+    summary("History on with PGlite on the main thread ÷ off", mainThreadRatios);
   } else {
     console.log(
       `\n## POST /chat, each server without and with \`${compareFlags.join(" ")}\`, measured in turn (sample book, 50 connections, ${values.seconds} s per row${flagNote})\n`,

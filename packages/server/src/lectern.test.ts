@@ -1,5 +1,5 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "./config/config.ts";
@@ -70,7 +70,8 @@ describe("the embedded database's thread", () => {
   }
 
   it("is a worker of its own for a server and the calling thread otherwise, unless configured", async () => {
-    expect(await onWorker({}, { workload: "serve" })).toBe(true);
+    // A server on one core keeps it on its own thread: a second one would only pass messages.
+    expect(await onWorker({}, { workload: "serve" })).toBe(availableParallelism() > 1);
     expect(await onWorker({}, {})).toBe(false);
     expect(await onWorker({}, { workload: "ingest" })).toBe(false);
     expect(await onWorker({ LECTERN_PGLITE_THREAD: "worker" }, {})).toBe(true);

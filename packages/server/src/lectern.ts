@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
 import { bookTitle, checkSameBook, recordBook } from "./book.ts";
 import type { Config } from "./config/config.ts";
@@ -147,9 +148,12 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
     pgliteOptimize:
       config.pgliteCompiler === "optimizing" ||
       (config.pgliteCompiler === "auto" && options.workload !== "ingest"),
+    // With one core, a second thread only adds the cost of passing messages.
     pgliteWorker:
       config.pgliteThread === "worker" ||
-      (config.pgliteThread === "auto" && options.workload === "serve"),
+      (config.pgliteThread === "auto" &&
+        options.workload === "serve" &&
+        availableParallelism() > 1),
   });
   try {
     const store = new DocumentStore(db, config.collection);

@@ -203,7 +203,8 @@ export const configSchema = z
     pgliteCompiler: z.enum(["auto", "baseline", "optimizing"]).default("auto"),
     // Where the embedded database runs (no databaseUrl; see store/pglite-thread.ts): "worker"
     // on a thread of its own, so a server's database work takes the second core; "main" on the
-    // calling thread; "auto" is worker for `lectern serve` / `start` and main for everything else.
+    // calling thread; "auto" is worker for `lectern serve` / `start` on a machine with more than
+    // one core, and main for everything else.
     pgliteThread: z.enum(["auto", "main", "worker"]).default("auto"),
     redisUrl: z.string().min(1).optional(), // rate limits shared by every instance
     redisKeyPrefix: z.string().min(1).max(100).default("lectern:"), // one per deployment
