@@ -78,6 +78,10 @@ export interface HeadedSummary {
   /** Heap the grouped pages keep, and then the map of headings, each after a full collection. */
   pagesHeapMb: number;
   heapMb: number;
+  /** A changed page as an ingest applies it: its chunks removed from the index and added again. */
+  pageChanges: number;
+  pageChangeP50Ms: number;
+  pageChangeP95Ms: number;
 }
 
 interface BenchQuery {
@@ -239,7 +243,12 @@ export async function benchRetrieval(
   const index = LexicalIndex.build(chunks);
   const buildSeconds = (performance.now() - started) / 1000;
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
-  const headed = timeSectionsHeaded(index, chunks);
+  const headed: HeadedSummary = {
+    ...timeSectionsHeaded(index, chunks),
+    pageChanges: 0,
+    pageChangeP50Ms: 0,
+    pageChangeP95Ms: 0,
+  };
   const retriever = new Retriever(index, {
     topK: lectern.config.search.topK,
     maxChunksPerPage: lectern.config.search.maxChunksPerPage,
@@ -275,6 +284,8 @@ export async function benchRetrieval(
     .flatMap((query) => query.unknown ?? [])
     .filter((term) => index.closestTerm(term) !== undefined).length;
   const search = timeSearch(index, typedQueries(queries, random));
+  // Last: a page removed and added again goes to the end of the index's order of chunks.
+  Object.assign(headed, timePageChanges(index, chunks));
   return {
     chunks: size,
     buildSeconds,
@@ -296,7 +307,10 @@ const HEADED_LOOKUPS = 500;
  * headings looked up are chunks' section headings and page titles, spread over the book, without
  * drawing from the seeded generator (the questions stay the same).
  */
-function timeSectionsHeaded(index: LexicalIndex, chunks: ChunkRecord[]): HeadedSummary {
+function timeSectionsHeaded(
+  index: LexicalIndex,
+  chunks: ChunkRecord[],
+): Omit<HeadedSummary, "pageChanges" | "pageChangeP50Ms" | "pageChangeP95Ms"> {
   const heapUsed = () => {
     collectGarbage();
     return process.memoryUsage().heapUsed;
@@ -384,5 +398,28 @@ function timeSearch(index: LexicalIndex, typed: string[]): RetrievalRow["search"
     p99Ms: percentile(searchTimes, 0.99),
     cpuP50Ms: percentile(cpuTimes, 0.5),
     cpuP95Ms: percentile(cpuTimes, 0.95),
+  };
+}
+
+const PAGE_CHANGES = 200;
+
+/** Pages spread over the book, each removed from the index and added again, one at a time. */
+function timePageChanges(
+  index: LexicalIndex,
+  chunks: ChunkRecord[],
+): Pick<HeadedSummary, "pageChanges" | "pageChangeP50Ms" | "pageChangeP95Ms"> {
+  const filePaths = [...new Set(chunks.map((chunk) => chunk.filePath))];
+  const times = Array.from({ length: PAGE_CHANGES }, (_, position) => {
+    const page = index.chunksOfPage(filePaths[(position * 7_919) % filePaths.length] ?? "");
+    const start = performance.now();
+    index.remove(page.map((chunk) => chunk.id));
+    index.add(page);
+    return performance.now() - start;
+  });
+  times.sort((left, right) => left - right);
+  return {
+    pageChanges: times.length,
+    pageChangeP50Ms: percentile(times, 0.5),
+    pageChangeP95Ms: percentile(times, 0.95),
   };
 }
