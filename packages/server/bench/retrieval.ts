@@ -8,6 +8,7 @@ import { keywordSearch } from "../src/search/keyword-search.ts";
 import { LexicalIndex } from "../src/search/lexical-index.ts";
 import { Retriever } from "../src/search/retriever.ts";
 import type { ChunkRecord } from "../src/store/document-store.ts";
+import { collectGarbage } from "../src/util/collect-garbage.ts";
 import { createRandom, foreignWord, TextGenerator, typoOf } from "./corpus.ts";
 
 /**
@@ -51,6 +52,8 @@ export interface RetrievalRow {
   typosCorrected: number;
   /** Unknown words the retriever mapped to some corpus word anyway. */
   unknownCorrected: number;
+  /** The book-wide lookup of sections headed by X that definition questions make. */
+  headed: HeadedSummary;
   /** GET /search's work (keywordSearch) on the same queries cut inside their last word. */
   search: {
     queries: number;
@@ -61,6 +64,24 @@ export interface RetrievalRow {
     cpuP50Ms: number;
     cpuP95Ms: number;
   };
+}
+
+export interface HeadedSummary {
+  /** The first `chunksOfPage` call after the build: every page's chunks grouped. */
+  pagesFirstMs: number;
+  /** The first `sectionsHeaded` call after the build (with the pages already grouped). */
+  firstMs: number;
+  lookups: number;
+  laterP50Ms: number;
+  laterP95Ms: number;
+  laterP99Ms: number;
+  /** Heap the grouped pages keep, and then the map of headings, each after a full collection. */
+  pagesHeapMb: number;
+  heapMb: number;
+  /** A changed page as an ingest applies it: its chunks removed from the index and added again. */
+  pageChanges: number;
+  pageChangeP50Ms: number;
+  pageChangeP95Ms: number;
 }
 
 interface BenchQuery {
@@ -222,6 +243,12 @@ export async function benchRetrieval(
   const index = LexicalIndex.build(chunks);
   const buildSeconds = (performance.now() - started) / 1000;
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
+  const headed: HeadedSummary = {
+    ...timeSectionsHeaded(index, chunks),
+    pageChanges: 0,
+    pageChangeP50Ms: 0,
+    pageChangeP95Ms: 0,
+  };
   const retriever = new Retriever(index, {
     topK: lectern.config.search.topK,
     maxChunksPerPage: lectern.config.search.maxChunksPerPage,
@@ -257,7 +284,66 @@ export async function benchRetrieval(
     .flatMap((query) => query.unknown ?? [])
     .filter((term) => index.closestTerm(term) !== undefined).length;
   const search = timeSearch(index, typedQueries(queries, random));
-  return { chunks: size, buildSeconds, heapMb, byKind, typosCorrected, unknownCorrected, search };
+  // Last: a page removed and added again goes to the end of the index's order of chunks.
+  Object.assign(headed, timePageChanges(index, chunks));
+  return {
+    chunks: size,
+    buildSeconds,
+    heapMb,
+    byKind,
+    typosCorrected,
+    unknownCorrected,
+    headed,
+    search,
+  };
+}
+
+const HEADED_LOOKUPS = 500;
+
+/**
+ * `LexicalIndex.sectionsHeaded`, which every "What is X?" question calls with X: the first call
+ * after the index is built or changed, and the calls after it. The pages are grouped first (the
+ * first answer needing a page's chunks does that), so the first lookup's time is its own. The
+ * headings looked up are chunks' section headings and page titles, spread over the book, without
+ * drawing from the seeded generator (the questions stay the same).
+ */
+function timeSectionsHeaded(
+  index: LexicalIndex,
+  chunks: ChunkRecord[],
+): Omit<HeadedSummary, "pageChanges" | "pageChangeP50Ms" | "pageChangeP95Ms"> {
+  const heapUsed = () => {
+    collectGarbage();
+    return process.memoryUsage().heapUsed;
+  };
+  const headings = Array.from({ length: HEADED_LOOKUPS }, (_, position) => {
+    const chunk = chunks[(position * 7_919) % chunks.length];
+    return (position % 2 === 0 ? chunk?.headingPath.at(-1) : chunk?.title) ?? "robot";
+  });
+  const beforePages = heapUsed();
+  let started = performance.now();
+  index.chunksOfPage(chunks[0]?.filePath ?? "");
+  const pagesFirstMs = performance.now() - started;
+  const beforeHeaded = heapUsed();
+  started = performance.now();
+  index.sectionsHeaded(headings[0] ?? "robot");
+  const firstMs = performance.now() - started;
+  const afterHeaded = heapUsed();
+  const times = headings.map((heading) => {
+    const start = performance.now();
+    index.sectionsHeaded(heading);
+    return performance.now() - start;
+  });
+  times.sort((left, right) => left - right);
+  return {
+    pagesFirstMs,
+    firstMs,
+    lookups: times.length,
+    laterP50Ms: percentile(times, 0.5),
+    laterP95Ms: percentile(times, 0.95),
+    laterP99Ms: percentile(times, 0.99),
+    pagesHeapMb: (beforeHeaded - beforePages) / 2 ** 20,
+    heapMb: (afterHeaded - beforeHeaded) / 2 ** 20,
+  };
 }
 
 export interface SearchRow {
@@ -312,5 +398,28 @@ function timeSearch(index: LexicalIndex, typed: string[]): RetrievalRow["search"
     p99Ms: percentile(searchTimes, 0.99),
     cpuP50Ms: percentile(cpuTimes, 0.5),
     cpuP95Ms: percentile(cpuTimes, 0.95),
+  };
+}
+
+const PAGE_CHANGES = 200;
+
+/** Pages spread over the book, each removed from the index and added again, one at a time. */
+function timePageChanges(
+  index: LexicalIndex,
+  chunks: ChunkRecord[],
+): Pick<HeadedSummary, "pageChanges" | "pageChangeP50Ms" | "pageChangeP95Ms"> {
+  const filePaths = [...new Set(chunks.map((chunk) => chunk.filePath))];
+  const times = Array.from({ length: PAGE_CHANGES }, (_, position) => {
+    const page = index.chunksOfPage(filePaths[(position * 7_919) % filePaths.length] ?? "");
+    const start = performance.now();
+    index.remove(page.map((chunk) => chunk.id));
+    index.add(page);
+    return performance.now() - start;
+  });
+  times.sort((left, right) => left - right);
+  return {
+    pageChanges: times.length,
+    pageChangeP50Ms: percentile(times, 0.5),
+    pageChangeP95Ms: percentile(times, 0.95),
   };
 }

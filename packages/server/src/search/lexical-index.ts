@@ -101,6 +101,8 @@ export class LexicalIndex {
     private readonly documentFrequency: Map<string, number>,
   ) {
     this.vocabulary = new Vocabulary(documentFrequency, () => this.chunks.size);
+    for (const chunk of chunks.values()) this.pageOf(chunk.filePath).push(chunk);
+    this.refreshPages(new Set(this.pages.keys()));
   }
 
   private readonly vocabulary: Vocabulary;
@@ -217,8 +219,16 @@ export class LexicalIndex {
     return found;
   }
 
-  /** The chunks opening a page or section, by its title's or heading's key; built once per change. */
-  private headed: Map<string, ChunkRecord[]> | undefined;
+  /**
+   * Every page's chunks in page order, and the chunks opening a page or section by its title's or
+   * heading's key in path order, both kept up to date page by page as chunks are added and removed.
+   * Answers read pages on every request and definition questions look headings up, so neither may
+   * wait for a pass over the whole book (0.7 s at 100,000 chunks) on a request's thread.
+   */
+  private readonly pages = new Map<string, ChunkRecord[]>();
+  private readonly headed = new Map<string, ChunkRecord[]>();
+  /** The keys of `headed` each page is listed under, so that a changed page leaves them. */
+  private readonly headedKeysOfPage = new Map<string, string[]>();
 
   /**
    * The chunks that open a page titled, or a section headed, exactly `heading` (as headingKey reads
@@ -227,50 +237,49 @@ export class LexicalIndex {
    * forms ("immutable", which shares its stem) do not rank first.
    */
   sectionsHeaded(heading: string): ChunkRecord[] {
-    if (!this.headed) {
-      const headed = new Map<string, ChunkRecord[]>();
-      const add = (text: string, chunk: ChunkRecord) => {
-        const key = headingKey(text);
-        const found = headed.get(key);
-        if (!found) headed.set(key, [chunk]);
-        else if (!found.includes(chunk)) found.push(chunk);
-      };
-      const filePaths = [...new Set(Array.from(this.chunks.values(), (chunk) => chunk.filePath))];
-      for (const filePath of filePaths.sort()) {
-        let previous = "";
-        for (const chunk of this.chunksOfPage(filePath)) {
-          const path = chunk.headingPath.join("\n");
-          if (chunk.chunkIndex === 0) add(chunk.title, chunk);
-          // A long section is split into chunks: only the first opens it.
-          const own = chunk.headingPath.at(-1);
-          if (chunk.headingPath.length > 1 && path !== previous && own) add(own, chunk);
-          for (const inner of innerHeadings(chunk.text)) add(inner, chunk);
-          previous = path;
-        }
-      }
-      this.headed = headed;
-    }
     return [...(this.headed.get(headingKey(heading)) ?? [])];
   }
 
-  /** Every page's chunks in page order, grouped once per change of the index. */
-  private pages: Map<string, ChunkRecord[]> | undefined;
-
   /** The chunks of one page, in page order (a copy: the caller may change it). */
   chunksOfPage(filePath: string): ChunkRecord[] {
-    // Answers ask for their sources' pages on every request; a scan of every chunk each time
-    // would grow with the book.
-    if (!this.pages) {
-      this.pages = new Map();
-      for (const chunk of this.chunks.values()) {
-        const page = this.pages.get(chunk.filePath);
-        if (page) page.push(chunk);
-        else this.pages.set(chunk.filePath, [chunk]);
-      }
-      for (const page of this.pages.values())
-        page.sort((left, right) => left.chunkIndex - right.chunkIndex);
-    }
     return [...(this.pages.get(filePath) ?? [])];
+  }
+
+  private pageOf(filePath: string): ChunkRecord[] {
+    let page = this.pages.get(filePath);
+    if (!page) {
+      page = [];
+      this.pages.set(filePath, page);
+    }
+    return page;
+  }
+
+  /**
+   * Puts the changed pages' chunks back in page order and lists their headings again. Pages go in
+   * path order, so a whole book's headings are appended to each key's list, never inserted.
+   */
+  private refreshPages(filePaths: Set<string>): void {
+    // A book repeats its headings ("Overview", "Examples"): each is read once per change.
+    const keys = new Map<string, string>();
+    for (const filePath of [...filePaths].sort()) {
+      const page = this.pages.get(filePath) ?? [];
+      // A stable sort of the page in the order its chunks were added, as grouping them afresh gives.
+      page.sort((left, right) => left.chunkIndex - right.chunkIndex);
+      if (page.length === 0) this.pages.delete(filePath);
+      for (const key of this.headedKeysOfPage.get(filePath) ?? []) {
+        const kept = (this.headed.get(key) ?? []).filter((chunk) => chunk.filePath !== filePath);
+        if (kept.length > 0) this.headed.set(key, kept);
+        else this.headed.delete(key);
+      }
+      const opening = openingsOf(page, keys);
+      if (opening.size > 0) this.headedKeysOfPage.set(filePath, [...opening.keys()]);
+      else this.headedKeysOfPage.delete(filePath);
+      for (const [key, chunks] of opening) {
+        const listed = this.headed.get(key);
+        if (!listed) this.headed.set(key, chunks);
+        else listed.splice(firstPageAfter(listed, filePath), 0, ...chunks);
+      }
+    }
   }
 
   add(chunks: Iterable<ChunkRecord>): void {
@@ -278,11 +287,12 @@ export class LexicalIndex {
     this.averages = undefined;
     this.titles = undefined;
     this.titledLike.clear();
-    this.pages = undefined;
-    this.headed = undefined;
+    const changed = new Set<string>();
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
       this.chunks.set(chunk.id, chunk);
+      this.pageOf(chunk.filePath).push(chunk);
+      changed.add(chunk.filePath);
       // One chunk at a time: a whole book's analysed fields are never held at once.
       const fields = fieldsOf(chunk);
       this.miniSearch.add(fields);
@@ -290,6 +300,7 @@ export class LexicalIndex {
         this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
       }
     }
+    this.refreshPages(changed);
   }
 
   remove(ids: Iterable<string>): void {
@@ -297,11 +308,11 @@ export class LexicalIndex {
     this.averages = undefined;
     this.titles = undefined;
     this.titledLike.clear();
-    this.pages = undefined;
-    this.headed = undefined;
+    const removed = new Set<ChunkRecord>();
     for (const id of ids) {
       const chunk = this.chunks.get(id);
       if (!chunk) continue;
+      removed.add(chunk);
       this.termSets.delete(id);
       const fields = fieldsOf(chunk);
       this.miniSearch.remove(fields);
@@ -312,6 +323,15 @@ export class LexicalIndex {
         else this.documentFrequency.delete(term);
       }
     }
+    const changed = new Set(Array.from(removed, (chunk) => chunk.filePath));
+    for (const filePath of changed) {
+      const page = this.pages.get(filePath) ?? [];
+      this.pages.set(
+        filePath,
+        page.filter((chunk) => !removed.has(chunk)),
+      );
+    }
+    this.refreshPages(changed);
   }
 
   private readonly termSets = new Map<string, Set<string>>();
@@ -389,6 +409,48 @@ export class LexicalIndex {
     }
     return hits;
   }
+}
+
+/**
+ * The chunks of one page (in page order) that open it or one of its sections, by the key of the
+ * title or heading they open it with (`keys` holds the keys already read); a chunk is listed once
+ * per key.
+ */
+function openingsOf(page: ChunkRecord[], keys: Map<string, string>): Map<string, ChunkRecord[]> {
+  const opening = new Map<string, ChunkRecord[]>();
+  const add = (text: string, chunk: ChunkRecord) => {
+    let key = keys.get(text);
+    if (key === undefined) {
+      key = headingKey(text);
+      keys.set(text, key);
+    }
+    const found = opening.get(key);
+    if (!found) opening.set(key, [chunk]);
+    else if (found.at(-1) !== chunk) found.push(chunk);
+  };
+  let previous = "";
+  for (const chunk of page) {
+    const path = chunk.headingPath.join("\n");
+    if (chunk.chunkIndex === 0) add(chunk.title, chunk);
+    // A long section is split into chunks: only the first opens it.
+    const own = chunk.headingPath.at(-1);
+    if (chunk.headingPath.length > 1 && path !== previous && own) add(own, chunk);
+    for (const inner of innerHeadings(chunk.text)) add(inner, chunk);
+    previous = path;
+  }
+  return opening;
+}
+
+/** Where a page's chunks go in a list in path order: before the first chunk of a later page. */
+function firstPageAfter(listed: ChunkRecord[], filePath: string): number {
+  let low = 0;
+  let high = listed.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((listed[middle] as ChunkRecord).filePath > filePath) high = middle;
+    else low = middle + 1;
+  }
+  return low;
 }
 
 /** The fields of MiniSearch that its `toJSON()` reads (protected: MiniSearch is made to be extended). */
