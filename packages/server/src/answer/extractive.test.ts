@@ -286,6 +286,32 @@ describe("extractiveAnswer", () => {
     expect(answer.cited).toEqual([1]);
     expect(answer.text.startsWith("A servo holds its angle.")).toBe(true);
   });
+
+  it("falls back to the next source with prose when the first is only code or a reading list", () => {
+    const code = result("code", "```python\nservo.write(90)\nservo.detach()\n```", "Example");
+    const links = result(
+      "links",
+      "- [Servo basics](https://example.org/a)\n- [PWM](https://example.org/b)",
+      "Further reading",
+    );
+    const prose = result("servo", "A servo holds its angle. It is cheap.", "Servos");
+    const answer = extractiveAnswer("Anything about zebras?", [code, links, prose]);
+    expect(answer.text.startsWith("A servo holds its angle.")).toBe(true);
+    expect(answer.cited).toEqual([3]);
+  });
+
+  it("points to the sources rather than answering empty when no source has prose", () => {
+    const code = result("code", "```python\nservo.write(90)\nservo.detach()\n```", "Example");
+    const links = result(
+      "links",
+      "- [Servo basics](https://example.org/a)\n- [PWM](https://example.org/b)",
+      "Further reading",
+    );
+    const answer = extractiveAnswer("Anything about zebras?", [code, links]);
+    expect(answer.text).not.toBe("");
+    expect(answer.cited).toEqual([1, 2]);
+    expect(answer.text).toContain("[1]");
+  });
 });
 
 describe("quotePassage", () => {
