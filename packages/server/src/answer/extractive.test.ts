@@ -287,6 +287,30 @@ describe("extractiveAnswer", () => {
     expect(answer.text.startsWith("A servo holds its angle.")).toBe(true);
   });
 
+  it("quotes the passage naming an identifier the question names, not one with its parts apart", () => {
+    const results = [
+      result(
+        "panel",
+        "The panel shows every servo you spawn, and shows its angle next to it.",
+        "Panel",
+        0.8,
+      ),
+      result(
+        "deprecation",
+        "spawnServo is deprecated since version 2. Call createServo instead.",
+        "spawnServo",
+        0.7,
+      ),
+      result("pins", "spawnServo took a pin number in older releases.", "Pins", 0.6),
+    ];
+    const answer = extractiveAnswer(
+      "My editor shows spawnServo struck through, what now?",
+      results,
+    );
+    expect(answer.text.startsWith("spawnServo is deprecated since version 2.")).toBe(true);
+    expect(answer.text).not.toContain("The panel shows");
+  });
+
   it("falls back to the next source with prose when the first is only code or a reading list", () => {
     const code = result("code", "```python\nservo.write(90)\nservo.detach()\n```", "Example");
     const links = result(
