@@ -309,6 +309,12 @@ describe("extractiveAnswer", () => {
     );
     expect(answer.text.startsWith("spawnServo is deprecated since version 2.")).toBe(true);
     expect(answer.text).not.toContain("The panel shows");
+    // Also when the question writes the identifier's words apart too.
+    const apart = extractiveAnswer(
+      "My editor shows spawnServo struck through, what do I use to spawn a servo now?",
+      results,
+    );
+    expect(apart.text.startsWith("spawnServo is deprecated since version 2.")).toBe(true);
   });
 
   it("falls back to the next source with prose when the first is only code or a reading list", () => {

@@ -43,8 +43,9 @@ export function weighQuestion(question: string, sources: ParsedChunk[]): Weighte
   const normalized = question.trim().replace(/\s+/g, " ");
   const analyzed = analyzeQuery(normalized);
   // An identifier the reader wrote ("createStore") names one thing: a sentence saying "creating"
-  // and "store" apart does not mention it. The identifier stands whole in place of its parts, with
-  // the weight they had together, unless another word of the question uses a part on its own.
+  // and "store" apart does not mention it. The identifier counts whole, with the weight its parts
+  // have together; the parts count on their own only where the question also writes them apart
+  // ("… to create my store").
   // Not in "what is X": a sentence defining X often spells it out ("the ros2_control framework
   // takes over the control loop"), and the subject already weighs X's words (definitions.ts).
   const definition = DEFINITION_QUESTION.exec(normalized);
@@ -92,7 +93,7 @@ export function weighQuestion(question: string, sources: ParsedChunk[]): Weighte
     if (weight > 0) weights.set(term, weight);
   }
   for (const [identifier, parts] of partsOf) {
-    const weight = sum(parts.filter((part) => identifierParts.has(part)).map(idf));
+    const weight = sum(parts.map(idf));
     if (weight > 0 && !weights.has(identifier)) weights.set(identifier, weight);
   }
   // Subject words every candidate contains ("ROS 2" in "a ROS 2 service") qualify the subject
