@@ -286,6 +286,62 @@ describe("extractiveAnswer", () => {
     expect(answer.cited).toEqual([1]);
     expect(answer.text.startsWith("A servo holds its angle.")).toBe(true);
   });
+
+  it("quotes the passage naming an identifier the question names, not one with its parts apart", () => {
+    const results = [
+      result(
+        "panel",
+        "The panel shows every servo you spawn, and shows its angle next to it.",
+        "Panel",
+        0.8,
+      ),
+      result(
+        "deprecation",
+        "spawnServo is deprecated since version 2. Call createServo instead.",
+        "spawnServo",
+        0.7,
+      ),
+      result("pins", "spawnServo took a pin number in older releases.", "Pins", 0.6),
+    ];
+    const answer = extractiveAnswer(
+      "My editor shows spawnServo struck through, what now?",
+      results,
+    );
+    expect(answer.text.startsWith("spawnServo is deprecated since version 2.")).toBe(true);
+    expect(answer.text).not.toContain("The panel shows");
+    // Also when the question writes the identifier's words apart too.
+    const apart = extractiveAnswer(
+      "My editor shows spawnServo struck through, what do I use to spawn a servo now?",
+      results,
+    );
+    expect(apart.text.startsWith("spawnServo is deprecated since version 2.")).toBe(true);
+  });
+
+  it("falls back to the next source with prose when the first is only code or a reading list", () => {
+    const code = result("code", "```python\nservo.write(90)\nservo.detach()\n```", "Example");
+    const links = result(
+      "links",
+      "- [Servo basics](https://example.org/a)\n- [PWM](https://example.org/b)",
+      "Further reading",
+    );
+    const prose = result("servo", "A servo holds its angle. It is cheap.", "Servos");
+    const answer = extractiveAnswer("Anything about zebras?", [code, links, prose]);
+    expect(answer.text.startsWith("A servo holds its angle.")).toBe(true);
+    expect(answer.cited).toEqual([3]);
+  });
+
+  it("points to the sources rather than answering empty when no source has prose", () => {
+    const code = result("code", "```python\nservo.write(90)\nservo.detach()\n```", "Example");
+    const links = result(
+      "links",
+      "- [Servo basics](https://example.org/a)\n- [PWM](https://example.org/b)",
+      "Further reading",
+    );
+    const answer = extractiveAnswer("Anything about zebras?", [code, links]);
+    expect(answer.text).not.toBe("");
+    expect(answer.cited).toEqual([1, 2]);
+    expect(answer.text).toContain("[1]");
+  });
 });
 
 describe("quotePassage", () => {

@@ -159,9 +159,10 @@ export function extractiveAnswer(
       if (second && second.newCoverage >= 0.2) passages.push(second);
     }
   } else {
-    const opening = openingPassage(candidates);
+    const opening = openingPassage(candidates, results.length);
     if (opening) passages.push(opening);
   }
+  if (passages.length === 0 && results.length > 0) return pointerToSources(results, offset);
   const extraSources: RetrievedChunk[] = [];
   const citationOf = (passage: Passage) => {
     const candidate = candidates[passage.source];
@@ -187,6 +188,25 @@ export function extractiveAnswer(
     cited: [...new Set(citations)],
     extraSources,
     quotedSections,
+  };
+}
+
+/**
+ * When every result is code or a list of links there is no sentence to quote, but the reader
+ * still deserves more than an empty answer: where to look, by the results' titles.
+ */
+function pointerToSources(results: RetrievedChunk[], offset: number): ExtractiveAnswer {
+  const shown = results.slice(0, 3);
+  const cited = shown.map((_, index) => index + 1 + offset);
+  const places = shown.map((result, index) => {
+    const title = result.chunk.headingPath.at(-1) ?? result.chunk.title;
+    return `${title} [${cited[index]}]`;
+  });
+  return {
+    text: `The closest passages are code or lists of links rather than prose; see ${places.join(", ")}.`,
+    cited,
+    extraSources: [],
+    quotedSections: [],
   };
 }
 

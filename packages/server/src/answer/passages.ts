@@ -199,17 +199,23 @@ export function throughTheFix(passage: Passage, candidates: Candidate[]): Passag
   return passage;
 }
 
-/** The opening of the first source, for questions none of whose words the passages contain. */
-export function openingPassage(candidates: Candidate[]): Passage | null {
-  const units: Unit[] = [];
-  for (const unit of candidates[0]?.parsed.units ?? []) {
-    if (units.length === 0 && unit.pointsBack) continue;
-    const opener = units[0];
-    if (opener && (unit.run !== opener.run || units.length >= 2)) break;
-    units.push(unit);
+/**
+ * The opening of the first source with something to quote, for questions none of whose words the
+ * passages contain. A source that is only code or a reading list has no quotable unit; the next
+ * one down may still say what the pages are about. Only the results (`rankCount`) are looked at.
+ */
+export function openingPassage(candidates: Candidate[], rankCount: number): Passage | null {
+  for (const [source, candidate] of candidates.slice(0, rankCount).entries()) {
+    const units: Unit[] = [];
+    for (const unit of candidate.parsed.units) {
+      if (units.length === 0 && unit.pointsBack) continue;
+      const opener = units[0];
+      if (opener && (unit.run !== opener.run || units.length >= 2)) break;
+      units.push(unit);
+    }
+    if (units.length > 0) return { source, units, coverage: 0, newCoverage: 0, score: 0 };
   }
-  if (units.length === 0) return null;
-  return { source: 0, units, coverage: 0, newCoverage: 0, score: 0 };
+  return null;
 }
 
 // Units are parsed once per chunk and kept (units.ts), so their normalised text can be too.

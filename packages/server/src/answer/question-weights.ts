@@ -41,13 +41,42 @@ const HOW_TO = /^(?:how (?:do|can|should|would|could) (?:i|you|we)|how to)\b/i;
 
 export function weighQuestion(question: string, sources: ParsedChunk[]): WeightedQuestion {
   const normalized = question.trim().replace(/\s+/g, " ");
-  const words = analyzeQuery(normalized).words;
+  const analyzed = analyzeQuery(normalized);
+  // An identifier the reader wrote ("createStore") names one thing: a sentence saying "creating"
+  // and "store" apart does not mention it. The identifier counts whole, with the weight its parts
+  // have together; the parts count on their own only where the question also writes them apart
+  // ("… to create my store").
+  // Not in "what is X": a sentence defining X often spells it out ("the ros2_control framework
+  // takes over the control loop"), and the subject already weighs X's words (definitions.ts).
+  const definition = DEFINITION_QUESTION.exec(normalized);
+  const identifiers = definition
+    ? []
+    : analyzed.identifiers.filter((identifier) =>
+        sources.some((source) => source.allTerms.has(identifier)),
+      );
+  const tokens = normalized.split(" ");
+  const partsOf = new Map<string, string[]>();
+  for (const token of tokens) {
+    const terms = analyze(token);
+    const identifier = terms.find((term) => identifiers.includes(term));
+    if (identifier)
+      partsOf.set(
+        identifier,
+        terms.filter((term) => term !== identifier),
+      );
+  }
+  const plainWords = analyzeQuery(
+    tokens.filter((token) => !analyze(token).some((term) => partsOf.has(term))).join(" "),
+  ).words;
+  const identifierParts = new Set(
+    [...partsOf.values()].flat().filter((part) => !plainWords.includes(part)),
+  );
+  const words = analyzed.words.filter((word) => !identifierParts.has(word));
   const count = sources.length;
   const idf = (term: string) => {
     const df = sources.filter((source) => source.allTerms.has(term)).length;
     return df === 0 ? 0 : Math.log(1 + (count + 1) / (df + 0.5));
   };
-  const definition = DEFINITION_QUESTION.exec(normalized);
   const subjectText = definition
     ? (definition[1] ?? definition[2] ?? definition[3] ?? "")
         .replace(/\s+(?:used|in|for|within|inside|when|on)\b.*$/i, "")
@@ -62,6 +91,10 @@ export function weighQuestion(question: string, sources: ParsedChunk[]): Weighte
     const inSubject = subjectTerms.includes(term);
     const weight = idf(term) * (subjectTerms.length === 0 || inSubject ? 1 : 0.3);
     if (weight > 0) weights.set(term, weight);
+  }
+  for (const [identifier, parts] of partsOf) {
+    const weight = sum(parts.map(idf));
+    if (weight > 0 && !weights.has(identifier)) weights.set(identifier, weight);
   }
   // Subject words every candidate contains ("ROS 2" in "a ROS 2 service") qualify the subject
   // rather than name it.
