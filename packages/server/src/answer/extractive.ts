@@ -73,6 +73,8 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
 
 export interface ExtractiveAnswer {
   text: string;
+  /** True when no passage could be quoted and the text only points to the sources. */
+  pointerOnly?: boolean;
   /** 1-based source numbers the answer cites. */
   cited: number[];
   /**
@@ -204,6 +206,7 @@ function pointerToSources(results: RetrievedChunk[], offset: number): Extractive
   });
   return {
     text: `The closest passages are code or lists of links rather than prose; see ${places.join(", ")}.`,
+    pointerOnly: true,
     cited,
     extraSources: [],
     quotedSections: [],

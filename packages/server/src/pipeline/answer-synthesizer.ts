@@ -130,7 +130,9 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
 
     if (!aboutSelection && input.results.length > 0) {
       const book = extractiveAnswer(input.question, input.results, { citationOffset: 1 });
-      if (book.text) return answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited);
+      // A pointer to code or link lists does not answer: the selection may still quote something.
+      if (book.text && !book.pointerOnly)
+        return answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited);
     }
     const quoted =
       topicTerms.length === 0 || inSelection > 0
