@@ -1,9 +1,11 @@
 import pino from "pino";
+import { GLOSSARY_TITLE } from "../src/answer/definitions.ts";
 import { percentile } from "../src/eval/evaluate.ts";
 import type { Lectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
 import type { ChatInput } from "../src/pipeline/types.ts";
 import { analyzeQuery } from "../src/search/analyzer.ts";
+import { titleIdentifier } from "../src/search/chunk-fields.ts";
 import { keywordSearch } from "../src/search/keyword-search.ts";
 import { LexicalIndex } from "../src/search/lexical-index.ts";
 import { Retriever } from "../src/search/retriever.ts";
@@ -82,6 +84,12 @@ export interface HeadedSummary {
   pageChanges: number;
   pageChangeP50Ms: number;
   pageChangeP95Ms: number;
+  /**
+   * After each page change, the first `pagesTitled` and `pagesTitledLike` (the glossary) calls: a
+   * question naming an identifier and a definition question make them on a request's thread.
+   */
+  titledAfterChangeP50Ms: number;
+  titledAfterChangeP95Ms: number;
 }
 
 interface BenchQuery {
@@ -248,6 +256,8 @@ export async function benchRetrieval(
     pageChanges: 0,
     pageChangeP50Ms: 0,
     pageChangeP95Ms: 0,
+    titledAfterChangeP50Ms: 0,
+    titledAfterChangeP95Ms: 0,
   };
   const retriever = new Retriever(index, {
     topK: lectern.config.search.topK,
@@ -310,7 +320,7 @@ const HEADED_LOOKUPS = 500;
 function timeSectionsHeaded(
   index: LexicalIndex,
   chunks: ChunkRecord[],
-): Omit<HeadedSummary, "pageChanges" | "pageChangeP50Ms" | "pageChangeP95Ms"> {
+): Omit<HeadedSummary, PageChangeFields> {
   const heapUsed = () => {
     collectGarbage();
     return process.memoryUsage().heapUsed;
@@ -403,23 +413,38 @@ function timeSearch(index: LexicalIndex, typed: string[]): RetrievalRow["search"
 
 const PAGE_CHANGES = 200;
 
+type PageChangeFields =
+  | "pageChanges"
+  | "pageChangeP50Ms"
+  | "pageChangeP95Ms"
+  | "titledAfterChangeP50Ms"
+  | "titledAfterChangeP95Ms";
+
 /** Pages spread over the book, each removed from the index and added again, one at a time. */
 function timePageChanges(
   index: LexicalIndex,
   chunks: ChunkRecord[],
-): Pick<HeadedSummary, "pageChanges" | "pageChangeP50Ms" | "pageChangeP95Ms"> {
+): Pick<HeadedSummary, PageChangeFields> {
   const filePaths = [...new Set(chunks.map((chunk) => chunk.filePath))];
+  const titled: number[] = [];
   const times = Array.from({ length: PAGE_CHANGES }, (_, position) => {
     const page = index.chunksOfPage(filePaths[(position * 7_919) % filePaths.length] ?? "");
     const start = performance.now();
     index.remove(page.map((chunk) => chunk.id));
     index.add(page);
-    return performance.now() - start;
+    const changed = performance.now();
+    index.pagesTitled(titleIdentifier(page[0]?.title ?? "") ?? "robot");
+    index.pagesTitledLike(GLOSSARY_TITLE);
+    titled.push(performance.now() - changed);
+    return changed - start;
   });
   times.sort((left, right) => left - right);
+  titled.sort((left, right) => left - right);
   return {
     pageChanges: times.length,
     pageChangeP50Ms: percentile(times, 0.5),
     pageChangeP95Ms: percentile(times, 0.95),
+    titledAfterChangeP50Ms: percentile(titled, 0.5),
+    titledAfterChangeP95Ms: percentile(titled, 0.95),
   };
 }

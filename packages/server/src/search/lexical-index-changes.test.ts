@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { headingKey } from "./analyzer.ts";
-import { innerHeadings } from "./chunk-fields.ts";
+import { innerHeadings, titleIdentifier } from "./chunk-fields.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { chunkRecord } from "./test-builders.ts";
 
@@ -29,7 +29,7 @@ function section(
 
 /** The chunk with a count of the reads of its heading path and text. */
 function counted(chunk: ChunkRecord, reads: { count: number }): ChunkRecord {
-  const { headingPath, text } = chunk;
+  const { headingPath, text, title } = chunk;
   return Object.defineProperties(
     { ...chunk },
     {
@@ -44,6 +44,13 @@ function counted(chunk: ChunkRecord, reads: { count: number }): ChunkRecord {
         get: () => {
           reads.count++;
           return text;
+        },
+        enumerable: true,
+      },
+      title: {
+        get: () => {
+          reads.count++;
+          return title;
         },
         enumerable: true,
       },
@@ -78,18 +85,20 @@ describe("a lookup after the index changes", () => {
       ].map((chunk) => counted(chunk, reads)),
     );
     const added = [
-      section("faq.md", 0, ["FAQ"], "Answers."),
-      section("faq.md", 1, ["FAQ", "Immutability"], "Why copy objects?"),
+      section("faq.md", 0, ["createStore"], "Answers."),
+      section("faq.md", 1, ["createStore", "Immutability"], "Why copy objects?"),
     ];
     reads.count = 0;
     index.add(added);
     expect(
       index.sectionsHeaded("immutability").map((chunk) => `${chunk.filePath}#${chunk.chunkIndex}`),
     ).toEqual(["concepts.md#1", "faq.md#1"]);
+    expect(index.pagesTitled("createstor")).toEqual(["faq.md"]);
     index.remove(["faq.md#0", "faq.md#1"]);
     expect(index.sectionsHeaded("immutability").map((chunk) => chunk.id)).toEqual([
       "concepts.md#1",
     ]);
+    expect(index.pagesTitled("createstor")).toEqual([]);
     expect(reads.count).toBe(0);
   });
 });
@@ -133,7 +142,15 @@ function createRandom(seed: number): () => number {
 }
 
 describe("the sections headed by a key, as pages come and go", () => {
-  const HEADINGS = ["Immutability", "Reducers", "the Store", "Selectors", "Immutable Data"];
+  const HEADINGS = [
+    "Immutability",
+    "Reducers",
+    "the Store",
+    "Selectors",
+    "Immutable Data",
+    "createStore",
+    "combineReducers",
+  ];
   // Paths whose order by name is not the order they are added in.
   const FILE_PATHS = ["b.md", "a.md", "a/b.md", "a-b.md", "B.md", "guide/z.md", "guide/a.md"];
 
@@ -180,6 +197,22 @@ describe("the sections headed by a key, as pages come and go", () => {
           (current.get(path) ?? []).map((chunk) => chunk.id),
         );
       }
+      const titles = new Map([...current].map(([path, page]) => [path, page[0]?.title ?? ""]));
+      for (const identifier of ["createstor", "combinereduc", "reducers"]) {
+        expect(index.pagesTitled(identifier)).toEqual(
+          [...titles]
+            .filter(([, title]) => titleIdentifier(title) === identifier)
+            .map(([path]) => path)
+            .sort(),
+        );
+      }
+      const pattern = /^(immutab|the )/i;
+      expect(index.pagesTitledLike(pattern)).toEqual(
+        [...titles]
+          .filter(([, title]) => pattern.test(title))
+          .map(([path]) => path)
+          .sort(),
+      );
     }
   });
 

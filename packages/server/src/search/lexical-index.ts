@@ -194,27 +194,19 @@ export class LexicalIndex {
    * titled by the function it documents (`createStore`).
    */
   pagesTitled(identifier: string): string[] {
-    if (!this.titles) {
-      this.titles = new Map();
-      for (const chunk of this.chunks.values()) {
-        const identifier = titleIdentifier(chunk.title);
-        if (!identifier) continue;
-        const pages = this.titles.get(identifier) ?? new Set<string>();
-        pages.add(chunk.filePath);
-        this.titles.set(identifier, pages);
-      }
-    }
-    return [...(this.titles.get(identifier) ?? [])];
+    return [...(this.titled.get(identifier) ?? [])].sort();
   }
 
   /** The pages whose title matches `pattern` (e.g. the book's glossary), in path order. */
   pagesTitledLike(pattern: RegExp): string[] {
     const cached = this.titledLike.get(pattern.source);
     if (cached) return cached;
-    const pages = new Set<string>();
-    for (const chunk of this.chunks.values())
-      if (pattern.test(chunk.title)) pages.add(chunk.filePath);
-    const found = [...pages].sort();
+    const found: string[] = [];
+    for (const [filePath, page] of this.pages) {
+      const title = page[0]?.title;
+      if (title !== undefined && pattern.test(title)) found.push(filePath);
+    }
+    found.sort();
     this.titledLike.set(pattern.source, found);
     return found;
   }
@@ -266,6 +258,7 @@ export class LexicalIndex {
       // A stable sort of the page in the order its chunks were added, as grouping them afresh gives.
       page.sort((left, right) => left.chunkIndex - right.chunkIndex);
       if (page.length === 0) this.pages.delete(filePath);
+      this.retitle(filePath, page[0]?.title);
       for (const key of this.headedKeysOfPage.get(filePath) ?? []) {
         const kept = (this.headed.get(key) ?? []).filter((chunk) => chunk.filePath !== filePath);
         if (kept.length > 0) this.headed.set(key, kept);
@@ -282,10 +275,27 @@ export class LexicalIndex {
     }
   }
 
+  private retitle(filePath: string, title: string | undefined): void {
+    const before = this.titleOfPage.get(filePath);
+    const after = title === undefined ? undefined : titleIdentifier(title);
+    if (before === after) return;
+    if (before !== undefined) {
+      const pages = this.titled.get(before);
+      pages?.delete(filePath);
+      if (pages?.size === 0) this.titled.delete(before);
+      this.titleOfPage.delete(filePath);
+    }
+    if (after) {
+      this.titleOfPage.set(filePath, after);
+      const pages = this.titled.get(after) ?? new Set<string>();
+      pages.add(filePath);
+      this.titled.set(after, pages);
+    }
+  }
+
   add(chunks: Iterable<ChunkRecord>): void {
     this.vocabulary.invalidate();
     this.averages = undefined;
-    this.titles = undefined;
     this.titledLike.clear();
     const changed = new Set<string>();
     for (const chunk of chunks) {
@@ -306,7 +316,6 @@ export class LexicalIndex {
   remove(ids: Iterable<string>): void {
     this.vocabulary.invalidate();
     this.averages = undefined;
-    this.titles = undefined;
     this.titledLike.clear();
     const removed = new Set<ChunkRecord>();
     for (const id of ids) {
@@ -365,8 +374,12 @@ export class LexicalIndex {
     return this.vocabulary.closestTerm(term);
   }
 
-  /** Page titles (lower-cased) → pages, built on first use and dropped when chunks change. */
-  private titles: Map<string, Set<string>> | undefined;
+  /**
+   * Title identifiers → pages, and each page's identifier, kept up to date page by page; the pages
+   * matching a title pattern are read from the page map on first use after a change.
+   */
+  private readonly titled = new Map<string, Set<string>>();
+  private readonly titleOfPage = new Map<string, string>();
   private readonly titledLike = new Map<string, string[]>();
 
   /** Up to `max` terms of the book that start with `prefix`, in alphabetical order. */
