@@ -197,18 +197,21 @@ export class LexicalIndex {
     return [...(this.titled.get(identifier) ?? [])].sort();
   }
 
-  /** The pages whose title matches `pattern` (e.g. the book's glossary), in path order. */
+  /**
+   * The pages whose title matches `pattern` (e.g. the book's glossary), in path order. The first
+   * call with a pattern reads every page's title; the pages are then kept up to date page by page.
+   */
   pagesTitledLike(pattern: RegExp): string[] {
-    const cached = this.titledLike.get(pattern.source);
-    if (cached) return cached;
-    const found: string[] = [];
-    for (const [filePath, page] of this.pages) {
-      const title = page[0]?.title;
-      if (title !== undefined && pattern.test(title)) found.push(filePath);
+    let titled = this.titledLike.get(pattern.source);
+    if (!titled) {
+      titled = { pattern, pages: new Set() };
+      for (const [filePath, page] of this.pages) {
+        const title = page[0]?.title;
+        if (title !== undefined && pattern.test(title)) titled.pages.add(filePath);
+      }
+      this.titledLike.set(pattern.source, titled);
     }
-    found.sort();
-    this.titledLike.set(pattern.source, found);
-    return found;
+    return [...titled.pages].sort();
   }
 
   /**
@@ -278,6 +281,10 @@ export class LexicalIndex {
   private retitle(filePath: string, title: string | undefined): void {
     const before = this.titleOfPage.get(filePath);
     const after = title === undefined ? undefined : titleIdentifier(title);
+    for (const { pattern, pages } of this.titledLike.values()) {
+      if (title !== undefined && pattern.test(title)) pages.add(filePath);
+      else pages.delete(filePath);
+    }
     if (before === after) return;
     if (before !== undefined) {
       const pages = this.titled.get(before);
@@ -296,7 +303,6 @@ export class LexicalIndex {
   add(chunks: Iterable<ChunkRecord>): void {
     this.vocabulary.invalidate();
     this.averages = undefined;
-    this.titledLike.clear();
     const changed = new Set<string>();
     for (const chunk of chunks) {
       if (this.chunks.has(chunk.id)) continue;
@@ -316,7 +322,6 @@ export class LexicalIndex {
   remove(ids: Iterable<string>): void {
     this.vocabulary.invalidate();
     this.averages = undefined;
-    this.titledLike.clear();
     const removed = new Set<ChunkRecord>();
     for (const id of ids) {
       const chunk = this.chunks.get(id);
@@ -375,12 +380,12 @@ export class LexicalIndex {
   }
 
   /**
-   * Title identifiers → pages, and each page's identifier, kept up to date page by page; the pages
-   * matching a title pattern are read from the page map on first use after a change.
+   * Title identifiers → pages, each page's identifier, and the pages matching each title pattern
+   * asked for, all kept up to date page by page.
    */
   private readonly titled = new Map<string, Set<string>>();
   private readonly titleOfPage = new Map<string, string>();
-  private readonly titledLike = new Map<string, string[]>();
+  private readonly titledLike = new Map<string, { pattern: RegExp; pages: Set<string> }>();
 
   /** Up to `max` terms of the book that start with `prefix`, in alphabetical order. */
   termsStartingWith(prefix: string, max: number): string[] {
