@@ -291,6 +291,23 @@ describe("extractiveAnswer: sentences that lean on the one before", () => {
     expect(answer.text).toContain("Handling this correctly");
     expect(answer.text).toMatch(/^Dispatching inside a try block/);
   });
+
+  it("never opens on a sentence that adds to the one before ('In addition, …')", () => {
+    const results = [
+      retrievedChunk(
+        "performance",
+        "Immutable updates copy only what changes, which is fast.\n\nIn addition, deep cloning state creates new references for every field. Since connect compares references, components then render again for nothing.",
+        "Performance",
+        0.9,
+      ),
+    ];
+    const answer = extractiveAnswer(
+      "Why does deep cloning state make components render again?",
+      results,
+    );
+    expect(answer.text).toMatch(/^Immutable updates copy only what changes/);
+    expect(answer.text).toContain("In addition, deep cloning state creates new references");
+  });
 });
 
 describe("extractiveAnswer: X's own word, and the sections headed by it", () => {

@@ -21,7 +21,10 @@ export interface Unit {
   run: number;
   paragraph: number;
   item: boolean;
-  /** Opens with a word that points at a sentence before it ("This", "It", "However"). */
+  /**
+   * Opens with a word that points at a sentence before it ("This", "It", "However"), or adds to
+   * it ("In addition", "Moreover", "And").
+   */
   pointsBack: boolean;
   /**
    * What the sentence defines, when it reads "X is …", "X — …" or "… is called X": the words of X,
@@ -59,7 +62,7 @@ const SENTENCE =
 
 const ADMONITION = /^(?:note|tip|info|warning|caution|danger|important)\s*:\s+/i;
 const POINTS_BACK =
-  /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?)\b/i;
+  /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|in addition|additionally|furthermore|moreover|besides|conversely|nevertheless|nonetheless|on the other hand|and|or|nor|yet(?=,)|still(?=,)|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?)\b/i;
 /** A gerund acting on what came before: "Handling this correctly would require …". */
 const ACTS_ON_BEFORE = /^["'(]*[A-Z]\w+ing (?:this|that|these|those|it|them)\b/;
 const POINTS_FORWARD =
