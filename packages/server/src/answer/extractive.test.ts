@@ -231,7 +231,7 @@ describe("extractiveAnswer", () => {
     expect(answer.text.endsWith("[2]")).toBe(true);
   });
 
-  it("adds a short second passage from another source when the first covers little", () => {
+  it("adds a short second passage from another source when asked to and the first covers little", () => {
     const results = [
       result(
         "bag",
@@ -249,6 +249,7 @@ describe("extractiveAnswer", () => {
     const answer = extractiveAnswer(
       "How do I record rosbag2 bags in MCAP while Gazebo sends its clock?",
       results,
+      { maxPassages: 2 },
     );
     const passages = answer.text.split("\n\n");
     expect(passages).toHaveLength(2);
@@ -257,6 +258,13 @@ describe("extractiveAnswer", () => {
     expect(recording).toMatch(/\[1\]$/);
     expect(clock).toMatch(/\[2\]$/);
     expect(answer.cited.sort()).toEqual([1, 2]);
+    // By default one passage: the words a second one adds are nearly always incidental.
+    const byDefault = extractiveAnswer(
+      "How do I record rosbag2 bags in MCAP while Gazebo sends its clock?",
+      results,
+    );
+    expect(byDefault.text.split("\n\n")).toHaveLength(1);
+    expect(byDefault.cited).toHaveLength(1);
   });
 
   it("numbers sources after an offset and answers nothing without passages", () => {

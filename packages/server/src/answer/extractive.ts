@@ -15,8 +15,11 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
 /**
  * The answer given when no language model is configured: the best contiguous passage of the
  * retrieved chunks, quoted as it stands and followed by the [n] marker of its source (n = position
- * in `results`, starting at 1), featured-snippet style. A second short passage from another source
- * is added only when the first covers little of the question.
+ * in `results`, starting at 1), featured-snippet style. With `maxPassages: 2`, a second short
+ * passage from another source is added when the first covers little of the question; not by
+ * default, because the words such a passage adds are nearly always incidental (43 second passages
+ * on the sample book's and the Redux docs' questions: "How can one node query another…?" got a
+ * path planner's "answers many queries" after the service passage).
  *
  * A passage is a window of 1–4 consecutive sentences under one heading of one chunk. Windows are
  * scored by:
@@ -101,7 +104,7 @@ export interface QuotedSection {
 export interface ExtractiveOptions {
   /** Most sentences in one passage; default 4. */
   maxSentences?: number;
-  /** Most passages (each from a different source); default 2. */
+  /** Most passages (each from a different source); default 1. */
   maxPassages?: number;
   /** Added to every [n] marker, for answers whose sources follow other citations; default 0. */
   citationOffset?: number;
@@ -122,7 +125,7 @@ export function extractiveAnswer(
   options: ExtractiveOptions = {},
 ): ExtractiveAnswer {
   const maxSentences = options.maxSentences ?? 4;
-  const maxPassages = options.maxPassages ?? 2;
+  const maxPassages = options.maxPassages ?? 1;
   const offset = options.citationOffset ?? 0;
   const candidates: Candidate[] = results.map((result, rank) => ({
     result,
