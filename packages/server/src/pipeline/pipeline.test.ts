@@ -65,11 +65,18 @@ describe("QueryRouter", () => {
       "Hi, what is the documentation about?",
       "Give me an overview of the book",
       "What topics does this book cover?",
+      "What background knowledge do I need before starting this book?",
+      "What should I know before reading the guide?",
+      "Who is this book for?",
+      "Are there any prerequisites?",
     ]) {
       expect(routeQuery(question).route, question).toBe("overview");
     }
     expect(routeQuery("What is this node about?").route).toBe("question");
     expect(routeQuery("Where do I start the simulator?").route).toBe("question");
+    expect(routeQuery("What background knowledge do I need for inverse kinematics?").route).toBe(
+      "question",
+    );
   });
 
   it("flags text that tries to override instructions", () => {

@@ -49,6 +49,20 @@ const OVERVIEW_PATTERNS = [
     "i",
   ),
   /^(?:the )?table of contents$/i,
+  // Who the book is for and what it expects a reader to know: its introduction says.
+  new RegExp(
+    `^what (?:background|background knowledge|knowledge|experience|prerequisites|skills) (?:do|should|will) i (?:need|have)(?: to have)?(?: (?:before|for) (?:starting|reading|beginning|using)? ?(?:this|the) ${BOOK})?$`,
+    "i",
+  ),
+  new RegExp(
+    `^what (?:do|should) i (?:need to )?know before (?:starting|reading|beginning) (?:this|the) ${BOOK}$`,
+    "i",
+  ),
+  new RegExp(
+    `^(?:what are the prerequisites|are there (?:any )?prerequisites)(?: (?:for|of) (?:this|the) ${BOOK})?$`,
+    "i",
+  ),
+  new RegExp(`^who is (?:this|the) ${BOOK} (?:for|written for|aimed at|meant for)$`, "i"),
 ];
 
 const INJECTION_PATTERNS = [
