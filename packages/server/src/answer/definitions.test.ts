@@ -310,6 +310,24 @@ describe("extractiveAnswer: sentences that lean on the one before", () => {
   });
 });
 
+describe("extractiveAnswer: how-to passages", () => {
+  it("are not pulled towards an instruction that is about something else", () => {
+    const results = [
+      retrievedChunk(
+        "parameters",
+        "Keep the returned handle in C++: when it is destroyed the callback is unregistered. Since Iron there are also pre-set callbacks for parameters.\n\nA parameter is an input from outside your node. A typo such as 80 instead of 0.80 should be rejected by a range check, not discovered when the robot hits a wall.",
+        "Parameters",
+        0.9,
+      ),
+    ];
+    const answer = extractiveAnswer(
+      "How do I reject a parameter value that is outside a safe range?",
+      results,
+    );
+    expect(answer.text).toMatch(/^A parameter is an input from outside your node/);
+  });
+});
+
 describe("extractiveAnswer: X's own word, and the sections headed by it", () => {
   const library = pageChunk(
     "prior-art",

@@ -50,6 +50,11 @@ export function bestWindow(
     const matches = all.map(
       (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
     );
+    const instructs = all.map(
+      (unit, index) =>
+        (unit.actionable && (matches[index] ?? false)) ||
+        unit.attachment?.startsWith("```") === true,
+    );
     const strengths: (number | undefined)[] = [];
     const strength = (index: number) =>
       (strengths[index] ??= definitionStrength(query, all[index] as Unit));
@@ -112,16 +117,9 @@ export function bestWindow(
         }
         score += 0.35 * opening + 0.1 * inside;
       }
-      if (
-        query.howTo &&
-        someUnit(
-          all,
-          start,
-          end,
-          (unit) => unit.actionable || unit.attachment?.startsWith("```") === true,
-        )
-      )
-        score += 0.1;
+      // An instruction counts for a how-to question when it is about the question: an unrelated
+      // "Keep the returned handle…" before the passage that answers would otherwise pull it in.
+      if (query.howTo && someIn(instructs, start, end)) score += 0.1;
       for (let index = start; index <= end; index++) {
         if (!matches[index]) score -= 0.03;
         if (index > start && all[index - 1]?.paragraph !== all[index]?.paragraph) score -= 0.03;
