@@ -750,6 +750,19 @@ describe("bold terms of a chunk", () => {
     ]);
   });
 
+  it("counts a bold word for the sentences holding it as a word only", () => {
+    const chunks = chunkSections(
+      [section([bold(`Robots act. ${sentences("long", 700)} Actions take long.`, ["act"])])],
+      options,
+    );
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.at(-1)?.text).toContain("Actions take long.");
+    expect(chunks.map((chunk) => chunk.boldTerms)).toEqual([
+      ["act"],
+      ...chunks.slice(1).map(() => []),
+    ]);
+  });
+
   it("keeps at most twelve terms for one chunk", () => {
     const terms = Array.from({ length: 20 }, (_, index) => `term${index}`);
     const [chunk] = chunkSections(

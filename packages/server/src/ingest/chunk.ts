@@ -331,8 +331,18 @@ export function boldTerm(text: string): string | undefined {
 function termsIn(piece: string, terms: string[]): string[] {
   if (terms.length === 0) return terms;
   const lower = piece.toLowerCase();
-  return terms.filter((term) => lower.includes(term));
+  return terms.filter((term) => {
+    // As whole words: "act" is not in "actions".
+    for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, at + 1)) {
+      const before = lower[at - 1] ?? " ";
+      const after = lower[at + term.length] ?? " ";
+      if (!WORD_CHARACTER.test(before) && !WORD_CHARACTER.test(after)) return true;
+    }
+    return false;
+  });
 }
+
+const WORD_CHARACTER = /[\p{L}\p{N}_]/u;
 
 /** The distinct bold terms of a chunk's units, in order, at most MAX_BOLD_TERMS. */
 function boldTermsOf(units: Unit[]): string[] {
