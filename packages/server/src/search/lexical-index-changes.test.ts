@@ -132,6 +132,19 @@ describe("chunks setting a term in bold", () => {
     expect(index.chunksBolding("subscription")).toEqual([]);
     expect(ids(index.chunksBolding("node"))).toEqual(["nodes.md#0"]);
   });
+
+  it("are listed when an index is loaded from its snapshot", async () => {
+    const chunks = [bolding("nodes.md", 0, ["node"]), bolding("topics.md", 0, ["publisher"])];
+    const directory = await mkdtemp(path.join(tmpdir(), "lectern-bold-"));
+    try {
+      const file = path.join(directory, "book.bm25.json");
+      await LexicalIndex.build(chunks).save(file, 1);
+      const loaded = await LexicalIndex.load(file, 1, chunks);
+      expect(ids(loaded?.chunksBolding("publishers") ?? [])).toEqual(["topics.md#0"]);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
 });
 
 /**
