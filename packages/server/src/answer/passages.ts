@@ -256,11 +256,11 @@ export function strongestDefinition(query: WeightedQuestion, candidates: Candida
 
 /**
  * For a "what is X" question that no sentence of the candidates defines (`strongestDefinition`
- * below DEFINES): the opening of the page whose title is about X, else of a section whose heading is (`headedBy`),
- * best-ranked first. A page or section about X starts by saying what X is for, even without the
- * words "X is"; a sentence elsewhere that only uses X says less. A chunk opens its section when it
- * is the page's first or follows a chunk under other headings (`pageChunks`); a heading line inside
- * a chunk always opens one. Null when nothing is named after X.
+ * below DEFINES): the opening of the page whose title is about X, else of a section whose heading
+ * is (`headedBy`), best-ranked first. A page or section about X starts by saying what X is for,
+ * even without the words "X is"; a sentence elsewhere that only uses X says less. A chunk opens its
+ * section when it is the page's first or follows a chunk under other headings (`pageChunks`); a
+ * heading line inside a chunk always opens one. Null when nothing is named after X.
  */
 export function namedOpening(
   query: WeightedQuestion,
@@ -326,10 +326,9 @@ const MAX_BOLDING_CHUNKS = 3;
 /**
  * For a "what is X" question that no sentence of the candidates reads as defining, even in part
  * (`strongestDefinition` 0), and no page or section is named after (`namedOpening`): the sentence
- * where the book sets X in bold, as a book introduces a
- * term in passing ("Nodes that produce data create a **publisher** on the topic; …"). `bolding`
- * are the chunks of the book that set X in bold, first in book order; the candidates' own chunks
- * that do follow them. The first such chunk with a quotable sentence holding X is quoted, weighed
+ * where the book sets X in bold, as a book introduces a term in passing ("Nodes that produce data
+ * create a **publisher** on the topic; …"). `bolding` are the chunks of the book that set X in
+ * bold, first in book order; the candidates' own chunks that do follow them. The first such chunk with a quotable sentence holding X is quoted, weighed
  * as the first result when it is not a candidate already (it is then added to `candidates`). The
  * sentence is quoted with its neighbour where the passage rules ask for one: the sentence before
  * when it leans on it ("It …"), the next one of its paragraph when it would stand alone (2–4
