@@ -388,3 +388,115 @@ describe("extractiveAnswer: X's own word, and the sections headed by it", () => 
     expect(answer.text).toMatch(/^A dispatching function is a function/);
   });
 });
+
+describe("extractiveAnswer: the sentence that sets X in bold", () => {
+  const robotState = pageChunk(
+    "urdf",
+    3,
+    "The URDF is made available to the rest of the system by the robot_state_publisher node. It takes the model as its robot_description parameter and publishes the frames.",
+    ["Describing a Robot with URDF", "Publishing the model: robot_state_publisher"],
+  );
+  const topics: ChunkRecord = {
+    ...pageChunk(
+      "topics",
+      0,
+      "A topic is a named channel that carries a stream of messages of one type. Nodes that produce data create a publisher on the topic; nodes that consume it create a subscription. Neither side knows, or cares, who is on the other end.",
+      ["Topics and Messages"],
+    ),
+    boldTerms: ["topic", "messages", "publisher", "subscription"],
+  };
+  const qos: ChunkRecord = {
+    ...pageChunk(
+      "topics",
+      2,
+      "A best effort publisher cannot serve a reliable subscription. The reverse works.",
+      ["Topics and Messages", "Compatibility"],
+    ),
+    boldTerms: ["publisher"],
+  };
+  const book = [robotState, topics, qos];
+  const chunksBolding = (term: string) =>
+    book.filter((chunk) => chunk.boldTerms?.some((bold) => bold === term.toLowerCase()));
+
+  it("quotes where the book sets X in bold, first in book order, cited after the results", () => {
+    const results = [retrieved(robotState, 0.9), retrieved(qos, 0.5)];
+    const answer = extractiveAnswer("What is a publisher?", results, {
+      pageChunks: pagesOf(book),
+      chunksBolding,
+    });
+    expect(answer.text).toBe(
+      "Nodes that produce data create a publisher on the topic; nodes that consume it create a subscription. Neither side knows, or cares, who is on the other end. [3]",
+    );
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["topics#0"]);
+    expect(answer.cited).toEqual([3]);
+  });
+
+  it("finds X bolded among the results without a lookup, up to inflection", () => {
+    const answer = extractiveAnswer(
+      "What are publishers?",
+      [retrieved(robotState, 0.9), retrieved(topics, 0.6)],
+      { pageChunks: pagesOf([robotState, topics]) },
+    );
+    expect(answer.text).toMatch(/^Nodes that produce data create a publisher on the topic;/);
+    expect(answer.cited).toEqual([2]);
+  });
+
+  it("leaves the answer to a sentence that reads as defining X, even in part", () => {
+    const defined = pageChunk(
+      "nodes",
+      1,
+      "A ROS publisher is the object a node sends messages through. Create one per topic.",
+      ["Nodes", "Talking to others"],
+    );
+    const answer = extractiveAnswer(
+      "What is a publisher?",
+      [retrieved(robotState, 0.9), retrieved(defined, 0.6)],
+      { pageChunks: pagesOf([...book, defined]), chunksBolding },
+    );
+    // "A ROS publisher is …" defines X only in part (strength 0.5): the passages are scored as usual.
+    expect(answer.text).not.toContain("Nodes that produce data");
+    expect(answer.extraSources).toEqual([]);
+  });
+
+  it("quotes the sentence before a bold one that leans on it", () => {
+    const leaning: ChunkRecord = {
+      ...pageChunk(
+        "nodes",
+        0,
+        "Every program creates a node and hands it over. It then spins the node so that its callbacks run. Nothing happens in a node that is never spun.",
+        ["Nodes"],
+      ),
+      boldTerms: ["spins"],
+    };
+    const waiting = pageChunk(
+      "executors",
+      0,
+      "An executor waits for work and spins the callbacks that are ready.",
+      ["Executors"],
+    );
+    const answer = extractiveAnswer("What is a spin?", [retrieved(waiting, 0.9)], {
+      pageChunks: pagesOf([waiting, leaning]),
+      chunksBolding: () => [leaning],
+    });
+    expect(answer.text).toBe(
+      "Every program creates a node and hands it over. It then spins the node so that its callbacks run. [2]",
+    );
+  });
+
+  it("takes only the first mention of X for the bold one, not a later sentence using X", () => {
+    const unquotable: ChunkRecord = {
+      ...pageChunk(
+        "sensors",
+        1,
+        "| Sensor | Bias |\n| --- | --- |\n| gyroscope | drifts |\n\nAveraging the gyroscope while the robot stands still gives a good bias estimate.",
+        ["Sensors"],
+      ),
+      boldTerms: ["bias"],
+    };
+    const answer = extractiveAnswer("What is bias?", [retrieved(robotState, 0.9)], {
+      pageChunks: pagesOf([robotState, unquotable]),
+      chunksBolding: () => [unquotable],
+    });
+    expect(answer.extraSources).toEqual([]);
+  });
+});

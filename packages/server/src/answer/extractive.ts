@@ -1,12 +1,14 @@
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
-import { definingChunks } from "./definitions.ts";
+import { DEFINES, definingChunks } from "./definitions.ts";
 import {
   bestWindow,
+  boldedPassage,
   namedOpening,
   openingPassage,
   type Passage,
+  strongestDefinition,
   throughTheFix,
 } from "./passages.ts";
 import { anyOf, coverageOf, weighQuestion } from "./question-weights.ts";
@@ -51,7 +53,12 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
  * page holding X's entry. A chunk quoted this way is returned in `extraSources` and cited after the
  * results. When no sentence of all these defines X (strength below 0.8), the answer is the opening
  * paragraph of the page whose title opens with X, else of the section whose heading does: there
- * the book says what X is in its own words (`namedOpening`).
+ * the book says what X is in its own words (`namedOpening`). When there is none and no sentence
+ * reads as defining X even in part (strength 0), the answer is the sentence where the book sets X
+ * in bold, first in book order (`chunksBolding`, then the candidates' own chunks): a book often
+ * introduces a term only so ("Nodes that produce data create a **publisher** on the topic"). It is
+ * quoted with its neighbour where the passage rules ask for one, and cited like the other chunks
+ * looked up (`boldedPassage`).
  *
  * A passage from a section merged into its chunk after the first is returned in `quotedSections`
  * with that section's anchor, so its citation links to where the quote is.
@@ -117,6 +124,8 @@ export interface ExtractiveOptions {
   glossaryPages?: string[];
   /** The chunks opening a page or section titled exactly this (a definition question's X). */
   sectionsHeaded?: (heading: string) => ChunkRecord[];
+  /** The chunks setting this term in bold, in book order (a definition question's X). */
+  chunksBolding?: (term: string) => ChunkRecord[];
 }
 
 export function extractiveAnswer(
@@ -147,11 +156,24 @@ export function extractiveAnswer(
       ),
     );
   const passages: Passage[] = [];
+  // Where no sentence defines X: the page or section named after X; where none even reads as
+  // defining it, the sentence setting X in bold; else the best window.
+  const strongest = strongestDefinition(query, candidates);
   const best =
-    namedOpening(query, candidates, {
-      maxSentences,
-      ...(options.pageChunks ? { pageChunks: options.pageChunks } : {}),
-    }) ?? bestWindow(query, candidates, { maxSentences, rankCount: results.length });
+    (query.subject && strongest < DEFINES
+      ? (namedOpening(query, candidates, {
+          maxSentences,
+          ...(options.pageChunks ? { pageChunks: options.pageChunks } : {}),
+        }) ??
+        (strongest === 0
+          ? boldedPassage(
+              query,
+              candidates,
+              options.chunksBolding?.(query.subjectText) ?? [],
+              results[0],
+            )
+          : null))
+      : null) ?? bestWindow(query, candidates, { maxSentences, rankCount: results.length });
   const first = best && query.howTo ? throughTheFix(best, candidates) : best;
   if (first) {
     passages.push(first);

@@ -1,7 +1,9 @@
+import { headingKey } from "../search/analyzer.ts";
+import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { DEFINES, definitionStrength, headedBy } from "./definitions.ts";
 import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
-import { type Candidate, forEachWindow, type Unit } from "./units.ts";
+import { type Candidate, forEachWindow, parsedChunk, type Unit } from "./units.ts";
 
 /**
  * Scoring windows of consecutive units into the passage an answer quotes (the weights are in
@@ -236,12 +238,27 @@ function normalize(text: string): string {
 }
 
 /**
- * For a "what is X" question that no sentence of the candidates defines: the opening of the page
- * whose title is about X, else of a section whose heading is (`headedBy`), best-ranked first. A
- * page or section about X starts by saying what X is for, even without the words "X is"; a
- * sentence elsewhere that only uses X says less. A chunk opens its section when it is the page's
- * first or follows a chunk under other headings (`pageChunks`); a heading line inside a chunk
- * always opens one. Null when some sentence defines X or nothing is named after it.
+ * How clearly the sentence of the candidates that best defines the subject of a "what is X"
+ * question does (`definitionStrength`); 0 when none reads as defining it, or there is no subject.
+ */
+export function strongestDefinition(query: WeightedQuestion, candidates: Candidate[]): number {
+  if (!query.subject) return 0;
+  let strongest = 0;
+  for (const candidate of candidates)
+    for (const unit of candidate.parsed.units) {
+      strongest = Math.max(strongest, definitionStrength(query, unit));
+      if (strongest >= DEFINES) return strongest;
+    }
+  return strongest;
+}
+
+/**
+ * For a "what is X" question that no sentence of the candidates defines (`strongestDefinition`
+ * below DEFINES): the opening of the page whose title is about X, else of a section whose heading
+ * is (`headedBy`), best-ranked first. A page or section about X starts by saying what X is for,
+ * even without the words "X is"; a sentence elsewhere that only uses X says less. A chunk opens its
+ * section when it is the page's first or follows a chunk under other headings (`pageChunks`); a
+ * heading line inside a chunk always opens one. Null when nothing is named after X.
  */
 export function namedOpening(
   query: WeightedQuestion,
@@ -249,9 +266,6 @@ export function namedOpening(
   options: { maxSentences: number; pageChunks?: (filePath: string) => ChunkRecord[] },
 ): Passage | null {
   if (!query.subject) return null;
-  for (const candidate of candidates)
-    if (candidate.parsed.units.some((unit) => definitionStrength(query, unit) >= DEFINES))
-      return null;
   const order = [...candidates.keys()].sort(
     (left, right) => (candidates[left]?.rank ?? 0) - (candidates[right]?.rank ?? 0),
   );
@@ -302,4 +316,112 @@ function opensSection(
     (other) => other.chunkIndex === chunk.chunkIndex - 1,
   );
   return previous !== undefined && previous.headingPath.join("\n") !== chunk.headingPath.join("\n");
+}
+
+/** Most chunks setting X in bold that are read for a sentence to quote. */
+const MAX_BOLDING_CHUNKS = 3;
+
+/**
+ * For a "what is X" question that no sentence of the candidates reads as defining, even in part
+ * (`strongestDefinition` 0), and no page or section is named after (`namedOpening`): the sentence
+ * where the book sets X in bold, as a book introduces a term in passing ("Nodes that produce data
+ * create a **publisher** on the topic; …"). `bolding` are the chunks of the book that set X in
+ * bold, first in book order; the candidates' own chunks that do follow them. The first such chunk with a quotable sentence holding X is quoted, weighed
+ * as the first result when it is not a candidate already (it is then added to `candidates`). The
+ * sentence is quoted with its neighbour where the passage rules ask for one: the sentence before
+ * when it leans on it ("It …"), the next one of its paragraph when it would stand alone (2–4
+ * sentences read better), never ending on a question. Null when no chunk sets X in bold.
+ */
+export function boldedPassage(
+  query: WeightedQuestion,
+  candidates: Candidate[],
+  bolding: ChunkRecord[],
+  first: RetrievedChunk | undefined,
+): Passage | null {
+  if (!query.subject || !first) return null;
+  const key = headingKey(query.subjectText);
+  const setsInBold = (chunk: ChunkRecord) =>
+    (chunk.boldTerms ?? []).filter((term) => headingKey(term) === key);
+  const chunks = new Map<string, ChunkRecord>();
+  for (const chunk of [...bolding, ...candidates.map((candidate) => candidate.result.chunk)])
+    if (!chunks.has(chunk.id) && setsInBold(chunk).length > 0) chunks.set(chunk.id, chunk);
+  for (const chunk of [...chunks.values()].slice(0, MAX_BOLDING_CHUNKS)) {
+    const known = candidates.findIndex((candidate) => candidate.result.chunk.id === chunk.id);
+    const parsed = known >= 0 ? (candidates[known] as Candidate).parsed : parsedChunk(chunk);
+    const at = boldUnit(chunk.text, parsed.units, setsInBold(chunk).map(wordPattern));
+    if (at < 0) continue;
+    const units = parsed.units;
+    const unit = units[at] as Unit;
+    if (QUESTION.test(unit.text)) continue;
+    const sameRun = (other: Unit | undefined): other is Unit =>
+      other !== undefined && other.run === unit.run && other.section === unit.section;
+    let start = at;
+    const before = units[at - 1];
+    if (unit.pointsBack && sameRun(before)) start = at - 1;
+    let end = at;
+    const after = units[at + 1];
+    if (
+      start === end &&
+      !unit.item &&
+      !unit.attachment &&
+      sameRun(after) &&
+      after.paragraph === unit.paragraph &&
+      !QUESTION.test(after.text)
+    )
+      end = at + 1;
+    let source = known;
+    if (source < 0) {
+      source = candidates.length;
+      candidates.push({ result: { ...first, chunk }, parsed, rank: 0 });
+    }
+    return { source, units: units.slice(start, end + 1), coverage: 1, newCoverage: 1, score: 0 };
+  }
+  return null;
+}
+
+/**
+ * The unit holding the first mention of the term in the chunk's text outside its heading lines,
+ * where a book sets a term in bold as it introduces it; -1 when that mention is in no quotable
+ * unit (a sentence too long to quote, a table), so that a later sentence only using the term is
+ * not taken for it.
+ */
+function boldUnit(text: string, units: Unit[], terms: RegExp[]): number {
+  const flat = text
+    .replace(/^#{1,6} .*$/gm, (heading) => " ".repeat(heading.length))
+    .replace(/\s/g, " ");
+  let first = -1;
+  for (const term of terms) {
+    const found = flat.search(term);
+    if (found >= 0 && (first < 0 || found < first)) first = found;
+  }
+  if (first < 0) return -1;
+  // Units are found in the text in order; their text has its spaces collapsed.
+  const collapsed = collapseSpaces(flat);
+  const position = collapsed.offsetOf(first);
+  let from = 0;
+  for (const [index, unit] of units.entries()) {
+    const start = collapsed.text.indexOf(unit.text, from);
+    if (start < 0) continue;
+    if (start > position) return -1;
+    if (position < start + unit.text.length) return index;
+    from = start + unit.text.length;
+  }
+  return -1;
+}
+
+/** A text with each run of spaces as one, and where an offset of the original falls in it. */
+function collapseSpaces(text: string): { text: string; offsetOf: (offset: number) => number } {
+  let collapsed = "";
+  const offsets: number[] = [];
+  for (let index = 0; index < text.length; index++) {
+    offsets.push(collapsed.length);
+    if (text[index] !== " " || !collapsed.endsWith(" ")) collapsed += text[index];
+  }
+  return { text: collapsed, offsetOf: (offset) => offsets[offset] ?? collapsed.length };
+}
+
+/** A bold term as whole words of a sentence, in any case. */
+function wordPattern(term: string): RegExp {
+  const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "iu");
 }

@@ -1,5 +1,6 @@
 import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
+import { READING_LIST } from "../util/reading-list.ts";
 import { blockText, MIN_WORDS, renderBlock, toBlocks } from "./blocks.ts";
 
 /**
@@ -108,15 +109,6 @@ export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
   return parsed;
 }
 
-/**
- * Headings of reading lists ("Further information", "See also"): their items are titles of pages,
- * articles and threads elsewhere, which a reader asking a question needs answered, not listed.
- * "#580: Is it possible to get action and state in store.subscribe?" matches a reader's question
- * word for word, while the section above it answers it.
- */
-const READING_LIST =
-  /^(?:further (?:information|reading)|see also|references?|(?:additional |more |external )?(?:resources|links|reading)|related (?:links|reading|resources|pages|articles|topics)|learn more|more information|bibliography)[.:]?$/i;
-
 /** A sentence that sends the reader to the list after it: "For more details, see:". */
 const READING_POINTER =
   /(?:\b(?:see|read|check out)(?: also)?(?: the following(?: \w+)?)?|^for (?:more|further) (?:info|information|details|reading)\b.*):$/i;
@@ -126,6 +118,8 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
   const headingTerms = [new Set(analyze(heading))];
   const headings = [ownHeading];
   const units: Unit[] = [];
+  // A reading list's items are never quoted: "#580: Is it possible to get action and state in
+  // store.subscribe?" matches a reader's question word for word, while the section above answers it.
   let readingList = READING_LIST.test(ownHeading.trim());
   let section = 0;
   let run = 0;

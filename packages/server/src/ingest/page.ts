@@ -75,6 +75,7 @@ export function buildPage(
       tags,
       searchText,
       ...(draft.sectionAnchors.length > 0 ? { sectionAnchors: draft.sectionAnchors } : {}),
+      ...(draft.boldTerms.length > 0 ? { boldTerms: draft.boldTerms } : {}),
       text: draft.text,
       contentHash,
       tokenCount: draft.tokens,

@@ -24,6 +24,8 @@ export interface SynthesisInput {
   glossaryPages?: string[];
   /** The chunks opening a page or section titled exactly a definition question's subject. */
   sectionsHeaded?: (heading: string) => ChunkRecord[];
+  /** The chunks setting a definition question's subject in bold, in book order. */
+  chunksBolding?: (term: string) => ChunkRecord[];
   /**
    * Words of the question the book never uses, given when the passages only partly match it: a
    * quoted answer says so before quoting the closest passages.
@@ -78,6 +80,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
       ...(input.glossaryPages ? { glossaryPages: input.glossaryPages } : {}),
       ...(input.sectionsHeaded ? { sectionsHeaded: input.sectionsHeaded } : {}),
+      ...(input.chunksBolding ? { chunksBolding: input.chunksBolding } : {}),
     });
     const { extraSources, quotedSections } = quoted;
     const caveat = notInBookCaveat(input.notInBook ?? []);

@@ -224,6 +224,9 @@ export class LexicalIndex {
   private readonly headed = new Map<string, ChunkRecord[]>();
   /** The keys of `headed` each page is listed under, so that a changed page leaves them. */
   private readonly headedKeysOfPage = new Map<string, string[]>();
+  /** The chunks setting a term in bold, by the term's key, in path order; kept as `headed` is. */
+  private readonly bolded = new Map<string, ChunkRecord[]>();
+  private readonly boldKeysOfPage = new Map<string, string[]>();
 
   /**
    * The chunks that open a page titled, or a section headed, exactly `heading` (as headingKey reads
@@ -233,6 +236,15 @@ export class LexicalIndex {
    */
   sectionsHeaded(heading: string): ChunkRecord[] {
     return [...(this.headed.get(headingKey(heading)) ?? [])];
+  }
+
+  /**
+   * The chunks whose prose sets `term` in bold (as headingKey reads it: case, plural and a leading
+   * article aside), in path order. A book often introduces a term this way, in passing ("Nodes
+   * that produce data create a **publisher** on the topic"), with no sentence saying "X is …".
+   */
+  chunksBolding(term: string): ChunkRecord[] {
+    return [...(this.bolded.get(headingKey(term)) ?? [])];
   }
 
   /** The chunks of one page, in page order (a copy: the caller may change it). */
@@ -250,7 +262,8 @@ export class LexicalIndex {
   }
 
   /**
-   * Puts the changed pages' chunks back in page order and lists their headings again. Pages go in
+   * Puts the changed pages' chunks back in page order and lists their headings and bold terms
+   * again. Pages go in
    * path order, so a whole book's headings are appended to each key's list, never inserted.
    */
   private refreshPages(filePaths: Set<string>): void {
@@ -275,6 +288,31 @@ export class LexicalIndex {
         if (!listed) this.headed.set(key, chunks);
         else listed.splice(firstPageAfter(listed, filePath), 0, ...chunks);
       }
+      this.relistBold(filePath, page);
+    }
+  }
+
+  /** Lists a page's chunks again under the terms they set in bold (none for a removed page). */
+  private relistBold(filePath: string, page: ChunkRecord[]): void {
+    for (const key of this.boldKeysOfPage.get(filePath) ?? []) {
+      const kept = (this.bolded.get(key) ?? []).filter((chunk) => chunk.filePath !== filePath);
+      if (kept.length > 0) this.bolded.set(key, kept);
+      else this.bolded.delete(key);
+    }
+    const bolding = new Map<string, ChunkRecord[]>();
+    for (const chunk of page)
+      for (const term of chunk.boldTerms ?? []) {
+        const key = headingKey(term);
+        const found = bolding.get(key);
+        if (!found) bolding.set(key, [chunk]);
+        else if (found.at(-1) !== chunk) found.push(chunk);
+      }
+    if (bolding.size > 0) this.boldKeysOfPage.set(filePath, [...bolding.keys()]);
+    else this.boldKeysOfPage.delete(filePath);
+    for (const [key, chunks] of bolding) {
+      const listed = this.bolded.get(key);
+      if (!listed) this.bolded.set(key, chunks);
+      else listed.splice(firstPageAfter(listed, filePath), 0, ...chunks);
     }
   }
 

@@ -37,12 +37,13 @@ function chunkRecords(filePath: string, count = 2, label = "v1"): ChunkRecord[] 
     url: `https://book.example/docs/x#section-${index}`,
     tags: ["ros2"],
     searchText: `Nodes that publish "topics" ${label}`,
-    // The first chunk has a small section merged into it.
+    // The first chunk has a small section merged into it, and sets terms in bold.
     ...(index === 0
       ? {
           sectionAnchors: [
             { heading: "Sub “quoted”", anchor: "sub-quoted", headingPath: ["T", "Sub “quoted”"] },
           ],
+          boldTerms: ["publisher", "“quoted” term"],
         }
       : {}),
     text: `Chunk ${index} of ${filePath} (${label}) with "quotes" and ünïcödé.`,
@@ -185,3 +186,54 @@ for (const adapter of adapters) {
     });
   });
 }
+
+describe("chunks stored before bold terms, on pglite", () => {
+  it("gain an empty list when the migration adds the column, and new chunks keep theirs", async () => {
+    const db = await openPglite();
+    try {
+      await migrate(db);
+      // The database as the version before the bold terms left it, with a chunk in it.
+      await db.query("ALTER TABLE chunks DROP COLUMN bold_terms");
+      await db.query("DELETE FROM lectern_migrations WHERE version = 15");
+      const store = new DocumentStore(db);
+      const [old] = chunkRecords("old.md", 1);
+      const { boldTerms: _, ...before } = old as ChunkRecord;
+      await db.query(
+        `INSERT INTO documents (collection, file_path, title, url, source_hash, chunk_count)
+         VALUES ('default', 'old.md', 'Old', 'https://book.example/old', 'h', 1)`,
+      );
+      await db.query(
+        `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title,
+           section, heading_path, url, tags, text, content_hash, token_count, search_text,
+           section_anchors)
+         VALUES ($1, 'default', '', 'old.md', 0, 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [
+          before.id,
+          before.title,
+          before.section,
+          JSON.stringify(before.headingPath),
+          before.url,
+          JSON.stringify(before.tags),
+          before.text,
+          before.contentHash,
+          before.tokenCount,
+          before.searchText,
+          JSON.stringify(before.sectionAnchors),
+        ],
+      );
+      await migrate(db);
+      expect(await store.allChunks()).toEqual([before]);
+      await store.apply({
+        upserts: [
+          { document: documentRecord("new.md", "h1", 1), chunks: chunkRecords("new.md", 1) },
+        ],
+        deletes: [],
+        settingsHash: "s",
+      });
+      const fresh = (await store.allChunks()).find((chunk) => chunk.filePath === "new.md");
+      expect(fresh?.boldTerms).toEqual(["publisher", "“quoted” term"]);
+    } finally {
+      await db.close();
+    }
+  });
+});

@@ -59,6 +59,11 @@ export interface ChunkRecord {
    * anchor and heading path, so a quote from one of them links to it. Absent or empty when none.
    */
   sectionAnchors?: SectionAnchor[];
+  /**
+   * The terms the chunk's prose sets in bold, lower-cased, each once and few: where a book
+   * introduces a term without a sentence defining it. Absent or empty when none.
+   */
+  boldTerms?: string[];
   text: string;
   contentHash: string;
   tokenCount: number;
@@ -204,7 +209,7 @@ export class DocumentStore {
       ],
     );
     // Multi-row inserts keep a large page to a few round trips.
-    const columns = 16;
+    const columns = 17;
     const batchSize = 200;
     for (let start = 0; start < chunks.length; start += batchSize) {
       const batch = chunks.slice(start, start + batchSize);
@@ -227,13 +232,15 @@ export class DocumentStore {
           chunk.tokenCount,
           chunk.searchText ?? "",
           JSON.stringify(chunk.sectionAnchors ?? []),
+          JSON.stringify(chunk.boldTerms ?? []),
         );
         const base = row * columns;
         return `(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(", ")})`;
       });
       await tx.query(
         `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
-           heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors)
+           heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors,
+           bold_terms)
          VALUES ${tuples.join(", ")}`,
         params,
       );
@@ -243,7 +250,8 @@ export class DocumentStore {
   async allChunks(): Promise<ChunkRecord[]> {
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text, section_anchors
+              url, tags, text, content_hash, token_count, search_text, section_anchors,
+              bold_terms
          FROM chunks WHERE collection = $1 AND version = $2
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version],
@@ -256,7 +264,8 @@ export class DocumentStore {
     if (ids.length === 0) return new Map();
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text, section_anchors
+              url, tags, text, content_hash, token_count, search_text, section_anchors,
+              bold_terms
          FROM chunks WHERE collection = $1 AND version = $2 AND id = ANY($3::text[])`,
       [this.collection, this.version, [...ids]],
     );
@@ -267,7 +276,8 @@ export class DocumentStore {
   async firstChunks(): Promise<ChunkRecord[]> {
     const rows = await this.db.query<ChunkRow>(
       `SELECT DISTINCT ON (file_path) id, collection, version, file_path, chunk_index, total_chunks, title,
-              section, heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors
+              section, heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors,
+              bold_terms
          FROM chunks WHERE collection = $1 AND version = $2
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version],
@@ -281,7 +291,8 @@ export class DocumentStore {
     if (filePaths.length === 0) return pages;
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text, section_anchors
+              url, tags, text, content_hash, token_count, search_text, section_anchors,
+              bold_terms
          FROM chunks WHERE collection = $1 AND version = $2 AND file_path = ANY($3::text[])
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version, [...filePaths]],
@@ -402,6 +413,7 @@ interface ChunkRow {
   token_count: number;
   search_text: string;
   section_anchors: SectionAnchor[] | string | null;
+  bold_terms: string[] | string | null;
 }
 
 function parseJson<T>(value: T | string): T {
@@ -410,6 +422,7 @@ function parseJson<T>(value: T | string): T {
 
 function toChunk(row: ChunkRow): ChunkRecord {
   const sectionAnchors = parseJson(row.section_anchors ?? []);
+  const boldTerms = parseJson(row.bold_terms ?? []);
   return {
     id: row.id,
     collection: row.collection,
@@ -424,6 +437,7 @@ function toChunk(row: ChunkRow): ChunkRecord {
     tags: parseJson(row.tags),
     searchText: row.search_text,
     ...(sectionAnchors.length > 0 ? { sectionAnchors } : {}),
+    ...(boldTerms.length > 0 ? { boldTerms } : {}),
     text: row.text,
     contentHash: row.content_hash,
     tokenCount: row.token_count,

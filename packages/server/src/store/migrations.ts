@@ -214,6 +214,12 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "anchors of the sections merged into a chunk",
     sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS section_anchors JSONB NOT NULL DEFAULT '[]'`,
   },
+  {
+    // A book often introduces a term only by setting it in bold: a definition question looks there.
+    version: 15,
+    name: "terms a chunk sets in bold",
+    sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS bold_terms JSONB NOT NULL DEFAULT '[]'`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {
