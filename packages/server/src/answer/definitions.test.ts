@@ -441,6 +441,30 @@ describe("extractiveAnswer: the sentence that sets X in bold", () => {
     expect(answer.cited).toEqual([2]);
   });
 
+  it("leaves the answer to a first result whose page or heading names X", () => {
+    const fusion = pageChunk(
+      "fusion",
+      0,
+      "A gyroscope reacts instantly but drifts; wheel odometry is smooth but wanders off. Sensor fusion combines readings whose errors differ so that each covers the others' weaknesses.",
+      ["Sensor Fusion"],
+    );
+    const calibration: ChunkRecord = {
+      ...pageChunk(
+        "sensors",
+        1,
+        "Calibration removes bias and scale errors; filtering and fusion reduce the effect of noise.",
+        ["Sensors", "Errors"],
+      ),
+      boldTerms: ["fusion"],
+    };
+    const answer = extractiveAnswer("What is fusion?", [retrieved(fusion, 0.9)], {
+      pageChunks: pagesOf([fusion, calibration]),
+      chunksBolding: () => [calibration],
+    });
+    expect(answer.text).toContain("Sensor fusion combines readings");
+    expect(answer.extraSources).toEqual([]);
+  });
+
   it("leaves the answer to a sentence that reads as defining X, even in part", () => {
     const defined = pageChunk(
       "nodes",

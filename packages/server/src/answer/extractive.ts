@@ -1,3 +1,4 @@
+import { plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
@@ -11,7 +12,7 @@ import {
   strongestDefinition,
   throughTheFix,
 } from "./passages.ts";
-import { anyOf, coverageOf, weighQuestion } from "./question-weights.ts";
+import { anyOf, coverageOf, type WeightedQuestion, weighQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, parsedChunk, parseText, render } from "./units.ts";
 
 /**
@@ -165,7 +166,7 @@ export function extractiveAnswer(
           maxSentences,
           ...(options.pageChunks ? { pageChunks: options.pageChunks } : {}),
         }) ??
-        (strongest === 0
+        (strongest === 0 && !aboutSubject(query, results[0])
           ? boldedPassage(
               query,
               candidates,
@@ -216,6 +217,20 @@ export function extractiveAnswer(
     extraSources,
     quotedSections,
   };
+}
+
+/**
+ * The first result sits on a page or under a heading naming X ("Sensor Fusion" for "What is
+ * fusion?"): its passages explain X better than a sentence elsewhere that sets X in bold in passing.
+ */
+function aboutSubject(query: WeightedQuestion, first: RetrievedChunk | undefined): boolean {
+  if (!first || !query.subject) return false;
+  // X's own words, not another word of their stem nor a part of an identifier: a section headed
+  // "Publishing the model: robot_state_publisher" is not about publishers.
+  const forms = plainWordForms([first.chunk.title, ...first.chunk.headingPath].join(" "));
+  return [...query.subject.keys()].every(
+    (term) => forms.has(term) && forms.get(term) === query.subjectForms.get(term),
+  );
 }
 
 /**
