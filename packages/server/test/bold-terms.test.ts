@@ -1,12 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../src/config/config.ts";
-import { type Lectern, openLectern } from "../src/lectern.ts";
-import { createChatPipeline } from "../src/pipeline/answering.ts";
 import type { SearchFilters } from "../src/search/filters.ts";
+import { openTinyBook, type TinyBook } from "./tiny-book.ts";
 
 /**
  * "What is X?" where the book says what X is only in passing, setting X in bold ("Nodes that
@@ -14,25 +8,17 @@ import type { SearchFilters } from "../src/search/filters.ts";
  * X: through ingest, the store, the index and the pipeline `/chat` runs, the answer quotes the
  * sentence that sets X in bold and cites its page after the results.
  */
-let workDir: string;
-let lectern: Lectern;
+let book: TinyBook;
 
 beforeAll(async () => {
-  workDir = await mkdtemp(path.join(tmpdir(), "lectern-bold-terms-"));
-  const docs = path.join(workDir, "docs");
-  await mkdir(docs);
-  await writeFile(
-    path.join(docs, "topics.md"),
-    [
+  book = await openTinyBook("bold-terms", {
+    "topics.md": [
       "# Topics and Messages",
       "",
       "A **topic** is a named channel that carries a stream of **messages** of one type. Nodes that produce data create a **publisher** on the topic; nodes that consume it create a **subscription**. Neither side knows, or cares, who is on the other end.",
       "",
     ].join("\n"),
-  );
-  await writeFile(
-    path.join(docs, "urdf.md"),
-    [
+    "urdf.md": [
       "# Describing a Robot",
       "",
       "## The state publisher",
@@ -40,30 +26,14 @@ beforeAll(async () => {
       "The model reaches the rest of the system through the state publisher node. The state publisher takes the model as a parameter, and the publisher node publishes the frames of every joint.",
       "",
     ].join("\n"),
-  );
-  lectern = await openLectern(
-    loadConfig({ env: { LOG_LEVEL: "warn" }, overrides: { dataDir: path.join(workDir, "data") } }),
-  );
-  const report = await lectern.ingest(docs);
-  expect(report.failures).toEqual([]);
+  });
 });
 afterAll(async () => {
-  await lectern?.close();
-  await rm(workDir, { recursive: true, force: true });
+  await book?.close();
 });
 
-async function ask(query: string, topK: number, filters?: SearchFilters) {
-  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }));
-  return pipeline.run({
-    requestId: "r",
-    sessionId: "s",
-    query,
-    selectedText: null,
-    filters,
-    sourceUrl: null,
-    topK,
-  });
-}
+const ask = (query: string, topK: number, filters?: SearchFilters) =>
+  book.ask(query, topK, filters);
 
 describe("a definition question about a term the book sets in bold", () => {
   it("quotes the sentence setting it in bold, cited after the results", async () => {

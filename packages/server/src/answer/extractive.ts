@@ -220,14 +220,15 @@ export function extractiveAnswer(
 }
 
 /**
- * The first result sits on a page or under a heading naming X ("Sensor Fusion" for "What is
- * fusion?"): its passages explain X better than a sentence elsewhere that sets X in bold in passing.
+ * The first result sits on a page whose title names X ("Sensor Fusion" for "What is fusion?"): its
+ * passages explain X better than a sentence elsewhere that sets X in bold in passing.
  */
 function aboutSubject(query: WeightedQuestion, first: RetrievedChunk | undefined): boolean {
   if (!first || !query.subject) return false;
-  // X's own words, not another word of their stem nor a part of an identifier: a section headed
-  // "Publishing the model: robot_state_publisher" is not about publishers.
-  const forms = plainWordForms([first.chunk.title, ...first.chunk.headingPath].join(" "));
+  // X's own words, not another word of their stem nor a part of an identifier ("Publishing the
+  // model: robot_state_publisher" is not about publishers). A page's title, not a section's
+  // heading: "The state publisher" is one node that publishes, not what a publisher is.
+  const forms = plainWordForms(first.chunk.title);
   return [...query.subject.keys()].every(
     (term) => forms.has(term) && forms.get(term) === query.subjectForms.get(term),
   );
