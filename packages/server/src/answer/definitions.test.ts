@@ -310,6 +310,48 @@ describe("extractiveAnswer: sentences that lean on the one before", () => {
   });
 });
 
+describe("extractiveAnswer: a follow-up searched with the earlier question", () => {
+  const results = [
+    retrievedChunk(
+      "store",
+      "You can remove a listener later with the function that subscribe returns.",
+      "Store",
+      0.9,
+    ),
+    retrievedChunk(
+      "splitting",
+      "A reducer loaded lazily can be removed later by replacing the root reducer.",
+      "Code Splitting",
+      0.8,
+    ),
+  ];
+
+  it("quotes the passage about what the reader is still asking about", () => {
+    const context = "How do I load a reducer lazily when its route opens?";
+    expect(extractiveAnswer("and how do I remove it later?", results, { context }).text).toBe(
+      "A reducer loaded lazily can be removed later by replacing the root reducer. [2]",
+    );
+    expect(extractiveAnswer("and how do I remove it later?", results).text).toMatch(
+      /^You can remove a listener later/,
+    );
+  });
+
+  it("weighs the earlier words at most half as much as the question's own", () => {
+    const parsed = results.map((result) => parseText(result.chunk.text));
+    const context = "How do I load a reducer lazily when its route opens?";
+    const query = weighQuestion("and how do I remove it later?", parsed, context);
+    const own = ["remov", "later"].reduce(
+      (total, term) => total + (query.weights.get(term) ?? 0),
+      0,
+    );
+    expect(own).toBeGreaterThan(0);
+    expect(query.total - own).toBeGreaterThan(0);
+    expect(query.total - own).toBeLessThanOrEqual(0.5 * own + 1e-9);
+    // A definition question names its own subject: the earlier words stay out.
+    expect(weighQuestion("What is a reducer?", parsed, context).weights.has("lazili")).toBe(false);
+  });
+});
+
 describe("extractiveAnswer: how-to passages", () => {
   it("are not pulled towards an instruction that is about something else", () => {
     const results = [

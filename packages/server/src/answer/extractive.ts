@@ -125,6 +125,8 @@ export interface ExtractiveOptions {
   glossaryPages?: string[];
   /** The chunks opening a page or section titled exactly this (a definition question's X). */
   sectionsHeaded?: (heading: string) => ChunkRecord[];
+  /** The earlier question a follow-up was searched with: its words count at half weight. */
+  context?: string;
   /** The chunks setting this term in bold, in book order (a definition question's X). */
   chunksBolding?: (term: string) => ChunkRecord[];
 }
@@ -145,6 +147,7 @@ export function extractiveAnswer(
   const query = weighQuestion(
     question,
     candidates.map((candidate) => candidate.parsed),
+    options.context,
   );
   if (query.subject && options.pageChunks)
     candidates.push(

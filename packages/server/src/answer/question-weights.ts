@@ -1,4 +1,5 @@
 import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
+import { CONTEXT_WEIGHT } from "../search/search-terms.ts";
 import { sum } from "../util/numbers.ts";
 import type { ParsedChunk, Unit } from "./units.ts";
 
@@ -39,7 +40,17 @@ const FRAME_TERMS = new Set(
 
 const HOW_TO = /^(?:how (?:do|can|should|would|could) (?:i|you|we)|how to)\b/i;
 
-export function weighQuestion(question: string, sources: ParsedChunk[]): WeightedQuestion {
+/**
+ * The weights of a question's words; `context` is the earlier question a follow-up was searched
+ * with ("and how do I take it out again later?" after one about loading a reducer lazily): its
+ * words count at CONTEXT_WEIGHT, as in the search, so the passage quoted is about what the
+ * reader is still asking about.
+ */
+export function weighQuestion(
+  question: string,
+  sources: ParsedChunk[],
+  context?: string,
+): WeightedQuestion {
   const normalized = question.trim().replace(/\s+/g, " ");
   const analyzed = analyzeQuery(normalized);
   // An identifier the reader wrote ("createStore") names one thing: a sentence saying "creating"
@@ -95,6 +106,18 @@ export function weighQuestion(question: string, sources: ParsedChunk[]): Weighte
   for (const [identifier, parts] of partsOf) {
     const weight = sum(parts.map(idf));
     if (weight > 0 && !weights.has(identifier)) weights.set(identifier, weight);
+  }
+  if (context && !definition) {
+    // Together they never outweigh the question's own words: the earlier turn completes the
+    // question ("it" is a thunk), the new words say what is asked about it ("a test").
+    const own = sum(weights.values());
+    const earlier = new Map<string, number>();
+    for (const term of analyzeQuery(context).words) {
+      const weight = idf(term) * CONTEXT_WEIGHT;
+      if (weight > 0 && !weights.has(term)) earlier.set(term, weight);
+    }
+    const scale = Math.min(1, (CONTEXT_WEIGHT * own) / Math.max(sum(earlier.values()), 1e-9));
+    for (const [term, weight] of earlier) weights.set(term, weight * scale);
   }
   // Subject words every candidate contains ("ROS 2" in "a ROS 2 service") qualify the subject
   // rather than name it.

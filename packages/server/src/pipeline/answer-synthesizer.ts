@@ -26,6 +26,8 @@ export interface SynthesisInput {
   sectionsHeaded?: (heading: string) => ChunkRecord[];
   /** The chunks setting a definition question's subject in bold, in book order. */
   chunksBolding?: (term: string) => ChunkRecord[];
+  /** The earlier question the results were searched with, for a follow-up that leans on it. */
+  context?: string;
   /**
    * Words of the question the book never uses, given when the passages only partly match it: a
    * quoted answer says so before quoting the closest passages.
@@ -81,6 +83,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       ...(input.glossaryPages ? { glossaryPages: input.glossaryPages } : {}),
       ...(input.sectionsHeaded ? { sectionsHeaded: input.sectionsHeaded } : {}),
       ...(input.chunksBolding ? { chunksBolding: input.chunksBolding } : {}),
+      ...(input.context ? { context: input.context } : {}),
     });
     const { extraSources, quotedSections } = quoted;
     const caveat = notInBookCaveat(input.notInBook ?? []);

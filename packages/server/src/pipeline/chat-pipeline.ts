@@ -277,6 +277,7 @@ export class ChatPipeline {
             ...(retrieval.lowConfidence && retrieval.unknownWords
               ? { notInBook: retrieval.unknownWords }
               : {}),
+            ...(retrieval.context ? { context: retrieval.context } : {}),
           },
           options,
         ),
