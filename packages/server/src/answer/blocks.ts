@@ -96,12 +96,16 @@ export function toBlocks(text: string): Block[] {
   flush();
   // A short line with no closing punctuation, standing alone before more text, is a heading.
   for (const [index, block] of blocks.entries()) {
+    const next = blocks[index + 1]?.kind;
     if (
       block.kind === "paragraph" &&
       index < blocks.length - 1 &&
       block.text.split(" ").length <= 10 &&
       (!/[.!?:;,)"']$/.test(block.text) ||
-        (block.text.split(" ").length < MIN_WORDS && blocks[index + 1]?.kind !== "paragraph"))
+        (block.text.split(" ").length < MIN_WORDS &&
+          next !== "paragraph" &&
+          // "Useful flags:" before a table introduces it, as a longer sentence would.
+          !(block.text.endsWith(":") && (next === "list" || next === "code" || next === "table"))))
     ) {
       blocks[index] = { kind: "heading", text: block.text, inferred: true };
     }

@@ -352,6 +352,44 @@ describe("extractiveAnswer: a follow-up searched with the earlier question", () 
   });
 });
 
+describe("extractiveAnswer: a short lead-in before a table", () => {
+  const text = [
+    "## Building with colcon",
+    "",
+    "colcon builds every package in src/ in dependency order:",
+    "",
+    "```bash",
+    "colcon build --symlink-install",
+    "```",
+    "",
+    "Useful flags:",
+    "",
+    "Flag | Effect",
+    "--symlink-install | Links Python files, so edits take effect without rebuilding",
+    "--packages-select my_pkg | Builds only the listed packages",
+    "--parallel-workers 2 | Limits parallel jobs on small boards",
+    "",
+    "Source the workspace in a new terminal after building the workspace.",
+  ].join("\n");
+
+  it("is no heading: it introduces its table, as a longer sentence would", () => {
+    const units = parseText(text).units;
+    const lead = units.find((unit) => unit.text === "Useful flags:");
+    expect(lead?.attachment).toContain("--packages-select my_pkg");
+    expect(parseText(text).headings).not.toContain("Useful flags:");
+  });
+
+  it("goes on from the code before it, so one passage holds both", () => {
+    const answer = extractiveAnswer(
+      "How do I build my workspace with colcon and rebuild only one package?",
+      [retrievedChunk("workspace", text, "Workspaces", 0.9)],
+    );
+    expect(answer.text).toMatch(/^colcon builds every package in src\/ in dependency order:/);
+    expect(answer.text).toContain("Useful flags:");
+    expect(answer.text).toContain("Builds only the listed packages");
+  });
+});
+
 describe("extractiveAnswer: how-to passages", () => {
   it("are not pulled towards an instruction that is about something else", () => {
     const results = [

@@ -124,7 +124,10 @@ export function bestWindow(
       if (query.howTo && someIn(instructs, start, end)) score += 0.1;
       for (let index = start; index <= end; index++) {
         if (!matches[index]) score -= 0.03;
-        if (index > start && all[index - 1]?.paragraph !== all[index]?.paragraph) score -= 0.03;
+        // A lead-in going on from the list or code before it continues the passage.
+        const previous = all[index - 1];
+        if (index > start && previous?.paragraph !== all[index]?.paragraph && !previous?.attachment)
+          score -= 0.03;
       }
       const following = all[end + 1];
       if (

@@ -180,9 +180,22 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
           continue;
         }
       }
-      const unit = unitOf(sentence, place(false, order === 0));
+      // A short lead-in ("Useful flags:") is quotable with what it introduces.
+      const leadsIn = introduces && last && attachable !== null;
+      const unit = unitOf(sentence, place(false, order === 0), leadsIn);
       if (!unit) continue;
       if (introduces && last && attachable) {
+        // A lead-in right after another one's list or code goes on with it ("… in dependency
+        // order: ```…``` Useful flags: | … |"): one passage may hold both.
+        const previous = units[units.length - 1];
+        if (
+          order === 0 &&
+          sentences.length === 1 &&
+          previous?.attachment &&
+          previous.section === section &&
+          previous.paragraph === position - 2
+        )
+          unit.run = previous.run;
         unit.attachment = renderBlock(attachable);
         unit.attachmentTerms = new Set(analyze(blockText(attachable)));
         blocks[position + 1] = { kind: "other" };
@@ -211,6 +224,7 @@ function startsWith(sentence: string, pattern: RegExp): boolean {
 function unitOf(
   raw: string,
   place: { section: number; run: number; paragraph: number; item: boolean; first: boolean },
+  introducing = false,
 ): Unit | null {
   let text = raw
     .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
@@ -228,7 +242,7 @@ function unitOf(
   )
     text = text.slice(leadIn[0].length);
   const prose = place.item ? text.replace(/^(?:[-*+]|\d{1,3}[.)])\s+/, "") : text;
-  if (prose.split(" ").length < MIN_WORDS || prose.length > 600) return null;
+  if ((prose.split(" ").length < MIN_WORDS && !introducing) || prose.length > 600) return null;
   // A cross-reference ("See QoS profiles.") says nothing by itself.
   if (/^see\b/i.test(prose)) return null;
   return {
