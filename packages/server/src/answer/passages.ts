@@ -329,8 +329,9 @@ const MAX_BOLDING_CHUNKS = 3;
  * (`strongestDefinition` 0), and no page or section is named after (`namedOpening`): the sentence
  * where the book sets X in bold, as a book introduces a term in passing ("Nodes that produce data
  * create a **publisher** on the topic; …"). `bolding` are the chunks of the book that set X in
- * bold, first in book order; the candidates' own chunks that do follow them. The first such chunk with a quotable sentence holding X is quoted, weighed
- * as the first result when it is not a candidate already (it is then added to `candidates`). The
+ * bold, first in book order; the candidates' own chunks that do follow them. The first such chunk
+ * with a quotable sentence holding X is quoted, weighed as the first result when it is not a
+ * candidate already (it is then added to `candidates`). The
  * sentence is quoted with its neighbour where the passage rules ask for one: the sentence before
  * when it leans on it ("It …"), the next one of its paragraph when it would stand alone (2–4
  * sentences read better), never ending on a question. Null when no chunk sets X in bold.
