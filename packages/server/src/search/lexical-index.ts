@@ -221,12 +221,9 @@ export class LexicalIndex {
    * wait for a pass over the whole book (0.7 s at 100,000 chunks) on a request's thread.
    */
   private readonly pages = new Map<string, ChunkRecord[]>();
-  private readonly headed = new Map<string, ChunkRecord[]>();
-  /** The keys of `headed` each page is listed under, so that a changed page leaves them. */
-  private readonly headedKeysOfPage = new Map<string, string[]>();
+  private readonly headed = new ChunksByKey();
   /** The chunks setting a term in bold, by the term's key, in path order; kept as `headed` is. */
-  private readonly bolded = new Map<string, ChunkRecord[]>();
-  private readonly boldKeysOfPage = new Map<string, string[]>();
+  private readonly bolded = new ChunksByKey();
 
   /**
    * The chunks that open a page titled, or a section headed, exactly `heading` (as headingKey reads
@@ -235,7 +232,7 @@ export class LexicalIndex {
    * forms ("immutable", which shares its stem) do not rank first.
    */
   sectionsHeaded(heading: string): ChunkRecord[] {
-    return [...(this.headed.get(headingKey(heading)) ?? [])];
+    return this.headed.get(headingKey(heading));
   }
 
   /**
@@ -244,7 +241,7 @@ export class LexicalIndex {
    * that produce data create a **publisher** on the topic"), with no sentence saying "X is …".
    */
   chunksBolding(term: string): ChunkRecord[] {
-    return [...(this.bolded.get(headingKey(term)) ?? [])];
+    return this.bolded.get(headingKey(term));
   }
 
   /** The chunks of one page, in page order (a copy: the caller may change it). */
@@ -261,11 +258,7 @@ export class LexicalIndex {
     return page;
   }
 
-  /**
-   * Puts the changed pages' chunks back in page order and lists their headings and bold terms
-   * again. Pages go in
-   * path order, so a whole book's headings are appended to each key's list, never inserted.
-   */
+  /** Puts the changed pages' chunks back in page order and lists their headings and bold terms again. */
   private refreshPages(filePaths: Set<string>): void {
     // A book repeats its headings ("Overview", "Examples"): each is read once per change.
     const keys = new Map<string, string>();
@@ -275,44 +268,8 @@ export class LexicalIndex {
       page.sort((left, right) => left.chunkIndex - right.chunkIndex);
       if (page.length === 0) this.pages.delete(filePath);
       this.retitle(filePath, page[0]?.title);
-      for (const key of this.headedKeysOfPage.get(filePath) ?? []) {
-        const kept = (this.headed.get(key) ?? []).filter((chunk) => chunk.filePath !== filePath);
-        if (kept.length > 0) this.headed.set(key, kept);
-        else this.headed.delete(key);
-      }
-      const opening = openingsOf(page, keys);
-      if (opening.size > 0) this.headedKeysOfPage.set(filePath, [...opening.keys()]);
-      else this.headedKeysOfPage.delete(filePath);
-      for (const [key, chunks] of opening) {
-        const listed = this.headed.get(key);
-        if (!listed) this.headed.set(key, chunks);
-        else listed.splice(firstPageAfter(listed, filePath), 0, ...chunks);
-      }
-      this.relistBold(filePath, page);
-    }
-  }
-
-  /** Lists a page's chunks again under the terms they set in bold (none for a removed page). */
-  private relistBold(filePath: string, page: ChunkRecord[]): void {
-    for (const key of this.boldKeysOfPage.get(filePath) ?? []) {
-      const kept = (this.bolded.get(key) ?? []).filter((chunk) => chunk.filePath !== filePath);
-      if (kept.length > 0) this.bolded.set(key, kept);
-      else this.bolded.delete(key);
-    }
-    const bolding = new Map<string, ChunkRecord[]>();
-    for (const chunk of page)
-      for (const term of chunk.boldTerms ?? []) {
-        const key = headingKey(term);
-        const found = bolding.get(key);
-        if (!found) bolding.set(key, [chunk]);
-        else if (found.at(-1) !== chunk) found.push(chunk);
-      }
-    if (bolding.size > 0) this.boldKeysOfPage.set(filePath, [...bolding.keys()]);
-    else this.boldKeysOfPage.delete(filePath);
-    for (const [key, chunks] of bolding) {
-      const listed = this.bolded.get(key);
-      if (!listed) this.bolded.set(key, chunks);
-      else listed.splice(firstPageAfter(listed, filePath), 0, ...chunks);
+      this.headed.replacePage(filePath, openingsOf(page, keys));
+      this.bolded.replacePage(filePath, boldingOf(page));
     }
   }
 
@@ -495,6 +452,50 @@ function openingsOf(page: ChunkRecord[], keys: Map<string, string>): Map<string,
     previous = path;
   }
   return opening;
+}
+
+/** A page's chunks by the key of each term they set in bold, in page order, each chunk once. */
+function boldingOf(page: ChunkRecord[]): Map<string, ChunkRecord[]> {
+  const bolding = new Map<string, ChunkRecord[]>();
+  for (const chunk of page)
+    for (const term of chunk.boldTerms ?? []) {
+      const key = headingKey(term);
+      const found = bolding.get(key);
+      if (!found) bolding.set(key, [chunk]);
+      else if (found.at(-1) !== chunk) found.push(chunk);
+    }
+  return bolding;
+}
+
+/**
+ * Lists of chunks by key, each in path order, changed a page at a time: a changed page leaves the
+ * keys it was listed under and joins its new ones where its path sorts. A book's pages come in path
+ * order, so a whole book is appended to each list, never inserted.
+ */
+class ChunksByKey {
+  private readonly lists = new Map<string, ChunkRecord[]>();
+  /** The keys each page is listed under. */
+  private readonly keysOfPage = new Map<string, string[]>();
+
+  /** A copy: the caller may change it. */
+  get(key: string): ChunkRecord[] {
+    return [...(this.lists.get(key) ?? [])];
+  }
+
+  replacePage(filePath: string, listed: Map<string, ChunkRecord[]>): void {
+    for (const key of this.keysOfPage.get(filePath) ?? []) {
+      const kept = (this.lists.get(key) ?? []).filter((chunk) => chunk.filePath !== filePath);
+      if (kept.length > 0) this.lists.set(key, kept);
+      else this.lists.delete(key);
+    }
+    if (listed.size > 0) this.keysOfPage.set(filePath, [...listed.keys()]);
+    else this.keysOfPage.delete(filePath);
+    for (const [key, chunks] of listed) {
+      const list = this.lists.get(key);
+      if (!list) this.lists.set(key, chunks);
+      else list.splice(firstPageAfter(list, filePath), 0, ...chunks);
+    }
+  }
 }
 
 /** Where a page's chunks go in a list in path order: before the first chunk of a later page. */
