@@ -87,4 +87,19 @@ describe("MarkdownView formatting", () => {
     expect(view.querySelector("[data-citation]")).toHaveTextContent("2");
     expect(view).toHaveTextContent("ros2_control_node");
   });
+
+  it("renders a table with its header, in a box that scrolls sideways", () => {
+    const view = renderMarkdown(
+      "| Flag | Effect |\n| --- | --- |\n| `--packages-select` | Builds only the listed packages [2] |",
+    );
+    const table = view.querySelector(".table-scroll > table");
+    expect(table).not.toBeNull();
+    expect([...(table?.querySelectorAll("th") ?? [])].map((cell) => cell.textContent)).toEqual([
+      "Flag",
+      "Effect",
+    ]);
+    const cells = table?.querySelectorAll("tbody td") ?? [];
+    expect(cells[0]?.querySelector("code")).toHaveTextContent("--packages-select");
+    expect(cells[1]?.querySelector("[data-citation='2']")).not.toBeNull();
+  });
 });

@@ -59,6 +59,30 @@ function renderBlock(block: Block, render: Renderers): ReactNode {
       const items = keyed(block.items, (item) => <li>{renderListItem(item, render)}</li>);
       return block.ordered ? <ol start={block.start}>{items}</ol> : <ul>{items}</ul>;
     }
+    case "table":
+      // Wide tables scroll sideways inside the answer rather than widen the panel.
+      return (
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                {keyed(block.header, (cell) => (
+                  <th>{inline(cell)}</th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {keyed(block.rows, (row) => (
+                <tr>
+                  {keyed(row, (cell) => (
+                    <td>{inline(cell)}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      );
     case "rule":
       return <hr />;
   }

@@ -98,4 +98,39 @@ describe("parseMarkdown", () => {
       { type: "code", language: "python", text: "print('hi')" },
     ]);
   });
+
+  it("reads a table: header, delimiter and rows, cells parsed inline", () => {
+    const blocks = parseMarkdown(
+      "Useful flags: [1]\n| Flag | Effect |\n| --- | :---: |\n| `--symlink-install` | Links **files** |\n| a \\| b |\n\nAfter.",
+    );
+    expect(blocks[0]).toEqual({
+      type: "paragraph",
+      children: [
+        { type: "text", text: "Useful flags: " },
+        { type: "citation", number: 1 },
+      ],
+    });
+    expect(blocks[1]).toEqual({
+      type: "table",
+      header: [[{ type: "text", text: "Flag" }], [{ type: "text", text: "Effect" }]],
+      rows: [
+        [
+          [{ type: "code", text: "--symlink-install" }],
+          [
+            { type: "text", text: "Links " },
+            { type: "strong", children: [{ type: "text", text: "files" }] },
+          ],
+        ],
+        // An escaped pipe stays in its cell; a missing cell is empty.
+        [[{ type: "text", text: "a | b" }], []],
+      ],
+    });
+    expect(blocks[2]).toEqual({ type: "paragraph", children: [{ type: "text", text: "After." }] });
+  });
+
+  it("keeps pipes without a delimiter row as a paragraph", () => {
+    expect(parseMarkdown("a | b\nc | d")).toEqual([
+      { type: "paragraph", children: [{ type: "text", text: "a | b\nc | d" }] },
+    ]);
+  });
 });

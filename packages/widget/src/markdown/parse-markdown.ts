@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: a self-contained parser; block and inline parsing share its cursor helpers.
 /**
  * A small Markdown parser for answers: paragraphs, headings, lists, block quotes, fenced code,
- * rules, emphasis, inline code, links, images and `[n]` citation markers. It builds a tree of
+ * tables, rules, emphasis, inline code, links, images and `[n]` citation markers. It builds a tree of
  * plain data; raw HTML is never interpreted and stays visible as text.
  */
 
@@ -21,6 +21,7 @@ export type Block =
   | { type: "code"; language: string; text: string }
   | { type: "quote"; children: Block[] }
   | { type: "list"; ordered: boolean; start: number; items: Block[][] }
+  | { type: "table"; header: Inline[][]; rows: Inline[][][] }
   | { type: "rule" };
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([^\s`]*)/;
@@ -28,6 +29,8 @@ const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const QUOTE = /^ {0,3}> ?/;
 const LIST_ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)/;
+/** A table's delimiter row: "| --- | :---: |" (the outer pipes may be left out). */
+const TABLE_DELIMITER = /^ {0,3}\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$/;
 
 export function parseMarkdown(source: string): Block[] {
   return parseBlocks(source.replace(/\r\n?/g, "\n").split("\n"));
@@ -94,16 +97,54 @@ function parseBlocks(lines: string[]): Block[] {
       index = parseList(lines, index, blocks);
       continue;
     }
+    if (isTableStart(lines, index)) {
+      const header = tableCells(line);
+      const rows: Inline[][][] = [];
+      index += 2;
+      while (index < lines.length && (lines[index] ?? "").includes("|")) {
+        const cells = tableCells(lines[index] ?? "");
+        // Each row has the header's cells: missing ones are empty, extra ones are dropped.
+        rows.push(header.map((_, column) => parseInline(cells[column] ?? "")));
+        index++;
+      }
+      blocks.push({ type: "table", header: header.map(parseInline), rows });
+      continue;
+    }
     const paragraph: string[] = [];
     while (index < lines.length) {
       const next = lines[index] ?? "";
-      if (next.trim() === "" || (paragraph.length > 0 && startsBlock(next))) break;
+      if (
+        next.trim() === "" ||
+        (paragraph.length > 0 && (startsBlock(next) || isTableStart(lines, index)))
+      )
+        break;
       paragraph.push(next);
       index++;
     }
     blocks.push({ type: "paragraph", children: parseInline(paragraph.join("\n").trim()) });
   }
   return blocks;
+}
+
+/** A row with pipes followed by a delimiter row with as many columns (GitHub's tables). */
+function isTableStart(lines: string[], index: number): boolean {
+  const line = lines[index] ?? "";
+  const delimiter = lines[index + 1] ?? "";
+  return (
+    line.includes("|") &&
+    TABLE_DELIMITER.test(delimiter) &&
+    delimiter.includes("-") &&
+    tableCells(delimiter).length === tableCells(line).length
+  );
+}
+
+/** A row's cells, trimmed; an escaped pipe ("\|") stays in its cell. */
+function tableCells(line: string): string[] {
+  const trimmed = line
+    .trim()
+    .replace(/^\|/, "")
+    .replace(/(?<!\\)\|$/, "");
+  return trimmed.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, "|"));
 }
 
 function isClosingFence(line: string, marker: string): boolean {
