@@ -491,6 +491,51 @@ describe("Markdown constructs", () => {
     ]);
   });
 
+  it("drops Docusaurus's highlight comments from code, in each comment style, and only those", () => {
+    const source = [
+      "```jsx",
+      "function App() {",
+      "  // highlight-next-line",
+      "  const a = 1;",
+      "  return (",
+      "    {/* highlight-start */}",
+      "    <div>{a}</div>",
+      "    {/* highlight-end */}",
+      "  );",
+      "}",
+      "// a highlight-start in prose stays",
+      "```",
+      "",
+      "```bash",
+      "# highlight-next-line",
+      "npm install",
+      "```",
+      "",
+      "- In a list:",
+      "  ```js",
+      "  /* highlight-start */",
+      "  x();",
+      "  /* highlight-end */",
+      "  ```",
+      "",
+    ].join("\n");
+    const blocks = blocksOf(source);
+    expect(blocks[0]).toMatchObject({
+      kind: "code",
+      code: [
+        "function App() {",
+        "  const a = 1;",
+        "  return (",
+        "    <div>{a}</div>",
+        "  );",
+        "}",
+        "// a highlight-start in prose stays",
+      ].join("\n"),
+    });
+    expect(blocks[1]).toMatchObject({ kind: "code", code: "npm install" });
+    expect(blocks[2]).toMatchObject({ kind: "prose", text: "- In a list:\nx();" });
+  });
+
   it("keeps indented code", () => {
     const blocks = blocksOf("Para.\n\n    indented code\n", { format: "md" });
     expect(blocks[1]).toEqual({ kind: "code", lang: "", code: "indented code", line: 3 });

@@ -357,7 +357,7 @@ class BlockWalker {
         this.blocks.push({
           kind: "code",
           lang: node.lang ?? "",
-          code: node.value ?? "",
+          code: withoutMagicComments(node.value ?? ""),
           line: this.line(node),
         });
         return;
@@ -521,6 +521,23 @@ function tableText(node: MdNode): string {
     .join("\n");
 }
 
+/**
+ * Drops Docusaurus's line-highlighting comments (`highlight-next-line`, `highlight-start`,
+ * `highlight-end`) standing on lines of their own, in any comment style the site reads them in
+ * (`//`, `#`, `--`, `%`, `;;`, `/*`, `{/*`, `<!--`): the site removes them when it renders the
+ * block, so a reader never sees them, and an answer quoting the code should not show them either.
+ */
+const MAGIC_COMMENT =
+  /^[ \t]*(?:\/\/|#|--|%|;;|\/\*|\{\/\*|<!--)[ \t]*highlight-(?:next-line|start|end)[ \t]*(?:\*\/\}|\*\/|-->)?[ \t]*$/;
+
+export function withoutMagicComments(code: string): string {
+  if (!code.includes("highlight-")) return code;
+  return code
+    .split("\n")
+    .filter((line) => !MAGIC_COMMENT.test(line))
+    .join("\n");
+}
+
 function listText(node: MdNode, indent: number): string {
   const lines: string[] = [];
   for (const [index, item] of (node.children ?? []).entries()) {
@@ -528,7 +545,7 @@ function listText(node: MdNode, indent: number): string {
     const parts: string[] = [];
     for (const child of item.children ?? []) {
       if (child.type === "list") parts.push(`\n${listText(child, indent + 2)}`);
-      else if (child.type === "code") parts.push(`\n${child.value ?? ""}`);
+      else if (child.type === "code") parts.push(`\n${withoutMagicComments(child.value ?? "")}`);
       else parts.push(inlineText(child).trim());
     }
     lines.push(`${" ".repeat(indent)}${bullet} ${parts.join(" ").replace(/ \n/g, "\n")}`);
