@@ -113,6 +113,25 @@ describe("sample book", () => {
     expect(outcome.sources[0]).toMatchObject({ file_path: "index.md", source_url: "/docs" });
   });
 
+  it("of two passages of a section that score the same, quotes the one the book gives first", async () => {
+    // "colcon builds every package…" and the later tip "Source the workspace in a new terminal
+    // rather than the one you built in" cover the question's words equally; only rounding
+    // differed between their sums.
+    const outcome = await pipelineOver(lectern.retriever).run({
+      requestId: "r",
+      sessionId: "s",
+      query: "How do I build the packages in my workspace?",
+      selectedText: null,
+      filters: undefined,
+      sourceUrl: null,
+      topK: 5,
+    });
+    expect(outcome.answer).toMatch(
+      /^`?colcon`? \("collective construction"\) builds every package/,
+    );
+    expect(outcome.answer).toContain("colcon build --symlink-install");
+  });
+
   it("defines a term from its glossary entry when passages only use the term rank higher", async () => {
     // The glossary's "K–P" section is the fifth source; the first uses "odometry" in passing.
     const outcome = await pipelineOver(lectern.retriever).run({

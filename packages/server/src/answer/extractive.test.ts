@@ -325,6 +325,30 @@ describe("extractiveAnswer", () => {
     expect(apart.text.startsWith("spawnServo is deprecated since version 2.")).toBe(true);
   });
 
+  it("quotes the best-ranked source over a weak one matching more of the question's incidental words", () => {
+    const results = [
+      result(
+        "undo",
+        "To support undo and redo, the history reducer keeps a list of past states and a list of future states next to the present one.",
+        "Implementing Undo History",
+        0.9,
+      ),
+      result(
+        "types",
+        "When you build the app, your editor shows the type of the store's state as you hover over it, so you never need to write it by hand.",
+        "Using TypeScript",
+        0.3,
+      ),
+      result("store", "The store holds the state of the whole app.", "Store", 0.3),
+    ];
+    const answer = extractiveAnswer(
+      "My editor app needs undo and redo. How would I build that on top of the store?",
+      results,
+    );
+    expect(answer.text.startsWith("To support undo and redo, the history reducer")).toBe(true);
+    expect(answer.cited).toEqual([1]);
+  });
+
   it("falls back to the next source with prose when the first is only code or a reading list", () => {
     const code = result("code", "```python\nservo.write(90)\nservo.detach()\n```", "Example");
     const links = result(

@@ -22,6 +22,19 @@ export interface Passage {
 
 const PROHIBITION = /^(?:never|avoid|do not|don't)\b/i;
 const QUESTION = /\?["”’)]*\s*$/;
+/**
+ * How much the source's similarity score counts in a passage's score. The search ranked the
+ * sources on the whole book's word statistics, titles and headings; the passage scoring weighs a
+ * question word by how rare it is among the few sources, so a word only a weak source contains
+ * would otherwise draw the answer there ("My editor app needs undo and redo…" quoting an editor
+ * tip from the TypeScript page over the undo history page ranked first).
+ * A "what is X" question has a stronger sign of its own, the sentence defining X, which a
+ * glossary ranked below a page using X often holds: there the source counts less.
+ */
+const SOURCE_WEIGHT = 0.6;
+const DEFINITION_SOURCE_WEIGHT = 0.2;
+/** Scores closer than this are equal: sums of the same weights in another order differ by rounding. */
+const SCORE_EPSILON = 1e-9;
 /** How many sentences past a how-to passage its fix may sit. */
 const FIX_LOOKAHEAD = 3;
 
@@ -42,7 +55,8 @@ export function bestWindow(
     const source = candidate.parsed;
     const all = source.units;
     const rankScore =
-      0.2 * candidate.result.similarityScore +
+      (query.subject ? DEFINITION_SOURCE_WEIGHT : SOURCE_WEIGHT) *
+        candidate.result.similarityScore +
       0.04 * (1 - candidate.rank / Math.max(1, options.rankCount));
     // What depends on one unit (or one heading) alone is worked out once per candidate, not once
     // per window holding it: a unit sits in up to maxSentences² windows.
@@ -138,7 +152,8 @@ export function bestWindow(
       )
         score -= 0.08;
       if (options.exclude) score = newCoverage + 0.2 * score;
-      if (!best || score > best.score)
+      // Equal scores (within rounding) keep the earlier passage: the book says it first.
+      if (!best || score > best.score + SCORE_EPSILON)
         best = {
           source: position,
           units: all.slice(start, end + 1),
