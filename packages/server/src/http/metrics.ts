@@ -53,7 +53,7 @@ export function createMetrics(sources: {
   });
   const stages = new Histogram({
     name: "lectern_stage_duration_seconds",
-    help: "Chat pipeline stage duration (route, retrieve, generate, total)",
+    help: "Chat pipeline stage duration (route, retrieve, unknown_words, generate, total)",
     labelNames: ["stage"] as const,
     buckets: LATENCY_BUCKETS,
     registers: [registry],

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
+import { warmWordClasses } from "../answer/word-classes.ts";
 import type { Config } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
@@ -102,6 +103,10 @@ export async function startServer(
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info({ url, chunks: lectern.terms.size, history: history.kind }, "Lectern is listening");
+  // The first weak answer would otherwise wait for the part-of-speech tagger to load.
+  warmWordClasses().catch((error: unknown) =>
+    logger.warn({ err: error }, "The part-of-speech tagger did not load"),
+  );
 
   let closing: Promise<void> | undefined;
   return {

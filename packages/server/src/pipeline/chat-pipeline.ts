@@ -2,6 +2,7 @@
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "@lectern/protocol";
 import { followUpQuestions, OVERVIEW_QUESTION } from "../answer/suggestions.ts";
 import type { Synopsis } from "../answer/synopsis.ts";
+import { namedInQuestion } from "../answer/word-classes.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
@@ -90,6 +91,8 @@ export class ChatPipeline {
         unknownWords: undefined as string[] | undefined,
         degraded: false,
       };
+      /** The unknown words a weak answer names: those the question uses as nouns. */
+      let named: string[] | undefined;
       const history = input.history ?? [];
       /** An answer the router or the synopsis gives without searching. */
       const answerDirectly = async (
@@ -118,7 +121,7 @@ export class ChatPipeline {
         finish({
           ...base,
           answer,
-          fallbackMessage: noResultsMessage(base.unknownWords),
+          fallbackMessage: noResultsMessage(named),
           sources: [],
           mode: "no_results",
           lowConfidence: false,
@@ -238,6 +241,9 @@ export class ChatPipeline {
       base.support = retrieval.signals.support;
       base.signals = retrieval.signals;
       base.unknownWords = retrieval.unknownWords;
+      const unknown = retrieval.unknownWords;
+      if (isWeak(retrieval) && unknown?.length)
+        named = await time("unknown_words", () => namedInQuestion(unknown, retrieval.query));
       if (options.signal?.aborted) throw abortError();
 
       if (retrieval.decision === "no_results") {
@@ -274,9 +280,7 @@ export class ChatPipeline {
             ...(this.deps.chunksBolding && !input.filters
               ? { chunksBolding: this.deps.chunksBolding }
               : {}),
-            ...(retrieval.lowConfidence && retrieval.unknownWords
-              ? { notInBook: retrieval.unknownWords }
-              : {}),
+            ...(retrieval.lowConfidence && named ? { notInBook: named } : {}),
             ...(retrieval.context ? { context: retrieval.context } : {}),
           },
           options,

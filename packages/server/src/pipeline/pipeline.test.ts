@@ -193,6 +193,12 @@ describe("ChatPipeline", () => {
       input("How does the servo controller compare the target angle?"),
     );
     expect(covered.answer).not.toContain("does not mention");
+    // A verb the book never uses names nothing the question is about.
+    const verb = await pipeline.run(input("How does the servo controller juggle the target angle?"));
+    expect(verb.confidence).not.toBe("high");
+    expect(verb.answer).not.toContain("does not mention");
+    expect(verb.answer).toMatch(/^A servo holds its angle/);
+    expect(Object.keys(verb.timings)).toContain("unknown_words");
   });
 
   it("names the words the book never uses when it refuses a question", async () => {

@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { namedInQuestion, nounsIn } from "./word-classes.ts";
+
+describe("namedInQuestion", () => {
+  it("keeps the nouns of the question", async () => {
+    expect(
+      await namedInQuestion(["mortgage"], "Should I choose a fixed or a variable rate mortgage?"),
+    ).toEqual(["mortgage"]);
+    expect(
+      await namedInQuestion(
+        ["Webots"],
+        "How do I load my robot into the Webots simulator and drive it from ROS 2?",
+      ),
+    ).toEqual(["Webots"]);
+    expect(
+      await namedInQuestion(
+        ["precautions"],
+        "What precautions should I take before running new code on the robot?",
+      ),
+    ).toEqual(["precautions"]);
+  });
+
+  it("leaves out verbs, adjectives and adverbs", async () => {
+    expect(
+      await namedInQuestion(
+        ["merge"],
+        "How do I merge wheel odometry and IMU readings into one smoother position estimate?",
+      ),
+    ).toEqual([]);
+    expect(
+      await namedInQuestion(
+        ["seems"],
+        "I pass -p max_speed:=0.3 when starting my node, but the value seems to be ignored.",
+      ),
+    ).toEqual([]);
+    expect(
+      await namedInQuestion(
+        ["legitimate"],
+        "Instead of a switch I keep an object of handlers. Is that a legitimate pattern?",
+      ),
+    ).toEqual([]);
+    expect(
+      await namedInQuestion(
+        ["creep"],
+        "Why does my heading from the gyroscope slowly creep even when the robot is still?",
+      ),
+    ).toEqual([]);
+  });
+
+  it("keeps identifiers and acronyms whatever the tagger reads them as", async () => {
+    expect(
+      await namedInQuestion(
+        ["sessionStorage", "SLAM", "px4_ros"],
+        "Does SLAM write to sessionStorage through px4_ros?",
+      ),
+    ).toEqual(["sessionStorage", "SLAM", "px4_ros"]);
+  });
+
+  it("reads a word by its use in the sentence", async () => {
+    expect((await nounsIn("Where does the book explain odometry?")).has("book")).toBe(true);
+    expect((await nounsIn("How do I book a test slot on the robot?")).has("book")).toBe(false);
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * Which words of a question name things, read in context by an English part-of-speech tagger
+ * (compromise): "mortgage" in "a variable rate mortgage" names a thing, "merge" in "How do I
+ * merge…" and "legitimate" in "a legitimate pattern" do not. The tagger takes a few hundred
+ * milliseconds to load, so it is loaded on first use, once.
+ */
+
+type Tagger = ((text: string) => { terms(): { json(): TaggedTerm[] } }) & {
+  world(): { model: { one: { lexicon: Record<string, string> } } };
+};
+interface TaggedTerm {
+  terms: { text: string; tags: string[] }[];
+}
+
+let tagger: Promise<Tagger> | undefined;
+
+function loadTagger(): Promise<Tagger> {
+  tagger ??= import("compromise/two").then((module) => module.default as unknown as Tagger);
+  return tagger;
+}
+
+/** Loads the tagger ahead of the first question that needs it (a server does at start). */
+export async function warmWordClasses(): Promise<void> {
+  await loadTagger();
+}
+
+/**
+ * The words the text uses as nouns, lower-cased, as written (not stemmed). A word the tagger does
+ * not know and reads as an adjective counts too: it stands before a noun as a name does ("the
+ * gimbal controller"); adjectives it knows ("a legitimate pattern") do not.
+ */
+export async function nounsIn(text: string): Promise<Set<string>> {
+  const tag = await loadTagger();
+  const lexicon = tag.world().model.one.lexicon;
+  const nouns = new Set<string>();
+  for (const term of tag(text).terms().json()) {
+    const word = term.terms[0];
+    if (!word) continue;
+    const lower = word.text.toLowerCase();
+    const guessedAdjective = word.tags.includes("Adjective") && lexicon[lower] === undefined;
+    if (word.tags.includes("Noun") || guessedAdjective) nouns.add(lower);
+  }
+  return nouns;
+}
+
+/**
+ * Of the words a question uses that the book never does, those that name what it asks about:
+ * the nouns in the question ("mortgage", "Webots") and anything written as a code identifier or
+ * an acronym ("sessionStorage", "SLAM"), not verbs, adjectives or adverbs ("merge", "seems",
+ * "legitimate"). An answer that says "The book does not mention “seems”" misleads the reader
+ * about a question the passages below do answer.
+ */
+export async function namedInQuestion(words: string[], question: string): Promise<string[]> {
+  const nouns = await nounsIn(question);
+  return words.filter((word) => NAME_LIKE.test(word) || nouns.has(word.toLowerCase()));
+}
+
+/** Capitals after the first letter, digits, "_" or "." inside: an identifier or an acronym. */
+const NAME_LIKE = /^.+[A-Z0-9_.]/;
