@@ -37,6 +37,19 @@ afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
 });
 
+/** One question through the pipeline `/chat` runs, with the shipped thresholds. */
+function ask(query: string) {
+  return pipelineOver(lectern.retriever).run({
+    requestId: "r",
+    sessionId: "s",
+    query,
+    selectedText: null,
+    filters: undefined,
+    sourceUrl: null,
+    topK: 5,
+  });
+}
+
 /** The pipeline `/chat` runs, over the given retriever. */
 function pipelineOver(retriever: Retriever) {
   return createChatPipeline(lectern, pino({ level: "silent" }), { retriever }).pipeline;
@@ -99,15 +112,7 @@ describe("sample book", () => {
   });
 
   it("answers the overview question from the synopsis, citing the introduction", async () => {
-    const outcome = await pipelineOver(lectern.retriever).run({
-      requestId: "r",
-      sessionId: "s",
-      query: "What is this book about?",
-      selectedText: null,
-      filters: undefined,
-      sourceUrl: null,
-      topK: 5,
-    });
+    const outcome = await ask("What is this book about?");
     expect(outcome.route).toBe("overview");
     expect(outcome.answer).toContain("textbook");
     expect(outcome.sources[0]).toMatchObject({ file_path: "index.md", source_url: "/docs" });
@@ -117,15 +122,7 @@ describe("sample book", () => {
     // "colcon builds every package…" and the later tip "Source the workspace in a new terminal
     // rather than the one you built in" cover the question's words equally; only rounding
     // differed between their sums.
-    const outcome = await pipelineOver(lectern.retriever).run({
-      requestId: "r",
-      sessionId: "s",
-      query: "How do I build the packages in my workspace?",
-      selectedText: null,
-      filters: undefined,
-      sourceUrl: null,
-      topK: 5,
-    });
+    const outcome = await ask("How do I build the packages in my workspace?");
     expect(outcome.answer).toMatch(
       /^`?colcon`? \("collective construction"\) builds every package/,
     );
@@ -134,15 +131,7 @@ describe("sample book", () => {
 
   it("defines a term from its glossary entry when passages only use the term rank higher", async () => {
     // The glossary's "K–P" section is the fifth source; the first uses "odometry" in passing.
-    const outcome = await pipelineOver(lectern.retriever).run({
-      requestId: "r",
-      sessionId: "s",
-      query: "What is odometry?",
-      selectedText: null,
-      filters: undefined,
-      sourceUrl: null,
-      topK: 5,
-    });
+    const outcome = await ask("What is odometry?");
     expect(outcome.answer).toMatch(/^Odometry — An estimate of motion/);
     const cited = Number(/\[(\d+)\]/.exec(outcome.answer ?? "")?.[1]);
     expect(outcome.sources[cited - 1]).toMatchObject({ file_path: "glossary.md" });
