@@ -194,7 +194,9 @@ describe("ChatPipeline", () => {
     );
     expect(covered.answer).not.toContain("does not mention");
     // A verb the book never uses names nothing the question is about.
-    const verb = await pipeline.run(input("How does the servo controller juggle the target angle?"));
+    const verb = await pipeline.run(
+      input("How does the servo controller juggle the target angle?"),
+    );
     expect(verb.confidence).not.toBe("high");
     expect(verb.answer).not.toContain("does not mention");
     expect(verb.answer).toMatch(/^A servo holds its angle/);
