@@ -20,31 +20,19 @@ describe("namedInQuestion", () => {
     ).toEqual(["precautions"]);
   });
 
-  it("leaves out verbs, adjectives and adverbs", async () => {
-    expect(
-      await namedInQuestion(
-        ["merge"],
-        "How do I merge wheel odometry and IMU readings into one smoother position estimate?",
-      ),
-    ).toEqual([]);
-    expect(
-      await namedInQuestion(
-        ["seems"],
-        "I pass -p max_speed:=0.3 when starting my node, but the value seems to be ignored.",
-      ),
-    ).toEqual([]);
-    expect(
-      await namedInQuestion(
-        ["legitimate"],
-        "Instead of a switch I keep an object of handlers. Is that a legitimate pattern?",
-      ),
-    ).toEqual([]);
-    expect(
-      await namedInQuestion(
-        ["creep"],
-        "Why does my heading from the gyroscope slowly creep even when the robot is still?",
-      ),
-    ).toEqual([]);
+  it.each([
+    [
+      "merge",
+      "How do I merge wheel odometry and IMU readings into one smoother position estimate?",
+    ],
+    ["seems", "I pass -p max_speed:=0.3 when starting my node, but the value seems to be ignored."],
+    [
+      "legitimate",
+      "Instead of a switch I keep an object of handlers. Is that a legitimate pattern?",
+    ],
+    ["creep", "Why does my heading from the gyroscope slowly creep even when the robot is still?"],
+  ])("leaves out verbs, adjectives and adverbs: %j", async (word, question) => {
+    expect(await namedInQuestion([word], question)).toEqual([]);
   });
 
   it("keeps identifiers and acronyms whatever the tagger reads them as", async () => {
