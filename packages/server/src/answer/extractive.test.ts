@@ -4,6 +4,7 @@ import type { RetrievedChunk } from "../search/retriever.ts";
 import { retrievedChunk } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { extractiveAnswer, quotePassage } from "./extractive.ts";
+import { termRows } from "./units.ts";
 
 const result = retrievedChunk;
 
@@ -179,7 +180,7 @@ describe("extractiveAnswer", () => {
     expect(answer.text).toContain("Velocity commands are sent on the cmd_vel topic");
   });
 
-  it("drops fragments: labels, headings, table rows, images and admonition markers", () => {
+  it("drops fragments: labels, headings, raw table rows, images and admonition markers", () => {
     const text = [
       "## Nodes cannot see each other",
       "",
@@ -889,5 +890,56 @@ describe("extractiveAnswer: a sentence sending the reader to a list of links", (
     expect(answer.text).toBe(
       "Redux expects that all state updates are done immutably, by copying the data that changes. [1]",
     );
+  });
+});
+
+describe("extractiveAnswer: tables of terms", () => {
+  const joints = [
+    "Each joint has a type:",
+    "",
+    "Type | Motion | Example",
+    "--- | --- | ---",
+    "revolute | Rotation about an axis, with limits | Elbow of an arm",
+    "continuous | Rotation about an axis, no limits | Drive wheel",
+    "prismatic | Sliding along an axis, with limits | Linear rail",
+  ].join("\n");
+
+  it("quotes the rows naming the question's words when no sentence introduces the table", () => {
+    const text = joints.replace("Each joint has a type:", "Each joint has a type.");
+    const answer = extractiveAnswer("Which joint type do I use for a drive wheel that spins?", [
+      result("joints", text, "Joints"),
+    ]);
+    expect(answer.text).toContain(
+      "- **continuous** — Rotation about an axis, no limits (Example: Drive wheel)",
+    );
+    expect(answer.text).not.toContain("|");
+  });
+
+  it("keeps a table a sentence introduces whole, as a Markdown table", () => {
+    const answer = extractiveAnswer("Which joint type do I use for a drive wheel that spins?", [
+      result("joint-types", joints, "Joints"),
+    ]);
+    expect(answer.text).toContain(
+      "| continuous | Rotation about an axis, no limits | Drive wheel |",
+    );
+  });
+});
+
+describe("termRows", () => {
+  it("reads a row as its term and what the other columns say of it, header row or not", () => {
+    expect(
+      termRows(["Term | Meaning", "--- | ---", "Accuracy | How close readings are to the truth"]),
+    ).toEqual(["- **Accuracy** — How close readings are to the truth"]);
+    expect(
+      termRows(["| Flag | Effect |", "| `--symlink-install` | Links instead of copying |"]),
+    ).toEqual(["- **`--symlink-install`** — Links instead of copying"]);
+  });
+
+  it("reads no rows from a table whose first column holds sentences or numbers, or one column", () => {
+    expect(
+      termRows(["Step | Command", "Build the workspace before running it. | colcon build"]),
+    ).toEqual([]);
+    expect(termRows(["Rate (Hz) | Use", "100 | IMU", "10 | lidar"])).toEqual([]);
+    expect(termRows(["Name", "odom"])).toEqual([]);
   });
 });

@@ -151,6 +151,17 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       }
       continue;
     }
+    if (block.kind === "table") {
+      // A table no sentence introduces: each row naming a term is quotable on its own, as a
+      // glossary entry is ("Accuracy — How close readings are to the true value on average").
+      run++;
+      for (const row of termRows(block.rows)) {
+        const unit = unitOf(row, place(true, true));
+        if (unit) units.push(unit);
+      }
+      run++;
+      continue;
+    }
     if (block.kind !== "paragraph") {
       run++;
       continue;
@@ -360,4 +371,45 @@ export function render(units: Unit[], citation: number | null): string {
     if (unit.attachment) text += `\n\n${unit.attachment}`;
   }
   return text;
+}
+
+/** A term a table row names in its first cell: a few words, not a sentence or a number. */
+const MAX_TERM_WORDS = 5;
+
+/**
+ * The body rows of a table whose first column names terms, each as a list item: "- **Accuracy** —
+ * How close readings are to the true value on average (Example: A lidar accurate to ±3 cm)". None
+ * for a table whose first column holds sentences or numbers. The first row is the header.
+ */
+export function termRows(rows: string[]): string[] {
+  const cells = (row: string) =>
+    row
+      .replace(/^\|/, "")
+      .replace(/\|$/, "")
+      .split(/(?<!\\)\|/)
+      .map((cell) => cell.trim());
+  const [head, ...rest] = rows;
+  const body = rest.filter((row) => !/^\|?\s*:?-{3,}/.test(row));
+  if (!head) return [];
+  const header = cells(head);
+  if (header.length < 2) return [];
+  const table = body.map(cells);
+  const namesTerms = (row: string[]) => {
+    const term = row[0]?.replace(/[*_`]/g, "").trim() ?? "";
+    return (
+      term.length > 0 &&
+      term.split(/\s+/).length <= MAX_TERM_WORDS &&
+      /\p{L}/u.test(term) &&
+      !/[.!?:]$/.test(term)
+    );
+  };
+  if (table.length === 0 || !table.every(namesTerms)) return [];
+  return table.map((row) => {
+    const [term = "", meaning = "", ...more] = row;
+    const extra = more
+      .map((cell, index) => (cell ? `${header[index + 2] || ""}: ${cell}`.replace(/^: /, "") : ""))
+      .filter(Boolean);
+    const named = /^\*\*.*\*\*$/.test(term) ? term : `**${term.replace(/\*\*/g, "")}**`;
+    return `- ${named} — ${meaning}${extra.length > 0 ? ` (${extra.join("; ")})` : ""}`;
+  });
 }
