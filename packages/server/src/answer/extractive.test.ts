@@ -943,3 +943,16 @@ describe("termRows", () => {
     expect(termRows(["Name", "odom"])).toEqual([]);
   });
 });
+
+describe("extractiveAnswer: a definition ends before the next term's", () => {
+  it("quotes the glossary entry for X without the entry after it", () => {
+    const glossary = result(
+      "glossary-entries",
+      "Singularity — An arm configuration where the Jacobian loses rank and some end-effector motion becomes impossible.\n\nSupport polygon — The convex hull of a robot arm's contact points with the ground.",
+      "Glossary",
+    );
+    expect(extractiveAnswer("What is a singularity in a robot arm?", [glossary]).text).toBe(
+      "Singularity — An arm configuration where the Jacobian loses rank and some end-effector motion becomes impossible. [1]",
+    );
+  });
+});

@@ -83,6 +83,13 @@ export function bestWindow(
       }
       return share;
     };
+    const definesOther = (start: number, end: number) => {
+      for (let index = start + 1; index <= end; index++) {
+        const unit = all[index] as Unit;
+        if (unit.opensParagraph && unit.definienda.length > 0 && strength(index) === 0) return true;
+      }
+      return false;
+    };
     forEachWindow(all, options.maxSentences, (start, end) => {
       const opener = all[start];
       // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
@@ -93,6 +100,9 @@ export function bestWindow(
       // A second passage stays short: no list, code or table of its own.
       if (options.exclude && someUnit(all, start, end, (unit) => Boolean(unit.attachment))) return;
       if (!someIn(matches, start, end)) return;
+      // A definition's passage ends where a paragraph defining another term starts (a glossary's
+      // next entry): "Singularity — …" does not run on into "Support polygon — …".
+      if (query.subject && end > start && strength(start) > 0 && definesOther(start, end)) return;
       // The heading above a passage is part of what it says ("Building with colcon"): its words
       // count half, as do words found only in a list or code block the window brings along.
       const heading = source.headingTerms[opener.section];
