@@ -956,3 +956,22 @@ describe("extractiveAnswer: a definition ends before the next term's", () => {
     );
   });
 });
+
+describe("extractiveAnswer: pointers onward are not answers", () => {
+  it("never quotes a sentence sending the reader on to another part of the book", () => {
+    for (const pointer of [
+      "Next, continue on to Part 2: App Structure, where we'll look at how the data of a screen fits in the store.",
+      "The next page covers which data of a screen belongs in the store.",
+      "In the next section, we'll decide which data of a screen belongs in the store.",
+    ]) {
+      const answer = extractiveAnswer("Which data of a screen belongs in the store?", [
+        result(
+          `onward-${pointer.length}`,
+          `${pointer}\n\nKeep data that many components share in the store.`,
+          "Summary",
+        ),
+      ]);
+      expect(answer.text).toBe("Keep data that many components share in the store. [1]");
+    }
+  });
+});

@@ -95,6 +95,10 @@ const CALLED_VERB =
 const ACTIONABLE =
   /^(?:instead,? |to [^,]{3,60}, )?(?:use|run|call|add|set|pass|put|declare|install|source|build|create|write|launch|start|open|edit|give|keep|make|check|try|remove|replace|define|register|list|spawn|load|record|store|avoid|never|always|do not|don't)\b/i;
 
+/** A sentence sending the reader on to another part of the book, which it does not summarise. */
+const POINTS_ONWARD =
+  /^(?:(?:next|now|then),? )?(?:continue|move|go|head|proceed|step ahead) (?:on )?to\b|^(?:the|our) next (?:section|part|page|chapter|tutorial|lesson) (?:will )?(?:covers?|shows?|looks?|explains?|describes?|introduces?)\b|^in the (?:next|following|coming) (?:section|part|page|chapter|tutorial|lesson)s?\b/i;
+
 // Chunks repeat across questions; parsing them once saves most of the work.
 const parsedChunks = new Map<string, ParsedChunk>();
 
@@ -243,6 +247,7 @@ function unitOf(
     .trim();
   // Bold lead-ins ("Symptom. ros2 run fails …") and admonition titles ("Open a new terminal
   // after building: Source the workspace …") are labels, not part of the sentence.
+  const whole = text;
   const leadIn =
     /^[A-Z][\w'’-]*(?: [\w'’-]+){0,2}\. (?=\S)/.exec(text) ??
     (place.first ? /^[A-Z][^:.!?]{2,60}: (?=[A-Z])/.exec(text) : null);
@@ -254,8 +259,9 @@ function unitOf(
     text = text.slice(leadIn[0].length);
   const prose = place.item ? text.replace(/^(?:[-*+]|\d{1,3}[.)])\s+/, "") : text;
   if ((prose.split(" ").length < MIN_WORDS && !introducing) || prose.length > 600) return null;
-  // A cross-reference ("See QoS profiles.") says nothing by itself.
-  if (/^see\b/i.test(prose)) return null;
+  // A cross-reference ("See QoS profiles.") or a pointer onward ("Next, continue on to Part 2 …")
+  // says nothing by itself.
+  if (/^see\b/i.test(prose) || POINTS_ONWARD.test(prose) || POINTS_ONWARD.test(whole)) return null;
   return {
     text,
     terms: new Set(analyze(prose)),
