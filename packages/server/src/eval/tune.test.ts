@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_THRESHOLDS, decide } from "../search/retriever.ts";
+import { DEFAULT_THRESHOLDS, decide, firstSourceSupport } from "../search/retriever.ts";
 import type { RetrievalSignals } from "../search/types.ts";
 import type { EvalQuestionResult } from "./evaluate.ts";
 import { chooseThresholds } from "./tune.ts";
@@ -131,5 +131,30 @@ describe("the acronym rule", () => {
       observed(true, { bestCoverage: 0.3, unknownShare: 0.6, scoreRatio: 1, unknownAcronyms: 1 }),
     ]);
     expect(thresholds.refuseUnknownAcronyms).toBe(false);
+  });
+});
+
+describe("the low-confidence threshold", () => {
+  // Every answer's best passage somewhere in the results covers the question well; only the first
+  // source tells the wrong answers apart, and one of them by a word the book never uses.
+  const right = Array.from({ length: 10 }, () =>
+    observed(false, { bestCoverage: 0.9, unknownShare: 0, scoreRatio: 5 }),
+  ).map((result) => ({ ...result, bestSimilarity: 0.85 }));
+  const wrongFirst = Array.from({ length: 4 }, () =>
+    observed(false, { bestCoverage: 0.9, unknownShare: 0, scoreRatio: 5 }, false),
+  ).map((result) => ({ ...result, bestSimilarity: 0.4 }));
+  const unknownWord = {
+    ...observed(false, { bestCoverage: 0.9, unknownShare: 0.3, scoreRatio: 5 }, false),
+    bestSimilarity: 0.8,
+  };
+
+  it("is set on the first source's support, between the right and the wrong answers", () => {
+    const { thresholds } = chooseThresholds([...right, ...wrongFirst, unknownWord]);
+    const flagged = (result: EvalQuestionResult) =>
+      firstSourceSupport(result.bestSimilarity, result.signals as RetrievalSignals, thresholds) <
+      thresholds.lowConfidenceSupport;
+    expect(right.some(flagged)).toBe(false);
+    expect(wrongFirst.every(flagged)).toBe(true);
+    expect(flagged(unknownWord)).toBe(true);
   });
 });

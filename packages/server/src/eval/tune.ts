@@ -2,10 +2,10 @@ import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import {
   type DecisionThresholds,
   decide,
+  firstSourceSupport,
   NEVER_REJECT,
   type RetrievalSignals,
   type Retriever,
-  supportOf,
 } from "../search/retriever.ts";
 import { type EvalQuestionResult, evaluate } from "./evaluate.ts";
 import type { EvalQuestion } from "./questions.ts";
@@ -20,9 +20,10 @@ import type { EvalQuestion } from "./questions.ts";
  *   questions, the one that refuses the most off-topic ones; among equally good points the middle
  *   one, so the boundary sits away from the examples, and the acronym rule only when it does
  *   better than without it.
- * - low_confidence: with those, the lowConfidenceSupport whose flag best predicts a wrong answer
- *   (F1), wrong meaning an off-topic question answered or a first source from a page that does not
- *   answer the question; ties again take the middle.
+ * - low_confidence: with those, the lowConfidenceSupport (on the first source's support, see
+ *   `firstSourceSupport`) whose flag best predicts a wrong answer (F1), wrong meaning an off-topic
+ *   question answered or a first source from a page that does not answer the question; ties again
+ *   take the middle.
  */
 
 interface Observation {
@@ -30,6 +31,8 @@ interface Observation {
   signals: RetrievalSignals;
   resultCount: number;
   topPageCorrect: boolean;
+  /** The first source's similarity score. */
+  bestSimilarity: number;
 }
 
 /**
@@ -78,6 +81,7 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
             signals: result.signals,
             resultCount: result.resultCount,
             topPageCorrect: result.firstHit === 1,
+            bestSimilarity: result.bestSimilarity,
           },
         ]
       : [],
@@ -143,7 +147,6 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
     refuseUnknownAcronyms,
     lowConfidenceSupport: 0,
   };
-  const support = (observation: Observation) => supportOf(observation.signals, { unknownWeight });
   const accepted = observations.filter(
     (observation) =>
       decide(observation.signals, observation.resultCount, decisionOnly) === "answer",
@@ -152,7 +155,9 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
   let bestF1 = -1;
   let optimalLow: number[] = [];
   for (const lowConfidenceSupport of grid(minSupport, 1, 0.02)) {
-    const flagged = (observation: Observation) => support(observation) < lowConfidenceSupport;
+    const flagged = (observation: Observation) =>
+      firstSourceSupport(observation.bestSimilarity, observation.signals, { unknownWeight }) <
+      lowConfidenceSupport;
     const truePositives = accepted.filter(
       (observation) => flagged(observation) && wrong(observation),
     ).length;

@@ -2,7 +2,7 @@
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "@lectern/protocol";
 import { followUpQuestions, OVERVIEW_QUESTION } from "../answer/suggestions.ts";
 import type { Synopsis } from "../answer/synopsis.ts";
-import { namedInQuestion } from "../answer/word-classes.ts";
+import { namedInQuestion, namesIn } from "../answer/word-classes.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
@@ -242,8 +242,11 @@ export class ChatPipeline {
       base.signals = retrieval.signals;
       base.unknownWords = retrieval.unknownWords;
       const unknown = retrieval.unknownWords;
+      // A weak answer names the question's nouns the book never uses; a confident one still names
+      // a name the book never writes ("the Webots simulator"): its passage is about something else.
       if (isWeak(retrieval) && unknown?.length)
         named = await time("unknown_words", () => namedInQuestion(unknown, retrieval.query));
+      else if (unknown?.length) named = namesIn(unknown, retrieval.query);
       if (options.signal?.aborted) throw abortError();
 
       if (retrieval.decision === "no_results") {
@@ -280,7 +283,7 @@ export class ChatPipeline {
             ...(this.deps.chunksBolding && !input.filters
               ? { chunksBolding: this.deps.chunksBolding }
               : {}),
-            ...(retrieval.lowConfidence && named ? { notInBook: named } : {}),
+            ...(named?.length ? { notInBook: named } : {}),
             ...(retrieval.context ? { context: retrieval.context } : {}),
           },
           options,

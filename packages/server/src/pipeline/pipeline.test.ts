@@ -203,6 +203,22 @@ describe("ChatPipeline", () => {
     expect(Object.keys(verb.timings)).toContain("unknown_words");
   });
 
+  it("names a name the book never writes even when the rest of the question matches well", async () => {
+    const named = await pipeline.run(
+      input("How does the Dynamixel servo controller compare the target and the measured angle?"),
+    );
+    expect(named.lowConfidence).toBe(false);
+    expect(named.answer).toMatch(/^The book does not mention “Dynamixel”\. These are the passages/);
+    // A capital that starts the question, or capitals all over a title-cased one, name nothing.
+    for (const query of [
+      "Does the servo controller compare the target and the measured angle?",
+      "Servo Controller Compares Target And Measured Angle Clarification",
+    ]) {
+      const plain = await pipeline.run(input(query));
+      expect(plain.answer).not.toContain("does not mention");
+    }
+  });
+
   it("names the words the book never uses when it refuses a question", async () => {
     const refused = await pipeline.run(input("What is the capital of Australia?"));
     expect(refused.mode).toBe("no_results");

@@ -15,7 +15,9 @@ import type { DecisionThresholds, RetrievalSignals, RetrievedChunk } from "./typ
  *   support      = bestCoverage − unknownWeight × unknownShare
  * A question about things the book never names has a high unknownShare; one made of words the
  * book uses but never together has a low bestCoverage. Either way support is low: below
- * minSupport the answer is `no_results`, below lowConfidenceSupport it is `low_confidence`.
+ * minSupport the answer is `no_results`. The same measure on the first source (its similarity
+ * score in place of bestCoverage) below lowConfidenceSupport makes the answer `low_confidence`:
+ * the answer stands on that passage, and a better one further down does not vouch for it.
  * One more signal refuses a question with a word the book never uses whose other words match
  * nothing strongly:
  *   scoreRatio   = bm25(best) / Σ idf(w)
@@ -41,7 +43,7 @@ export const DEFAULT_THRESHOLDS: DecisionThresholds = {
   minSupport: -0.06,
   minScoreRatio: 2.25,
   refuseUnknownAcronyms: true,
-  lowConfidenceSupport: 0.78,
+  lowConfidenceSupport: 0.58,
 };
 
 /** Thresholds under which nothing is refused (tuning looks at every question's results). */
@@ -95,6 +97,21 @@ export function supportOf(
   thresholds: Pick<DecisionThresholds, "unknownWeight">,
 ): number {
   return round(signals.bestCoverage - thresholds.unknownWeight * signals.unknownShare, 3);
+}
+
+/**
+ * The support of the first source, which the answer stands on: its similarity score less the
+ * share of the question the book never mentions, weighed as in `supportOf`.
+ */
+export function firstSourceSupport(
+  bestSimilarity: number,
+  signals: Pick<RetrievalSignals, "unknownShare">,
+  thresholds: Pick<DecisionThresholds, "unknownWeight">,
+): number {
+  return supportOf(
+    { bestCoverage: bestSimilarity, unknownShare: signals.unknownShare },
+    thresholds,
+  );
 }
 
 export function decide(

@@ -1,7 +1,7 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import type { SparseVector } from "../store/qdrant-index.ts";
 import { round } from "../util/numbers.ts";
-import { bestOf, coverageOf, lexicalVerdict } from "./calibration.ts";
+import { bestOf, coverageOf, firstSourceSupport, lexicalVerdict } from "./calibration.ts";
 import { diversify } from "./diversity.ts";
 import type { Embedder } from "./embedder.ts";
 import { chunkFilter, type SearchFilters } from "./filters.ts";
@@ -147,6 +147,7 @@ export function hybridResult(
     diversify(ranked, settings.topK, settings.maxChunksPerPage),
     settings.topK,
   );
+  let bestLexicalSimilarity = 0;
   for (const result of results) {
     const coverage = coverageOf(
       question.weights,
@@ -156,6 +157,7 @@ export function hybridResult(
     const bm25 = fused.get(result.chunk.id)?.bm25;
     const lexicalSimilarity =
       bm25 !== undefined && bestBm25 > 0 ? coverage * Math.sqrt(bm25 / bestBm25) : 0;
+    bestLexicalSimilarity = Math.max(bestLexicalSimilarity, round(lexicalSimilarity, 3));
     result.coverage = round(coverage, 3);
     result.similarityScore = round(Math.max(lexicalSimilarity, result.denseSimilarity ?? 0), 3);
   }
@@ -170,7 +172,8 @@ export function hybridResult(
     decision,
     lowConfidence:
       decision === "answer" &&
-      signals.support < settings.thresholds.lowConfidenceSupport &&
+      firstSourceSupport(bestLexicalSimilarity, signals, settings.thresholds) <
+        settings.thresholds.lowConfidenceSupport &&
       bestDenseSimilarity < dense.minSimilarity + 0.1,
     signals,
     candidateCount: fused.size,

@@ -1,6 +1,12 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
-import { bestOf, bySimilarity, coverageOf, lexicalVerdict } from "./calibration.ts";
+import {
+  bestOf,
+  bySimilarity,
+  coverageOf,
+  firstSourceSupport,
+  lexicalVerdict,
+} from "./calibration.ts";
 import { diversify } from "./diversity.ts";
 import { chunkFilter } from "./filters.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
@@ -128,7 +134,12 @@ export function lexicalResult(
   return retrievalResult(query, question, options.context, results, {
     decision,
     lowConfidence:
-      decision === "answer" && signals.support < settings.thresholds.lowConfidenceSupport,
+      decision === "answer" &&
+      firstSourceSupport(
+        bestOf(results, (result) => result.similarityScore),
+        signals,
+        settings.thresholds,
+      ) < settings.thresholds.lowConfidenceSupport,
     signals,
     candidateCount: hits.length,
   });

@@ -22,7 +22,13 @@ import type {
  * `Retriever.search` is the one entry the chat pipeline, evaluation, tuning and the benchmarks use.
  */
 
-export { DEFAULT_THRESHOLDS, decide, NEVER_REJECT, supportOf } from "./calibration.ts";
+export {
+  DEFAULT_THRESHOLDS,
+  decide,
+  firstSourceSupport,
+  NEVER_REJECT,
+  supportOf,
+} from "./calibration.ts";
 export { diversify } from "./diversity.ts";
 export type { SearchFilters } from "./filters.ts";
 export { type DenseSearch, RRF_K } from "./fusion.ts";

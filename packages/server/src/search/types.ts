@@ -63,6 +63,11 @@ export interface DecisionThresholds {
    * "SQL"); absent means false.
    */
   refuseUnknownAcronyms?: boolean;
+  /**
+   * An answer whose first source's support (its similarity score − unknownWeight × unknownShare)
+   * is below this is `low_confidence`: the passage the answer stands on matches only part of the
+   * question.
+   */
   lowConfidenceSupport: number;
 }
 
