@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { retrievedChunk } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { comparedItems, comparingChunks } from "./comparisons.ts";
 import { extractiveAnswer, quotePassage } from "./extractive.ts";
 import { termRows } from "./units.ts";
 
@@ -973,5 +974,69 @@ describe("extractiveAnswer: pointers onward are not answers", () => {
       ]);
       expect(answer.text).toBe("Keep data that many components share in the store. [1]");
     }
+  });
+});
+
+describe("extractiveAnswer: questions comparing things", () => {
+  const sensorPage = [
+    pageChunk(
+      "sensors",
+      0,
+      "Datasheets use terms that are easy to confuse.\n\nTerm | Meaning\nAccuracy | How close readings are to the true value on average\nPrecision | How close repeated readings are to each other",
+      "Sensors",
+      ["Sensors", "Describing sensor quality"],
+    ),
+    pageChunk(
+      "sensors",
+      1,
+      "A camera's timestamp is accurate to a millisecond. The difference between stamps tells the latency of each sensor.",
+      "Sensors",
+      ["Sensors", "Timestamps"],
+    ),
+  ];
+  const question = "What is the difference between accuracy and precision for a sensor?";
+
+  it("quotes the chunk of a result's page that names every compared thing when no result does", () => {
+    const results = [retrieved(sensorPage[1] as ChunkRecord, 0.9)];
+    const answer = extractiveAnswer(question, results, { pageChunks: pagesOf(sensorPage) });
+    expect(answer.text).toContain(
+      "- **Accuracy** — How close readings are to the true value on average",
+    );
+    expect(answer.text).toContain(
+      "- **Precision** — How close repeated readings are to each other",
+    );
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["sensors#0"]);
+  });
+
+  it("stays with the results when one of them names every compared thing", () => {
+    const both = pageChunk(
+      "fusion",
+      0,
+      "Accuracy is closeness to the truth, while precision is closeness of repeated readings.",
+      "Fusion",
+    );
+    const items = comparedItems(question);
+    const pages = pagesOf([...sensorPage, both]);
+    const timestamps = retrieved(sensorPage[1] as ChunkRecord, 0.9);
+    expect(
+      comparingChunks(items, [timestamps], pages).map((found) => found.result.chunk.id),
+    ).toEqual(["sensors#0"]);
+    expect(comparingChunks(items, [timestamps, retrieved(both, 0.5)], pages)).toEqual([]);
+  });
+});
+
+describe("comparedItems", () => {
+  it("reads the things a question compares, less the words they share", () => {
+    expect(
+      comparedItems("What is the difference between the map frame and the odom frame?"),
+    ).toEqual([["map"], ["odom"]]);
+    expect(comparedItems("Path versus trajectory: what's the difference?")).toEqual([
+      ["path"],
+      ["trajectori"],
+    ]);
+    expect(
+      comparedItems("What's the difference between a system, an actuator and a sensor?"),
+    ).toEqual([["system"], ["actuat"], ["sensor"]]);
+    expect(comparedItems("How do I publish a transform?")).toEqual([]);
   });
 });

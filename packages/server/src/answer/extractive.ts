@@ -2,6 +2,7 @@ import { plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
+import { comparedItems, comparingChunks } from "./comparisons.ts";
 import { DEFINES, definingChunks } from "./definitions.ts";
 import {
   bestWindow,
@@ -144,6 +145,11 @@ export function extractiveAnswer(
     parsed: parsedChunk(result.chunk),
     rank,
   }));
+  // A comparison the results do not hold may sit in another chunk of their pages: weighed with
+  // them, so that its words count.
+  const compared = comparedItems(question);
+  if (compared.length > 0 && options.pageChunks)
+    candidates.push(...comparingChunks(compared, results, options.pageChunks));
   const query = weighQuestion(
     question,
     candidates.map((candidate) => candidate.parsed),
