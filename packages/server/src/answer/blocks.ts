@@ -120,19 +120,27 @@ export function blockText(block: Block): string {
   return "";
 }
 
+/** A table row's cells, trimmed, without the outer pipes; an escaped pipe (`\|`) stays in its cell. */
+export function tableCells(row: string): string[] {
+  return row
+    .replace(/^\|/, "")
+    .replace(/(?<!\\)\|$/, "")
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim());
+}
+
+/** Whether a table row is the line under the header (`--- | ---`). */
+export function isSeparatorRow(row: string): boolean {
+  return /^\|?\s*:?-{3,}/.test(row);
+}
+
 /** A table as valid Markdown: its first row is the header; at most MAX_LIST_ITEMS rows. */
 function renderTable(rows: string[]): string {
-  const cells = (row: string) =>
-    row
-      .replace(/^\|/, "")
-      .replace(/\|$/, "")
-      .split("|")
-      .map((cell) => cell.trim());
-  const body = rows.slice(1).filter((row) => !/^\|?\s*:?-{3,}/.test(row));
-  const header = cells(rows[0] ?? "");
+  const body = rows.slice(1).filter((row) => !isSeparatorRow(row));
+  const header = tableCells(rows[0] ?? "");
   const line = (values: string[]) =>
     `| ${header.map((_, index) => values[index] ?? "").join(" | ")} |`;
-  const shown = body.slice(0, MAX_LIST_ITEMS).map((row) => line(cells(row)));
+  const shown = body.slice(0, MAX_LIST_ITEMS).map((row) => line(tableCells(row)));
   if (body.length > MAX_LIST_ITEMS) shown.push(line(header.map(() => "…")));
   return [line(header), `| ${header.map(() => "---").join(" | ")} |`, ...shown].join("\n");
 }

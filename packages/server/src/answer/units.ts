@@ -1,7 +1,14 @@
 import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { READING_LIST } from "../util/reading-list.ts";
-import { blockText, MIN_WORDS, renderBlock, toBlocks } from "./blocks.ts";
+import {
+  blockText,
+  isSeparatorRow,
+  MIN_WORDS,
+  renderBlock,
+  tableCells,
+  toBlocks,
+} from "./blocks.ts";
 
 /**
  * A chunk parsed into quotable units (sentences and list items, with what each one defines,
@@ -388,18 +395,12 @@ const MAX_TERM_WORDS = 5;
  * for a table whose first column holds sentences or numbers. The first row is the header.
  */
 export function termRows(rows: string[]): string[] {
-  const cells = (row: string) =>
-    row
-      .replace(/^\|/, "")
-      .replace(/\|$/, "")
-      .split(/(?<!\\)\|/)
-      .map((cell) => cell.trim());
   const [head, ...rest] = rows;
-  const body = rest.filter((row) => !/^\|?\s*:?-{3,}/.test(row));
+  const body = rest.filter((row) => !isSeparatorRow(row));
   if (!head) return [];
-  const header = cells(head);
+  const header = tableCells(head);
   if (header.length < 2) return [];
-  const table = body.map(cells);
+  const table = body.map(tableCells);
   const namesTerms = (row: string[]) => {
     const term = row[0]?.replace(/[*_`]/g, "").trim() ?? "";
     return (
