@@ -1025,6 +1025,23 @@ describe("extractiveAnswer: questions comparing things", () => {
   });
 });
 
+describe("extractiveAnswer: a comparison's passage", () => {
+  it("opens on one of the things compared, not on a row before them sharing another word", () => {
+    const table = result(
+      "quality-terms",
+      "Datasheets use terms that are easy to confuse.\n\nTerm | Meaning\nResolution | Smallest change the sensor can report\nAccuracy | How close readings are to the true value on average\nPrecision | How close repeated readings are to each other",
+      "Describing quality",
+    );
+    const answer = extractiveAnswer(
+      "What is the difference between accuracy and precision for a sensor?",
+      [table],
+    );
+    expect(answer.text).toBe(
+      "- **Accuracy** — How close readings are to the true value on average\n- **Precision** — How close repeated readings are to each other [1]",
+    );
+  });
+});
+
 describe("comparedItems", () => {
   it("reads the things a question compares, less the words they share", () => {
     expect(

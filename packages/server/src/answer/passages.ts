@@ -50,6 +50,11 @@ export function bestWindow(
     for (const term of [...unit.terms, ...unit.attachmentTerms]) alreadyCovered.add(term);
   const weights = [...query.weights];
   let best: Passage | null = null;
+  const opensOnCompared =
+    query.compared.length > 0 &&
+    candidates.some((candidate) =>
+      candidate.parsed.units.some((unit) => namesCompared(query.compared, unit)),
+    );
   for (const [position, candidate] of candidates.entries()) {
     if (options.exclude && position === options.exclude.source) continue;
     const source = candidate.parsed;
@@ -92,6 +97,9 @@ export function bestWindow(
     };
     forEachWindow(all, options.maxSentences, (start, end) => {
       const opener = all[start];
+      // A comparison's passage opens on one of the things compared, not on the row or sentence
+      // before them that shares another word of the question.
+      if (opensOnCompared && opener && !namesCompared(query.compared, opener)) return;
       // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
       if (!opener || opener.pointsBack || (opener.item && !opener.opensParagraph)) return;
       if (repeats && someIn(repeats, start, end)) return;
@@ -453,4 +461,14 @@ function collapseSpaces(text: string): { text: string; offsetOf: (offset: number
 function wordPattern(term: string): RegExp {
   const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "iu");
+}
+
+/**
+ * Whether the unit, or the list or code it introduces, names one of the things a comparison
+ * question compares.
+ */
+function namesCompared(compared: string[][], unit: Unit): boolean {
+  return compared.some((words) =>
+    words.some((word) => unit.terms.has(word) || unit.attachmentTerms.has(word)),
+  );
 }

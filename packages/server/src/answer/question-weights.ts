@@ -1,6 +1,7 @@
 import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
 import { CONTEXT_WEIGHT } from "../search/search-terms.ts";
 import { sum } from "../util/numbers.ts";
+import { comparedItems } from "./comparisons.ts";
 import type { ParsedChunk, Unit } from "./units.ts";
 
 /**
@@ -28,6 +29,8 @@ export interface WeightedQuestion {
   acronym: RegExp | null;
   /** "How do I …" questions: instructions and code answer them better than descriptions. */
   howTo: boolean;
+  /** The things a comparison question compares, each as its words (comparisons.ts); [] if none. */
+  compared: string[][];
 }
 
 const DEFINITION_QUESTION =
@@ -141,6 +144,7 @@ export function weighQuestion(
     subjectText: subjectTerms.length > 0 ? subjectText.trim() : "",
     subjectForms: plainWordForms(subjectTerms.length > 0 ? subjectText : ""),
     howTo: HOW_TO.test(normalized),
+    compared: comparedItems(normalized),
     acronym: /^[A-Z]{2,6}$/.test(subjectText.trim())
       ? new RegExp(
           `\\b${[...subjectText.trim().toLowerCase()].join("[\\p{L}-]*[\\s-]+")}[\\p{L}-]*`,
