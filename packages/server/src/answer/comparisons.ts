@@ -14,8 +14,6 @@ const DIFFERENCE = /\bdifference between\s+(.+?)(?:\s+(?:for|in|when|on|of)\s+[^
 const VERSUS = /^(?:what(?:'s| is)\s+)?(.+?)\s+(?:versus|vs\.?)\s+(.+?)(?:\s*[:?.!].*)?$/i;
 /** How many chunks of the results' pages a comparison may add to the candidates. */
 const MAX_COMPARING_CHUNKS = 3;
-/** The longest passage an answer quotes, in sentences or items. */
-const MAX_WINDOW = 4;
 /** Only the pages of the first results: a lower one seldom holds the comparison. */
 const PAGES_LOOKED_AT = 3;
 
@@ -47,10 +45,13 @@ export function comparingChunks(
   items: string[][],
   results: RetrievedChunk[],
   pageChunks: (filePath: string) => ChunkRecord[],
+  maxSentences: number,
 ): Candidate[] {
   const namesAll = (terms: Set<string>) =>
     items.every((words) => words.some((word) => terms.has(word)));
-  if (results.some((result) => comparesIn(parsedChunk(result.chunk).units, namesAll))) return [];
+  const quotable = (result: RetrievedChunk) =>
+    comparesIn(parsedChunk(result.chunk).units, maxSentences, namesAll);
+  if (results.some(quotable)) return [];
   const seen = new Set(results.map((result) => result.chunk.id));
   const pages = new Set<string>();
   const found: Candidate[] = [];
@@ -70,9 +71,13 @@ export function comparingChunks(
 }
 
 /** Whether some passage of the units (a window an answer could quote) names every compared thing. */
-function comparesIn(units: Unit[], namesAll: (terms: Set<string>) => boolean): boolean {
+function comparesIn(
+  units: Unit[],
+  maxSentences: number,
+  namesAll: (terms: Set<string>) => boolean,
+): boolean {
   let found = false;
-  forEachWindow(units, MAX_WINDOW, (start, end) => {
+  forEachWindow(units, maxSentences, (start, end) => {
     if (found) return;
     const terms = new Set<string>();
     for (const unit of units.slice(start, end + 1))
@@ -80,4 +85,14 @@ function comparesIn(units: Unit[], namesAll: (terms: Set<string>) => boolean): b
     found = namesAll(terms);
   });
   return found;
+}
+
+/**
+ * Whether the unit, or the list or code it introduces, names one of the things a comparison
+ * question compares.
+ */
+export function namesCompared(items: string[][], unit: Unit): boolean {
+  return items.some((words) =>
+    words.some((word) => unit.terms.has(word) || unit.attachmentTerms.has(word)),
+  );
 }

@@ -1019,9 +1019,9 @@ describe("extractiveAnswer: questions comparing things", () => {
     const pages = pagesOf([...sensorPage, both]);
     const timestamps = retrieved(sensorPage[1] as ChunkRecord, 0.9);
     expect(
-      comparingChunks(items, [timestamps], pages).map((found) => found.result.chunk.id),
+      comparingChunks(items, [timestamps], pages, 4).map((found) => found.result.chunk.id),
     ).toEqual(["sensors#0"]);
-    expect(comparingChunks(items, [timestamps, retrieved(both, 0.5)], pages)).toEqual([]);
+    expect(comparingChunks(items, [timestamps, retrieved(both, 0.5)], pages, 4)).toEqual([]);
   });
 });
 

@@ -149,11 +149,12 @@ export function extractiveAnswer(
   // them, so that its words count.
   const compared = comparedItems(question);
   if (compared.length > 0 && options.pageChunks)
-    candidates.push(...comparingChunks(compared, results, options.pageChunks));
+    candidates.push(...comparingChunks(compared, results, options.pageChunks, maxSentences));
   const query = weighQuestion(
     question,
     candidates.map((candidate) => candidate.parsed),
     options.context,
+    compared,
   );
   if (query.subject && options.pageChunks)
     candidates.push(

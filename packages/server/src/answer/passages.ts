@@ -1,6 +1,7 @@
 import { headingKey } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { namesCompared } from "./comparisons.ts";
 import { DEFINES, definitionStrength, headedBy } from "./definitions.ts";
 import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, parsedChunk, type Unit } from "./units.ts";
@@ -461,14 +462,4 @@ function collapseSpaces(text: string): { text: string; offsetOf: (offset: number
 function wordPattern(term: string): RegExp {
   const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "iu");
-}
-
-/**
- * Whether the unit, or the list or code it introduces, names one of the things a comparison
- * question compares.
- */
-function namesCompared(compared: string[][], unit: Unit): boolean {
-  return compared.some((words) =>
-    words.some((word) => unit.terms.has(word) || unit.attachmentTerms.has(word)),
-  );
 }

@@ -53,6 +53,7 @@ export function weighQuestion(
   question: string,
   sources: ParsedChunk[],
   context?: string,
+  compared: string[][] = comparedItems(question),
 ): WeightedQuestion {
   const normalized = question.trim().replace(/\s+/g, " ");
   const analyzed = analyzeQuery(normalized);
@@ -144,7 +145,7 @@ export function weighQuestion(
     subjectText: subjectTerms.length > 0 ? subjectText.trim() : "",
     subjectForms: plainWordForms(subjectTerms.length > 0 ? subjectText : ""),
     howTo: HOW_TO.test(normalized),
-    compared: comparedItems(normalized),
+    compared,
     acronym: /^[A-Z]{2,6}$/.test(subjectText.trim())
       ? new RegExp(
           `\\b${[...subjectText.trim().toLowerCase()].join("[\\p{L}-]*[\\s-]+")}[\\p{L}-]*`,
