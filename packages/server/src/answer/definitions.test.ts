@@ -604,3 +604,42 @@ describe("extractiveAnswer: the sentence that sets X in bold", () => {
     expect(answer.extraSources).toEqual([]);
   });
 });
+
+describe("extractiveAnswer: 'what is X, and how …' asks two things", () => {
+  it("takes X alone as the subject, and weighs the second question's words as much as X", () => {
+    const parsed = parseText(
+      "A thunk is a function that can dispatch actions and read the state. Thunks are commonly used for data fetching.",
+    );
+    const query = weighQuestion("What is a thunk, and how do I write one that fetches data?", [
+      parsed,
+    ]);
+    expect(query.subjectText).toBe("thunk");
+    expect([...(query.subject?.keys() ?? [])]).toEqual(["thunk"]);
+    // Not a tenth of X's weight, as a qualifier of X would be ("a thunk used for …").
+    expect(query.weights.get("fetch")).toBeGreaterThan(0);
+    expect(query.weights.get("fetch")).toBe(query.weights.get("data"));
+    const qualified = weighQuestion("What is a thunk used for fetching data?", [parsed]);
+    expect(qualified.weights.get("fetch")).toBeLessThan(query.weights.get("fetch") ?? 0);
+  });
+
+  it("quotes the sentence defining X rather than a passage on the second question alone", () => {
+    const howTo = pageChunk(
+      "fetching",
+      2,
+      "We can do the same thing for fetchTodos.fulfilled, and handle the data we received from the API. As one more example, this thunk saves the new todo to the server.",
+      ["Async Logic", "Fetching Todos"],
+    );
+    const overview = pageChunk(
+      "thunks",
+      0,
+      'For Redux specifically, "thunks" are a pattern of writing functions with logic inside that can interact with the store. Thunks are a standard approach for writing async logic, and are commonly used for data fetching.',
+      ["Writing Logic with Thunks"],
+    );
+    const answer = extractiveAnswer(
+      "What is a thunk and how do I write one that fetches data?",
+      [retrieved(howTo, 0.9), retrieved(overview, 0.7)],
+      { pageChunks: pagesOf([howTo, overview]) },
+    );
+    expect(answer.text).toMatch(/^For Redux specifically, "thunks" are a pattern/);
+  });
+});

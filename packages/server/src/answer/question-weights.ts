@@ -92,8 +92,16 @@ export function weighQuestion(
     const df = sources.filter((source) => source.allTerms.has(term)).length;
     return df === 0 ? 0 : Math.log(1 + (count + 1) / (df + 0.5));
   };
+  const asked = definition ? (definition[1] ?? definition[2] ?? definition[3] ?? "") : "";
+  // "What is a thunk, and how do I write one?": X is "thunk"; the second question's words weigh
+  // as much as X's, since a passage answering both is the best answer.
+  const second =
+    /,?\s+(?:and|or|but)\s+(?:how|what|why|when|where|which|who|can|could|should|would|do|does|is|are)\b.*$/i.exec(
+      asked,
+    );
   const subjectText = definition
-    ? (definition[1] ?? definition[2] ?? definition[3] ?? "")
+    ? asked
+        .slice(0, second ? second.index : asked.length)
         .replace(/\s+(?:used|in|for|within|inside|when|on)\b.*$/i, "")
         .replace(/[?.!]+$/, "")
         .replace(/\s+(?:file|files|thing|concept|term|idea)$/i, "")
@@ -104,7 +112,7 @@ export function weighQuestion(
   for (const term of words) {
     if (definition && FRAME_TERMS.has(term)) continue;
     const inSubject = subjectTerms.includes(term);
-    const weight = idf(term) * (subjectTerms.length === 0 || inSubject ? 1 : 0.3);
+    const weight = idf(term) * (subjectTerms.length === 0 || inSubject || second ? 1 : 0.3);
     if (weight > 0) weights.set(term, weight);
   }
   for (const [identifier, parts] of partsOf) {
