@@ -636,7 +636,9 @@ describe("extractiveAnswer: chunks of the results' pages", () => {
       },
     );
     expect(answer.text.startsWith("The zero moment point (ZMP) is the point")).toBe(true);
-    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["zmp#1"]);
+    // The section the result continues is the result's own: it is listed once, as [1].
+    expect(answer.text.endsWith("[1]")).toBe(true);
+    expect(answer.extraSources).toEqual([]);
   });
 
   it("quotes a glossary page's entry for the term from another chunk of the glossary", () => {
@@ -1057,3 +1059,59 @@ describe("comparedItems", () => {
     expect(comparedItems("How do I publish a transform?")).toEqual([]);
   });
 });
+
+describe("extractiveAnswer: a result that is code alone", () => {
+  const path = ["Writing Tests", "Integration tests"];
+  const testsPage = [
+    pageChunk(
+      "tests",
+      0,
+      "Test files render the connected components with a custom render function. Requests are mocked with MSW, so the thunk still runs as in the app.\n\n```tsx\nimport { render } from './test-utils'\n```",
+      "Writing Tests",
+      path,
+    ),
+    pageChunk(
+      "tests",
+      1,
+      "```tsx\ntest('fetches a user', async () => {\n  renderWithProviders(<UserDisplay />)\n})\n```",
+      "Writing Tests",
+      path,
+    ),
+    pageChunk(
+      "tests",
+      2,
+      "```tsx\nexpect(await screen.findByText(/John/)).toBeInTheDocument()\n```",
+      "Writing Tests",
+      ["Writing Tests", "Unit tests"],
+    ),
+  ].map((chunk) => ({ ...chunk, url: `/docs/tests#${slug(chunk.headingPath.at(-1) ?? "")}` }));
+  const other = result(
+    "rtk-query",
+    "RTK Query can eliminate the need to write any thunks to manage data fetching. Each endpoint generates a hook.",
+    "RTK Query",
+    0.7,
+  );
+
+  it("is quoted through the text before it in its section, cited with the result's number", () => {
+    const code = retrieved(testsPage[1] as ChunkRecord, 0.9);
+    const answer = extractiveAnswer("How would I write a test for a thunk?", [code, other], {
+      pageChunks: pagesOf(testsPage),
+    });
+    expect(answer.text).toBe(
+      "Test files render the connected components with a custom render function. Requests are mocked with MSW, so the thunk still runs as in the app. [1]",
+    );
+    expect(answer.extraSources).toEqual([]);
+  });
+
+  it("is not given the text of another section", () => {
+    const code = retrieved(testsPage[2] as ChunkRecord, 0.9);
+    const answer = extractiveAnswer("How would I write a test for a thunk?", [code, other], {
+      pageChunks: pagesOf(testsPage),
+    });
+    expect(answer.text).toMatch(/^RTK Query can eliminate/);
+  });
+});
+
+function slug(heading: string): string {
+  return heading.toLowerCase().replace(/\s+/g, "-");
+}

@@ -145,6 +145,9 @@ export function extractiveAnswer(
     parsed: parsedChunk(result.chunk),
     rank,
   }));
+  // A result that is code alone (the rest of an example split across chunks) has nothing to
+  // quote: the text before it in its section says what the code does.
+  if (options.pageChunks) candidates.push(...leadIns(results, options.pageChunks));
   // A comparison the results do not hold may sit in another chunk of their pages: weighed with
   // them, so that its words count.
   const compared = comparedItems(question);
@@ -205,8 +208,16 @@ export function extractiveAnswer(
   const citationOf = (passage: Passage) => {
     const candidate = candidates[passage.source];
     if (passage.source < results.length || !candidate) return passage.source + 1 + offset;
-    // A result weighed again at a better rank (a glossary entry) keeps its own number.
-    const asResult = results.findIndex((result) => result.chunk.id === candidate.result.chunk.id);
+    // A result weighed again at a better rank (a glossary entry) keeps its own number, as does
+    // the start of a result's section (a source is listed once per section).
+    const chunk = candidate.result.chunk;
+    const asResult = results.findIndex(
+      (result) =>
+        result.chunk.id === chunk.id ||
+        (result.chunk.filePath === chunk.filePath &&
+          result.chunk.url === chunk.url &&
+          result.chunk.headingPath.join("\n") === chunk.headingPath.join("\n")),
+    );
     if (asResult >= 0) return asResult + 1 + offset;
     if (!extraSources.includes(candidate.result)) extraSources.push(candidate.result);
     return results.length + extraSources.indexOf(candidate.result) + 1 + offset;
@@ -227,6 +238,39 @@ export function extractiveAnswer(
     extraSources,
     quotedSections,
   };
+}
+
+/**
+ * For each result holding no sentence (code only, the rest of a long example), the nearest chunk
+ * before it in its section that has some, weighed as that result.
+ */
+export function leadIns(
+  results: RetrievedChunk[],
+  pageChunks: (filePath: string) => ChunkRecord[],
+): Candidate[] {
+  const seen = new Set(results.map((result) => result.chunk.id));
+  const found: Candidate[] = [];
+  for (const [rank, result] of results.entries()) {
+    if (parsedChunk(result.chunk).units.length > 0) continue;
+    const page = pageChunks(result.chunk.filePath);
+    const section = result.chunk.headingPath.join("\n");
+    for (
+      let index = page.findIndex((chunk) => chunk.id === result.chunk.id) - 1;
+      index >= 0;
+      index--
+    ) {
+      const chunk = page[index];
+      if (!chunk || chunk.headingPath.join("\n") !== section) break;
+      const parsed = parsedChunk(chunk);
+      if (parsed.units.length === 0) continue;
+      if (!seen.has(chunk.id)) {
+        seen.add(chunk.id);
+        found.push({ result: { ...result, chunk }, parsed, rank });
+      }
+      break;
+    }
+  }
+  return found;
 }
 
 /**
