@@ -5,7 +5,9 @@ import { retrievedChunk } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { comparedItems, comparingChunks } from "./comparisons.ts";
 import { extractiveAnswer, quotePassage } from "./extractive.ts";
-import { termRows } from "./units.ts";
+import { askedInHeading } from "./passages.ts";
+import { weighQuestion } from "./question-weights.ts";
+import { parsedChunk, parseText, termRows } from "./units.ts";
 
 const result = retrievedChunk;
 
@@ -1115,3 +1117,49 @@ describe("extractiveAnswer: a result that is code alone", () => {
 function slug(heading: string): string {
   return heading.toLowerCase().replace(/\s+/g, "-");
 }
+
+describe("extractiveAnswer: a section headed by the reader's question", () => {
+  const faq = result(
+    "faq-performance",
+    "The amount of memory available to JavaScript applications running in a browser is finite. Caching data will cause performance problems when the size of the cache approaches the amount of available memory.",
+    "Will caching remote data cause memory problems?",
+    0.44,
+  );
+  const caches = result(
+    "caches",
+    "A document cache stores each response as it comes. That can be a problem when the same item is cached twice in the store.",
+    "Normalized vs Document Caches",
+    0.42,
+  );
+  const tutorial = result(
+    "tutorial",
+    "To keep the example project isolated but realistic, the setup included a fake in-memory REST API for our data. The API uses /fakeApi as the base URL for its endpoints.",
+    "Example REST API and Client",
+    0.34,
+  );
+  const question =
+    "If I keep caching API responses in the store, will memory use keep growing until it becomes a problem?";
+
+  it("is quoted: the author answers the same question there", () => {
+    const answer = extractiveAnswer(question, [faq, caches, tutorial]);
+    expect(answer.text).toMatch(/^The amount of memory available to JavaScript applications/);
+  });
+
+  it("counts only a heading that asks, shares two of the reader's words, and only its plain words", () => {
+    const parsed = [faq, caches, tutorial].map((source) => parsedChunk(source.chunk));
+    const query = weighQuestion(question, parsed);
+    expect(
+      askedInHeading(query, "Will caching remote data cause memory problems?"),
+    ).toBeGreaterThan(0);
+    expect(askedInHeading(query, "Caching remote data and memory problems")).toBe(0);
+    expect(askedInHeading(query, "Is memory finite?")).toBe(0);
+    const maps = weighQuestion("Am I allowed to keep a Map in the state?", [
+      parseText("You may not keep a Map in the state."),
+      parseText("Anything else is allowed."),
+    ]);
+    expect(askedInHeading(maps, "Is a Map allowed in the state?")).toBeGreaterThan(0);
+    expect(
+      askedInHeading(maps, "Why doesn't mapDispatchToProps allow use of mapStateToProps()?"),
+    ).toBe(0);
+  });
+});

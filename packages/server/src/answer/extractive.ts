@@ -32,6 +32,9 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
  *              candidate chunks (log(1 + (N + 1) / (df + 0.5))), so "urdf" outweighs "ros";
  *              words only found in a list or code block the window brings along count half;
  *   + 0.15 ×   share of the question's words in the heading path above the window;
+ *   + 0.50 ×   that share again, in the plain words of the window's own heading, when that heading
+ *              asks a question sharing two or more of the reader's words (an FAQ entry: "Will
+ *              caching remote data cause memory problems?");
  *   + 0.20 ×   the chunk's calibrated similarity score, + 0.04 for ranking first (less further down);
  *   + 0.35 ×   strength of a defining sentence ("X is …", "X (…) is a …", "X stands for …", "… is
  *              called X", "The word X means …") opening the window, for "what is X" questions

@@ -1,4 +1,4 @@
-import { headingKey } from "../search/analyzer.ts";
+import { headingKey, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { namesCompared } from "./comparisons.ts";
@@ -34,6 +34,12 @@ const QUESTION = /\?["”’)]*\s*$/;
  */
 const SOURCE_WEIGHT = 0.6;
 const DEFINITION_SOURCE_WEIGHT = 0.2;
+/**
+ * A section headed by a question that shares two or more of the reader's words ("Will caching
+ * remote data cause memory problems?") is the author answering that question: the share of the
+ * question's weight its heading holds counts this much more, on top of any heading's 0.15.
+ */
+const ASKING_HEADING_WEIGHT = 0.5;
 /** Scores closer than this are equal: sums of the same weights in another order differ by rounding. */
 const SCORE_EPSILON = 1e-9;
 /** How many sentences past a how-to passage its fix may sit. */
@@ -89,6 +95,15 @@ export function bestWindow(
       }
       return share;
     };
+    const askingShares = new Map<number, number>();
+    const askingShare = (section: number) => {
+      let share = askingShares.get(section);
+      if (share === undefined) {
+        share = askedInHeading(query, source.headings[section] ?? "");
+        askingShares.set(section, share);
+      }
+      return share;
+    };
     const definesOther = (start: number, end: number) => {
       for (let index = start + 1; index <= end; index++) {
         const unit = all[index] as Unit;
@@ -129,7 +144,11 @@ export function bestWindow(
       }
       coverage /= query.total;
       newCoverage /= query.total;
-      let score = coverage + 0.15 * headingShare(opener.section) + rankScore;
+      let score =
+        coverage +
+        0.15 * headingShare(opener.section) +
+        ASKING_HEADING_WEIGHT * askingShare(opener.section) +
+        rankScore;
       if (query.subject) {
         // A defining sentence that leans on the one before it ("For this ROS 2 offers services, a
         // …") cannot open the passage; with its one sentence of context it still counts as opening.
@@ -183,6 +202,19 @@ export function bestWindow(
     });
   }
   return best;
+}
+
+/**
+ * The share of the question's weight in a heading that asks a question, counting its plain words
+ * only ("Map" is not in "Why doesn't mapDispatchToProps allow…?"), and 0 unless it holds two or
+ * more of the reader's words: one shared word ("allowed") is no sign the author asks the same.
+ */
+export function askedInHeading(query: WeightedQuestion, heading: string): number {
+  if (!QUESTION.test(heading)) return 0;
+  const terms = new Set(plainWordForms(heading).keys());
+  let shared = 0;
+  for (const term of query.weights.keys()) if (terms.has(term)) shared++;
+  return shared >= 2 ? shareOf(query.weights, query.total, terms) : 0;
 }
 
 /** The object of its last verb is a pronoun ("… standardises it."), not "… around all of them.". */
