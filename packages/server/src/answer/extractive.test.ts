@@ -1163,3 +1163,29 @@ describe("extractiveAnswer: a section headed by the reader's question", () => {
     ).toBe(0);
   });
 });
+
+describe("extractiveAnswer: a definition inside one item of an introduced list", () => {
+  const gap = result(
+    "sim-to-real",
+    "A simulator is a model. The usual suspects, roughly in order of how often they bite:\n\n1. Contact and friction. Real tyres deform and real floors are dusty.\n2. Actuator dynamics. A real motor has current limits and gearbox backlash (play when the direction reverses).\n3. Latency. Sensing and transport add 5–50 ms of delay.\n4. Sensor imperfections. Real sensors have noise and bias.",
+    "Where the gap comes from",
+    0.9,
+  );
+
+  it("brings that item alone, with its number", () => {
+    const answer = extractiveAnswer("What is gearbox backlash?", [gap]);
+    expect(answer.text).toContain(
+      "2. Actuator dynamics. A real motor has current limits and gearbox backlash (play when the direction reverses).",
+    );
+    expect(answer.text).not.toContain("Contact and friction");
+    expect(answer.text).not.toContain("Latency");
+  });
+
+  it("keeps the whole list for other questions", () => {
+    const answer = extractiveAnswer("Why does my robot behave differently outside the simulator?", [
+      gap,
+    ]);
+    expect(answer.text).toContain("1. Contact and friction");
+    expect(answer.text).toContain("4. Sensor imperfections");
+  });
+});

@@ -191,7 +191,8 @@ export function extractiveAnswer(
             )
           : null))
       : null) ?? bestWindow(query, candidates, { maxSentences, rankCount: results.length });
-  const first = best && query.howTo ? throughTheFix(best, candidates) : best;
+  const found = best && query.howTo ? throughTheFix(best, candidates) : best;
+  const first = found && query.subject ? withItemsNaming(found, query.subject) : found;
   if (first) {
     passages.push(first);
     if (maxPassages > 1 && first.coverage < 0.5) {
@@ -241,6 +242,25 @@ export function extractiveAnswer(
     extraSources,
     quotedSections,
   };
+}
+
+/**
+ * A definition found in one item of a list that a passage's last sentence introduces ("The usual
+ * suspects…: 1. Contact… 2. Actuator dynamics… gearbox backlash (play when the direction
+ * reverses)…"): the passage brings that item alone, with its number, not the whole list, when
+ * its sentences do not name X themselves.
+ */
+function withItemsNaming(passage: Passage, subject: Map<string, number>): Passage {
+  const last = passage.units.at(-1);
+  const items = last?.attachmentItems;
+  if (!last || !items || items.length < 3) return passage;
+  const terms = [...subject.keys()];
+  const names = (found: Set<string>) => terms.every((term) => found.has(term));
+  if (passage.units.some((unit) => names(unit.terms))) return passage;
+  const naming = items.filter((item) => names(item.terms));
+  if (naming.length === 0 || naming.length > 2) return passage;
+  const trimmed = { ...last, attachment: naming.map((item) => item.text).join("\n") };
+  return { ...passage, units: [...passage.units.slice(0, -1), trimmed] };
 }
 
 /**
