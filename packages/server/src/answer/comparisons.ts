@@ -38,8 +38,9 @@ export function comparedItems(question: string): string[][] {
 }
 
 /**
- * When no result names every compared thing: the chunks of the first results' pages that do, each
- * weighed as the result whose page it is on.
+ * When the first result names not every compared thing: the chunks of the first results' pages
+ * that do, each weighed as the result whose page it is on. A lower result naming them all does
+ * not stop this: it often names them in passing (a troubleshooting item's "no `map → odom`").
  */
 export function comparingChunks(
   items: string[][],
@@ -51,7 +52,7 @@ export function comparingChunks(
     items.every((words) => words.some((word) => terms.has(word)));
   const quotable = (result: RetrievedChunk) =>
     comparesIn(parsedChunk(result.chunk).units, maxSentences, namesAll);
-  if (results.some(quotable)) return [];
+  if (results[0] && quotable(results[0])) return [];
   const seen = new Set(results.map((result) => result.chunk.id));
   const pages = new Set<string>();
   const found: Candidate[] = [];

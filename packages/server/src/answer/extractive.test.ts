@@ -1012,7 +1012,7 @@ describe("extractiveAnswer: questions comparing things", () => {
     expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["sensors#0"]);
   });
 
-  it("stays with the results when one of them names every compared thing", () => {
+  it("stays with the results when the first names every compared thing, not when a lower one does", () => {
     const both = pageChunk(
       "fusion",
       0,
@@ -1025,7 +1025,14 @@ describe("extractiveAnswer: questions comparing things", () => {
     expect(
       comparingChunks(items, [timestamps], pages, 4).map((found) => found.result.chunk.id),
     ).toEqual(["sensors#0"]);
-    expect(comparingChunks(items, [timestamps, retrieved(both, 0.5)], pages, 4)).toEqual([]);
+    expect(comparingChunks(items, [retrieved(both, 0.9), timestamps], pages, 4)).toEqual([]);
+    // A lower result naming both in passing (a troubleshooting item naming "map → odom") does not
+    // stop the first result's page from being looked at.
+    expect(
+      comparingChunks(items, [timestamps, retrieved(both, 0.5)], pages, 4).map(
+        (found) => found.result.chunk.id,
+      ),
+    ).toEqual(["sensors#0"]);
   });
 });
 
