@@ -1,11 +1,16 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const require = createRequire(import.meta.url);
 export const CLI_ENTRY = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
+/**
+ * Node arguments that load TypeScript through tsx in the same process. The `tsx` command would run
+ * a second process and kill it when it is slow to acknowledge a signal on a busy machine.
+ */
+export const TSX_LOADER = ["--import", pathToFileURL(require.resolve("tsx")).href];
 /** Node arguments that run the CLI from its TypeScript sources (workspace packages from theirs). */
-export const SOURCE_CLI = [require.resolve("tsx/cli"), "--conditions=lectern-source", CLI_ENTRY];
+export const SOURCE_CLI = [...TSX_LOADER, "--conditions=lectern-source", CLI_ENTRY];
 /** The published entry point: bin/lectern.js running the compiled CLI (`npm run build`). */
 export const LECTERN_BIN = fileURLToPath(new URL("../bin/lectern.js", import.meta.url));
 export const SAMPLE_DOCS = fileURLToPath(

@@ -1,9 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { CLI_ENTRY } from "./cli.ts";
-
-const require = createRequire(import.meta.url);
-const tsxCli = require.resolve("tsx/cli");
+import { CLI_ENTRY, TSX_LOADER } from "./cli.ts";
 
 /** `lectern serve` in a child process: whether the process survives is what some tests check. */
 export interface ServerProcess {
@@ -22,7 +18,7 @@ export async function startServerProcess(
   args: string[],
   env: Record<string, string>,
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [tsxCli, CLI_ENTRY, "serve", ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...TSX_LOADER, CLI_ENTRY, "serve", ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
