@@ -1196,3 +1196,38 @@ describe("extractiveAnswer: a definition inside one item of an introduced list",
     expect(answer.text).toContain("4. Sensor imperfections");
   });
 });
+
+describe("extractiveAnswer: a comparison's other words", () => {
+  it("weigh less than the things compared ('difference', the 'frame' both are)", () => {
+    const parsed = [
+      parseText("The map frame and the odom frame differ in drift. A frame is a pose."),
+    ];
+    const query = weighQuestion(
+      "What is the difference between the map frame and the odom frame?",
+      parsed,
+    );
+    const plain = weighQuestion("Where are the map frame and the odom frame published?", parsed);
+    expect(query.weights.get("frame")).toBeCloseTo(0.3 * (plain.weights.get("frame") ?? 0));
+    expect(query.weights.get("map")).toBeCloseTo(plain.weights.get("map") ?? 0);
+  });
+
+  it("do not draw the answer to a sentence sharing only them", () => {
+    const planners = result(
+      "planners",
+      "Optimisation-based planners take a different route: they start with a simple trajectory and deform it to reduce a cost. The result is a different trajectory.",
+      "Optimisation-based planners",
+      0.9,
+    );
+    const terms = result(
+      "terms",
+      "A path is a sequence of configurations with no timing. A trajectory adds time: when to be where, with what velocity.",
+      "Paths and trajectories",
+      0.7,
+    );
+    const answer = extractiveAnswer("Path versus trajectory: what's the difference?", [
+      planners,
+      terms,
+    ]);
+    expect(answer.text).toMatch(/^A path is a sequence of configurations/);
+  });
+});

@@ -48,7 +48,8 @@ import { type Candidate, forEachWindow, parsedChunk, parseText, render } from ".
  *   − 0.08     for a single sentence when its paragraph goes on (2–4 sentences read better).
  *
  * In a "what is X" question the words outside X ("… in humanoid walking") weigh 0.3: they place
- * the term, and the sentence defining it rarely repeats them.
+ * the term, and the sentence defining it rarely repeats them. So do the words outside the things a
+ * comparison compares ("difference", the "frame" in "the map frame and the odom frame").
  *
  * Definitions sit where a retrieved chunk may not be: at the opening of the page about X, at the
  * start of the section about X, in the glossary. Given the pages' chunks (`pageChunks`), a "what

@@ -112,7 +112,11 @@ export function weighQuestion(
   for (const term of words) {
     if (definition && FRAME_TERMS.has(term)) continue;
     const inSubject = subjectTerms.includes(term);
-    const weight = idf(term) * (subjectTerms.length === 0 || inSubject || second ? 1 : 0.3);
+    // A comparison is about the things compared: the rest ("difference", the "frame" both are)
+    // places them, as the words outside X place a definition's subject.
+    const aside = compared.length > 0 && !compared.some((words) => words.includes(term));
+    const weight =
+      idf(term) * (subjectTerms.length === 0 || inSubject || second ? 1 : 0.3) * (aside ? 0.3 : 1);
     if (weight > 0) weights.set(term, weight);
   }
   for (const [identifier, parts] of partsOf) {
