@@ -18,10 +18,14 @@ export async function startServerProcess(
   args: string[],
   env: Record<string, string>,
 ): Promise<ServerProcess> {
-  const child: ChildProcess = spawn(process.execPath, [...TSX_LOADER, CLI_ENTRY, "serve", ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...TSX_LOADER, CLI_ENTRY, "serve", ...args],
+    {
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (data: Buffer) => {
