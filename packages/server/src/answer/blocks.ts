@@ -104,8 +104,10 @@ export function toBlocks(text: string): Block[] {
       (!/[.!?:;,)"']$/.test(block.text) ||
         (block.text.split(" ").length < MIN_WORDS &&
           next !== "paragraph" &&
-          // "Useful flags:" before a table introduces it, as a longer sentence would.
-          !(block.text.endsWith(":") && (next === "list" || next === "code" || next === "table"))))
+          // "Useful flags:" before a table introduces it, as a longer sentence would, and so
+          // does a label ending in a full stop before a list ("Causes and fixes.").
+          !(block.text.endsWith(":") && (next === "list" || next === "code" || next === "table")) &&
+          !(block.text.endsWith(".") && next === "list")))
     ) {
       blocks[index] = { kind: "heading", text: block.text, inferred: true };
     }

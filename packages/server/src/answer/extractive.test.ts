@@ -1231,3 +1231,30 @@ describe("extractiveAnswer: a comparison's other words", () => {
     expect(answer.text).toMatch(/^A path is a sequence of configurations/);
   });
 });
+
+describe("extractiveAnswer: a question asking for the cause", () => {
+  const entry = result(
+    "troubleshooting",
+    "Symptom. ros2 run primer_py talker fails with Package 'primer_py' not found, or finds the package but reports No executable found.\n\nCauses and fixes.\n\n1. The workspace is not sourced in this terminal. Every new shell needs it sourced.\n2. The package did not build. Look in the build log for errors.\n3. The executable is not declared in setup.py. After adding it, rebuild.",
+    '"Package not found"',
+    0.9,
+  );
+
+  it("reads a label before a list ('Causes and fixes.') as introducing it, not as a heading", () => {
+    const units = parsedChunk(entry.chunk).units;
+    expect(units.map((unit) => unit.text)).toEqual([
+      "ros2 run primer_py talker fails with Package 'primer_py' not found, or finds the package but reports No executable found.",
+      "Causes and fixes.",
+    ]);
+    expect(units[1]?.attachmentItems?.length).toBe(3);
+  });
+
+  it("runs on from the symptom through the list of causes", () => {
+    const answer = extractiveAnswer(
+      "ros2 run says Package 'primer_py' not found even though I just built it. Why?",
+      [entry],
+    );
+    expect(answer.text).toContain("1. The workspace is not sourced in this terminal.");
+    expect(answer.text).toContain("3. The executable is not declared in setup.py.");
+  });
+});

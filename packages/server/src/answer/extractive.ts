@@ -5,12 +5,14 @@ import { sum } from "../util/numbers.ts";
 import { comparedItems, comparingChunks } from "./comparisons.ts";
 import { DEFINES, definingChunks } from "./definitions.ts";
 import {
+  ASKS_CAUSE,
   bestWindow,
   boldedPassage,
   namedOpening,
   openingPassage,
   type Passage,
   strongestDefinition,
+  throughTheCauses,
   throughTheFix,
 } from "./passages.ts";
 import { anyOf, coverageOf, type WeightedQuestion, weighQuestion } from "./question-weights.ts";
@@ -192,7 +194,8 @@ export function extractiveAnswer(
             )
           : null))
       : null) ?? bestWindow(query, candidates, { maxSentences, rankCount: results.length });
-  const found = best && query.howTo ? throughTheFix(best, candidates) : best;
+  const fixed = best && query.howTo ? throughTheFix(best, candidates) : best;
+  const found = fixed && ASKS_CAUSE.test(question) ? throughTheCauses(fixed, candidates) : fixed;
   const first = found && query.subject ? withItemsNaming(found, query.subject) : found;
   if (first) {
     passages.push(first);

@@ -268,6 +268,26 @@ export function throughTheFix(passage: Passage, candidates: Candidate[]): Passag
   return passage;
 }
 
+/** Questions asking for a cause: "Why?", "What are the usual causes?", "What should I check?". */
+export const ASKS_CAUSE =
+  /\bwhy\b|\bwhat (?:could|would|might|can) (?:cause|be causing)\b|\b(?:usual|common|likely|possible) causes?\b|\bwhat should i (?:check|look)\b|\bwhere should i look\b/i;
+
+/**
+ * A passage asked for a cause that stops where the book goes on to list the causes ("Symptom. …
+ * Causes and fixes: 1. …") runs on through that list: the symptom alone only restates the
+ * question.
+ */
+export function throughTheCauses(passage: Passage, candidates: Candidate[]): Passage {
+  const last = passage.units.at(-1);
+  if (!last || last.attachment) return passage;
+  const units = candidates[passage.source]?.parsed.units ?? [];
+  const end = units.indexOf(last);
+  const next = end < 0 ? undefined : units[end + 1];
+  if (!next?.attachmentItems || next.run !== last.run || next.section !== last.section)
+    return passage;
+  return { ...passage, units: [...passage.units, next] };
+}
+
 /**
  * The opening of the first source with something to quote, for questions none of whose words the
  * passages contain. A source that is only code or a reading list has no quotable unit; the next

@@ -77,6 +77,8 @@ const POINTS_BACK =
 const ACTS_ON_BEFORE = /^["'(]*[A-Z]\w+ing (?:this|that|these|those|it|them)\b/;
 const POINTS_FORWARD =
   /\b(?:(?:shown|listed|given|described|example|code|snippet|command|commands|table|steps?|file|output) below|below:|the following|as follows|this (?:example|snippet|code|file|command|listing))\b|^["'(]*here(?:'s| is| are)\b/i;
+/** A label of a few words ending in a full stop: "Causes and fixes.", "Common mistakes." */
+const LIST_LABEL = /^[A-Z][\w'’-]*(?: [\w'’-]+){0,3}\.$/;
 // "X is, quite simply, a function …": a short aside between the copula and the definition.
 const COPULA =
   /\s(?:(?:is|are)(?:,[^,]{1,30},)?|stands for|means|refers to|describes)\s|\s[—–]\s|\s-{1,2}\s/;
@@ -195,7 +197,10 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
         run++;
         continue;
       }
-      const introduces = sentence.endsWith(":") || POINTS_FORWARD.test(sentence);
+      // A paragraph that is only a label before a list ("Causes and fixes.") introduces it.
+      const labels =
+        sentences.length === 1 && attachable?.kind === "list" && LIST_LABEL.test(sentence);
+      const introduces = sentence.endsWith(":") || POINTS_FORWARD.test(sentence) || labels;
       if (introduces && !(last && attachable)) {
         // Its list or code is not there to follow it: the sentence cannot stand in an answer, and
         // the text around it does not read on across it.
