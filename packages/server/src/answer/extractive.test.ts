@@ -1258,3 +1258,16 @@ describe("extractiveAnswer: a question asking for the cause", () => {
     expect(answer.text).toContain("3. The executable is not declared in setup.py.");
   });
 });
+
+describe("weighQuestion: a library named with its language suffix", () => {
+  it("does not count the '.js' of 'Immutable.js' as a word: it would match 'Next.js'", () => {
+    const sources = [
+      parseText("Check that the store works with the Next.js App Router caches."),
+      parseText("Redux expects that all state updates are done immutably."),
+    ];
+    const named = weighQuestion("Do redux and Immutable.js work well together?", sources);
+    expect(named.weights.has("js")).toBe(false);
+    const apart = weighQuestion("Does Immutable.js work with plain JS objects?", sources);
+    expect(apart.weights.has("js")).toBe(true);
+  });
+});

@@ -86,7 +86,18 @@ export function weighQuestion(
   const identifierParts = new Set(
     [...partsOf.values()].flat().filter((part) => !plainWords.includes(part)),
   );
-  const words = analyzed.words.filter((word) => !identifierParts.has(word));
+  // The ".js" of a library's name ("Immutable.js") says only that it is JavaScript: alone it would
+  // match "Next.js" as well.
+  const named = tokens.filter((token) => /^[\p{L}][\w-]*\.(?:js|ts)\b/iu.test(token));
+  const apart = new Set(
+    analyzeQuery(tokens.filter((token) => !named.includes(token)).join(" ")).words,
+  );
+  const suffixes = new Set(
+    named
+      .map((token) => /\.(js|ts)\b/i.exec(token)?.[1]?.toLowerCase() ?? "")
+      .filter((suffix) => suffix && !apart.has(suffix)),
+  );
+  const words = analyzed.words.filter((word) => !identifierParts.has(word) && !suffixes.has(word));
   const count = sources.length;
   const idf = (term: string) => {
     const df = sources.filter((source) => source.allTerms.has(term)).length;
