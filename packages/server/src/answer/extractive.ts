@@ -1,4 +1,4 @@
-import { plainWordForms } from "../search/analyzer.ts";
+import { analyze, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
@@ -222,8 +222,7 @@ export function extractiveAnswer(
     const asResult = results.findIndex(
       (result) =>
         result.chunk.id === chunk.id ||
-        (result.chunk.filePath === chunk.filePath &&
-          result.chunk.url === chunk.url &&
+        (result.chunk.url === chunk.url &&
           result.chunk.headingPath.join("\n") === chunk.headingPath.join("\n")),
     );
     if (asResult >= 0) return asResult + 1 + offset;
@@ -261,9 +260,9 @@ function withItemsNaming(passage: Passage, subject: Map<string, number>): Passag
   const terms = [...subject.keys()];
   const names = (found: Set<string>) => terms.every((term) => found.has(term));
   if (passage.units.some((unit) => names(unit.terms))) return passage;
-  const naming = items.filter((item) => names(item.terms));
+  const naming = items.filter((item) => names(new Set(analyze(item))));
   if (naming.length === 0 || naming.length > 2) return passage;
-  const trimmed = { ...last, attachment: naming.map((item) => item.text).join("\n") };
+  const trimmed = { ...last, attachment: naming.join("\n") };
   return { ...passage, units: [...passage.units.slice(0, -1), trimmed] };
 }
 

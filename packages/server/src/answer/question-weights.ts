@@ -89,14 +89,14 @@ export function weighQuestion(
   // The ".js" of a library's name ("Immutable.js") says only that it is JavaScript: alone it would
   // match "Next.js" as well.
   const named = tokens.filter((token) => /^[\p{L}][\w-]*\.(?:js|ts)\b/iu.test(token));
-  const apart = new Set(
-    analyzeQuery(tokens.filter((token) => !named.includes(token)).join(" ")).words,
-  );
-  const suffixes = new Set(
-    named
-      .map((token) => /\.(js|ts)\b/i.exec(token)?.[1]?.toLowerCase() ?? "")
-      .filter((suffix) => suffix && !apart.has(suffix)),
-  );
+  const suffixes = new Set<string>();
+  if (named.length > 0) {
+    const apart = analyzeQuery(tokens.filter((token) => !named.includes(token)).join(" ")).words;
+    for (const token of named) {
+      const suffix = /\.(js|ts)\b/i.exec(token)?.[1]?.toLowerCase();
+      if (suffix && !apart.includes(suffix)) suffixes.add(suffix);
+    }
+  }
   const words = analyzed.words.filter((word) => !identifierParts.has(word) && !suffixes.has(word));
   const count = sources.length;
   const idf = (term: string) => {

@@ -23,8 +23,8 @@ export interface Unit {
   attachmentTerms: Set<string>;
   /** The list or code block introduced by a sentence ending in ":" (or "below", "as follows"). */
   attachment: string | null;
-  /** The items of an attached list, each with its terms; absent for code and tables. */
-  attachmentItems?: { text: string; terms: Set<string> }[];
+  /** The items of an attached list, as shown; absent for code and tables. */
+  attachmentItems?: string[];
   /** Index of the heading the unit sits under inside its chunk (0 = the chunk's own heading). */
   section: number;
   /** Units of one run follow each other in the text with nothing unquotable in between. */
@@ -227,11 +227,7 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
           unit.run = previous.run;
         unit.attachment = renderBlock(attachable);
         unit.attachmentTerms = new Set(analyze(blockText(attachable)));
-        if (attachable.kind === "list")
-          unit.attachmentItems = attachable.items.map((item) => ({
-            text: item,
-            terms: new Set(analyze(item)),
-          }));
+        if (attachable.kind === "list") unit.attachmentItems = attachable.items;
         blocks[position + 1] = { kind: "other" };
         // What follows the list or code is a new run: it does not continue the sentence.
         units.push(unit);
