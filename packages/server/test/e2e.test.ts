@@ -129,6 +129,8 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     // The theme toggle's script runs.
     await page.getByRole("button", { name: "Toggle dark mode" }).click();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe("dark");
+    // The sidebar sits beside the page on a desktop: no "Contents" link in the header.
+    expect(await page.getByRole("link", { name: "Contents" }).isVisible()).toBe(false);
     await launcher.click();
     await ask(page, "What is a URDF?");
     await expect
@@ -296,6 +298,13 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
         const box = await launcher.boundingBox();
         expect(box && box.x >= 0 && box.x + box.width <= layout.innerWidth, link).toBe(true);
       }
+      // The table of contents, below the page on a phone, is one tap away from the header.
+      const navTop = () =>
+        page.evaluate(() => document.querySelector("nav")?.getBoundingClientRect().top ?? -1);
+      expect(await navTop()).toBeGreaterThan(await page.evaluate(() => innerHeight));
+      await page.getByRole("link", { name: "Contents" }).tap();
+      await expect.poll(navTop).toBeLessThan(5);
+      expect(await navTop()).toBeGreaterThanOrEqual(-5);
       // The chat panel fills the phone's screen, without sideways scrolling.
       await page.getByRole("button", { name: /Ask Robotics Primer/ }).click();
       const panel = await page.getByRole("dialog").boundingBox();

@@ -194,8 +194,10 @@ pre { max-width: 100%; overflow-wrap: normal; }
 img { max-width: 100%; height: auto; }
 th, td { border: 1px solid var(--panel); padding: 0.35rem 0.6rem; text-align: left; }
 mark { background: #ffe58f; color: #1c1e21; }
+.tools { display: flex; align-items: center; gap: 0.8rem; }
+header a.to-contents { display: none; font-weight: 500; color: var(--link); }
 button.theme { background: none; border: 1px solid var(--muted); color: var(--text); border-radius: 6px; padding: 0.2rem 0.6rem; cursor: pointer; }
-@media (max-width: 760px) { .layout { grid-template-columns: minmax(0, 1fr); } nav { min-height: 0; order: 2; } main { padding: 1rem; } }
+@media (max-width: 760px) { .layout { grid-template-columns: minmax(0, 1fr); } nav { min-height: 0; order: 2; } main { padding: 1rem; } header a.to-contents { display: inline; } }
 `;
 
 const SITE_SCRIPT = `
@@ -261,9 +263,9 @@ function pageTemplate(
 <script>${SITE_SCRIPT}</script>
 </head>
 <body>
-<header><a href="/">${escapeHtml(bookTitle)}</a><button class="theme" type="button" aria-label="Toggle dark mode">◐</button></header>
+<header><a href="/">${escapeHtml(bookTitle)}</a><span class="tools"><a class="to-contents" href="#contents">Contents</a><button class="theme" type="button" aria-label="Toggle dark mode">◐</button></span></header>
 <div class="layout">
-<nav aria-label="Book contents">${sidebar(list, page)}</nav>
+<nav id="contents" aria-label="Book contents">${sidebar(list, page)}</nav>
 <main>
 <article>
 <h1>${escapeHtml(page.title)}</h1>
