@@ -20,6 +20,10 @@ function prose(text: string): Block {
   return { kind: "prose", text, line: 1 };
 }
 
+function tableBlock(text: string): Block {
+  return { kind: "prose", text, line: 1, table: true };
+}
+
 function code(lang: string, source: string): Block {
   return { kind: "code", lang, code: source, line: 1 };
 }
@@ -331,6 +335,61 @@ describe("chunkSections on small input", () => {
     );
     expect(chunks.map((chunk) => chunk.anchor)).toEqual(["a", "b"]);
     expect(chunks[1]?.text).toBe(`Run it:\n\n\`\`\`bash\n${source}\n\`\`\``);
+  });
+
+  it("keeps a table whole: a chunk never ends between its rows", () => {
+    const rows = Array.from(
+      { length: 10 },
+      (_, index) => `Profile ${index} | Reliable | Volatile | Keep last, ${index}`,
+    );
+    const table = ["Profile | Reliability | Durability | History", ...rows].join("\n");
+    // The text before it leaves room for the header and a row or two only.
+    const small: ChunkingOptions = { targetTokens: 100, maxTokens: 150, overlapRatio: 0.2 };
+    const text = sentences("text", 60);
+    expect(estimateTokens(table)).toBeLessThanOrEqual(small.maxTokens);
+    expect(estimateTokens(`${text}\n\n${table}`)).toBeGreaterThan(small.maxTokens);
+    const chunks = chunkSections([section([prose(text), tableBlock(table)])], small);
+    expect(chunks.length).toBe(2);
+    expect(chunks[0]?.text).not.toContain("Profile");
+    expect(chunks[1]?.text).toContain(table);
+  });
+
+  it("moves a sentence introducing a table or code block on with it, not ending a chunk on it", () => {
+    const small: ChunkingOptions = { targetTokens: 100, maxTokens: 150, overlapRatio: 0.2 };
+    const rows = Array.from({ length: 8 }, (_, index) => `kind ${index} | what it is used for`);
+    const table = ["Component type | Typical use", ...rows].join("\n");
+    const source = Array.from({ length: 12 }, (_, index) => `ros2 run demo step_${index}`).join(
+      "\n",
+    );
+    for (const attached of [tableBlock(table), code("bash", source)]) {
+      const text = sentences("text", 60);
+      const chunks = chunkSections(
+        [section([prose(text), prose("There are three kinds of components:"), attached])],
+        small,
+      );
+      expect(chunks.length).toBe(2);
+      expect(chunks[0]?.text.endsWith(text)).toBe(true);
+      expect(chunks[1]?.text).toMatch(/^There are three kinds of components:\n\n(?:Component|```)/);
+    }
+  });
+
+  it("splits a table longer than maxTokens into pieces that each start with its header row", () => {
+    const header = "Parameter | Type | Default | Meaning";
+    const rows = Array.from(
+      { length: 60 },
+      (_, index) => `param_${index} | double | ${index}.0 | How far joint ${index} may travel`,
+    );
+    const chunks = chunkSections([section([tableBlock([header, ...rows].join("\n"))])], options);
+    expect(chunks.length).toBeGreaterThan(1);
+    const seen: string[] = [];
+    for (const chunk of chunks) {
+      expect(chunk.tokens).toBeLessThanOrEqual(options.maxTokens);
+      const lines = chunk.text.split("\n").filter(Boolean);
+      expect(lines[0]).toBe(header);
+      for (const line of lines) if (line !== header) seen.push(line);
+    }
+    // Every row once: table pieces are not repeated as overlap.
+    expect(seen).toEqual(rows);
   });
 
   it("never ends a chunk on a heading line", () => {

@@ -7,7 +7,8 @@ import type { Block } from "./markdown.ts";
  * Heading-aware chunking. A document is cut into sections at its headings; consecutive small
  * sections are packed together and large ones split, into chunks of about `targetTokens`, never
  * more than `maxTokens`; consecutive chunks of one section share about `overlapRatio` of the
- * target as overlap. A fenced code block is never split unless it alone exceeds `maxTokens`.
+ * target as overlap. A fenced code block or a table is never split unless it alone exceeds
+ * `maxTokens` (a table's pieces each repeat its header row).
  */
 
 export interface ChunkingOptions {
@@ -88,6 +89,7 @@ interface Unit {
   tokens: number;
   /** Placed before this unit when it follows another one in a chunk. */
   joiner: string;
+  /** A code block or a table: kept whole, and never repeated as overlap. */
   code: boolean;
   /** A section's heading line: shown inside a chunk, left out when it starts one. */
   heading: boolean;
@@ -163,6 +165,10 @@ function sectionUnits(section: Section, index: number, options: ChunkingOptions)
   // A reading list's bold names works and authors, not terms the page introduces.
   const readingList = READING_LIST.test(section.heading.replace(/[*_]/g, "").trim());
   for (const block of section.blocks) {
+    if (block.kind === "prose" && block.table) {
+      for (const piece of splitTable(block.text, options.maxTokens)) push(piece, "\n\n", true);
+      continue;
+    }
     if (block.kind === "code") {
       const fenced = fence(block.lang, block.code);
       if (estimateTokens(fenced) <= options.maxTokens) push(fenced, "\n\n", true);
@@ -228,8 +234,13 @@ function packSections(sections: Section[], options: ChunkingOptions, minTokens: 
     }
     for (const unit of units) {
       if (hasContent() && size([...current, unit]) > options.targetTokens) {
-        // A heading never ends a chunk: it moves on with the text under it.
-        const carried = current.at(-1)?.heading ? current.splice(-1) : [];
+        // A heading never ends a chunk: it moves on with the text under it. Nor does a sentence
+        // introducing the code or table that follows ("There are three kinds of components:").
+        const carried = current.at(-1)?.heading
+          ? current.splice(-1)
+          : introduces(current, fresh, unit, options.maxTokens)
+            ? current.splice(-1)
+            : [];
         chunks.push(current);
         current = carried.length > 0 ? carried : overlapTail(current, overlapBudget);
         fresh = carried.length;
@@ -242,6 +253,18 @@ function packSections(sections: Section[], options: ChunkingOptions, minTokens: 
   }
   if (hasContent()) chunks.push(current);
   return chunks;
+}
+
+/**
+ * Whether the chunk's last unit is a sentence ending in ":" that introduces `next`, a code block
+ * or table, and can move on with it: the chunk keeps other new text (of its last `fresh` units,
+ * the rest being overlap), and the two fit in `maxTokens`.
+ */
+function introduces(chunk: Unit[], fresh: number, next: Unit, maxTokens: number): boolean {
+  const last = chunk.at(-1);
+  if (!last || !next.code || last.code || last.heading || !/:\s*$/.test(last.text)) return false;
+  const otherNew = chunk.slice(chunk.length - fresh, -1);
+  return otherNew.some((unit) => !unit.heading) && size([last, next]) <= maxTokens;
 }
 
 /** Joins every chunk with too little new text to its previous (else next) chunk where it fits. */
@@ -369,6 +392,27 @@ function fenceMarker(code: string): string {
 
 function fence(lang: string, code: string, marker = fenceMarker(code)): string {
   return `${marker}${lang}\n${code}\n${marker}`;
+}
+
+/**
+ * A table as one piece, or, when it alone exceeds `maxTokens`, as pieces of consecutive rows that
+ * each start with the header row: a piece without it would not say what its columns are, to the
+ * search or to an answer quoting a row.
+ */
+export function splitTable(text: string, maxTokens: number): string[] {
+  if (estimateTokens(text) <= maxTokens) return [text];
+  const [header = "", ...rows] = text.split("\n");
+  const pieces: string[] = [];
+  let current: string[] = [];
+  for (const row of rows) {
+    if (current.length > 0 && estimateTokens([header, ...current, row].join("\n")) > maxTokens) {
+      pieces.push([header, ...current].join("\n"));
+      current = [];
+    }
+    current.push(row);
+  }
+  if (current.length > 0) pieces.push([header, ...current].join("\n"));
+  return pieces;
 }
 
 /** Splits an oversized code block at line boundaries into fenced pieces within `maxTokens`. */

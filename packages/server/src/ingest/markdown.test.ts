@@ -473,6 +473,7 @@ describe("a full Docusaurus page", () => {
         kind: "prose",
         text: "Name | Default\nuse_sim_time | false",
         line: lineOf(source, "| Name"),
+        table: true,
       },
       {
         kind: "prose",

@@ -30,6 +30,8 @@ export type Block =
        * bold link text, a list item of links, nor an ordered list. Absent when there is none.
        */
       strong?: string[];
+      /** A table, one row a line, cells separated by " | ", the header first. */
+      table?: true;
     }
   | { kind: "code"; lang: string; code: string; line: number };
 
@@ -301,7 +303,7 @@ class BlockWalker {
     return (node.position?.start.line ?? 1) + this.lineOffset;
   }
 
-  private prose(text: string, node: MdNode, strong: string[] = []): void {
+  private prose(text: string, node: MdNode, strong: string[] = [], table = false): void {
     const trimmed = text.replace(/[ \t]+\n/g, "\n").trim();
     if (trimmed)
       this.blocks.push({
@@ -309,6 +311,7 @@ class BlockWalker {
         text: trimmed,
         line: this.line(node),
         ...(strong.length > 0 ? { strong } : {}),
+        ...(table ? { table: true as const } : {}),
       });
   }
 
@@ -365,7 +368,7 @@ class BlockWalker {
         this.math(node.value ?? "", node);
         return;
       case "table":
-        this.prose(tableText(node), node);
+        this.prose(tableText(node), node, [], true);
         return;
       case "list":
         this.prose(listText(node, 0), node, listStrong(node));
