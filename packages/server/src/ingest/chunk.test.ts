@@ -474,6 +474,7 @@ interface GeneratedDocument {
   /** List item lines, which the chunker keeps whole like sentences. */
   listItems: string[];
   codeBlocks: { id: string; lang: string; code: string }[];
+  tables: { header: string; rows: string[] }[];
 }
 
 function generateDocument(seed: number, maxTokens: number): GeneratedDocument {
@@ -485,6 +486,7 @@ function generateDocument(seed: number, maxTokens: number): GeneratedDocument {
   const sentences: string[] = [];
   const listItems: string[] = [];
   const codeBlocks: GeneratedDocument["codeBlocks"] = [];
+  const tables: GeneratedDocument["tables"] = [];
 
   const sentence = (): string => {
     // At most ~150 characters, so every sentence fits the smallest overlap allowance.
@@ -511,6 +513,19 @@ function generateDocument(seed: number, maxTokens: number): GeneratedDocument {
     return code(lang, source);
   };
 
+  const table = (): Block => {
+    const id = `t${tables.length}`;
+    const header = `${id} name | kind | meaning`;
+    // Mostly a few rows, sometimes more than maxTokens holds.
+    const count = random() < 0.25 ? between(maxTokens / 8, maxTokens / 3) : between(1, 8);
+    const rows = Array.from(
+      { length: count },
+      (_, index) => `${id}_${index} | ${pick(WORDS)} | ${pick(WORDS)} ${pick(WORDS)}`,
+    );
+    tables.push({ header, rows });
+    return { kind: "prose", text: [header, ...rows].join("\n"), line: 1, table: true };
+  };
+
   const blocks: Block[] = [];
   if (random() < 0.5) blocks.push(prose(sentence()));
   const sectionCount = between(2, 6);
@@ -525,6 +540,8 @@ function generateDocument(seed: number, maxTokens: number): GeneratedDocument {
         const items = Array.from({ length: between(2, 6) }, () => `- ${sentence()}`);
         listItems.push(...items);
         blocks.push(prose(items.join("\n")));
+      } else if (kind < 0.85) {
+        blocks.push(table());
       } else {
         blocks.push(codeBlock());
       }
@@ -535,6 +552,7 @@ function generateDocument(seed: number, maxTokens: number): GeneratedDocument {
     sentences,
     listItems,
     codeBlocks,
+    tables,
   };
 }
 
@@ -678,6 +696,30 @@ describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) =>
     if (seed === 42) expect(oversized).toBeGreaterThan(0);
   });
 
+  it("keeps each table whole in one chunk, or in pieces that each start with its header row", () => {
+    for (const { header, rows } of document.tables) {
+      const whole = [header, ...rows].join("\n");
+      if (estimateTokens(whole) <= options.maxTokens) {
+        expect(chunks.filter((chunk) => chunk.text.includes(whole))).toHaveLength(1);
+        continue;
+      }
+      const seen: string[] = [];
+      for (const chunk of chunks) {
+        const lines = chunk.text.split("\n");
+        for (const [index, line] of lines.entries()) {
+          if (!rows.includes(line)) continue;
+          seen.push(line);
+          // The line above a row is the header or the row before it.
+          const above = lines[index - 1];
+          expect(above === header || rows.includes(above ?? "")).toBe(true);
+        }
+      }
+      // Every row once, in order: table pieces are never repeated as overlap.
+      expect(seen).toEqual(rows);
+    }
+    if (seed === 42) expect(document.tables.length).toBeGreaterThan(0);
+  });
+
   it("loses no prose and keeps it in order", () => {
     let lastChunk = 0;
     for (const sentence of document.sentences) {
@@ -697,8 +739,13 @@ describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) =>
       for (let index = 1; index < sequence.length; index++) {
         const previous = sequence[index - 1] as ChunkDraft;
         const next = sequence[index] as ChunkDraft;
-        // At a code boundary there is no overlap to expect: code is never repeated.
+        // At a code or table boundary there is no overlap to expect: neither is ever repeated.
+        const lastLine = previous.text.split("\n").at(-1) ?? "";
+        const firstLine = next.text.split("\n")[0] ?? "";
+        const tableLine = (line: string) =>
+          document.tables.some(({ header, rows }) => line === header || rows.includes(line));
         if (previous.text.endsWith("```") || next.text.startsWith("```")) continue;
+        if (tableLine(lastLine) || tableLine(firstLine)) continue;
         const overlap = overlapBetween(previous.text, next.text);
         if (options.overlapRatio === 0) {
           expect(overlap).toBe("");

@@ -404,15 +404,19 @@ export function splitTable(text: string, maxTokens: number): string[] {
   const [header = "", ...rows] = text.split("\n");
   const pieces: string[] = [];
   let current: string[] = [];
+  // A row too long to fit with the header even alone is cut at words, as a long sentence is.
+  const flush = () => {
+    if (current.length > 0)
+      pieces.push(...splitLongText([header, ...current].join("\n"), maxTokens));
+    current = [];
+  };
   for (const row of rows) {
-    if (current.length > 0 && estimateTokens([header, ...current, row].join("\n")) > maxTokens) {
-      pieces.push([header, ...current].join("\n"));
-      current = [];
-    }
+    if (current.length > 0 && estimateTokens([header, ...current, row].join("\n")) > maxTokens)
+      flush();
     current.push(row);
   }
-  if (current.length > 0) pieces.push([header, ...current].join("\n"));
-  return pieces;
+  flush();
+  return pieces.length > 0 ? pieces : splitLongText(text, maxTokens);
 }
 
 /** Splits an oversized code block at line boundaries into fenced pieces within `maxTokens`. */
