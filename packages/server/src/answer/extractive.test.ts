@@ -1232,6 +1232,30 @@ describe("extractiveAnswer: a comparison's other words", () => {
   });
 });
 
+describe("extractiveAnswer: a comparison's passage says what the things compared are", () => {
+  it("over a sentence of a higher source naming them in passing", () => {
+    const remapping = result(
+      "remapping",
+      "Remapping renames a topic, service or action as seen by one node. It is how you connect nodes whose authors chose other names.",
+      "Remapping",
+      0.5,
+    );
+    const services = result(
+      "services",
+      "Topics are a one-way stream. Sometimes a node needs to ask a question and wait for the answer. For this ROS 2 offers services, a remote procedure call pattern with one server and any number of clients.",
+      "Request and response",
+      0.45,
+    );
+    const answer = extractiveAnswer("What is the difference between a topic and a service?", [
+      remapping,
+      services,
+    ]);
+    expect(answer.text).toMatch(/^Topics are a one-way stream\./);
+    expect(answer.text).toMatch(/ROS 2 offers services, a remote procedure call pattern/);
+    expect(answer.cited).toEqual([2]);
+  });
+});
+
 describe("extractiveAnswer: a question asking for the cause", () => {
   const entry = result(
     "troubleshooting",

@@ -1,6 +1,7 @@
 import { headingKey, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { sum } from "../util/numbers.ts";
 import { namesCompared } from "./comparisons.ts";
 import { DEFINES, definitionStrength, headedBy } from "./definitions.ts";
 import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
@@ -40,10 +41,33 @@ const DEFINITION_SOURCE_WEIGHT = 0.2;
  * question's weight its heading holds counts this much more, on top of any heading's 0.15.
  */
 const ASKING_HEADING_WEIGHT = 0.5;
+/**
+ * A comparison's passage that says what the compared things are ("Topics are a one-way stream. …
+ * ROS 2 offers services, a remote procedure call pattern …") counts this much more, times the
+ * mean strength with which it defines each (definitions.ts), than one naming them in passing
+ * ("Remapping renames a topic, service or action").
+ */
+const COMPARED_DEFINED_WEIGHT = 0.2;
 /** Scores closer than this are equal: sums of the same weights in another order differ by rounding. */
 const SCORE_EPSILON = 1e-9;
 /** How many sentences past a how-to passage its fix may sit. */
 const FIX_LOOKAHEAD = 3;
+
+/** One question per compared thing, that thing as its subject, for `definitionStrength`. */
+function comparedSubjects(query: WeightedQuestion): WeightedQuestion[] {
+  return query.compared.map((words) => {
+    const subject = new Map(words.map((word) => [word, query.weights.get(word) ?? 1]));
+    return {
+      ...query,
+      subject,
+      subjectTotal: sum(subject.values()),
+      subjectWords: new Set(words),
+      subjectForms: new Map(),
+      subjectText: "",
+      acronym: null,
+    };
+  });
+}
 
 export function bestWindow(
   query: WeightedQuestion,
@@ -62,6 +86,7 @@ export function bestWindow(
     candidates.some((candidate) =>
       candidate.parsed.units.some((unit) => namesCompared(query.compared, unit)),
     );
+  const compared = comparedSubjects(query);
   for (const [position, candidate] of candidates.entries()) {
     if (options.exclude && position === options.exclude.source) continue;
     const source = candidate.parsed;
@@ -110,6 +135,22 @@ export function bestWindow(
         if (unit.opensParagraph && unit.definienda.length > 0 && strength(index) === 0) return true;
       }
       return false;
+    };
+    // For a comparison: how clearly each unit says what each compared thing is.
+    const comparedStrengths = compared.map(() => [] as (number | undefined)[]);
+    const characterises = (start: number, end: number) => {
+      let total = 0;
+      for (const [item, itemQuery] of compared.entries()) {
+        const cache = comparedStrengths[item] as (number | undefined)[];
+        let best = 0;
+        for (let index = start; index <= end; index++)
+          best = Math.max(
+            best,
+            (cache[index] ??= definitionStrength(itemQuery, all[index] as Unit)),
+          );
+        total += best;
+      }
+      return total / compared.length;
     };
     forEachWindow(all, options.maxSentences, (start, end) => {
       const opener = all[start];
@@ -174,6 +215,7 @@ export function bestWindow(
       // An instruction counts for a how-to question when it is about the question: an unrelated
       // "Keep the returned handle…" before the passage that answers would otherwise pull it in.
       if (query.howTo && someIn(instructs, start, end)) score += 0.1;
+      if (compared.length > 0) score += COMPARED_DEFINED_WEIGHT * characterises(start, end);
       for (let index = start; index <= end; index++) {
         if (!matches[index]) score -= 0.03;
         // A lead-in going on from the list or code before it continues the passage.
