@@ -143,11 +143,14 @@ export function bestWindow(
       for (const [item, itemQuery] of compared.entries()) {
         const cache = comparedStrengths[item] as (number | undefined)[];
         let best = 0;
-        for (let index = start; index <= end; index++)
-          best = Math.max(
-            best,
-            (cache[index] ??= definitionStrength(itemQuery, all[index] as Unit)),
-          );
+        for (let index = start; index <= end; index++) {
+          let strength = cache[index];
+          if (strength === undefined) {
+            strength = definitionStrength(itemQuery, all[index] as Unit);
+            cache[index] = strength;
+          }
+          best = Math.max(best, strength);
+        }
         total += best;
       }
       return total / compared.length;
