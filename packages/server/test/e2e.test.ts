@@ -323,6 +323,21 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     const panel = page.getByRole("dialog");
     const box = await panel.boundingBox();
     expect(box?.width).toBeGreaterThanOrEqual(380);
+    // A table in an answer keeps each word of a cell whole ("Service", not "Ser / vice").
+    await ask(page, "What's the difference between a service and an action?");
+    const cells = lastAnswer(page).locator("td");
+    await expect.poll(() => cells.count(), { timeout: 15_000 }).toBeGreaterThan(3);
+    const brokenWords = await cells.evaluateAll((elements) =>
+      elements
+        .filter((cell) => !/\s/.test(cell.textContent?.trim() ?? ""))
+        .filter((cell) => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          return range.getClientRects().length > 1;
+        })
+        .map((cell) => cell.textContent),
+    );
+    expect(brokenWords).toEqual([]);
     await page.screenshot({ path: path.join(ARTIFACTS, "panel-mobile.png") });
     await page.context().close();
 
