@@ -373,6 +373,51 @@ describe("chunkSections on small input", () => {
     }
   });
 
+  it("keeps a section's reading list with it within maxTokens, not opening the next chunk", () => {
+    const entry = (title: string) => ({
+      headingPath: ["FAQ", title],
+      heading: title,
+      anchor: title.toLowerCase(),
+      blocks: [prose(sentences(title, 340))],
+    });
+    const list = (parent: string, heading = "Further information") => ({
+      headingPath: ["FAQ", parent, heading],
+      heading,
+      anchor: `${parent.toLowerCase()}-reading`,
+      blocks: [prose("- #1768 Allow reducers to consult global state\n- Beyond combineReducers")],
+    });
+    const chunks = chunkSections(
+      [entry("First"), list("First"), entry("Second"), list("Second", "See also")],
+      options,
+    );
+    expect(chunks.map((chunk) => chunk.headingPath)).toEqual([
+      ["FAQ", "First"],
+      ["FAQ", "Second"],
+    ]);
+    expect(chunks[0]?.text).toMatch(/### Further information\n\n- #1768/);
+    expect(chunks[1]?.text).toMatch(/### See also\n\n- #1768/);
+
+    // Any other small section after a full chunk still opens the next one, as does a reading
+    // list that is not the previous section's or that would pass maxTokens.
+    const long = {
+      ...list("First"),
+      blocks: [
+        prose(Array.from({ length: 60 }, (_, n) => `- Article ${n} on reducers`).join("\n")),
+      ],
+    };
+    for (const [after, opens] of [
+      [list("First", "Notes"), ["FAQ", "First", "Notes"]],
+      [list("Other"), ["FAQ", "Other", "Further information"]],
+      [long, ["FAQ", "First", "Further information"]],
+    ] as const) {
+      const chunks = chunkSections([entry("First"), after, entry("Second")], options);
+      expect(chunks.map((chunk) => chunk.headingPath).slice(0, 2)).toEqual([
+        ["FAQ", "First"],
+        opens,
+      ]);
+    }
+  });
+
   it("splits a table longer than maxTokens into pieces that each start with its header row", () => {
     const header = "Parameter | Type | Default | Meaning";
     const rows = Array.from(

@@ -217,7 +217,8 @@ function packSections(sections: Section[], options: ChunkingOptions, minTokens: 
       const whole = size([...current, ...units]);
       if (
         whole <= options.targetTokens ||
-        (freshTokens() < minTokens && whole <= options.maxTokens)
+        ((freshTokens() < minTokens || readsFurther(section, sections[index - 1])) &&
+          whole <= options.maxTokens)
       ) {
         // The whole section joins the chunk.
         current.push(...units);
@@ -253,6 +254,21 @@ function packSections(sections: Section[], options: ChunkingOptions, minTokens: 
   }
   if (hasContent()) chunks.push(current);
   return chunks;
+}
+
+/**
+ * Whether the section is the reading list ("Further information") of the section before it. It
+ * stays with that section within `maxTokens`: alone, or opening the next chunk, its titles match a
+ * reader's question ("#1768 Allow reducers to consult global state") while the chunk it heads
+ * holds another section's answer, or none.
+ */
+function readsFurther(section: Section, previous: Section | undefined): boolean {
+  if (!previous || !READING_LIST.test(section.heading.replace(/[*_]/g, "").trim())) return false;
+  const parent = section.headingPath.slice(0, -1);
+  return (
+    previous.headingPath.length === parent.length &&
+    parent.every((heading, index) => heading === previous.headingPath[index])
+  );
 }
 
 /**

@@ -10,6 +10,7 @@ import { type AnswerSynthesizer, emitInPieces, noResultsMessage } from "./answer
 import { type ModelFollowUps, mergeFollowUps } from "./follow-ups.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
+import { withListedSections } from "./reading-lists.ts";
 import type { ChatInput, ChatOutcome, RequestState, RunOptions } from "./types.ts";
 
 /**
@@ -256,17 +257,20 @@ export class ChatPipeline {
       }
 
       states.push("GENERATING");
-      // Written beside the answer, from the same passages, so that the answer seldom waits.
-      const followUps = this.deps.followUps?.start(
-        { question: routed.normalized, results: retrieval.results },
-        options.signal,
-      );
       // The glossary may lie outside what a filter allows: only unfiltered questions look there.
       const glossaryPages = input.filters ? undefined : this.deps.glossaryPages?.();
       // Other chunks of a result's page may be quoted, unless a section filter rules them out.
       const pageChunks = input.filters?.section
         ? undefined
         : await this.pageChunksFor(retrieval.results, glossaryPages ?? []);
+      if (pageChunks) {
+        retrieval = { ...retrieval, results: withListedSections(retrieval.results, pageChunks) };
+      }
+      // Written beside the answer, from the same passages, so that the answer seldom waits.
+      const followUps = this.deps.followUps?.start(
+        { question: routed.normalized, results: retrieval.results },
+        options.signal,
+      );
       const output = await time("generate", () =>
         this.deps.synthesizer.synthesize(
           {
