@@ -43,7 +43,7 @@ export const DEFAULT_THRESHOLDS: DecisionThresholds = {
   minSupport: -0.06,
   minScoreRatio: 2.25,
   refuseUnknownAcronyms: true,
-  lowConfidenceSupport: 0.58,
+  lowConfidenceSupport: 0.56,
 };
 
 /** Thresholds under which nothing is refused (tuning looks at every question's results). */
