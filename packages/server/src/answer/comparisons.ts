@@ -38,20 +38,22 @@ export function comparedItems(question: string): string[][] {
 }
 
 /**
- * When the first result names not every compared thing: the chunks of the first results' pages
- * that do, each weighed as the result whose page it is on. A lower result naming them all does
- * not stop this: it often names them in passing (a troubleshooting item's "no `map → odom`").
+ * When the first result does not compare the things (`comparesIn`, with `characterises` telling
+ * whether a unit says what one of them is): the chunks of the first results' pages that name them
+ * all, each weighed as the result whose page it is on. A lower result naming them all does not
+ * stop this: it often names them in passing (a troubleshooting item's "no `map → odom`").
  */
 export function comparingChunks(
   items: string[][],
   results: RetrievedChunk[],
   pageChunks: (filePath: string) => ChunkRecord[],
   maxSentences: number,
+  characterises: (unit: Unit) => boolean = () => true,
 ): Candidate[] {
   const namesAll = (terms: Set<string>) =>
     items.every((words) => words.some((word) => terms.has(word)));
   const quotable = (result: RetrievedChunk) =>
-    comparesIn(parsedChunk(result.chunk).units, maxSentences, namesAll);
+    comparesIn(parsedChunk(result.chunk).units, maxSentences, namesAll, characterises);
   if (results[0] && quotable(results[0])) return [];
   const seen = new Set(results.map((result) => result.chunk.id));
   const pages = new Set<string>();
@@ -71,15 +73,21 @@ export function comparingChunks(
   return found;
 }
 
-/** Whether some passage of the units (a window an answer could quote) names every compared thing. */
+/**
+ * Whether some passage of the units (a window an answer could quote) names every compared thing
+ * and says what one of them is (`characterises`): a passage naming them all in passing ("Quality
+ * of Service" beside a table row for topics) compares nothing.
+ */
 function comparesIn(
   units: Unit[],
   maxSentences: number,
   namesAll: (terms: Set<string>) => boolean,
+  characterises: (unit: Unit) => boolean,
 ): boolean {
+  const says = units.map(characterises);
   let found = false;
   forEachWindow(units, maxSentences, (start, end) => {
-    if (found) return;
+    if (found || !says.slice(start, end + 1).some(Boolean)) return;
     const terms = new Set<string>();
     for (const unit of units.slice(start, end + 1))
       for (const term of [...unit.terms, ...unit.attachmentTerms]) terms.add(term);

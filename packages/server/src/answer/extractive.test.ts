@@ -1034,6 +1034,74 @@ describe("extractiveAnswer: questions comparing things", () => {
       ),
     ).toEqual(["sensors#0"]);
   });
+
+  it("looks further when the first result names every compared thing only in passing", () => {
+    const topicsPage = [
+      pageChunk(
+        "topics",
+        0,
+        "ROS 2 inherits from DDS a set of Quality of Service (QoS) policies that describe how messages on a topic are delivered. A publisher offers a QoS profile and a subscription requests one.",
+        "Topics",
+        ["Topics", "Quality of Service"],
+      ),
+    ];
+    const servicesPage = [
+      pageChunk(
+        "services",
+        0,
+        "Topics are the right tool for continuous data streams. For one-off requests that need an answer, a service is a remote procedure call with one server and many clients.",
+        "Services",
+      ),
+      pageChunk(
+        "services",
+        1,
+        "Call a service from the command line with ros2 service call and the request as YAML.",
+        "Services",
+        ["Services", "Calling services from the command line"],
+      ),
+    ];
+    const results = [
+      retrieved(topicsPage[0] as ChunkRecord, 0.9),
+      retrieved(servicesPage[1] as ChunkRecord, 0.8),
+    ];
+    const answer = extractiveAnswer(
+      "What's the difference between a topic and a service?",
+      results,
+      {
+        pageChunks: pagesOf([...topicsPage, ...servicesPage]),
+      },
+    );
+    expect(answer.text).toContain("Topics are the right tool for continuous data streams.");
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["services#0"]);
+  });
+
+  it("stays with the first result when its list gives each compared thing an item", () => {
+    const filters = pageChunk(
+      "fusion",
+      0,
+      "Two extensions are standard:\n\n- The extended Kalman filter (EKF) linearises the models around the current estimate.\n- The unscented Kalman filter (UKF) propagates sigma points through the true model.",
+      "Fusion",
+      ["Fusion", "Nonlinear systems"],
+    );
+    const other = pageChunk(
+      "fusion",
+      1,
+      "The robot_localization package provides ekf_node and ukf_node, which fuse odometry and IMU inputs.",
+      "Fusion",
+      ["Fusion", "robot_localization"],
+    );
+    const items = comparedItems("What's the difference between an EKF and a UKF?");
+    const answer = extractiveAnswer(
+      "What's the difference between an EKF and a UKF?",
+      [retrieved(filters, 0.9)],
+      { pageChunks: pagesOf([filters, other]) },
+    );
+    expect(answer.text).toContain("Two extensions are standard:");
+    expect(answer.extraSources).toEqual([]);
+    expect(comparingChunks(items, [retrieved(filters, 0.9)], pagesOf([filters, other]), 4)).toEqual(
+      [],
+    );
+  });
 });
 
 describe("extractiveAnswer: a comparison's passage", () => {

@@ -3,11 +3,12 @@ import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
 import { comparedItems, comparingChunks } from "./comparisons.ts";
-import { DEFINES, definingChunks } from "./definitions.ts";
+import { DEFINES, definingChunks, definitionStrength } from "./definitions.ts";
 import {
   ASKS_CAUSE,
   bestWindow,
   boldedPassage,
+  comparedSubjects,
   namedOpening,
   openingPassage,
   type Passage,
@@ -16,7 +17,14 @@ import {
   throughTheFix,
 } from "./passages.ts";
 import { anyOf, coverageOf, type WeightedQuestion, weighQuestion } from "./question-weights.ts";
-import { type Candidate, forEachWindow, parsedChunk, parseText, render } from "./units.ts";
+import {
+  type Candidate,
+  forEachWindow,
+  parsedChunk,
+  parseText,
+  render,
+  type Unit,
+} from "./units.ts";
 
 /**
  * The answer given when no language model is configured: the best contiguous passage of the
@@ -157,8 +165,23 @@ export function extractiveAnswer(
   // A comparison the results do not hold may sit in another chunk of their pages: weighed with
   // them, so that its words count.
   const compared = comparedItems(question);
-  if (compared.length > 0 && options.pageChunks)
-    candidates.push(...comparingChunks(compared, results, options.pageChunks, maxSentences));
+  if (compared.length > 0 && options.pageChunks) {
+    // Whether a sentence says what a compared thing is, judged as a definition question's subject.
+    const subjects = comparedSubjects(
+      weighQuestion(
+        question,
+        candidates.map((candidate) => candidate.parsed),
+        options.context,
+        compared,
+      ),
+    );
+    const characterises = (unit: Unit) =>
+      subjects.some((subject) => definitionStrength(subject, unit) > 0) ||
+      itemsOneEach(compared, unit);
+    candidates.push(
+      ...comparingChunks(compared, results, options.pageChunks, maxSentences, characterises),
+    );
+  }
   const query = weighQuestion(
     question,
     candidates.map((candidate) => candidate.parsed),
@@ -264,6 +287,19 @@ function withItemsNaming(passage: Passage, subject: Map<string, number>): Passag
   if (naming.length === 0 || naming.length > 2) return passage;
   const trimmed = { ...last, attachment: naming.join("\n") };
   return { ...passage, units: [...passage.units.slice(0, -1), trimmed] };
+}
+
+/**
+ * Whether the list a unit introduces gives each compared thing an item of its own ("Two extensions
+ * are standard: - The extended Kalman filter (EKF) linearises … - The unscented Kalman filter (UKF)
+ * propagates …"): the book compares them item by item.
+ */
+function itemsOneEach(compared: string[][], unit: Unit): boolean {
+  const items = (unit.attachmentItems ?? []).map((item) => new Set(analyze(item)));
+  const naming = compared.map((words) =>
+    items.findIndex((terms) => words.some((word) => terms.has(word))),
+  );
+  return naming.every((index) => index >= 0) && new Set(naming).size === compared.length;
 }
 
 /**

@@ -54,7 +54,7 @@ const SCORE_EPSILON = 1e-9;
 const FIX_LOOKAHEAD = 3;
 
 /** One question per compared thing, that thing as its subject, for `definitionStrength`. */
-function comparedSubjects(query: WeightedQuestion): WeightedQuestion[] {
+export function comparedSubjects(query: WeightedQuestion): WeightedQuestion[] {
   return query.compared.map((words) => {
     const subject = new Map(words.map((word) => [word, query.weights.get(word) ?? 1]));
     return {
