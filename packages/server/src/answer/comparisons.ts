@@ -22,6 +22,17 @@ const PAGES_LOOKED_AT = 3;
  * ("frame" in "the map frame and the odom frame"); none when it compares nothing.
  */
 export function comparedItems(question: string): string[][] {
+  const items = comparedPhrases(question)
+    .map((item) => analyzeQuery(item).words)
+    .filter((words) => words.length > 0);
+  if (items.length < 2) return [];
+  const shared = items.reduce((common, words) => common.filter((word) => words.includes(word)));
+  const distinct = items.map((words) => words.filter((word) => !shared.includes(word)));
+  return distinct.every((words) => words.length > 0) ? distinct : [];
+}
+
+/** The things a question compares as the reader wrote them ("a topic", "a service"). */
+export function comparedPhrases(question: string): string[] {
   const text = question.trim().replace(/\s+/g, " ");
   const difference = DIFFERENCE.exec(text);
   const versus = difference ? null : VERSUS.exec(text);
@@ -30,11 +41,7 @@ export function comparedItems(question: string): string[][] {
     : versus
       ? [versus[1] ?? "", versus[2] ?? ""]
       : [];
-  const items = raw.map((item) => analyzeQuery(item).words).filter((words) => words.length > 0);
-  if (items.length < 2) return [];
-  const shared = items.reduce((common, words) => common.filter((word) => words.includes(word)));
-  const distinct = items.map((words) => words.filter((word) => !shared.includes(word)));
-  return distinct.every((words) => words.length > 0) ? distinct : [];
+  return raw.map((item) => item.trim());
 }
 
 /**

@@ -198,6 +198,13 @@ describe("extractiveAnswer: a heading qualifying another noun with X", () => {
   });
 });
 
+/** How strongly the sentence (its first unit) defines the question's X. */
+function strength(question: string, sentence: string): number {
+  const parsed = parseText(sentence);
+  const unit = parsed.units[0];
+  return unit ? definitionStrength(weighQuestion(question, [parsed], undefined, []), unit) : -1;
+}
+
 describe("extractiveAnswer: what is not a definition", () => {
   it("does not read the noun before the comma closing an opening phrase as explained", () => {
     const results = [
@@ -244,6 +251,41 @@ describe("extractiveAnswer: what is not a definition", () => {
     expect(extractiveAnswer("What is a service?", [definedAs, glossary]).text).toBe(
       "A service is defined as a request/response pair of messages between two nodes. [1]",
     );
+  });
+
+  it("reads one word and a reason after 'X are' as how X behaves ('are powerful because …')", () => {
+    expect(
+      strength(
+        "What is an enhancer?",
+        "Enhancers are powerful because they can override any of the store's methods.",
+      ),
+    ).toBe(0);
+    expect(strength("What is a lookup?", "The lookup is slow when the buffer is empty.")).toBe(0);
+    expect(
+      strength("What is an enhancer?", "Enhancers are functions that wrap the store creator."),
+    ).toBeGreaterThanOrEqual(DEFINES);
+  });
+
+  it("does not read an item of a list as explained by the next one ('RViz, the demos and …')", () => {
+    expect(
+      strength(
+        "What is RViz?",
+        "Install the desktop variant, which includes RViz, the demos and the tutorials.",
+      ),
+    ).toBe(0);
+    expect(
+      strength("What is RViz?", "The desktop variant has RViz, the demos, or the tutorials."),
+    ).toBe(0);
+    expect(
+      strength("What is Gazebo?", "The book uses tools such as Gazebo, the simulator of choice."),
+    ).toBe(0);
+    // An apposition whose own words hold an "and" further on still explains its noun.
+    expect(
+      strength(
+        "What is a service?",
+        "For this ROS 2 offers services, a remote procedure call pattern with one server and any number of clients.",
+      ),
+    ).toBeGreaterThan(0);
   });
 });
 

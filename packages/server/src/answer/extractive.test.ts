@@ -1104,6 +1104,75 @@ describe("extractiveAnswer: questions comparing things", () => {
   });
 });
 
+describe("extractiveAnswer: a comparison the book never makes in one passage", () => {
+  const glossary = [
+    pageChunk(
+      "glossary",
+      0,
+      "Reducer — A reducer is a function that takes the state and an action and returns the next state.\n\nStore — The object holding the state tree.",
+      "Glossary",
+      ["Glossary", "R–S"],
+    ),
+    pageChunk(
+      "glossary",
+      1,
+      "Action creator — An action creator is a function that creates an action.",
+      "Glossary",
+      ["Glossary", "A–C"],
+    ),
+  ];
+  const advice = retrieved(
+    pageChunk(
+      "faq",
+      2,
+      "In general, ask if these actions are related but independent, or should be one action. Balance the readability of reducers with the readability of the action log.",
+      "FAQ",
+    ),
+    0.9,
+  );
+  const question = "What is the difference between a reducer and an action creator?";
+
+  it("quotes what the book says each thing is, one passage each, when no passage says it", () => {
+    const answer = extractiveAnswer(question, [advice], {
+      pageChunks: pagesOf(glossary),
+      glossaryPages: ["glossary.md"],
+    });
+    expect(answer.text).toBe(
+      "Reducer — A reducer is a function that takes the state and an action and returns the next state. [2]\n\n" +
+        "Action creator — An action creator is a function that creates an action. [3]",
+    );
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual([
+      "glossary#0",
+      "glossary#1",
+    ]);
+  });
+
+  it("keeps the passage when the book defines only one of them, or the passage says what one is", () => {
+    const onlyReducer = [glossary[0] as ChunkRecord];
+    expect(
+      extractiveAnswer(question, [advice], {
+        pageChunks: pagesOf(onlyReducer),
+        glossaryPages: ["glossary.md"],
+      }).text,
+    ).toMatch(/^In general, ask if these actions are related/);
+    const says = retrieved(
+      pageChunk(
+        "guide",
+        0,
+        "A reducer is a function that returns the next state, while an action creator only builds the action it handles.",
+        "Guide",
+      ),
+      0.9,
+    );
+    expect(
+      extractiveAnswer(question, [says], {
+        pageChunks: pagesOf(glossary),
+        glossaryPages: ["glossary.md"],
+      }).text,
+    ).toMatch(/^A reducer is a function that returns the next state, while an action creator/);
+  });
+});
+
 describe("extractiveAnswer: a comparison's passage", () => {
   it("opens on one of the things compared, not on a row before them sharing another word", () => {
     const table = result(

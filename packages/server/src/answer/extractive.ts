@@ -2,7 +2,7 @@ import { analyze, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
-import { comparedItems, comparingChunks } from "./comparisons.ts";
+import { comparedItems, comparedPhrases, comparingChunks } from "./comparisons.ts";
 import { DEFINES, definingChunks, definitionStrength } from "./definitions.ts";
 import {
   ASKS_CAUSE,
@@ -75,6 +75,10 @@ import {
  * introduces a term only so ("Nodes that produce data create a **publisher** on the topic"). It is
  * quoted with its neighbour where the passage rules ask for one, and cited like the other chunks
  * looked up (`boldedPassage`).
+ *
+ * A comparison ("What is the difference between X and Y?") whose best passage says what neither
+ * thing is, while the book defines both (as a definition question would find them), is answered
+ * with the two definitions, one or two sentences each (`definedApart`).
  *
  * A passage from a section merged into its chunk after the first is returned in `quotedSections`
  * with that section's anchor, so its citation links to where the quote is.
@@ -217,10 +221,16 @@ export function extractiveAnswer(
             )
           : null))
       : null) ?? bestWindow(query, candidates, { maxSentences, rankCount: results.length });
+  // A comparison the book never makes in one passage: what it says each thing is, one by one.
+  const apart =
+    best && compared.length === 2 && options.pageChunks
+      ? definedApart(question, query, best, candidates, results, options)
+      : null;
   const fixed = best && query.howTo ? throughTheFix(best, candidates) : best;
   const found = fixed && ASKS_CAUSE.test(question) ? throughTheCauses(fixed, candidates) : fixed;
   const first = found && query.subject ? withItemsNaming(found, query.subject) : found;
-  if (first) {
+  if (apart) passages.push(...apart);
+  else if (first) {
     passages.push(first);
     if (maxPassages > 1 && first.coverage < 0.5) {
       const second = bestWindow(query, candidates, {
@@ -287,6 +297,55 @@ function withItemsNaming(passage: Passage, subject: Map<string, number>): Passag
   if (naming.length === 0 || naming.length > 2) return passage;
   const trimmed = { ...last, attachment: naming.join("\n") };
   return { ...passage, units: [...passage.units.slice(0, -1), trimmed] };
+}
+
+/**
+ * For a comparison whose best passage says what none of the compared things is ("What is the
+ * difference between a reducer and an action creator?" quoting advice on related actions): the
+ * passage defining each, found as the answer to "What is X?" would be (the glossary, the page or
+ * section named after X), each one or two sentences. Null unless the book defines every one of
+ * them (strength DEFINES): two strong definitions answer a comparison better than a passage that
+ * compares nothing, while one definition beside nothing would leave the other thing out.
+ */
+function definedApart(
+  question: string,
+  query: WeightedQuestion,
+  best: Passage,
+  candidates: Candidate[],
+  results: RetrievedChunk[],
+  options: ExtractiveOptions,
+): Passage[] | null {
+  const compared = comparedSubjects(query);
+  const says = (unit: Unit) =>
+    compared.some((subject) => definitionStrength(subject, unit) > 0) ||
+    itemsOneEach(query.compared, unit);
+  if (!options.pageChunks || best.units.some(says)) return null;
+  const passages: Passage[] = [];
+  for (const phrase of comparedPhrases(question)) {
+    const item = weighQuestion(
+      `What is ${phrase}?`,
+      candidates.map((candidate) => candidate.parsed),
+      options.context,
+      [],
+    );
+    if (!item.subject) return null;
+    const seen = new Set(candidates.map((candidate) => candidate.result.chunk.id));
+    for (const found of definingChunks(
+      item,
+      results,
+      options.pageChunks,
+      options.glossaryPages ?? [],
+      options.sectionsHeaded?.(item.subjectText) ?? [],
+    ))
+      if (!seen.has(found.result.chunk.id)) candidates.push(found);
+    const passage = bestWindow(item, candidates, { maxSentences: 2, rankCount: results.length });
+    const opening = passage?.units[0];
+    if (!passage || !opening || definitionStrength(item, opening) < DEFINES) return null;
+    if (passages.some((other) => other.units.some((unit) => passage.units.includes(unit))))
+      return null;
+    passages.push(passage);
+  }
+  return passages;
 }
 
 /**

@@ -94,6 +94,12 @@ const PASSIVE =
 const NOT_DEFINING =
   /^(?:(?:the|a|an) (?:(?:\w+ )?(?:natural|right|best|usual|obvious|only|good|ideal|easiest|simplest|recommended) )?(?:place|spot|home|location) (?:to|for|where|in which)\b|(?:the|a|an)? ?(?:\w+ly )?(?:same|similar|different|useful|helpful|handy|important|convenient|optional|available|required|needed|necessary|possible|recommended|preferred|shown|covered|discussed|explained|described|introduced|listed|mentioned|illustrated)\b)/i;
 /**
+ * One word after "X is/are" and then a reason or condition: "Enhancers are powerful because …",
+ * "The lookup is slow when …" say how X behaves, not what it is.
+ */
+const QUALIFIED =
+  /^(?:\w+ly )?[\w-]+ (?:because|since|when|whenever|if|unless|so|but|though|although|while|once)\b/i;
+/**
  * Words that open a phrase or clause setting the scene before the sentence's subject ("With the
  * default executor, …", "When the robot moves, …"). Not "for", "in", "on": "For this ROS 2 offers
  * services, a …" often runs on into the main clause without a comma.
@@ -315,7 +321,10 @@ function definiendaOf(sentence: string): Named[] {
   // "Odometry is published in the odom frame …" says what is done with X, not what X is.
   const passive = copula && PASSIVE.test(sentence.slice(copula.index));
   const predicate = copula ? sentence.slice(copula.index + copula[0].length) : "";
-  const describesUse = copula && /^\s(?:is|are)\b/.test(copula[0]) && NOT_DEFINING.test(predicate);
+  const describesUse =
+    copula &&
+    /^\s(?:is|are)\b/.test(copula[0]) &&
+    (NOT_DEFINING.test(predicate) || QUALIFIED.test(predicate));
   if (copula && copula.index <= 120 && !passive && !describesUse)
     subjects.push(sentence.slice(0, copula.index));
   return subjects.flatMap((subject) => {
@@ -336,6 +345,11 @@ function named(text: string): Named {
   return { terms: new Set(analyzeQuery(text).words), forms: plainWordForms(text) };
 }
 
+/** A short noun phrase ending a list: "demos and the tutorials", "demos, and the tutorials". */
+const ENUMERATED = /^(?:[\w-]+ ){0,2}[\w-]+,? (?:and|or) /i;
+/** A word introducing a list before the noun: "includes RViz, …", "such as RViz, …". */
+const LISTS_BEFORE = /\b(?:includes?|including|such as|like|e\.g\.)\s*$/i;
+
 /** The nouns an apposition defines: "ROS 2 offers services, a remote procedure call pattern". */
 function appositionsOf(sentence: string): Named[] {
   const found: Named[] = [];
@@ -343,6 +357,9 @@ function appositionsOf(sentence: string): Named[] {
     // The comma closing an opening phrase ("With the default executor, a callback …") sets the
     // scene; the noun before it is not explained by what follows.
     if (INTRODUCTORY.test(sentence) && !sentence.slice(0, match.index).includes(",")) continue;
+    // Nor is an item of a list ("includes RViz, the demos and the tutorials") explained by the next.
+    const after = sentence.slice((match.index ?? 0) + match[0].length);
+    if (ENUMERATED.test(after) || LISTS_BEFORE.test(sentence.slice(0, match.index))) continue;
     const noun = named(match[1] ?? "");
     if (noun.terms.size > 0) found.push(noun);
   }
