@@ -261,6 +261,8 @@ describe("extractiveAnswer: what is not a definition", () => {
       ),
     ).toBe(0);
     expect(strength("What is a lookup?", "The lookup is slow when the buffer is empty.")).toBe(0);
+    // Nor does an irregular participle: "are written using" says how X is written.
+    expect(strength("What is a saga?", "Sagas are written using generator functions.")).toBe(0);
     expect(
       strength("What is an enhancer?", "Enhancers are functions that wrap the store creator."),
     ).toBeGreaterThanOrEqual(DEFINES);

@@ -83,9 +83,12 @@ const LIST_LABEL = /^[A-Z][\w'’-]*(?: [\w'’-]+){0,3}\.$/;
 const COPULA =
   /\s(?:(?:is|are)(?:,[^,]{1,30},)?|stands for|means|refers to|describes)\s|\s[—–]\s|\s-{1,2}\s/;
 const CALLED = /\b(?:is|are) (?:called|known as|named|termed)\s+(.+)$/i;
-/** A copula followed by a past participle: "is published in", "are stored as" (passive voice). */
+/**
+ * A copula followed by a past participle: "is published in", "are stored as", "are written using"
+ * (passive voice).
+ */
 const PASSIVE =
-  /^\s(?:is|are)\s+(?:\w+ly\s+)?(?!(?:called|known|named|termed)\b|defined as\b)\w+ed\s+(?:in|on|by|as|to|into|from|with|at|for|when|once|every|only)\b/i;
+  /^\s(?:is|are)\s+(?:\w+ly\s+)?(?!(?:called|known|named|termed)\b|defined as\b)(?:\w+ed|written|built|made|kept|sent|given|taken|held|found|run|done|drawn|thrown)\s+(?:in|on|by|as|to|into|from|with|using|via|through|at|for|when|once|every|only)\b/i;
 /**
  * What follows "X is/are" when the sentence says where X is useful or how it compares, not what it
  * is: "Launch files are the natural place to …", "X is shown on …", "X is useful for …", "X is the
