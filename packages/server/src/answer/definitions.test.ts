@@ -352,6 +352,19 @@ describe("extractiveAnswer: sentences that lean on the one before", () => {
     expect(answer.text).toMatch(/^Immutable updates copy only what changes/);
     expect(answer.text).toContain("In addition, deep cloning state creates new references");
   });
+
+  it("never opens on a phrase 'of that' leaning on the one before ('As part of that, …')", () => {
+    const text =
+      "The tutorial built a store by hand with createStore.\n\nAs part of that, we talked about how to create and configure a Redux store. Most of these steps are done for you.";
+    const parsed = parseText(text);
+    expect(parsed.units.map((unit) => unit.pointsBack)).toEqual([false, true, true]);
+    // "All of this page" names the page, not what came before.
+    expect(parseText("All of this page applies to Redux 5.").units[0]?.pointsBack).toBe(false);
+    const answer = extractiveAnswer("How do I create and configure a store?", [
+      retrievedChunk("tutorial", text, "Tutorial", 0.9),
+    ]);
+    expect(answer.text).toMatch(/^The tutorial built a store by hand with createStore\./);
+  });
 });
 
 describe("extractiveAnswer: a follow-up searched with the earlier question", () => {

@@ -72,7 +72,7 @@ const SENTENCE =
 
 const ADMONITION = /^(?:note|tip|info|warning|caution|danger|important)\s*:\s+/i;
 const POINTS_BACK =
-  /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|in addition|additionally|furthermore|moreover|besides|conversely|nevertheless|nonetheless|on the other hand|and|or|nor|yet(?=,)|still(?=,)|others|as such|as with (?:the|this|that|these|those|several|other|many)|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?)\b/i;
+  /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|in addition|additionally|furthermore|moreover|besides|conversely|nevertheless|nonetheless|on the other hand|and|or|nor|yet(?=,)|still(?=,)|others|as such|as with (?:the|this|that|these|those|several|other|many)|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?|(?:[a-z]+ ){1,3}of (?:this|that|these|those|them)(?! (?:page|chapter|section|book|guide|tutorial)\b))\b/i;
 /** A gerund acting on what came before: "Handling this correctly would require …". */
 const ACTS_ON_BEFORE = /^["'(]*[A-Z]\w+ing (?:this|that|these|those|it|them)\b/;
 const POINTS_FORWARD =
