@@ -28,7 +28,16 @@ export function comparedItems(question: string): string[][] {
   if (items.length < 2) return [];
   const shared = items.reduce((common, words) => common.filter((word) => words.includes(word)));
   const distinct = items.map((words) => words.filter((word) => !shared.includes(word)));
-  return distinct.every((words) => words.length > 0) ? distinct : [];
+  if (distinct.every((words) => words.length > 0)) return distinct;
+  // One thing is part of the other's name ("an action and an action creator"): it keeps its
+  // words, and the others are told apart by the words they add ("creator").
+  const inner = items.filter((_, index) => distinct[index]?.length === 0);
+  if (inner.length !== 1 || !inner[0]) return [];
+  const innerWords = inner[0];
+  const apart = items.map((words, index) =>
+    distinct[index]?.length === 0 ? words : words.filter((word) => !innerWords.includes(word)),
+  );
+  return apart.every((words) => words.length > 0) ? apart : [];
 }
 
 /** The things a question compares as the reader wrote them ("a topic", "a service"). */

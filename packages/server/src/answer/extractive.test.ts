@@ -1204,6 +1204,15 @@ describe("comparedItems", () => {
     ).toEqual([["system"], ["actuat"], ["sensor"]]);
     expect(comparedItems("How do I publish a transform?")).toEqual([]);
   });
+
+  it("tells a thing from one whose name holds it by the words it adds", () => {
+    expect(
+      comparedItems("What is the difference between an action and an action creator?"),
+    ).toEqual([["action"], ["creator"]]);
+    expect(comparedItems("Reducer vs slice reducer?")).toEqual([["reduc"], ["slice"]]);
+    // Two things sharing nothing but naming no thing apart compare nothing.
+    expect(comparedItems("What is the difference between a node and a node?")).toEqual([]);
+  });
 });
 
 describe("extractiveAnswer: a result that is code alone", () => {
