@@ -170,8 +170,7 @@ export function extractiveAnswer(
   // them, so that its words count.
   const compared = comparedItems(question);
   if (compared.length > 0 && options.pageChunks) {
-    // Whether a sentence says what a compared thing is, judged as a definition question's subject.
-    const subjects = comparedSubjects(
+    const characterises = characterisation(
       weighQuestion(
         question,
         candidates.map((candidate) => candidate.parsed),
@@ -179,9 +178,6 @@ export function extractiveAnswer(
         compared,
       ),
     );
-    const characterises = (unit: Unit) =>
-      subjects.some((subject) => definitionStrength(subject, unit) > 0) ||
-      itemsOneEach(compared, unit);
     candidates.push(
       ...comparingChunks(compared, results, options.pageChunks, maxSentences, characterises),
     );
@@ -315,11 +311,7 @@ function definedApart(
   results: RetrievedChunk[],
   options: ExtractiveOptions,
 ): Passage[] | null {
-  const compared = comparedSubjects(query);
-  const says = (unit: Unit) =>
-    compared.some((subject) => definitionStrength(subject, unit) > 0) ||
-    itemsOneEach(query.compared, unit);
-  if (!options.pageChunks || best.units.some(says)) return null;
+  if (!options.pageChunks || best.units.some(characterisation(query))) return null;
   const passages: Passage[] = [];
   for (const phrase of comparedPhrases(question)) {
     const item = weighQuestion(
@@ -346,6 +338,17 @@ function definedApart(
     passages.push(passage);
   }
   return passages;
+}
+
+/**
+ * Whether a unit says what one of a comparison's things is: a sentence defining it (judged as a
+ * definition question's subject is), or a list giving each thing an item of its own.
+ */
+function characterisation(query: WeightedQuestion): (unit: Unit) => boolean {
+  const subjects = comparedSubjects(query);
+  return (unit) =>
+    subjects.some((subject) => definitionStrength(subject, unit) > 0) ||
+    itemsOneEach(query.compared, unit);
 }
 
 /**
