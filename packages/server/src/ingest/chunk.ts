@@ -1,6 +1,6 @@
 // Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
 import type { SectionAnchor } from "../store/document-store.ts";
-import { READING_LIST } from "../util/reading-list.ts";
+import { isReadingList, readsFor } from "../util/reading-list.ts";
 import type { Block } from "./markdown.ts";
 
 /**
@@ -163,7 +163,7 @@ function sectionUnits(section: Section, index: number, options: ChunkingOptions)
       bold,
     });
   // A reading list's bold names works and authors, not terms the page introduces.
-  const readingList = READING_LIST.test(section.heading.replace(/[*_]/g, "").trim());
+  const readingList = isReadingList(section.heading);
   for (const block of section.blocks) {
     if (block.kind === "prose" && block.table) {
       for (const piece of splitTable(block.text, options.maxTokens)) push(piece, "\n\n", true);
@@ -263,12 +263,7 @@ function packSections(sections: Section[], options: ChunkingOptions, minTokens: 
  * holds another section's answer, or none.
  */
 function readsFurther(section: Section, previous: Section | undefined): boolean {
-  if (!previous || !READING_LIST.test(section.heading.replace(/[*_]/g, "").trim())) return false;
-  const parent = section.headingPath.slice(0, -1);
-  return (
-    previous.headingPath.length === parent.length &&
-    parent.every((heading, index) => heading === previous.headingPath[index])
-  );
+  return previous !== undefined && readsFor(section.headingPath, previous.headingPath);
 }
 
 /**

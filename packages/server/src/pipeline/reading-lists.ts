@@ -1,7 +1,7 @@
 import { parsedChunk } from "../answer/units.ts";
 import type { RetrievedChunk } from "../search/types.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { READING_LIST } from "../util/reading-list.ts";
+import { readsFor } from "../util/reading-list.ts";
 
 /**
  * A result that is only a reading list ("Further information" under a FAQ entry) stands for the
@@ -26,22 +26,19 @@ export function withListedSections(
 }
 
 function listedSection(chunk: ChunkRecord, page: ChunkRecord[]): ChunkRecord | undefined {
-  const own = chunk.headingPath.at(-1);
-  if (own === undefined || !READING_LIST.test(own.trim())) return undefined;
   const parent = chunk.headingPath.slice(0, -1);
   // Only a title above the list (the page's own reading list) names no section to stand for.
-  if (parent.length < 2 || parsedChunk(chunk).units.length > 0) return undefined;
+  if (parent.length < 2 || !readsFor(chunk.headingPath, parent)) return undefined;
+  if (parsedChunk(chunk).units.length > 0) return undefined;
   const holds = (candidate: ChunkRecord) =>
-    samePath(candidate.headingPath, parent) ||
-    (candidate.sectionAnchors ?? []).some((anchor) => samePath(anchor.headingPath, parent));
+    readsFor(chunk.headingPath, candidate.headingPath) ||
+    (candidate.sectionAnchors ?? []).some((anchor) =>
+      readsFor(chunk.headingPath, anchor.headingPath),
+    );
   let found: ChunkRecord | undefined;
   for (const candidate of page) {
     if (candidate.chunkIndex >= chunk.chunkIndex) continue;
     if (holds(candidate) && (!found || candidate.chunkIndex > found.chunkIndex)) found = candidate;
   }
   return found;
-}
-
-function samePath(left: string[], right: string[]): boolean {
-  return left.length === right.length && left.every((heading, index) => heading === right[index]);
 }
