@@ -700,3 +700,81 @@ describe("extractiveAnswer: 'what is X, and how …' asks two things", () => {
     expect(answer.text).toMatch(/^For Redux specifically, "thunks" are a pattern/);
   });
 });
+
+describe("extractiveAnswer: X written as a code identifier", () => {
+  it("does not read a sentence defining a part of X as defining X ('A selector is …' for useSelector)", () => {
+    const parsed = parseText(
+      "A selector is a function that takes the whole state and returns a value. useSelector accepts a single function, which we call a selector.",
+    );
+    const query = weighQuestion("What is useSelector?", [parsed]);
+    const [part, whole] = parsed.units.map((unit) => definitionStrength(query, unit));
+    expect(part).toBe(0);
+    expect(whole).toBeGreaterThan(0);
+    // The same sentence still defines the word when the reader asks about the word.
+    const plain = weighQuestion("What is a selector?", [parsed]);
+    expect(definitionStrength(plain, parsed.units[0] as never)).toBeGreaterThanOrEqual(DEFINES);
+  });
+
+  it("reads a sentence whose subject is X, qualified by names, as saying what X does", () => {
+    const parsed = parseText(
+      "The React-Redux useDispatch hook gives us the store's dispatch method as its result. Redux Toolkit's createAsyncThunk API generates thunks that dispatch actions. But, useDispatch takes care of that.",
+    );
+    const dispatchQuery = weighQuestion("What is useDispatch?", [parsed]);
+    const thunkQuery = weighQuestion("What is createAsyncThunk?", [parsed]);
+    const [hook, api, but] = parsed.units;
+    expect(definitionStrength(dispatchQuery, hook as never)).toBeGreaterThan(0);
+    expect(definitionStrength(dispatchQuery, hook as never)).toBeLessThan(DEFINES);
+    expect(definitionStrength(thunkQuery, api as never)).toBeGreaterThan(0);
+    // A sentence opening on a connective, or a caption ("useDispatch: …"), is not about X.
+    expect(definitionStrength(dispatchQuery, but as never)).toBe(0);
+    const caption = parseText("useDispatch: dispatches the pending action to the store.");
+    expect(definitionStrength(dispatchQuery, caption.units[0] as never)).toBe(0);
+  });
+
+  it("does not take a heading naming a part of X as about X ('Dispatching Function' for useDispatch)", () => {
+    const glossary = pageChunk(
+      "glossary",
+      3,
+      "A dispatching function is a function that accepts an action and may dispatch actions to the store.",
+      ["Glossary", "Dispatching Function"],
+    );
+    const hooks = pageChunk(
+      "hooks",
+      1,
+      "The useDispatch hook gives us the store's dispatch method as its result. Call it once in each component that dispatches.",
+      ["Hooks", "Dispatching actions with useDispatch"],
+    );
+    const before = pageChunk(
+      "glossary",
+      2,
+      "An action creator is a function that creates an action.",
+      ["Glossary", "Action Creator"],
+    );
+    const answer = extractiveAnswer(
+      "What is useDispatch?",
+      [retrieved(glossary, 0.9), retrieved(hooks, 0.8)],
+      { pageChunks: pagesOf([before, glossary, hooks]) },
+    );
+    expect(answer.text).toMatch(/^The useDispatch hook gives us the store's dispatch method/);
+  });
+
+  it("prefers, of two equal passages of one page, the one the page says first", () => {
+    const opening = pageChunk(
+      "hooks",
+      1,
+      "useSelector accepts a single function, which we call a selector function.",
+      ["Hooks", "Reading state with useSelector"],
+    );
+    const later = pageChunk(
+      "hooks",
+      2,
+      "useSelector compares its results by reference, so a new array re-renders the component.",
+      ["Hooks", "Reading state with useSelector"],
+    );
+    // The section's first chunk is looked up for the result that continues it: the same rank.
+    const answer = extractiveAnswer("What is useSelector?", [retrieved(later)], {
+      pageChunks: pagesOf([opening, later]),
+    });
+    expect(answer.text).toMatch(/^useSelector accepts a single function/);
+  });
+});

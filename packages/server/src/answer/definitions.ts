@@ -22,6 +22,7 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
   if (!subject) return 0;
   let strength = 0;
   for (const named of unit.definienda) {
+    if (!namesIdentifiers(query, named)) continue;
     const terms = inSubjectForm(query, named);
     const recall = shareOf(subject, query.subjectTotal, terms);
     if (recall < 0.5) continue;
@@ -36,6 +37,7 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
     strength = Math.max(strength, recall * purity);
   }
   for (const named of unit.appositions) {
+    if (!namesIdentifiers(query, named)) continue;
     const terms = inSubjectForm(query, named);
     // Weaker than a copula: "the robot's centre, a point …" is an aside more often than a definition.
     if (shareOf(subject, query.subjectTotal, terms) >= 0.5 && terms.size === 1)
@@ -49,7 +51,13 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
       strength,
       [...subject.keys()].every((term) => unit.terms.has(term)) ? 1 : 0.6,
     );
-  if (strength === 0 && unit.opensParagraph && unit.expandsLead)
+  if (strength === 0 && opensOnIdentifier(query, unit)) strength = DESCRIBES;
+  if (
+    strength === 0 &&
+    unit.opensParagraph &&
+    unit.expandsLead &&
+    [...query.subjectIdentifiers].every((identifier) => unit.leadTerms.has(identifier))
+  )
     strength = 0.5 * shareOf(subject, query.subjectTotal, unit.leadTerms);
   return strength;
 }
@@ -67,6 +75,46 @@ function inSubjectForm(query: WeightedQuestion, named: Named): Set<string> {
     terms.delete(term);
   }
   return terms;
+}
+
+/**
+ * How clearly a sentence whose subject is X's identifier says what X does: "useSelector accepts a
+ * single function …", "Redux Toolkit's createAsyncThunk API generates thunks …". An API is defined
+ * by what it does more often than by a copula; below DEFINES, so a copula still wins.
+ */
+const DESCRIBES = 0.6;
+
+/** Generic nouns that may follow an identifier as its head: "the useSelector hook". */
+const API_HEADS =
+  /^(?:api|function|hook|method|helper|utility|component|callback|option|field|type)$/i;
+/** The verb after the subject: a present-tense verb or a modal, not a copula (definienda). */
+const DOES = /^(?:[a-z]+[^s\W]s|will|can|lets|does|has)$/;
+
+/** A name before it: "React-Redux", "Toolkit's" (not "But," opening the sentence). */
+const QUALIFIER = /^\p{Lu}[\p{L}\p{N}-]*(?:['’]s)?$/u;
+
+function opensOnIdentifier(query: WeightedQuestion, unit: Unit): boolean {
+  if (query.subjectIdentifiers.size === 0) return false;
+  const words = unit.text.split(/\s+/, 8);
+  let index = /^(?:the|an?)$/i.test(words[0] ?? "") ? 1 : 0;
+  // Names qualifying it come first: "The React-Redux useDispatch hook", "Redux Toolkit's …".
+  // "createAsyncThunk: posts pending action" is a caption, not a sentence about it.
+  const names = (word: string) =>
+    !/[:;,.]$/.test(word) &&
+    [...query.subjectIdentifiers].every((identifier) =>
+      analyze(word.replace(/\(\)$/, "")).includes(identifier),
+    );
+  while (index < 3 && !names(words[index] ?? "") && QUALIFIER.test(words[index] ?? "")) index++;
+  if (!names(words[index] ?? "")) return false;
+  const next = API_HEADS.test(words[index + 1] ?? "") ? words[index + 2] : words[index + 1];
+  return DOES.test(next ?? "");
+}
+
+/** Whether what a sentence defines names X's identifiers whole ("useSelector", not "a selector"). */
+function namesIdentifiers(query: WeightedQuestion, named: Named): boolean {
+  for (const identifier of query.subjectIdentifiers)
+    if (!named.identifiers.has(identifier)) return false;
+  return true;
 }
 
 /** Whether a word of a title or heading is the subject's word in another form ("Immutable"). */
@@ -161,7 +209,11 @@ export function definingChunks(
 export function namesSubject(query: WeightedQuestion, text: string): boolean {
   if (!query.subject) return false;
   if (query.acronym?.test(text)) return true;
-  return shareOf(query.subject, query.subjectTotal, termsOfTitle(text)) >= 0.5;
+  const terms = termsOfTitle(text);
+  return (
+    [...query.subjectIdentifiers].every((identifier) => terms.has(identifier)) &&
+    shareOf(query.subject, query.subjectTotal, terms) >= 0.5
+  );
 }
 
 /**
@@ -174,7 +226,10 @@ export function headedBy(query: WeightedQuestion, text: string): boolean {
   const bare = text.trim().replace(/^(?:the|an?)\s+/i, "");
   if (query.acronym?.exec(bare)?.index === 0) return true;
   // All of X: "createStore" shares a word with "createSlice" but is another thing.
-  if (shareOf(query.subject, query.subjectTotal, termsOfTitle(text)) < 1) return false;
+  const terms = termsOfTitle(text);
+  if (shareOf(query.subject, query.subjectTotal, terms) < 1) return false;
+  // "Dispatching Function" is not about useDispatch.
+  if (![...query.subjectIdentifiers].every((identifier) => terms.has(identifier))) return false;
   // Its first word is a word of X, all of it: "`createSlice.reducers` callback syntax" is about a
   // part of createSlice.
   const words = bare.split(/\s+/);

@@ -63,6 +63,7 @@ export function comparedSubjects(query: WeightedQuestion): WeightedQuestion[] {
       subjectTotal: sum(subject.values()),
       subjectWords: new Set(words),
       subjectForms: new Map(),
+      subjectIdentifiers: new Set<string>(),
       subjectText: "",
       acronym: null,
     };
@@ -235,8 +236,13 @@ export function bestWindow(
       )
         score -= 0.08;
       if (options.exclude) score = newCoverage + 0.2 * score;
-      // Equal scores (within rounding) keep the earlier passage: the book says it first.
-      if (!best || score > best.score + SCORE_EPSILON)
+      // Equal scores (within rounding) keep the passage the book says first: the earlier source,
+      // or of two chunks of one page (a result and its section's start), the earlier chunk.
+      if (
+        !best ||
+        score > best.score + SCORE_EPSILON ||
+        (score >= best.score - SCORE_EPSILON && saidBefore(candidate, candidates[best.source]))
+      )
         best = {
           source: position,
           units: all.slice(start, end + 1),
@@ -247,6 +253,14 @@ export function bestWindow(
     });
   }
   return best;
+}
+
+/** Whether a candidate comes before another in the same page. */
+function saidBefore(candidate: Candidate, other: Candidate | undefined): boolean {
+  if (!other || candidate === other) return false;
+  const chunk = candidate.result.chunk;
+  const otherChunk = other.result.chunk;
+  return chunk.filePath === otherChunk.filePath && chunk.chunkIndex < otherChunk.chunkIndex;
 }
 
 /**

@@ -23,6 +23,12 @@ export interface WeightedQuestion {
    * use X's word, not another word of the same stem ("immutable" for immutability).
    */
   subjectForms: Map<string, string>;
+  /**
+   * The code identifiers X is written with that the candidates contain ("useselector" for
+   * useSelector): a sentence defining X names one of them whole, where "A selector is …" defines
+   * one of its parts.
+   */
+  subjectIdentifiers: Set<string>;
   /** X as the reader wrote it, without its article ("" when the question asks no "what is X"). */
   subjectText: string;
   /** Matches the spelled-out form of a subject written in capitals ("ZMP" → zero moment point). */
@@ -167,6 +173,13 @@ export function weighQuestion(
     subjectWords: new Set(subjectTerms),
     subjectText: subjectTerms.length > 0 ? subjectText.trim() : "",
     subjectForms: plainWordForms(subjectTerms.length > 0 ? subjectText : ""),
+    subjectIdentifiers: new Set(
+      subjectTerms.length > 0
+        ? analyzeQuery(subjectText).identifiers.filter((identifier) =>
+            sources.some((source) => source.allTerms.has(identifier)),
+          )
+        : [],
+    ),
     howTo: HOW_TO.test(normalized),
     compared,
     acronym: /^[A-Z]{2,6}$/.test(subjectText.trim())

@@ -55,6 +55,8 @@ export interface Unit {
 export interface Named {
   terms: Set<string>;
   forms: Map<string, string>;
+  /** The code identifiers it is written with, whole ("useselector" for "the useSelector hook"). */
+  identifiers: Set<string>;
 }
 
 export interface ParsedChunk {
@@ -345,7 +347,12 @@ function definiendaOf(sentence: string): Named[] {
 }
 
 function named(text: string): Named {
-  return { terms: new Set(analyzeQuery(text).words), forms: plainWordForms(text) };
+  const analyzed = analyzeQuery(text);
+  return {
+    terms: new Set(analyzed.words),
+    forms: plainWordForms(text),
+    identifiers: new Set(analyzed.identifiers),
+  };
 }
 
 /** A short noun phrase ending a list: "demos and the tutorials", "demos, and the tutorials". */
