@@ -968,6 +968,7 @@ describe("extractiveAnswer: pointers onward are not answers", () => {
       "Next, continue on to Part 2: App Structure, where we'll look at how the data of a screen fits in the store.",
       "The next page covers which data of a screen belongs in the store.",
       "In the next section, we'll decide which data of a screen belongs in the store.",
+      "Next, we'll look at some options for deciding which data of a screen belongs in the store.",
     ]) {
       const answer = extractiveAnswer("Which data of a screen belongs in the store?", [
         result(
@@ -978,6 +979,33 @@ describe("extractiveAnswer: pointers onward are not answers", () => {
       ]);
       expect(answer.text).toBe("Keep data that many components share in the store. [1]");
     }
+  });
+});
+
+describe("extractiveAnswer: a look ahead that introduces code", () => {
+  it("is quoted with its code: what it points to follows it", () => {
+    const answer = extractiveAnswer("How do I keep the data of a screen in the store?", [
+      result(
+        "look-ahead",
+        "Next, let's look at how to keep the data of a screen in the store:\n\n```js\nconst store = configureStore({ reducer })\n```",
+        "Store",
+      ),
+    ]);
+    expect(answer.text).toMatch(/^Next, let's look at how to keep the data of a screen/);
+    expect(answer.text).toContain("configureStore");
+  });
+});
+
+describe("extractiveAnswer: a paragraph going on from the code before it", () => {
+  it("never opens a passage ('can be tested like:' after the slice it tests)", () => {
+    const answer = extractiveAnswer("How do I test a reducer?", [
+      result(
+        "fragment",
+        "```ts\nexport default todosSlice.reducer\n```\n\ncan be tested like:\n\n```ts\ntest('adds a todo', () => {\n  expect(reducer([], todoAdded('Run'))).toHaveLength(1)\n})\n```\n\nCall the reducer with a state and an action, and check what it returns.",
+        "Writing Tests",
+      ),
+    ]);
+    expect(answer.text).toMatch(/^Call the reducer with a state and an action/);
   });
 });
 
@@ -1264,6 +1292,60 @@ describe("extractiveAnswer: a result that is code alone", () => {
       pageChunks: pagesOf(testsPage),
     });
     expect(answer.text).toMatch(/^RTK Query can eliminate/);
+  });
+});
+
+describe("extractiveAnswer: a result in a section headed 'Example'", () => {
+  const intro = {
+    ...pageChunk(
+      "testing",
+      4,
+      "Integration tests render the whole app.\n\n### Reducers\n\nBecause reducers are pure functions, testing them is straightforward. Call the reducer with a state and an action, and assert that the result matches.",
+      "Writing Tests",
+      ["Writing Tests", "Integration tests"],
+    ),
+    sectionAnchors: [
+      { heading: "Reducers", anchor: "reducers", headingPath: ["Writing Tests", "Reducers"] },
+    ],
+  };
+  const slice = pageChunk(
+    "testing",
+    5,
+    "```ts\nexport default todosSlice.reducer\n```",
+    "Writing Tests",
+    ["Writing Tests", "Reducers", "Example"],
+  );
+  const example = pageChunk(
+    "testing",
+    6,
+    "can be tested like:\n\n```ts\ntest('adds a todo', () => {\n  expect(reducer([], todoAdded('Run'))).toHaveLength(1)\n})\n```",
+    "Writing Tests",
+    ["Writing Tests", "Reducers", "Example"],
+  );
+  const other = result(
+    "ecosystem",
+    "redux-test-recorder is a middleware that generates reducer tests from the actions of an app.",
+    "Ecosystem",
+    0.7,
+  );
+
+  it("is quoted through its parent section's text, even where that starts inside an earlier chunk", () => {
+    const answer = extractiveAnswer("How do I test a reducer?", [retrieved(example, 0.9), other], {
+      pageChunks: pagesOf([intro, slice, example]),
+    });
+    expect(answer.text).toMatch(/^Because reducers are pure functions, testing them/);
+  });
+
+  it("is not given the parent's text under another heading", () => {
+    const selectors = { ...example, headingPath: ["Writing Tests", "Reducers", "Selectors"] };
+    const answer = extractiveAnswer(
+      "How do I test a reducer?",
+      [retrieved(selectors, 0.9), other],
+      {
+        pageChunks: pagesOf([intro, slice, selectors]),
+      },
+    );
+    expect(answer.text).not.toMatch(/^Because reducers are pure functions/);
   });
 });
 

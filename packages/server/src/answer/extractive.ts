@@ -365,8 +365,16 @@ function itemsOneEach(compared: string[][], unit: Unit): boolean {
 }
 
 /**
- * For each result holding no sentence (code only, the rest of a long example), the nearest chunk
- * before it in its section that has some, weighed as that result.
+ * A heading that only labels what follows as an example of its parent section's topic: "Example",
+ * "Usage example", "Examples". The parent section says what the example shows.
+ */
+const EXAMPLE_HEADING = /^(?:(?:a|an|the|full|complete|basic|simple|usage|code)\s+)?examples?$/i;
+
+/**
+ * For each result holding no sentence a passage can open on (code only, the rest of a long
+ * example, or "can be tested like:" going on from the code above it), the nearest chunk before it
+ * in its section that has some, weighed as that result. A section headed "Example" is part of its
+ * parent section: its lead-in may be the parent's text.
  */
 export function leadIns(
   results: RetrievedChunk[],
@@ -375,18 +383,27 @@ export function leadIns(
   const seen = new Set(results.map((result) => result.chunk.id));
   const found: Candidate[] = [];
   for (const [rank, result] of results.entries()) {
-    if (parsedChunk(result.chunk).units.length > 0) continue;
+    if (parsedChunk(result.chunk).units.some(canOpen)) continue;
     const page = pageChunks(result.chunk.filePath);
-    const section = result.chunk.headingPath.join("\n");
+    const path = result.chunk.headingPath;
+    const section = path.join("\n");
+    const parent =
+      path.length > 2 && EXAMPLE_HEADING.test(path.at(-1)?.trim() ?? "")
+        ? path.slice(0, -1).join("\n")
+        : section;
     for (
       let index = page.findIndex((chunk) => chunk.id === result.chunk.id) - 1;
       index >= 0;
       index--
     ) {
       const chunk = page[index];
-      if (!chunk || chunk.headingPath.join("\n") !== section) break;
+      if (!chunk) break;
+      // The chunk's own section, or one that starts inside it (small sections share a chunk).
+      const paths = [chunk.headingPath, ...(chunk.sectionAnchors ?? []).map((s) => s.headingPath)];
+      const holds = paths.map((at) => at.join("\n"));
+      if (!holds.includes(section) && !holds.includes(parent)) break;
       const parsed = parsedChunk(chunk);
-      if (parsed.units.length === 0) continue;
+      if (!parsed.units.some(canOpen)) continue;
       if (!seen.has(chunk.id)) {
         seen.add(chunk.id);
         found.push({ result: { ...result, chunk }, parsed, rank });
@@ -395,6 +412,11 @@ export function leadIns(
     }
   }
   return found;
+}
+
+/** Whether a passage may open on a unit (as in `bestWindow`). */
+function canOpen(unit: Unit): boolean {
+  return !unit.pointsBack && !(unit.item && !unit.opensParagraph);
 }
 
 /**

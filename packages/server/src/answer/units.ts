@@ -75,6 +75,13 @@ const SENTENCE =
 const ADMONITION = /^(?:note|tip|info|warning|caution|danger|important)\s*:\s+/i;
 const POINTS_BACK =
   /^["'(]*(?:this(?! (?:chapter|page|section|book|guide|tutorial)\b)|that|these|those|it|its|they|them|their|such|here|then|also|however|but|so|thus|therefore|hence|otherwise|instead|similarly|likewise|both|the former|the latter|the above|the same|in addition|additionally|furthermore|moreover|besides|conversely|nevertheless|nonetheless|on the other hand|and|or|nor|yet(?=,)|still(?=,)|others|as such|as with (?:the|this|that|these|those|several|other|many)|as (?:shown|seen|mentioned|described|noted|explained) (?:above|before|earlier)|as above|(?:for|in|with|by|from|after|because of) (?:this|that|these|those|it|them)|in (?:either|both) cases?|(?:[a-z]+ ){1,3}of (?:this|that|these|those|them)(?! (?:page|chapter|section|book|guide|tutorial)\b))\b/i;
+/**
+ * A paragraph going on from the code or list before it, lower case: "can be tested like:" after
+ * the slice it tests. (A lower-case opening that is a name, "useSelector accepts …", "npm install
+ * …", is not one of these words.)
+ */
+const CONTINUES =
+  /^(?:can|could|will|would|should|must|may|might|is|are|was|were|has|have|had|does|do|did|be|been|which|who|whose|whereas|than|plus|because|since|unless|until|whether|as well)\b/;
 /** A gerund acting on what came before: "Handling this correctly would require …". */
 const ACTS_ON_BEFORE = /^["'(]*[A-Z]\w+ing (?:this|that|these|those|it|them)\b/;
 const POINTS_FORWARD =
@@ -119,7 +126,7 @@ const ACTIONABLE =
 
 /** A sentence sending the reader on to another part of the book, which it does not summarise. */
 const POINTS_ONWARD =
-  /^(?:(?:next|now|then),? )?(?:continue|move|go|head|proceed|step ahead) (?:on )?to\b|^(?:the|our) next (?:section|part|page|chapter|tutorial|lesson) (?:will )?(?:covers?|shows?|looks?|explains?|describes?|introduces?)\b|^in the (?:next|following|coming) (?:section|part|page|chapter|tutorial|lesson)s?\b/i;
+  /^(?:next|now|later|below|then),? (?:we(?:'ll| will)|let's|let us|I(?:'ll| will)) (?:(?:take a )?look at|talk about|see|cover|go over|discuss|explore|examine|walk through|dig into)\b[^:]*\.$|^(?:(?:next|now|then),? )?(?:continue|move|go|head|proceed|step ahead) (?:on )?to\b|^(?:the|our) next (?:section|part|page|chapter|tutorial|lesson) (?:will )?(?:covers?|shows?|looks?|explains?|describes?|introduces?)\b|^in the (?:next|following|coming) (?:section|part|page|chapter|tutorial|lesson)s?\b/i;
 
 // Chunks repeat across questions; parsing them once saves most of the work.
 const parsedChunks = new Map<string, ParsedChunk>();
@@ -297,7 +304,10 @@ function unitOf(
     run: place.run,
     paragraph: place.paragraph,
     item: place.item,
-    pointsBack: POINTS_BACK.test(prose) || ACTS_ON_BEFORE.test(prose),
+    pointsBack:
+      POINTS_BACK.test(prose) ||
+      ACTS_ON_BEFORE.test(prose) ||
+      (!place.item && CONTINUES.test(prose)),
     definienda: definiendaOf(prose),
     appositions: appositionsOf(prose),
     actionable: ACTIONABLE.test(prose),
