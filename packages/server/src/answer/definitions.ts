@@ -82,7 +82,7 @@ function inSubjectForm(query: WeightedQuestion, named: Named): Set<string> {
  * single function …", "Redux Toolkit's createAsyncThunk API generates thunks …". An API is defined
  * by what it does more often than by a copula; below DEFINES, so a copula still wins.
  */
-const DESCRIBES = 0.6;
+export const DESCRIBES = 0.6;
 
 /** Generic nouns that may follow an identifier as its head: "the useSelector hook". */
 const API_HEADS =

@@ -1201,6 +1201,48 @@ describe("extractiveAnswer: a comparison the book never makes in one passage", (
   });
 });
 
+describe("extractiveAnswer: a comparison of two APIs the book never compares", () => {
+  const selector = pageChunk(
+    "hooks",
+    1,
+    "useSelector accepts a selector function and returns what it reads from the store state.",
+    "Hooks",
+    ["Hooks", "Reading data with useSelector"],
+  );
+  const dispatcher = pageChunk(
+    "hooks",
+    2,
+    "The React-Redux useDispatch hook gives us the store's dispatch method as its result.",
+    "Hooks",
+    ["Hooks", "Dispatching actions with useDispatch"],
+  );
+  const typed = retrieved(
+    pageChunk(
+      "typescript",
+      0,
+      "Pre-typed versions of the useDispatch and useSelector hooks save typing the state in every component.",
+      "Usage With TypeScript",
+    ),
+    0.9,
+  );
+
+  it("quotes what the book says each one does, one passage each", () => {
+    const answer = extractiveAnswer(
+      "What is the difference between useSelector and useDispatch?",
+      [typed],
+      {
+        pageChunks: pagesOf([selector, dispatcher]),
+        sectionsHeaded: (heading) =>
+          heading === "useSelector" ? [selector] : heading === "useDispatch" ? [dispatcher] : [],
+      },
+    );
+    expect(answer.text).toBe(
+      "useSelector accepts a selector function and returns what it reads from the store state. [2]\n\n" +
+        "The React-Redux useDispatch hook gives us the store's dispatch method as its result. [3]",
+    );
+  });
+});
+
 describe("extractiveAnswer: a comparison's passage", () => {
   it("opens on one of the things compared, not on a row before them sharing another word", () => {
     const table = result(

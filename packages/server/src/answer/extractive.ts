@@ -3,7 +3,7 @@ import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
 import { comparedItems, comparedPhrases, comparingChunks } from "./comparisons.ts";
-import { DEFINES, definingChunks, definitionStrength } from "./definitions.ts";
+import { DEFINES, DESCRIBES, definingChunks, definitionStrength } from "./definitions.ts";
 import {
   ASKS_CAUSE,
   bestWindow,
@@ -332,7 +332,9 @@ function definedApart(
       if (!seen.has(found.result.chunk.id)) candidates.push(found);
     const passage = bestWindow(item, candidates, { maxSentences: 2, rankCount: results.length });
     const opening = passage?.units[0];
-    if (!passage || !opening || definitionStrength(item, opening) < DEFINES) return null;
+    // An API the book describes by what it does ("useSelector accepts …") counts as defined.
+    const defines = item.subjectIdentifiers.size > 0 ? DESCRIBES : DEFINES;
+    if (!passage || !opening || definitionStrength(item, opening) < defines) return null;
     if (passages.some((other) => other.units.some((unit) => passage.units.includes(unit))))
       return null;
     passages.push(passage);
