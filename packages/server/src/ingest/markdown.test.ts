@@ -568,6 +568,22 @@ describe("Markdown constructs", () => {
     expect(texts).toEqual(["Run npm run build, read the guide, see a diagram."]);
   });
 
+  it("keeps a figure (a paragraph of images alone) as a Markdown image, its alt text searchable", () => {
+    expect(
+      textsOf(
+        "Dispatching it logs the action.\n\n![`createAsyncThunk`: posts pending action](/img/pending.png)\n\nWe can listen for this action.\n",
+      ),
+    ).toEqual([
+      "Dispatching it logs the action.",
+      "![createAsyncThunk: posts pending action]()",
+      "We can listen for this action.",
+    ]);
+    // Badges (images inside links) too, one per line; brackets in an alt text are dropped.
+    expect(textsOf("[![build [main]](b.svg)](https://ci) [![npm](n.svg)](https://npm)\n")).toEqual([
+      "![build main]()\n![npm]()",
+    ]);
+  });
+
   it("keeps blockquotes", () => {
     expect(textsOf("> Quoted wisdom.\n")).toEqual(["Quoted wisdom."]);
   });

@@ -353,6 +353,14 @@ class BlockWalker {
           this.math(parts[0].value ?? "", node);
           return;
         }
+        // A figure (a paragraph of images alone) keeps its Markdown form: its alt text is searched,
+        // but it is no sentence nor heading of the text around it ("createAsyncThunk: posts
+        // pending action" under a screenshot).
+        const figures = figuresOf(parts);
+        if (figures) {
+          this.prose(figures.map((alt) => `![${alt}]()`).join("\n"), node);
+          return;
+        }
         this.prose(inlineText(node), node, paragraphStrong(node));
         return;
       }
@@ -419,6 +427,27 @@ class BlockWalker {
     if (first?.kind === "prose") first.text = `${title}: ${first.text}`;
     else this.blocks.splice(start, 0, { kind: "prose", text: `${title}:`, line: this.line(node) });
   }
+}
+
+/**
+ * The alt texts of a paragraph that holds only images (each alone or inside a link, as a badge
+ * is), or null when it holds anything else. Brackets in an alt text are dropped, so each stays
+ * one Markdown image.
+ */
+function figuresOf(parts: MdNode[]): string[] | null {
+  const alts: string[] = [];
+  for (const part of parts) {
+    const images =
+      part.type === "link" || part.type === "linkReference"
+        ? (part.children ?? []).filter((child) => !(child.type === "text" && !child.value?.trim()))
+        : [part];
+    if (images.length === 0) return null;
+    for (const image of images) {
+      if (image.type !== "image" && image.type !== "imageReference") return null;
+      alts.push((image.alt ?? "").replace(/[[\]]/g, "").trim());
+    }
+  }
+  return alts.length > 0 ? alts : null;
 }
 
 /** Plain text of inline content: code spans and link text kept, JSX text children kept. */
