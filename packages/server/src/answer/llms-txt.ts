@@ -129,7 +129,7 @@ function firstSentence(markdown: string): string {
     .replace(/^(`{3,})[^\n]*\n[\s\S]*?^\1\s*$/gm, "")
     .split(/\n{2,}/)
     .map((block) => block.trim())
-    .find((block) => block.length > 0 && !/^(#|[-*+] |\d+\. |\||>|:::)/.test(block));
+    .find((block) => block.length > 0 && !/^(#|[-*+] |\d+\. |\||>|:::|!\[)/.test(block));
   if (!paragraph) return "";
   return paragraph.replace(/\s+/g, " ").split(/(?<=[.!?])\s+(?=[A-Z0-9`"'([])/)[0] ?? "";
 }

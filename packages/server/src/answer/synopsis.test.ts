@@ -65,6 +65,19 @@ describe("buildSynopsis", () => {
     expect(synopsis?.text.startsWith("Redux is a library")).toBe(true);
   });
 
+  it("opens on the introduction's prose, not on a figure above it", () => {
+    const synopsis = buildSynopsis(
+      [page("index.md", "/docs", { title: "Primer" })],
+      [
+        chunk(
+          "index.md",
+          `![The primer_bot rover with its lidar, IMU and wheel encoders labelled]()\n\n${prose("Primer")}`,
+        ),
+      ],
+    );
+    expect(synopsis?.text.startsWith("Primer is a library")).toBe(true);
+  });
+
   it("uses the description when the introduction has no prose, and nothing for an empty book", () => {
     const synopsis = buildSynopsis(
       [page("index.md", "/docs", { title: "Atlas", description: "A field guide to maps." })],

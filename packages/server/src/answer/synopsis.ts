@@ -83,7 +83,10 @@ function introScore(page: PageSummary, chunk: ChunkRecord, paths: string[]): num
   return score;
 }
 
-/** The first two sentences of the first paragraph of prose (not a list, table, code or heading). */
+/**
+ * The first two sentences of the first paragraph of prose (not a list, table, code, heading or
+ * figure).
+ */
 function openingSentences(text: string): string[] {
   const paragraphs = text
     .replace(/(`{3,})[^\n]*\n[\s\S]*?\n\1/g, "\n\n")
@@ -92,7 +95,7 @@ function openingSentences(text: string): string[] {
     .filter(
       (paragraph) =>
         paragraph.split(/\s+/).length >= 8 &&
-        !/^([-*+]|\d+\.|#|\||>|import |export )/.test(paragraph),
+        !/^([-*+]|\d+\.|#|\||>|!\[|import |export )/.test(paragraph),
     );
   const first = paragraphs[0];
   if (!first) return [];
