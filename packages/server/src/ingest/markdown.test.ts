@@ -249,6 +249,15 @@ describe("admonitions", () => {
     ]);
   });
 
+  it("puts the title on its own when the admonition starts with a list or a table", () => {
+    expect(
+      textsOf(":::tip What You'll Learn\n\n- How to create a store\n- How to use it\n\n:::\n"),
+    ).toEqual(["What You'll Learn:", "- How to create a store\n- How to use it"]);
+    expect(
+      textsOf(":::info\n\n| Flag | Effect |\n| --- | --- |\n| -v | verbose |\n\n:::\n")[0],
+    ).toBe("Info:");
+  });
+
   it("keeps every paragraph of an admonition, titling only the first", () => {
     const texts = textsOf(":::note\n\nFirst.\n\nSecond.\n\n:::\n");
     expect(texts).toEqual(["Note: First.", "Second."]);

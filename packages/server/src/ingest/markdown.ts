@@ -424,7 +424,10 @@ class BlockWalker {
     const start = this.blocks.length;
     for (const child of children) if (child !== labelNode) this.walk(child);
     const first = this.blocks[start];
-    if (first?.kind === "prose") first.text = `${title}: ${first.text}`;
+    // A title before a list or table stands on its own line, as it does before code: "Summary:
+    // - Redux apps…" on one line would take the first item out of its list.
+    if (first?.kind === "prose" && !first.table && !LIST_START.test(first.text))
+      first.text = `${title}: ${first.text}`;
     else this.blocks.splice(start, 0, { kind: "prose", text: `${title}:`, line: this.line(node) });
   }
 }
@@ -449,6 +452,9 @@ function figuresOf(parts: MdNode[]): string[] | null {
   }
   return alts.length > 0 ? alts : null;
 }
+
+/** A list item's marker opening a prose block: the block is a list. */
+const LIST_START = /^(?:[-*+]|\d{1,3}[.)])\s/;
 
 /** Plain text of inline content: code spans and link text kept, JSX text children kept. */
 export function inlineText(node: MdNode): string {
