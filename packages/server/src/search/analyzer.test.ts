@@ -290,6 +290,21 @@ describe("analyze", () => {
     expect(analyze("analysis")).not.toEqual(analyze("analyse"));
   });
 
+  it("reads an adverb in '-ily' as its adjective, and keeps nouns in '-ily' whole", () => {
+    for (const [adverb, adjective] of [
+      ["lazily", "lazy"],
+      ["easily", "easy"],
+      ["necessarily", "necessary"],
+      ["heavily", "heavy"],
+    ]) {
+      expect(analyze(adverb as string), adverb).toEqual(analyze(adjective as string));
+    }
+    expect(analyze("family")).toEqual(analyze("families"));
+    // Short stems are left alone: "daily" is not "day" ("dai"), nor "rely" anything else.
+    expect(analyze("daily")).toEqual(["daili"]);
+    expect(analyze("rely")).toEqual(analyze("relies"));
+  });
+
   it("stems plural and singular to one term", () => {
     expect(analyze("kinematics")).toEqual(analyze("kinematic"));
     expect(analyze("configurations")).toEqual(analyze("configuration"));

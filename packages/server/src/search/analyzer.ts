@@ -38,7 +38,7 @@ import { STOPWORDS } from "./stopwords.ts";
  * Bump ANALYZER_VERSION whenever the output changes: persisted indexes built with another version
  * are rebuilt.
  */
-export const ANALYZER_VERSION = 6;
+export const ANALYZER_VERSION = 7;
 
 const COMPOUND = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[._\-/:#][\p{L}\p{N}]+)*/gu;
 const SEPARATORS = /[._\-/:#]+/;
@@ -173,6 +173,16 @@ function isBrandSuffix(previous: string | undefined, part: string): boolean {
 
 const stemCache = new Map<string, string>();
 
+/**
+ * Porter leaves an adverb in "-ily" apart from its adjective: "lazily" is "lazili", "lazy" is
+ * "lazi", so "load a reducer lazily" missed the page on lazy loading. A stem ending in "ili" loses
+ * its "li" ("lazili" → "lazi", "easili" → "easi", "necessarili" → "necessari"); nouns in "-ily"
+ * keep singular and plural together ("family" and "families" are both "fami").
+ */
+function adverbToAdjective(stem: string): string {
+  return stem.length > 5 && stem.endsWith("ili") ? stem.slice(0, -2) : stem;
+}
+
 function normalizeTerm(token: string): string | undefined {
   const word = token.endsWith("'s") ? token.slice(0, -2) : token;
   if (STOPWORDS.has(word) || STOPWORDS.has(token)) return undefined;
@@ -181,7 +191,7 @@ function normalizeTerm(token: string): string | undefined {
   if (/[^a-z]/.test(word) || word.length <= 3) return word;
   let stem = stemCache.get(word);
   if (stem === undefined) {
-    stem = stemmer(americanSpelling(word));
+    stem = adverbToAdjective(stemmer(americanSpelling(word)));
     if (stemCache.size < 200_000) stemCache.set(word, stem);
   }
   return stem;
