@@ -31,6 +31,7 @@ describe("namedInQuestion", () => {
       "Instead of a switch I keep an object of handlers. Is that a legitimate pattern?",
     ],
     ["creep", "Why does my heading from the gyroscope slowly creep even when the robot is still?"],
+    ["fine", "Why is the node not found when the workspace built fine?"],
   ])("leaves out verbs, adjectives and adverbs: %j", async (word, question) => {
     expect(await namedInQuestion([word], question)).toEqual([]);
   });
@@ -42,6 +43,10 @@ describe("namedInQuestion", () => {
         "Does SLAM write to sessionStorage through px4_ros?",
       ),
     ).toEqual(["sessionStorage", "SLAM", "px4_ros"]);
+  });
+
+  it("keeps an adjective's word where it names a thing ('a fine for parking')", async () => {
+    expect((await nounsIn("Do I pay a fine for parking the robot here?")).has("fine")).toBe(true);
   });
 
   it("reads a word by its use in the sentence", async () => {

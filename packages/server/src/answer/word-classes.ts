@@ -33,12 +33,17 @@ export async function nounsIn(text: string): Promise<Set<string>> {
   const tag = await loadTagger();
   const lexicon = tag.world().model.one.lexicon;
   const nouns = new Set<string>();
+  let previous: string[] = [];
   for (const term of tag(text).terms().json()) {
     const word = term.terms[0];
     if (!word) continue;
     const lower = word.text.toLowerCase();
     const guessedAdjective = word.tags.includes("Adjective") && lexicon[lower] === undefined;
-    if (word.tags.includes("Noun") || guessedAdjective) nouns.add(lower);
+    // An adjective right after a verb says how it went ("the URDF loaded fine"), though the
+    // tagger reads it as a noun at the end of a sentence.
+    const complement = lexicon[lower] === "Adjective" && previous.includes("Verb");
+    if ((word.tags.includes("Noun") && !complement) || guessedAdjective) nouns.add(lower);
+    previous = word.tags;
   }
   return nouns;
 }
