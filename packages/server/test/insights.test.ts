@@ -110,7 +110,10 @@ describe("the question log", () => {
     // Greetings are not questions; a selection is not kept unless configured.
     expect(selection?.question).toBe("What does this mean?");
     expect(selection?.selectedText).toBeNull();
-    expect(JSON.stringify(await store.since(new Date(0)))).not.toMatch(/jane|555|sk-proj/);
+    // Whole pieces of the contact details: a random id may hold "555" by chance.
+    expect(JSON.stringify(await store.since(new Date(0)))).not.toMatch(
+      /jane|\(555\)|123-4567|sk-proj/,
+    );
   });
 
   it("keeps the selection, redacted, when INSIGHTS_KEEP_SELECTED_TEXT is set", async () => {
