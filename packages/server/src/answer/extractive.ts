@@ -8,6 +8,7 @@ import {
   ASKS_CAUSE,
   bestWindow,
   boldedPassage,
+  canOpen,
   comparedSubjects,
   namedOpening,
   openingPassage,
@@ -414,11 +415,6 @@ export function leadIns(
     }
   }
   return found;
-}
-
-/** Whether a passage may open on a unit (as in `bestWindow`). */
-function canOpen(unit: Unit): boolean {
-  return !unit.pointsBack && !(unit.item && !unit.opensParagraph);
 }
 
 /**

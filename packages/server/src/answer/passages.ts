@@ -162,7 +162,7 @@ export function bestWindow(
       // before them that shares another word of the question.
       if (opensOnCompared && opener && !namesCompared(query.compared, opener)) return;
       // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
-      if (!opener || opener.pointsBack || (opener.item && !opener.opensParagraph)) return;
+      if (!opener || !canOpen(opener)) return;
       if (repeats && someIn(repeats, start, end)) return;
       // Nor does it stop on a question the book asks: its answer comes after ("So, how can we …?").
       if (asks[end]) return;
@@ -253,6 +253,11 @@ export function bestWindow(
     });
   }
   return best;
+}
+
+/** Whether a passage may open on a unit: not one leaning on the one before, nor a list's middle. */
+export function canOpen(unit: Unit): boolean {
+  return !unit.pointsBack && !(unit.item && !unit.opensParagraph);
 }
 
 /** Whether a candidate comes before another in the same page. */
