@@ -263,6 +263,33 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
       );
     });
     expect(insidePanel).toBe(true);
+    // The next answer ends while the reader is on Stop. Stop turns into Send, disabled while the
+    // box is empty, and Chromium drops focus from a disabled button: the box must take it.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route("**/chat/stream", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.getByRole("textbox").focus();
+    await page.keyboard.type("What is a topic?");
+    await page.keyboard.press("Enter");
+    await page.getByRole("button", { name: "Stop" }).waitFor();
+    await page.keyboard.press("Tab");
+    const focusedControl = () =>
+      page.evaluate(() => {
+        const active = document.querySelector("lectern-chat")?.shadowRoot?.activeElement;
+        return active ? `${active.tagName}:${active.textContent ?? ""}` : "none";
+      });
+    expect(await focusedControl()).toBe("BUTTON:Stop");
+    release();
+    await expect
+      .poll(async () => (await lastAnswer(page).textContent()) ?? "", { timeout: 15_000 })
+      .toMatch(/topic/i);
+    await page.getByRole("button", { name: "Send" }).waitFor();
+    expect(await focusedControl()).toBe("TEXTAREA:");
     await page.keyboard.press("Escape");
     await expect.poll(() => page.getByRole("textbox").count()).toBe(0);
     await page.context().close();

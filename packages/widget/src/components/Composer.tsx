@@ -1,5 +1,5 @@
-import { type RefObject, useId, useState } from "react";
-import { useChat, useStrings } from "../store/chat-store-context.ts";
+import { type RefObject, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
+import { useChat, useChatStoreApi, useStrings } from "../store/chat-store-context.ts";
 
 /** The question box: Enter sends, Shift+Enter starts a new line; Stop replaces Send while answering. */
 export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement | null> }) {
@@ -11,6 +11,29 @@ export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement
   const strings = useStrings();
   const inputId = useId();
   const errorId = useId();
+  const store = useChatStoreApi();
+  const actionRef = useRef<HTMLButtonElement>(null);
+  const refocus = useRef(false);
+
+  // Stop turns back into Send when the answer ends, and Send is disabled while the box is empty.
+  // The browser drops focus from a disabled button, so a keyboard reader who was on Stop would be
+  // left outside the panel (Esc and Tab no longer reach it). The store says the answer ended
+  // before the button changes, so that is the moment to see whether Stop held the focus.
+  useEffect(
+    () =>
+      store.subscribe((state, previous) => {
+        if (previous.status !== "loading" || state.status === "loading") return;
+        const button = actionRef.current;
+        const root = button?.getRootNode() as Document | ShadowRoot | undefined;
+        refocus.current = button != null && root?.activeElement === button;
+      }),
+    [store],
+  );
+  useLayoutEffect(() => {
+    if (loading || !refocus.current) return;
+    refocus.current = false;
+    inputRef.current?.focus();
+  }, [loading, inputRef]);
 
   const submit = () => {
     if (send(draft)) setDraft("");
@@ -50,11 +73,16 @@ export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement
           }}
         />
         {loading ? (
-          <button type="button" className="primary-button" onClick={stop}>
+          <button ref={actionRef} type="button" className="primary-button" onClick={stop}>
             {strings.stop}
           </button>
         ) : (
-          <button type="submit" className="primary-button" disabled={draft.trim() === ""}>
+          <button
+            ref={actionRef}
+            type="submit"
+            className="primary-button"
+            disabled={draft.trim() === ""}
+          >
             {strings.send}
           </button>
         )}

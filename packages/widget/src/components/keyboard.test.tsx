@@ -1,7 +1,9 @@
 // @vitest-environment jsdom
 import { screen, waitFor } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { renderWidget } from "../test/render-widget.tsx";
+import { controlledSseResponse, installFetch } from "../test/fetch-mock.ts";
+import { ask, renderWidget } from "../test/render-widget.tsx";
+import { answerEvents } from "../test/sse-fixtures.ts";
 
 describe("keyboard use", () => {
   it("opens with Enter on the floating button, closes with Esc and returns focus to it", async () => {
@@ -58,6 +60,26 @@ describe("keyboard use", () => {
       await user.tab();
       expect(panel).toContainElement(document.activeElement as HTMLElement);
     }
+  });
+
+  it("keeps focus in the panel when the answer ends while Stop has it", async () => {
+    const stream = controlledSseResponse();
+    installFetch(() => stream.response);
+    const { user, store } = renderWidget();
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(user, "What is a URDF?");
+    const stop = screen.getByRole("button", { name: "Stop" });
+    await user.tab();
+    expect(stop).toHaveFocus();
+
+    // Stop becomes a disabled Send, which cannot hold focus: the question box takes it.
+    for (const event of answerEvents()) stream.push(event);
+    stream.close();
+    await waitFor(() => expect(store.getState().status).toBe("success"));
+    expect(screen.getByRole("button", { name: "Send" })).toBeDisabled();
+    expect(screen.getByRole("textbox", { name: "Your question" })).toHaveFocus();
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
   });
 
   it("labels every control", async () => {
