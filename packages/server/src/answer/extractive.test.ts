@@ -5,7 +5,7 @@ import { retrievedChunk } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { comparedItems, comparingChunks } from "./comparisons.ts";
 import { extractiveAnswer, quotePassage } from "./extractive.ts";
-import { askedInHeading } from "./passages.ts";
+import { askedInHeading, headsTask } from "./passages.ts";
 import { weighQuestion } from "./question-weights.ts";
 import { parsedChunk, parseText, termRows } from "./units.ts";
 
@@ -1438,6 +1438,99 @@ describe("extractiveAnswer: a section headed by the reader's question", () => {
     expect(
       askedInHeading(maps, "Why doesn't mapDispatchToProps allow use of mapStateToProps()?"),
     ).toBe(0);
+  });
+});
+
+describe("headsTask", () => {
+  it("is a heading opening on the question's verb in its -ing form", () => {
+    const sources = [parseText("To use transforms, create a Buffer. Then ask it for a transform.")];
+    const query = weighQuestion("How do I look up a transform between two frames?", sources);
+    expect(query.task).toBe("look");
+    expect(headsTask(query, "Looking up a transform")).toBe(true);
+    expect(headsTask(query, "Debugging frames")).toBe(false);
+    expect(headsTask(query, "Look-up tables for transforms")).toBe(false);
+    expect(weighQuestion("What is a transform?", sources).task).toBeNull();
+    expect(weighQuestion("How can I quickly look up a frame?", sources).task).toBeNull();
+  });
+});
+
+describe("extractiveAnswer: a how-to whose section opens on code", () => {
+  const services = "Services";
+  const calling = pageChunk(
+    "services",
+    1,
+    "```bash\nros2 service list -t\nros2 service call /set_speed_limit primer_interfaces/srv/SetSpeedLimit\n```\n\nRecent distributions can also introspect services: ros2 service echo prints requests and responses as they pass.",
+    services,
+    [services, "Calling services from the command line"],
+  );
+  const server = pageChunk(
+    "services",
+    0,
+    "A service server answers each request with one response. Keep the callback short.",
+    services,
+    [services, "Writing a server"],
+  );
+
+  it("quotes the code with its section's heading as the lead-in", () => {
+    const answer = extractiveAnswer(
+      "How do I call a service from the command line?",
+      [retrieved(calling, 0.9), retrieved(server, 0.5)],
+      { pageChunks: pagesOf([server, calling]) },
+    );
+    expect(answer.text).toMatch(
+      /^Calling services from the command line: \[1\]\n\n```bash\nros2 service list -t\n/,
+    );
+  });
+
+  it("never quotes the heading for another question, nor counts its words as the text's", () => {
+    const answer = extractiveAnswer("Can I see a service's requests as they pass?", [
+      retrieved(calling, 0.9),
+    ]);
+    expect(answer.text).toMatch(/^Recent distributions can also introspect services/);
+    const parsed = parseText(
+      "```bash\nros2 run demo talker\n```\n\nThe talker publishes a greeting.",
+      "Running a demo",
+    );
+    expect(parsed.units[0]?.labelsCode).toBe(true);
+    expect(parsed.allTerms.has("demo")).toBe(true); // the heading's own words, as before
+    expect(parsed.allTerms.has("talker")).toBe(true); // from the sentence, not the code
+    expect(
+      parseText(
+        "```bash\nros2 run demo listener\n```\n\nIt prints.",
+        "Running a demo",
+      ).allTerms.has("listen"),
+    ).toBe(false);
+  });
+
+  it("does not take the heading for code after text, or for a chunk going on with its section", () => {
+    expect(
+      parseText("Run the demo:\n\n```bash\nros2 run demo talker\n```", "Running a demo").units.some(
+        (unit) => unit.labelsCode,
+      ),
+    ).toBe(false);
+    const first = pageChunk(
+      "actions",
+      0,
+      "```python\nclass RotateServer(Node):\n    pass\n```",
+      "Actions",
+      ["Actions", "Writing an action server"],
+    );
+    const rest = pageChunk(
+      "actions",
+      1,
+      "```cpp\nclass RotateServer : public rclcpp::Node {};\n```\n\nThe C++ version executes each goal on its own thread.",
+      "Actions",
+      ["Actions", "Writing an action server"],
+    );
+    const pageChunks = pagesOf([first, rest]);
+    const question = "How do I write an action server?";
+    // Without the page, the code of a later chunk may not be its section's opening.
+    expect(extractiveAnswer(question, [retrieved(rest, 0.9)]).text).toMatch(/^The C\+\+ version/);
+    // With it, the section's first chunk is looked up and its code quoted.
+    const answer = extractiveAnswer(question, [retrieved(rest, 0.9)], { pageChunks });
+    expect(answer.text).toMatch(
+      /^Writing an action server: \[1\]\n\n```python\nclass RotateServer/,
+    );
   });
 });
 

@@ -10,8 +10,10 @@ import {
   boldedPassage,
   canOpen,
   comparedSubjects,
+  headsTask,
   namedOpening,
   openingPassage,
+  opensSection,
   type Passage,
   strongestDefinition,
   throughTheCauses,
@@ -87,6 +89,14 @@ import {
  * A "how do I" passage that stops before the fix ("… so the node freezes. Never call …") runs on
  * to the sentence giving it ("Instead, use …") when that follows within three sentences of the
  * same text.
+ *
+ * A section whose heading names the task a "how do I" question asks ("Calling services from the
+ * command line" for "How do I call a service from the command line?") and opens on code, with no
+ * sentence before it, is quoted as its heading followed by that code: the heading is the code's
+ * lead-in (`labelsCode` in units.ts). Only for such a question, and only where the code opens the
+ * section; the heading's words are not counted as the text's for any other question. When the
+ * search found a later chunk of such a section (the rest of a long example), the section's first
+ * chunk is weighed too.
  *
  * The weights were set by reading answers to the sample book's definition and how-to questions
  * (examples/robotics-primer/questions.jsonl, rows a001–a020), not by fitting a number.
@@ -199,6 +209,14 @@ export function extractiveAnswer(
         options.sectionsHeaded?.(query.subjectText) ?? [],
       ),
     );
+  // The section showing how to do what a how-to asks ("Writing an action server") opens on its
+  // code, which a later chunk of that section (the one the search found) does not hold.
+  if (query.task && options.pageChunks) {
+    const pageChunks = options.pageChunks;
+    candidates.push(...taskOpenings(query, candidates, results, pageChunks));
+    for (const candidate of candidates)
+      candidate.opensSection = opensSection(candidate.result.chunk, pageChunks);
+  }
   const passages: Passage[] = [];
   // Where no sentence defines X: the page or section named after X; where none even reads as
   // defining it, the sentence setting X in bold; else the best window.
@@ -412,6 +430,39 @@ export function leadIns(
         found.push({ result: { ...result, chunk }, parsed, rank });
       }
       break;
+    }
+  }
+  return found;
+}
+
+/**
+ * For a how-to question: the first chunk of each result's section whose heading names the task
+ * asked ("Writing an action server" for "How do I write an action server?"), when the search
+ * found a later chunk of it.
+ */
+function taskOpenings(
+  query: WeightedQuestion,
+  candidates: Candidate[],
+  results: RetrievedChunk[],
+  pageChunks: (filePath: string) => ChunkRecord[],
+): Candidate[] {
+  const seen = new Set(candidates.map((candidate) => candidate.result.chunk.id));
+  const found: Candidate[] = [];
+  for (const [rank, result] of results.entries()) {
+    const paths = [
+      result.chunk.headingPath,
+      ...(result.chunk.sectionAnchors ?? []).map((anchor) => anchor.headingPath),
+    ].filter((path) => headsTask(query, path.at(-1) ?? ""));
+    for (const path of paths) {
+      const section = path.join("\n");
+      const opening = pageChunks(result.chunk.filePath).find((chunk) =>
+        [chunk.headingPath, ...(chunk.sectionAnchors ?? []).map((anchor) => anchor.headingPath)]
+          .map((at) => at.join("\n"))
+          .includes(section),
+      );
+      if (!opening || seen.has(opening.id)) continue;
+      seen.add(opening.id);
+      found.push({ result: { ...result, chunk: opening }, parsed: parsedChunk(opening), rank });
     }
   }
   return found;

@@ -1,4 +1,4 @@
-import { headingKey, plainWordForms } from "../search/analyzer.ts";
+import { analyze, headingKey, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
@@ -162,7 +162,13 @@ export function bestWindow(
       // before them that shares another word of the question.
       if (opensOnCompared && opener && !namesCompared(query.compared, opener)) return;
       // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
-      if (!opener || !canOpen(opener)) return;
+      if (!opener) return;
+      if (opener.labelsCode) {
+        // A heading stands in for the lead-in of the code opening its section only when it names
+        // the task asked, and only where that code opens the section.
+        const heading = source.headings[opener.section] ?? "";
+        if (!headsTask(query, heading) || (opener.section === 0 && !candidate.opensSection)) return;
+      } else if (!canOpen(opener)) return;
       if (repeats && someIn(repeats, start, end)) return;
       // Nor does it stop on a question the book asks: its answer comes after ("So, how can we …?").
       if (asks[end]) return;
@@ -257,7 +263,7 @@ export function bestWindow(
 
 /** Whether a passage may open on a unit: not one leaning on the one before, nor a list's middle. */
 export function canOpen(unit: Unit): boolean {
-  return !unit.pointsBack && !(unit.item && !unit.opensParagraph);
+  return !unit.pointsBack && !(unit.item && !unit.opensParagraph) && !unit.labelsCode;
 }
 
 /** Whether a candidate comes before another in the same page. */
@@ -279,6 +285,16 @@ export function askedInHeading(query: WeightedQuestion, heading: string): number
   let shared = 0;
   for (const term of query.weights.keys()) if (terms.has(term)) shared++;
   return shared >= 2 ? shareOf(query.weights, query.total, terms) : 0;
+}
+
+/**
+ * Whether a heading names the task a how-to question asks: it opens with the question's verb in
+ * its "-ing" form ("Looking up a transform" for "How do I look up a transform?").
+ */
+export function headsTask(query: WeightedQuestion, heading: string): boolean {
+  if (!query.task) return false;
+  const first = /^\s*([A-Za-z]+ing)\b/.exec(heading)?.[1];
+  return first !== undefined && analyze(first)[0] === query.task;
 }
 
 /** The object of its last verb is a pronoun ("… standardises it."), not "… around all of them.". */
@@ -361,6 +377,7 @@ export function openingPassage(candidates: Candidate[], rankCount: number): Pass
   for (const [source, candidate] of candidates.slice(0, rankCount).entries()) {
     const units: Unit[] = [];
     for (const unit of candidate.parsed.units) {
+      if (unit.labelsCode) continue;
       if (units.length === 0 && unit.pointsBack) continue;
       const opener = units[0];
       if (opener && (unit.run !== opener.run || units.length >= 2)) break;
@@ -445,7 +462,7 @@ export function namedOpening(
   if (!section) return null;
   const units: Unit[] = [];
   for (const unit of candidates[section.source]?.parsed.units ?? []) {
-    if (unit.section !== section.section) continue;
+    if (unit.section !== section.section || unit.labelsCode) continue;
     const opener = units[0];
     if (opener && unit.run !== opener.run) break;
     // One paragraph, or two when the first is a single sentence.
@@ -460,7 +477,11 @@ export function namedOpening(
   return { source: section.source, units, coverage: 1, newCoverage: 1, score: 0 };
 }
 
-function opensSection(
+/**
+ * Whether a chunk starts its section: it is the page's first, or the chunk before it holds neither
+ * that section nor, among the sections merged into it, that one. Unknown without the page: false.
+ */
+export function opensSection(
   chunk: ChunkRecord,
   pageChunks?: (filePath: string) => ChunkRecord[],
 ): boolean {
@@ -468,7 +489,11 @@ function opensSection(
   const previous = pageChunks?.(chunk.filePath).find(
     (other) => other.chunkIndex === chunk.chunkIndex - 1,
   );
-  return previous !== undefined && previous.headingPath.join("\n") !== chunk.headingPath.join("\n");
+  if (!previous) return false;
+  const section = chunk.headingPath.join("\n");
+  return ![previous.headingPath, ...(previous.sectionAnchors ?? []).map((at) => at.headingPath)]
+    .map((path) => path.join("\n"))
+    .includes(section);
 }
 
 /** Most chunks setting X in bold that are read for a sentence to quote. */

@@ -35,6 +35,11 @@ export interface WeightedQuestion {
   acronym: RegExp | null;
   /** "How do I …" questions: instructions and code answer them better than descriptions. */
   howTo: boolean;
+  /**
+   * The verb a "how do I" question asks to do, as its term ("look" in "How do I look up a
+   * transform?"); null for other questions.
+   */
+  task: string | null;
   /** The things a comparison question compares, each as its words (comparisons.ts); [] if none. */
   compared: string[][];
 }
@@ -181,6 +186,7 @@ export function weighQuestion(
         : [],
     ),
     howTo: HOW_TO.test(normalized),
+    task: taskOf(normalized),
     compared,
     acronym: /^[A-Z]{2,6}$/.test(subjectText.trim())
       ? new RegExp(
@@ -189,6 +195,15 @@ export function weighQuestion(
         )
       : null,
   };
+}
+
+/** The term of the verb right after "how do I" ("How can I quickly …" names none). */
+function taskOf(question: string): string | null {
+  const verb = /^(?:how (?:do|can|should|would|could) (?:i|you|we)|how to)\s+([a-z]+)\b/i.exec(
+    question,
+  )?.[1];
+  if (!verb || /(?:ly|ing)$/i.test(verb)) return null;
+  return analyze(verb)[0] ?? null;
 }
 
 export function shareOf(weights: Map<string, number>, total: number, terms: Set<string>): number {

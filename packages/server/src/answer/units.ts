@@ -2,6 +2,7 @@ import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { READING_LIST } from "../util/reading-list.ts";
 import {
+  type Block,
   blockText,
   isSeparatorRow,
   MIN_WORDS,
@@ -49,6 +50,12 @@ export interface Unit {
   opensParagraph: boolean;
   /** Reads as an instruction ("Use …", "Run …", "Instead, call …"). */
   actionable: boolean;
+  /**
+   * The unit is its section's heading standing in for the lead-in sentence of the code block that
+   * opens the section ("Calling services from the command line:" and the commands): quotable only
+   * for a how-to question asking that task (passages.ts).
+   */
+  labelsCode?: boolean;
 }
 
 /** The words a sentence defines: their terms, and each plain word's form by its term. */
@@ -156,7 +163,25 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
   let readingList = READING_LIST.test(ownHeading.trim());
   let section = 0;
   let run = 0;
+  // Whether the current section has shown text, a list, a table or code yet.
+  let sectionShown = false;
   for (const [position, block] of blocks.entries()) {
+    if (block.kind !== "heading" && block.kind !== "other") {
+      const opensSection = !sectionShown;
+      sectionShown = true;
+      if (opensSection && block.kind === "code" && !readingList) {
+        const label = labelOf(headings[section] ?? "", block, {
+          section,
+          run,
+          paragraph: position,
+        });
+        if (label) {
+          units.push(label);
+          run++;
+          continue;
+        }
+      }
+    }
     // Where a unit of this block sits; `run` is read when the unit is made.
     const place = (item: boolean, first: boolean) => ({
       section,
@@ -166,6 +191,7 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       first,
     });
     if (block.kind === "heading") {
+      sectionShown = false;
       section++;
       run++;
       headingTerms[section] = new Set([...(headingTerms[0] ?? []), ...analyze(block.text)]);
@@ -257,11 +283,45 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
   }
   const allTerms = new Set<string>();
   for (const terms of headingTerms) for (const term of terms ?? []) allTerms.add(term);
+  // A heading standing in for a lead-in adds no word of its own: how rare a word is among the
+  // sources stays what the text says, whichever question is asked.
   for (const unit of units) {
+    if (unit.labelsCode) continue;
     for (const term of unit.terms) allTerms.add(term);
     for (const term of unit.attachmentTerms) allTerms.add(term);
   }
   return { headingTerms, headings, units, allTerms };
+}
+
+/** The heading of a section that opens on code, as the lead-in of that code. */
+function labelOf(
+  heading: string,
+  code: Extract<Block, { kind: "code" }>,
+  place: { section: number; run: number; paragraph: number },
+): Unit | null {
+  const text = heading
+    .replace(/\s*\{#[^}]*\}\s*$/, "")
+    .replace(/[\s.:;,]+$/, "")
+    .trim();
+  if (text.split(/\s+/).length < 2) return null;
+  return {
+    text: `${text}:`,
+    terms: new Set(analyze(text)),
+    attachmentTerms: new Set(analyze(blockText(code))),
+    attachment: renderBlock(code),
+    section: place.section,
+    run: place.run,
+    paragraph: place.paragraph,
+    item: false,
+    pointsBack: false,
+    definienda: [],
+    appositions: [],
+    actionable: false,
+    leadTerms: new Set(),
+    expandsLead: false,
+    opensParagraph: true,
+    labelsCode: true,
+  };
 }
 
 function startsWith(sentence: string, pattern: RegExp): boolean {
@@ -392,6 +452,11 @@ export interface Candidate {
   parsed: ParsedChunk;
   /** Rank of the result it is (or whose page it belongs to), from 0. */
   rank: number;
+  /**
+   * The chunk starts its section (no earlier chunk of the page holds that section): the code it
+   * opens on opens the section, and the heading may stand in for its lead-in (`labelsCode`).
+   */
+  opensSection?: boolean;
 }
 
 /** Calls `visit(start, end)` for every window of 1..max consecutive units of one run. */
