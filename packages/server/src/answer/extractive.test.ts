@@ -1445,10 +1445,19 @@ describe("headsTask", () => {
   it("is a heading opening on the question's verb in its -ing form", () => {
     const sources = [parseText("To use transforms, create a Buffer. Then ask it for a transform.")];
     const query = weighQuestion("How do I look up a transform between two frames?", sources);
-    expect(query.task).toBe("look");
+    expect(query.task).toEqual({ verb: "look", object: "transform" });
     expect(headsTask(query, "Looking up a transform")).toBe(true);
+    expect(headsTask(query, "Looking up transforms in C++")).toBe(true);
     expect(headsTask(query, "Debugging frames")).toBe(false);
     expect(headsTask(query, "Look-up tables for transforms")).toBe(false);
+    // The same verb acting on something else is another task.
+    expect(headsTask(query, "Looking up parameters")).toBe(false);
+    const tests = weighQuestion("How do I write tests for a reducer?", sources);
+    expect(headsTask(tests, "Writing Reducers")).toBe(false);
+    expect(headsTask(tests, "Writing tests")).toBe(true);
+    // A heading naming no object ("… and subscribing") names the verb's task.
+    const publish = weighQuestion("How do I publish a message on a topic?", sources);
+    expect(headsTask(publish, "Publishing and subscribing")).toBe(true);
     expect(weighQuestion("What is a transform?", sources).task).toBeNull();
     expect(weighQuestion("How can I quickly look up a frame?", sources).task).toBeNull();
   });
@@ -1531,6 +1540,59 @@ describe("extractiveAnswer: a how-to whose section opens on code", () => {
     expect(answer.text).toMatch(
       /^Writing an action server: \[1\]\n\n```python\nclass RotateServer/,
     );
+  });
+});
+
+describe("extractiveAnswer: a how-to whose section the search passed over", () => {
+  const topics = "Topics and Messages";
+  const types = pageChunk(
+    "topics",
+    1,
+    "Each topic has exactly one message type. A message definition is a list of typed fields.",
+    topics,
+    [topics, "Message types"],
+  );
+  const publishing = pageChunk(
+    "topics",
+    2,
+    "The example below publishes a battery message on the battery topic once per second:\n\n```python\nself.battery_pub.publish(msg)\n```",
+    topics,
+    [topics, "Publishing and subscribing"],
+  );
+  const question = "How do I publish a message on a topic?";
+
+  it("is looked up on the result's page when its heading names the task", () => {
+    const results = [retrieved(types, 0.9)];
+    expect(extractiveAnswer(question, results).text).toMatch(/^Each topic has exactly one/);
+    const answer = extractiveAnswer(question, results, {
+      pageChunks: pagesOf([types, publishing]),
+    });
+    expect(answer.text).toMatch(
+      /^The example below publishes a battery message .*: \[2\]\n\n```python/,
+    );
+    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual([publishing.id]);
+  });
+
+  it("is not the opening of a page titled after the task: that says why, not how", () => {
+    const title = "Publishing Messages";
+    const intro = pageChunk(
+      "publishing",
+      0,
+      "Publishing a message on a topic is what every node does first, and it is worth doing well.",
+      title,
+    );
+    const topicTypes = pageChunk(
+      "publishing",
+      1,
+      "Each topic has exactly one message type. A message definition is a list of typed fields.",
+      title,
+      [title, "Message types"],
+    );
+    const answer = extractiveAnswer(question, [retrieved(topicTypes, 0.9)], {
+      pageChunks: pagesOf([intro, topicTypes]),
+    });
+    expect(answer.text).toMatch(/^Each topic has exactly one/);
+    expect(answer.extraSources).toEqual([]);
   });
 });
 

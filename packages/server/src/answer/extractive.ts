@@ -94,9 +94,11 @@ import {
  * command line" for "How do I call a service from the command line?") and opens on code, with no
  * sentence before it, is quoted as its heading followed by that code: the heading is the code's
  * lead-in (`labelsCode` in units.ts). Only for such a question, and only where the code opens the
- * section; the heading's words are not counted as the text's for any other question. When the
- * search found a later chunk of such a section (the rest of a long example), the section's first
- * chunk is weighed too.
+ * section; the heading's words are not counted as the text's for any other question. A heading
+ * names the task when it opens with the question's verb in its "-ing" form acting on the same
+ * thing, or on nothing named (`headsTask`). When the search found another chunk of a result's page
+ * (a later chunk of such a section, or another section: "Message types" for "How do I publish a
+ * message on a topic?"), the first chunk of the section naming the task is weighed too.
  *
  * The weights were set by reading answers to the sample book's definition and how-to questions
  * (examples/robotics-primer/questions.jsonl, rows a001–a020), not by fitting a number.
@@ -436,9 +438,12 @@ export function leadIns(
 }
 
 /**
- * For a how-to question: the first chunk of each result's section whose heading names the task
- * asked ("Writing an action server" for "How do I write an action server?"), when the search
- * found a later chunk of it.
+ * For a how-to question: the first chunk of each section of the results' pages whose heading
+ * names the task asked ("Writing an action server" for "How do I write an action server?"), when
+ * the search found another chunk: a later one of that section (the rest of a long example), or
+ * another section of its page ("Message types" above "Publishing and subscribing"). A page's own
+ * title does not count for its other sections: a page named after the task ("Implementing Undo
+ * History") opens on why, not how.
  */
 function taskOpenings(
   query: WeightedQuestion,
@@ -448,15 +453,20 @@ function taskOpenings(
 ): Candidate[] {
   const seen = new Set(candidates.map((candidate) => candidate.result.chunk.id));
   const found: Candidate[] = [];
+  const sectionsOf = (chunk: ChunkRecord) => [
+    chunk.headingPath,
+    ...(chunk.sectionAnchors ?? []).map((anchor) => anchor.headingPath),
+  ];
   for (const [rank, result] of results.entries()) {
+    const page = pageChunks(result.chunk.filePath);
     const paths = [
-      result.chunk.headingPath,
-      ...(result.chunk.sectionAnchors ?? []).map((anchor) => anchor.headingPath),
+      ...sectionsOf(result.chunk),
+      ...page.flatMap(sectionsOf).filter((path) => path.length > 1),
     ].filter((path) => headsTask(query, path.at(-1) ?? ""));
     for (const path of paths) {
       const section = path.join("\n");
-      const opening = pageChunks(result.chunk.filePath).find((chunk) =>
-        [chunk.headingPath, ...(chunk.sectionAnchors ?? []).map((anchor) => anchor.headingPath)]
+      const opening = page.find((chunk) =>
+        sectionsOf(chunk)
           .map((at) => at.join("\n"))
           .includes(section),
       );

@@ -1,10 +1,10 @@
-import { analyze, headingKey, plainWordForms } from "../search/analyzer.ts";
+import { headingKey, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
 import { namesCompared } from "./comparisons.ts";
 import { DEFINES, definitionStrength, headedBy } from "./definitions.ts";
-import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
+import { anyOf, shareOf, taskPhrase, type WeightedQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, parsedChunk, type Unit } from "./units.ts";
 
 /**
@@ -289,12 +289,16 @@ export function askedInHeading(query: WeightedQuestion, heading: string): number
 
 /**
  * Whether a heading names the task a how-to question asks: it opens with the question's verb in
- * its "-ing" form ("Looking up a transform" for "How do I look up a transform?").
+ * its "-ing" form, acting on the same thing when it names one ("Looking up a transform" for "How
+ * do I look up a transform?", "Publishing and subscribing" for "How do I publish a message?"; not
+ * "Writing reducers" for "How do I write tests for a reducer?").
  */
 export function headsTask(query: WeightedQuestion, heading: string): boolean {
-  if (!query.task) return false;
-  const first = /^\s*([A-Za-z]+ing)\b/.exec(heading)?.[1];
-  return first !== undefined && analyze(first)[0] === query.task;
+  const task = query.task;
+  if (!task || !/^\s*[A-Za-z]+ing\b/.test(heading)) return false;
+  const named = taskPhrase(heading.trim());
+  if (!named || named.verb !== task.verb) return false;
+  return named.object === null || task.object === null || named.object === task.object;
 }
 
 /** The object of its last verb is a pronoun ("… standardises it."), not "… around all of them.". */
