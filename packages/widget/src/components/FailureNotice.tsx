@@ -1,5 +1,6 @@
 import { useChat, useStrings } from "../store/chat-store-context.ts";
 import { fill } from "../strings.ts";
+import { focusQuestionBox } from "./focus.ts";
 
 /** The error or timeout of the last question, with Retry; a 429 also says when to try again. */
 export function FailureNotice() {
@@ -21,7 +22,15 @@ export function FailureNotice() {
           })}
         </p>
       ) : null}
-      <button type="button" className="secondary-button" onClick={retry}>
+      <button
+        type="button"
+        className="secondary-button"
+        onClick={(event) => {
+          // The notice goes away as the question is asked again.
+          focusQuestionBox(event.currentTarget);
+          retry();
+        }}
+      >
         {strings.retry}
       </button>
     </div>

@@ -1,6 +1,7 @@
 import { useChat, useStrings } from "../store/chat-store-context.ts";
 import { fill } from "../strings.ts";
 import { shorten } from "../util/shorten.ts";
+import { focusQuestionBox } from "./focus.ts";
 
 /** The page text the next question is about, with a way to drop it. */
 export function SelectionContext() {
@@ -16,7 +17,10 @@ export function SelectionContext() {
           type="button"
           className="icon-button"
           aria-label={strings.removeSelection}
-          onClick={clearSelection}
+          onClick={(event) => {
+            focusQuestionBox(event.currentTarget);
+            clearSelection();
+          }}
         >
           <span aria-hidden="true">×</span>
         </button>

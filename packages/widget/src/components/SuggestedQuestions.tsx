@@ -1,4 +1,5 @@
 import { useChat } from "../store/chat-store-context.ts";
+import { focusQuestionBox } from "./focus.ts";
 
 /** Questions the reader can ask with one press: starters in the empty panel, follow-ups. */
 export function SuggestedQuestions({ title, questions }: { title: string; questions: string[] }) {
@@ -17,7 +18,11 @@ export function SuggestedQuestions({ title, questions }: { title: string; questi
               type="button"
               className="suggestion"
               disabled={loading}
-              onClick={() => ask(question)}
+              onClick={(event) => {
+                // Asked, the suggestions are disabled or go away.
+                focusQuestionBox(event.currentTarget);
+                ask(question);
+              }}
             >
               {question}
             </button>

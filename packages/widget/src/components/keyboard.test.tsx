@@ -1,7 +1,12 @@
 // @vitest-environment jsdom
-import { screen, waitFor } from "@testing-library/react";
+import { act, screen, waitFor, within } from "@testing-library/react";
 import { describe, expect, it } from "vitest";
-import { controlledSseResponse, installFetch } from "../test/fetch-mock.ts";
+import {
+  controlledSseResponse,
+  installFetch,
+  jsonResponse,
+  sseResponse,
+} from "../test/fetch-mock.ts";
 import { ask, renderWidget } from "../test/render-widget.tsx";
 import { answerEvents } from "../test/sse-fixtures.ts";
 
@@ -80,6 +85,44 @@ describe("keyboard use", () => {
     expect(screen.getByRole("textbox", { name: "Your question" })).toHaveFocus();
     await user.keyboard("{Escape}");
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+
+  it("gives focus to the question box when a pressed control goes away: Retry, a suggestion, ×", async () => {
+    let attempt = 0;
+    installFetch((call) => {
+      if (call.url.endsWith("/suggestions"))
+        return jsonResponse(200, { questions: ["What is a node?"] });
+      return ++attempt === 1
+        ? jsonResponse(503, {
+            error_code: "DATABASE_UNAVAILABLE",
+            message: "Unavailable right now.",
+          })
+        : sseResponse(answerEvents());
+    });
+    const { user, store } = renderWidget({}, { serverSuggestions: true });
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    const box = screen.getByRole("textbox", { name: "Your question" });
+
+    // A starter question, pressed from the keyboard: the list goes away once it is asked.
+    const starters = await screen.findByRole("list", { name: "Try asking" });
+    within(starters).getByRole("button").focus();
+    await user.keyboard("{Enter}");
+    const alert = await screen.findByRole("alert");
+    expect(box).toHaveFocus();
+
+    // Retry: the notice goes away as the question is asked again.
+    within(alert).getByRole("button", { name: "Retry" }).focus();
+    await user.keyboard("{Enter}");
+    await waitFor(() => expect(store.getState().status).toBe("success"));
+    expect(screen.queryByRole("alert")).not.toBeInTheDocument();
+    expect(box).toHaveFocus();
+
+    // The × that drops a selection goes away with it.
+    act(() => store.getState().askAboutSelection("A URDF describes the robot."));
+    screen.getByRole("button", { name: "Remove the selected text" }).focus();
+    await user.keyboard("{Enter}");
+    expect(store.getState().selection).toBeNull();
+    expect(box).toHaveFocus();
   });
 
   it("labels every control", async () => {
