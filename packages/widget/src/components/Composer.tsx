@@ -1,5 +1,6 @@
 import { type RefObject, useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { useChat, useChatStoreApi, useStrings } from "../store/chat-store-context.ts";
+import { focusVisible } from "./focus.ts";
 
 /** The question box: Enter sends, Shift+Enter starts a new line; Stop replaces Send while answering. */
 export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement | null> }) {
@@ -18,14 +19,15 @@ export function Composer({ inputRef }: { inputRef: RefObject<HTMLTextAreaElement
   // Stop turns back into Send when the answer ends, and Send is disabled while the box is empty.
   // The browser drops focus from a disabled button, so a keyboard reader who was on Stop would be
   // left outside the panel (Esc and Tab no longer reach it). The store says the answer ended
-  // before the button changes, so that is the moment to see whether Stop held the focus.
+  // before the button changes, so that is the moment to see whether Stop held the focus. Only
+  // keyboard focus: on a phone a tapped Stop must not open the on-screen keyboard over the answer.
   useEffect(
     () =>
       store.subscribe((state, previous) => {
         if (previous.status !== "loading" || state.status === "loading") return;
         const button = actionRef.current;
         const root = button?.getRootNode() as Document | ShadowRoot | undefined;
-        refocus.current = button != null && root?.activeElement === button;
+        refocus.current = button != null && root?.activeElement === button && focusVisible(button);
       }),
     [store],
   );

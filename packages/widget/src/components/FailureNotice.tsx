@@ -1,6 +1,6 @@
 import { useChat, useStrings } from "../store/chat-store-context.ts";
 import { fill } from "../strings.ts";
-import { focusQuestionBox } from "./focus.ts";
+import { keepKeyboardFocus } from "./focus.ts";
 
 /** The error or timeout of the last question, with Retry; a 429 also says when to try again. */
 export function FailureNotice() {
@@ -27,7 +27,7 @@ export function FailureNotice() {
         className="secondary-button"
         onClick={(event) => {
           // The notice goes away as the question is asked again.
-          focusQuestionBox(event.currentTarget);
+          keepKeyboardFocus(event);
           retry();
         }}
       >

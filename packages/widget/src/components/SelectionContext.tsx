@@ -1,7 +1,7 @@
 import { useChat, useStrings } from "../store/chat-store-context.ts";
 import { fill } from "../strings.ts";
 import { shorten } from "../util/shorten.ts";
-import { focusQuestionBox } from "./focus.ts";
+import { keepKeyboardFocus } from "./focus.ts";
 
 /** The page text the next question is about, with a way to drop it. */
 export function SelectionContext() {
@@ -18,7 +18,7 @@ export function SelectionContext() {
           className="icon-button"
           aria-label={strings.removeSelection}
           onClick={(event) => {
-            focusQuestionBox(event.currentTarget);
+            keepKeyboardFocus(event);
             clearSelection();
           }}
         >

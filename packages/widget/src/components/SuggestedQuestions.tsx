@@ -1,5 +1,5 @@
 import { useChat } from "../store/chat-store-context.ts";
-import { focusQuestionBox } from "./focus.ts";
+import { keepKeyboardFocus } from "./focus.ts";
 
 /** Questions the reader can ask with one press: starters in the empty panel, follow-ups. */
 export function SuggestedQuestions({ title, questions }: { title: string; questions: string[] }) {
@@ -20,7 +20,7 @@ export function SuggestedQuestions({ title, questions }: { title: string; questi
               disabled={loading}
               onClick={(event) => {
                 // Asked, the suggestions are disabled or go away.
-                focusQuestionBox(event.currentTarget);
+                keepKeyboardFocus(event);
                 ask(question);
               }}
             >

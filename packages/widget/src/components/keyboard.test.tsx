@@ -125,6 +125,21 @@ describe("keyboard use", () => {
     expect(box).toHaveFocus();
   });
 
+  it("leaves focus alone when such a control is tapped or clicked: no on-screen keyboard pops up", async () => {
+    installFetch((call) =>
+      call.url.endsWith("/suggestions")
+        ? jsonResponse(200, { questions: ["What is a node?"] })
+        : sseResponse(answerEvents()),
+    );
+    const { user, store } = renderWidget({}, { serverSuggestions: true });
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    const box = screen.getByRole("textbox", { name: "Your question" });
+    const starters = await screen.findByRole("list", { name: "Try asking" });
+    await user.click(within(starters).getByRole("button"));
+    await waitFor(() => expect(store.getState().status).toBe("success"));
+    expect(box).not.toHaveFocus();
+  });
+
   it("labels every control", async () => {
     const { user } = renderWidget();
     await user.click(screen.getByRole("button", { name: "Ask the book" }));
