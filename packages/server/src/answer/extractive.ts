@@ -211,8 +211,9 @@ export function extractiveAnswer(
         options.sectionsHeaded?.(query.subjectText) ?? [],
       ),
     );
-  // The section showing how to do what a how-to asks ("Writing an action server") opens on its
-  // code, which a later chunk of that section (the one the search found) does not hold.
+  // The section showing how to do what a how-to asks ("Writing an action server") may open on
+  // code that the chunk the search found (a later one of that section, or another section of its
+  // page) does not hold.
   if (query.task && options.pageChunks) {
     const pageChunks = options.pageChunks;
     candidates.push(...taskOpenings(query, candidates, results, pageChunks));
