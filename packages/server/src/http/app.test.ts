@@ -26,13 +26,17 @@ describe("POST /chat", () => {
     const body = ChatResponseSchema.parse(await response.json());
     expect(body.metadata.mode).toBe("retrieval_only");
     expect(body.fallback_message).toMatch(/not configured/);
-    expect(body.answer).toMatch(/\[1\]/);
-    expect(body.sources.length).toBeGreaterThan(0);
+    // The passage may come from another section of a source's page, listed after the results.
+    const cited = Number(/\[(\d+)\]/.exec(body.answer ?? "")?.[1]);
+    expect(cited).toBeGreaterThanOrEqual(1);
+    expect(cited).toBeLessThanOrEqual(body.sources.length);
     const first = body.sources[0];
     expect(first && "source_url" in first && first.source_url).toMatch(/^\/docs\/ros2\/topics#/);
     expect(body.session_id).toMatch(UUID_V4);
     expect(body.metadata.request_id).toBe(response.headers.get("x-request-id"));
-    expect(body.metadata.retrieval_count).toBe(body.sources.length);
+    // The chunks retrieved, then any other chunk the answer quotes.
+    expect(body.metadata.retrieval_count).toBeGreaterThan(0);
+    expect(body.metadata.retrieval_count).toBeLessThanOrEqual(body.sources.length);
     expect(["high", "medium", "low"]).toContain(body.confidence);
     expect(body.metadata.timings).toHaveProperty("retrieve");
     for (const source of body.sources)

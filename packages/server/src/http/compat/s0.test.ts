@@ -35,7 +35,7 @@ describe("seed S0: POST /query", () => {
     const json = (await response.json()) as Record<string, unknown>;
     expect(Object.keys(json).sort()).toEqual(["answer", "sources"]);
     const body = S0QueryResponseSchema.parse(json);
-    expect(body.answer).toMatch(/topic/i);
+    expect(body.answer).toMatch(/publish/i);
     expect(body.sources.length).toBeGreaterThan(0);
     expect(body.sources[0]).toMatch(/^Topics and Messages \/ .+/);
     expect(new Set(body.sources).size).toBe(body.sources.length);

@@ -24,7 +24,7 @@ describe("seed S3: /api", () => {
     });
     expect(response.status).toBe(200);
     const first = S3ChatResponseSchema.parse(await response.json());
-    expect(first.message).toMatch(/topic/i);
+    expect(first.message).toMatch(/publish/i);
     expect(first.sources.length).toBeGreaterThan(0);
     for (const source of first.sources) {
       expect(source.relevance_score).toBeGreaterThanOrEqual(S3_LIMITS.minRelevance);

@@ -54,7 +54,7 @@ describe("seed S4 on POST /chat", () => {
       "sources",
     ]);
     expect(body.session_id).toBe(sessionId);
-    expect(body.answer_text).toMatch(/topic/i);
+    expect(body.answer_text).toMatch(/publish/i);
     expect(body.sources[0]?.url).toMatch(/^\/docs\/ros2\/topics#/);
     expect(body.sources[0]?.section_path).toMatch(/ > /);
     const scores = body.sources.map((source) => source.relevance_score);
