@@ -36,6 +36,27 @@ describe("namedInQuestion", () => {
     expect(await namedInQuestion([word], question)).toEqual([]);
   });
 
+  it.each([
+    ["forth", "My robot's position in RViz keeps jumping back and forth between two places."],
+    ["fro", "The arm swings to and fro after every goal."],
+    ["fatter", "Why do the wheels look fatter in the simulator than on the real robot?"],
+    ["fattest", "Which cable is the fattest one I can use?"],
+  ])(
+    "leaves out words the tagger guesses to be nouns from their form: %j",
+    async (word, question) => {
+      expect(await namedInQuestion([word], question)).toEqual([]);
+    },
+  );
+
+  it("still names an unknown noun after 'and' or an '-er' word that is no comparative", async () => {
+    expect(await namedInQuestion(["webots"], "Do Gazebo and webots both read URDF?")).toEqual([
+      "webots",
+    ]);
+    expect(
+      await namedInQuestion(["gimballer"], "How do I tune the gimballer on my drone?"),
+    ).toEqual(["gimballer"]);
+  });
+
   it("keeps identifiers and acronyms whatever the tagger reads them as", async () => {
     expect(
       await namedInQuestion(

@@ -33,19 +33,48 @@ export async function nounsIn(text: string): Promise<Set<string>> {
   const tag = await loadTagger();
   const lexicon = tag.world().model.one.lexicon;
   const nouns = new Set<string>();
-  let previous: string[] = [];
-  for (const term of tag(text).terms().json()) {
-    const word = term.terms[0];
-    if (!word) continue;
+  const terms = tag(text)
+    .terms()
+    .json()
+    .flatMap((term) => term.terms[0] ?? []);
+  for (const [index, word] of terms.entries()) {
     const lower = word.text.toLowerCase();
-    const guessedAdjective = word.tags.includes("Adjective") && lexicon[lower] === undefined;
+    const known = lexicon[lower] !== undefined;
+    const guessedAdjective = word.tags.includes("Adjective") && !known;
     // An adjective right after a verb says how it went ("the URDF loaded fine"), though the
     // tagger reads it as a noun at the end of a sentence.
-    const complement = lexicon[lower] === "Adjective" && previous.includes("Verb");
-    if ((word.tags.includes("Noun") && !complement) || guessedAdjective) nouns.add(lower);
-    previous = word.tags;
+    const complement =
+      lexicon[lower] === "Adjective" && (terms[index - 1]?.tags.includes("Verb") ?? false);
+    // A word the tagger does not know and guesses to be a noun may be the comparative of an
+    // adjective it knows ("look fatter") or the second half of a pair of adverbs or particles
+    // ("back and forth", "to and fro").
+    const notNoun = !known && (comparativeOf(lower, lexicon) || pairedWithParticle(terms, index));
+    if ((word.tags.includes("Noun") && !complement && !notNoun) || guessedAdjective)
+      nouns.add(lower);
   }
   return nouns;
+}
+
+/** "fatter", "thinnest", "noisier", "larger": -er or -est on an adjective of the lexicon. */
+function comparativeOf(word: string, lexicon: Record<string, string>): boolean {
+  const ending = /^(.+?)(?:er|est)$/.exec(word);
+  const stem = ending?.[1];
+  if (!stem || stem.length < 2) return false;
+  const bases = [stem, `${stem}e`, stem.replace(/i$/, "y")];
+  // A doubled final consonant: "fatt" → "fat", "thinn" → "thin".
+  if (/([b-df-hj-np-tv-z])\1$/.test(stem)) bases.push(stem.slice(0, -1));
+  return bases.some((base) => lexicon[base] === "Adjective");
+}
+
+/** The word after "and"/"or" that follows an adverb or a particle: "back and forth". */
+function pairedWithParticle(terms: { text: string; tags: string[] }[], index: number): boolean {
+  const joiner = terms[index - 1]?.text.toLowerCase();
+  const first = terms[index - 2]?.tags ?? [];
+  return (
+    (joiner === "and" || joiner === "or") &&
+    !first.includes("Noun") &&
+    (first.includes("Adverb") || first.includes("Preposition") || first.includes("Conjunction"))
+  );
 }
 
 /**
