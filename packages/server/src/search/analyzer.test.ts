@@ -305,6 +305,15 @@ describe("analyze", () => {
     expect(analyze("rely")).toEqual(analyze("relies"));
   });
 
+  it("reads 'lie', 'die' and 'tie' in every form as one word, and 'news' apart from 'new'", () => {
+    for (const base of ["lie", "die", "tie"]) {
+      for (const form of [`${base}s`, `${base}d`, `${base.slice(0, -2)}ying`]) {
+        expect(analyze(form), form).toEqual([base]);
+      }
+    }
+    expect(analyze("news")).not.toEqual(analyze("new"));
+  });
+
   it("stems plural and singular to one term", () => {
     expect(analyze("kinematics")).toEqual(analyze("kinematic"));
     expect(analyze("configurations")).toEqual(analyze("configuration"));

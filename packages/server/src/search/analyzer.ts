@@ -38,7 +38,7 @@ import { STOPWORDS } from "./stopwords.ts";
  * Bump ANALYZER_VERSION whenever the output changes: persisted indexes built with another version
  * are rebuilt.
  */
-export const ANALYZER_VERSION = 7;
+export const ANALYZER_VERSION = 8;
 
 const COMPOUND = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[._\-/:#][\p{L}\p{N}]+)*/gu;
 const SEPARATORS = /[._\-/:#]+/;
@@ -183,13 +183,31 @@ function adverbToAdjective(stem: string): string {
   return stem.length > 5 && stem.endsWith("ili") ? stem.slice(0, -2) : stem;
 }
 
+/**
+ * Forms Porter cuts to a stem no other form of the word shares ("lying" → "ly", "lies" → "li",
+ * while "lie" stays "lie"), read as their base word as Porter2's exceptions do; "news" stays
+ * apart from "new".
+ */
+const IRREGULAR_STEMS = new Map([
+  ["lying", "lie"],
+  ["lies", "lie"],
+  ["lied", "lie"],
+  ["dying", "die"],
+  ["dies", "die"],
+  ["died", "die"],
+  ["tying", "tie"],
+  ["ties", "tie"],
+  ["tied", "tie"],
+  ["news", "news"],
+]);
+
 function normalizeTerm(token: string): string | undefined {
   const word = token.endsWith("'s") ? token.slice(0, -2) : token;
   if (STOPWORDS.has(word) || STOPWORDS.has(token)) return undefined;
   if (word.length > 40) return undefined;
   // Identifiers, numbers and very short words are matched exactly.
   if (/[^a-z]/.test(word) || word.length <= 3) return word;
-  let stem = stemCache.get(word);
+  let stem = stemCache.get(word) ?? IRREGULAR_STEMS.get(word);
   if (stem === undefined) {
     stem = adverbToAdjective(stemmer(americanSpelling(word)));
     if (stemCache.size < 200_000) stemCache.set(word, stem);
