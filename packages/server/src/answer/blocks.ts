@@ -36,9 +36,11 @@ export function toBlocks(text: string): Block[] {
     if (fence) {
       flush();
       const code: string[] = [line.trim()];
+      // Code inside a list item is indented under it: its lines lose that indentation.
+      const indent = new RegExp(`^ {0,${line.length - line.trimStart().length}}`);
       let closed = false;
       for (index++; index < lines.length; index++) {
-        const inner = lines[index] ?? "";
+        const inner = (lines[index] ?? "").replace(indent, "");
         code.push(inner);
         const closing = /^(`{3,}|~{3,})$/.exec(inner.trim())?.[1];
         if (closing && closing[0] === fence[0] && closing.length >= fence.length) {

@@ -1511,6 +1511,33 @@ describe("extractiveAnswer: a how-to whose section opens on code", () => {
     ).toBe(false);
   });
 
+  it("quotes a list item ending in ':' with the code under it, and the item's text after it apart", () => {
+    const tips = [
+      "- Middleware only wraps the store's dispatch function.",
+      "- If you want to apply a middleware only in development, import it only when it is needed:",
+      "  ```js",
+      "  let middleware = [a, b]",
+      "",
+      "  const store = createStore(",
+      "    reducer,",
+      "    applyMiddleware(...middleware)",
+      "  )",
+      "  ```",
+      "  This makes it easier for bundling tools to cut out unneeded modules.",
+      "- Ever wondered what applyMiddleware itself is? It is a store enhancer.",
+    ].join("\n");
+    const units = parseText(tips, "Tips").units;
+    const item = units.find((unit) => unit.text.includes("only when it is needed:"));
+    expect(item?.attachment).toBe(
+      "```js\nlet middleware = [a, b]\n\nconst store = createStore(\n  reducer,\n  applyMiddleware(...middleware)\n)\n```",
+    );
+    // No sentence runs into the code: what follows it is a sentence of its own.
+    expect(units.map((unit) => unit.text)).toContain(
+      "This makes it easier for bundling tools to cut out unneeded modules.",
+    );
+    expect(units.some((unit) => /createStore|\)\s+This/.test(unit.text))).toBe(false);
+  });
+
   it("does not take the heading for code after text, or for a chunk going on with its section", () => {
     expect(
       parseText("Run the demo:\n\n```bash\nros2 run demo talker\n```", "Running a demo").units.some(

@@ -204,9 +204,21 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
     }
     if (readingList) continue;
     if (block.kind === "list") {
+      // An item ending in ":" before code or a table (code inside a list item) brings it along.
+      const next = blocks[position + 1];
+      const attachable = next && (next.kind === "code" || next.kind === "table") ? next : null;
       for (const [order, item] of block.items.entries()) {
-        const unit = unitOf(item, place(true, order === 0));
-        if (unit) units.push(unit);
+        const leadsIn =
+          attachable !== null && order === block.items.length - 1 && item.endsWith(":");
+        const unit = unitOf(item, place(true, order === 0), leadsIn);
+        if (!unit) continue;
+        units.push(unit);
+        if (leadsIn && attachable) {
+          unit.attachment = renderBlock(attachable);
+          unit.attachmentTerms = new Set(analyze(blockText(attachable)));
+          blocks[position + 1] = { kind: "other" };
+          run++;
+        }
       }
       continue;
     }

@@ -361,7 +361,11 @@ describe("chunkSections on small input", () => {
     const source = Array.from({ length: 12 }, (_, index) => `ros2 run demo step_${index}`).join(
       "\n",
     );
-    for (const attached of [tableBlock(table), code("bash", source)]) {
+    const list = Array.from(
+      { length: 6 },
+      (_, index) => `- Component ${index} does one thing. It is used for one purpose.`,
+    ).join("\n");
+    for (const attached of [tableBlock(table), code("bash", source), prose(list)]) {
       const text = sentences("text", 60);
       const chunks = chunkSections(
         [section([prose(text), prose("There are three kinds of components:"), attached])],
@@ -369,8 +373,24 @@ describe("chunkSections on small input", () => {
       );
       expect(chunks.length).toBe(2);
       expect(chunks[0]?.text.endsWith(text)).toBe(true);
-      expect(chunks[1]?.text).toMatch(/^There are three kinds of components:\n\n(?:Component|```)/);
+      expect(chunks[1]?.text).toMatch(
+        /^There are three kinds of components:\n\n(?:Component|```|- Component 0)/,
+      );
     }
+  });
+
+  it("cuts a list longer than maxTokens between items, never inside one", () => {
+    const small: ChunkingOptions = { targetTokens: 100, maxTokens: 150, overlapRatio: 0.2 };
+    const items = Array.from(
+      { length: 20 },
+      (_, index) => `- Item ${index} says one thing. Then item ${index} says a second thing.`,
+    );
+    const chunks = chunkSections([section([prose(items.join("\n"))])], small);
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) {
+      for (const line of chunk.text.split("\n")) expect(items).toContain(line);
+    }
+    for (const item of items) expect(chunks.some((chunk) => chunk.text.includes(item))).toBe(true);
   });
 
   it("keeps a section's reading list with it within maxTokens, not opening the next chunk", () => {
@@ -518,6 +538,8 @@ interface GeneratedDocument {
   sentences: string[];
   /** List item lines, which the chunker keeps whole like sentences. */
   listItems: string[];
+  /** Each list as written, its items one a line. */
+  lists: string[];
   codeBlocks: { id: string; lang: string; code: string }[];
   tables: { header: string; rows: string[] }[];
 }
@@ -530,6 +552,7 @@ function generateDocument(seed: number, maxTokens: number): GeneratedDocument {
   let codeCount = 0;
   const sentences: string[] = [];
   const listItems: string[] = [];
+  const lists: string[] = [];
   const codeBlocks: GeneratedDocument["codeBlocks"] = [];
   const tables: GeneratedDocument["tables"] = [];
 
@@ -582,8 +605,11 @@ function generateDocument(seed: number, maxTokens: number): GeneratedDocument {
       if (kind < 0.55) {
         blocks.push(prose(Array.from({ length: between(1, 9) }, sentence).join(" ")));
       } else if (kind < 0.75) {
-        const items = Array.from({ length: between(2, 6) }, () => `- ${sentence()}`);
+        // Mostly short lists, sometimes one longer than maxTokens.
+        const count = random() < 0.15 ? between(maxTokens / 12, maxTokens / 6) : between(2, 6);
+        const items = Array.from({ length: count }, () => `- ${sentence()}`);
         listItems.push(...items);
+        lists.push(items.join("\n"));
         blocks.push(prose(items.join("\n")));
       } else if (kind < 0.85) {
         blocks.push(table());
@@ -596,6 +622,7 @@ function generateDocument(seed: number, maxTokens: number): GeneratedDocument {
     sections: buildSections(blocks, `Page ${seed}`, anchorOf),
     sentences,
     listItems,
+    lists,
     codeBlocks,
     tables,
   };
@@ -650,6 +677,9 @@ const cases = OPTION_SETS.flatMap((options) =>
     label: `seed ${seed}, target ${options.targetTokens}/max ${options.maxTokens}/overlap ${options.overlapRatio}`,
   })),
 );
+
+/** Prose boundaries with overlap checked per option set, over all seeds. */
+const overlapBoundaries = new Map<ChunkingOptions, number>();
 
 describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) => {
   const document = generateDocument(seed, options.maxTokens);
@@ -765,6 +795,16 @@ describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) =>
     if (seed === 42) expect(document.tables.length).toBeGreaterThan(0);
   });
 
+  it("keeps a list whole, once, unless it alone exceeds maxTokens", () => {
+    let whole = 0;
+    for (const list of document.lists) {
+      if (estimateTokens(list) > options.maxTokens) continue;
+      whole++;
+      expect(chunks.filter((chunk) => chunk.text.includes(list)).length, list).toBe(1);
+    }
+    if (seed === 42) expect(whole).toBeGreaterThan(0);
+  });
+
   it("loses no prose and keeps it in order", () => {
     let lastChunk = 0;
     for (const sentence of document.sentences) {
@@ -791,6 +831,12 @@ describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) =>
           document.tables.some(({ header, rows }) => line === header || rows.includes(line));
         if (previous.text.endsWith("```") || next.text.startsWith("```")) continue;
         if (tableLine(lastLine) || tableLine(firstLine)) continue;
+        // Nor at the edge of a list kept whole.
+        const wholeList = (line: string) =>
+          document.lists.some(
+            (list) => list.includes(line) && estimateTokens(list) <= options.maxTokens,
+          );
+        if (wholeList(lastLine) || wholeList(firstLine)) continue;
         const overlap = overlapBetween(previous.text, next.text);
         if (options.overlapRatio === 0) {
           expect(overlap).toBe("");
@@ -817,9 +863,7 @@ describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) =>
         expect(overlap.length).toBeLessThan(next.text.length);
       }
     }
-    if (options.overlapRatio > 0 && options.targetTokens <= 350) {
-      expect(boundaries).toBeGreaterThan(0);
-    }
+    overlapBoundaries.set(options, (overlapBoundaries.get(options) ?? 0) + boundaries);
   });
 
   it("repeats no sentence when the overlap ratio is zero", () => {
@@ -827,6 +871,15 @@ describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) =>
     for (const sentence of document.sentences) {
       const count = chunks.filter((chunk) => chunk.text.includes(sentence)).length;
       expect(count, sentence).toBe(1);
+    }
+  });
+});
+
+describe("chunkSections invariants over all seeds", () => {
+  it("checked overlap at some prose boundary for every option set with overlap", () => {
+    for (const options of OPTION_SETS) {
+      if (options.overlapRatio === 0 || options.targetTokens > 350) continue;
+      expect(overlapBoundaries.get(options), JSON.stringify(options)).toBeGreaterThan(0);
     }
   });
 });

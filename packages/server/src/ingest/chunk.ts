@@ -1,14 +1,14 @@
 // Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
 import type { SectionAnchor } from "../store/document-store.ts";
 import { isReadingList, readsFor } from "../util/reading-list.ts";
-import type { Block } from "./markdown.ts";
+import { type Block, fence, fenceMarker, LIST_START } from "./markdown.ts";
 
 /**
  * Heading-aware chunking. A document is cut into sections at its headings; consecutive small
  * sections are packed together and large ones split, into chunks of about `targetTokens`, never
  * more than `maxTokens`; consecutive chunks of one section share about `overlapRatio` of the
- * target as overlap. A fenced code block or a table is never split unless it alone exceeds
- * `maxTokens` (a table's pieces each repeat its header row).
+ * target as overlap. A fenced code block, a table or a list is never split unless it alone exceeds
+ * `maxTokens` (a table's pieces each repeat its header row; a list is then cut between items).
  */
 
 export interface ChunkingOptions {
@@ -89,8 +89,8 @@ interface Unit {
   tokens: number;
   /** Placed before this unit when it follows another one in a chunk. */
   joiner: string;
-  /** A code block or a table: kept whole, and never repeated as overlap. */
-  code: boolean;
+  /** A code block, a table or a list: kept whole, and never repeated as overlap. */
+  whole: boolean;
   /** A section's heading line: shown inside a chunk, left out when it starts one. */
   heading: boolean;
   /** Index of the section the unit belongs to. */
@@ -143,7 +143,7 @@ function headingUnit(section: Section, index: number): Unit {
     text,
     tokens: estimateTokens(text),
     joiner: "\n\n",
-    code: false,
+    whole: false,
     heading: true,
     section: index,
     bold: [],
@@ -152,12 +152,12 @@ function headingUnit(section: Section, index: number): Unit {
 
 function sectionUnits(section: Section, index: number, options: ChunkingOptions): Unit[] {
   const units: Unit[] = [headingUnit(section, index)];
-  const push = (text: string, joiner: string, code: boolean, bold: string[] = []) =>
+  const push = (text: string, joiner: string, whole: boolean, bold: string[] = []) =>
     units.push({
       text,
       tokens: estimateTokens(text),
       joiner,
-      code,
+      whole,
       heading: false,
       section: index,
       bold,
@@ -185,6 +185,30 @@ function sectionUnits(section: Section, index: number, options: ChunkingOptions)
     }
     if (block.kind !== "prose") continue;
     const terms = readingList ? [] : (block.strong ?? []).flatMap((text) => boldTerm(text) ?? []);
+    if (LIST_START.test(block.text)) {
+      // A list cut between its items leaves the items after the cut without the sentence that
+      // introduces them ("There are several approaches that can be used:"): it stays whole where
+      // it fits, else each item stays whole where it fits.
+      if (estimateTokens(block.text) <= options.maxTokens) {
+        push(block.text, "\n\n", true, termsIn(block.text, terms));
+        continue;
+      }
+      for (const [itemIndex, item] of listItems(block.text).entries()) {
+        if (estimateTokens(item) <= options.maxTokens) {
+          push(item, itemIndex === 0 ? "\n\n" : "\n", false, termsIn(item, terms));
+          continue;
+        }
+        for (const [pieceIndex, piece] of splitLongText(item, options.maxTokens).entries()) {
+          push(
+            piece,
+            pieceIndex > 0 ? " " : itemIndex === 0 ? "\n\n" : "\n",
+            false,
+            termsIn(piece, terms),
+          );
+        }
+      }
+      continue;
+    }
     const lines = block.text.includes("\n") ? block.text.split("\n") : [block.text];
     let firstOfBlock = true;
     for (const line of lines) {
@@ -267,13 +291,13 @@ function readsFurther(section: Section, previous: Section | undefined): boolean 
 }
 
 /**
- * Whether the chunk's last unit is a sentence ending in ":" that introduces `next`, a code block
- * or table, and can move on with it: the chunk keeps other new text (of its last `fresh` units,
+ * Whether the chunk's last unit is a sentence ending in ":" that introduces `next`, a code block,
+ * table or list, and can move on with it: the chunk keeps other new text (of its last `fresh` units,
  * the rest being overlap), and the two fit in `maxTokens`.
  */
 function introduces(chunk: Unit[], fresh: number, next: Unit, maxTokens: number): boolean {
   const last = chunk.at(-1);
-  if (!last || !next.code || last.code || last.heading || !/:\s*$/.test(last.text)) return false;
+  if (!last || !next.whole || last.whole || last.heading || !/:\s*$/.test(last.text)) return false;
   const otherNew = chunk.slice(chunk.length - fresh, -1);
   return otherNew.some((unit) => !unit.heading) && size([last, next]) <= maxTokens;
 }
@@ -312,7 +336,7 @@ function overlapTail(chunk: Unit[], budget: number): Unit[] {
   for (let index = chunk.length - 1; index >= 0; index--) {
     const unit = chunk[index];
     // Overlap stays within one section and never repeats code.
-    if (!unit || unit.code || unit.heading) break;
+    if (!unit || unit.whole || unit.heading) break;
     // Allow one sentence a little over budget so long sentences still overlap.
     const limit = tail.length === 0 ? budget * 2 : budget;
     if (tokens + unit.tokens > limit) break;
@@ -396,15 +420,6 @@ function render(units: Unit[]): string {
     .join("");
 }
 
-function fenceMarker(code: string): string {
-  const longestRun = Math.max(2, ...Array.from(code.matchAll(/`+/g), (match) => match[0].length));
-  return "`".repeat(longestRun + 1);
-}
-
-function fence(lang: string, code: string, marker = fenceMarker(code)): string {
-  return `${marker}${lang}\n${code}\n${marker}`;
-}
-
 /**
  * A table as one piece, or, when it alone exceeds `maxTokens`, as pieces of consecutive rows that
  * each start with the header row: a piece without it would not say what its columns are, to the
@@ -452,6 +467,17 @@ function splitCode(lang: string, code: string, maxTokens: number): string[] {
   }
   if (current.length > 0) pieces.push(fence(lang, current.join("\n"), marker));
   return pieces;
+}
+
+/** A list's items, each with the lines under it (nested items, code inside the item). */
+function listItems(list: string): string[] {
+  const items: string[] = [];
+  for (const line of list.split("\n")) {
+    const last = items.length - 1;
+    if (LIST_START.test(line) || last < 0) items.push(line);
+    else items[last] = `${items[last]}\n${line}`;
+  }
+  return items;
 }
 
 function splitLongText(text: string, maxTokens: number): string[] {

@@ -543,7 +543,53 @@ describe("Markdown constructs", () => {
       ].join("\n"),
     });
     expect(blocks[1]).toMatchObject({ kind: "code", code: "npm install" });
-    expect(blocks[2]).toMatchObject({ kind: "prose", text: "- In a list:\nx();" });
+    expect(blocks[2]).toMatchObject({
+      kind: "prose",
+      text: "- In a list:\n  ```js\n  x();\n  ```",
+    });
+  });
+
+  it("keeps code inside a list item fenced and indented under it, and the item's text after it", () => {
+    const source = [
+      "- Import it only when needed:",
+      "",
+      "  ```js",
+      "  const store = createStore(",
+      "    reducer,",
+      "",
+      "    applyMiddleware(...middleware)",
+      "  )",
+      "  ```",
+      "",
+      "  This makes builds smaller.",
+      "",
+      "- Nested:",
+      "  - one",
+      "",
+      "  And more text.",
+      "- Last item.",
+    ].join("\n");
+    expect(blocksOf(source)).toEqual([
+      {
+        kind: "prose",
+        line: 1,
+        text: [
+          "- Import it only when needed:",
+          "  ```js",
+          "  const store = createStore(",
+          "    reducer,",
+          "",
+          "    applyMiddleware(...middleware)",
+          "  )",
+          "  ```",
+          "  This makes builds smaller.",
+          "- Nested:",
+          "  - one",
+          "  And more text.",
+          "- Last item.",
+        ].join("\n"),
+      },
+    ]);
   });
 
   it("keeps indented code", () => {

@@ -454,7 +454,7 @@ function figuresOf(parts: MdNode[]): string[] | null {
 }
 
 /** A list item's marker opening a prose block: the block is a list. */
-const LIST_START = /^(?:[-*+]|\d{1,3}[.)])\s/;
+export const LIST_START = /^(?:[-*+]|\d{1,3}[.)])\s/;
 
 /** Plain text of inline content: code spans and link text kept, JSX text children kept. */
 export function inlineText(node: MdNode): string {
@@ -576,17 +576,46 @@ export function withoutMagicComments(code: string): string {
     .join("\n");
 }
 
+/** The longest run of backticks in the code, plus one (at least three). */
+export function fenceMarker(code: string): string {
+  const longestRun = Math.max(2, ...Array.from(code.matchAll(/`+/g), (match) => match[0].length));
+  return "`".repeat(longestRun + 1);
+}
+
+/** Code as a fenced block whose fence no line of the code can close. */
+export function fence(lang: string, code: string, marker = fenceMarker(code)): string {
+  return `${marker}${lang}\n${code}\n${marker}`;
+}
+
+/**
+ * A list as Markdown text, one item a line. What an item holds after its first paragraph (a
+ * nested list, a fenced code block, more paragraphs) goes on the lines under it, indented; code
+ * keeps its fence, so it is read as code and not as sentences.
+ */
 function listText(node: MdNode, indent: number): string {
   const lines: string[] = [];
+  const inner = " ".repeat(indent + 2);
   for (const [index, item] of (node.children ?? []).entries()) {
     const bullet = node.ordered ? `${index + 1}.` : "-";
-    const parts: string[] = [];
+    let text = "";
+    // Whether the item's text ends in a block (a list or code), after which prose takes a new line.
+    let afterBlock = false;
     for (const child of item.children ?? []) {
-      if (child.type === "list") parts.push(`\n${listText(child, indent + 2)}`);
-      else if (child.type === "code") parts.push(`\n${withoutMagicComments(child.value ?? "")}`);
-      else parts.push(inlineText(child).trim());
+      if (child.type === "list") {
+        text += `\n${listText(child, indent + 2)}`;
+        afterBlock = true;
+      } else if (child.type === "code") {
+        const code = fence(child.lang ?? "", withoutMagicComments(child.value ?? ""));
+        text += `\n${code.replace(/^(?=.)/gm, inner)}`;
+        afterBlock = true;
+      } else {
+        const paragraph = inlineText(child).trim();
+        if (!paragraph) continue;
+        text += afterBlock ? `\n${inner}${paragraph}` : text ? ` ${paragraph}` : paragraph;
+        afterBlock = false;
+      }
     }
-    lines.push(`${" ".repeat(indent)}${bullet} ${parts.join(" ").replace(/ \n/g, "\n")}`);
+    lines.push(`${" ".repeat(indent)}${bullet} ${text}`);
   }
   return lines.join("\n");
 }
