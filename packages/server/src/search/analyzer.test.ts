@@ -56,6 +56,17 @@ describe("tokenize", () => {
     expect(tokenize("Python3")).toEqual(["python3", "python"]);
   });
 
+  it("reads a decimal number as its value and its whole part, never the digits after the point", () => {
+    expect(tokenize("about 9.8 m")).toEqual(["about", "9.8", "9", "m"]);
+    expect(tokenize("z_c = 0.8 m")).not.toContain("8");
+    // The value is what the reader wrote; the whole part only helps it meet a rounded one.
+    expect(analyzeQuery("Why 9.8 on one axis?").words).toEqual(["9.8", "one", "axi"]);
+    expect(analyzeQuery("Why 9.8 on one axis?").terms).toContain("9");
+    // A version with more than one point keeps its parts, and its shorter forms meet a reader's.
+    expect(tokenize("4.2.0")).toEqual(["4.2", "4", "2", "0", "4.2.0"]);
+    expect(tokenize("Redux 4.2")).toEqual(["redux", "4.2", "4"]);
+  });
+
   it("does not add letters for a single letter followed by digits", () => {
     expect(tokenize("v2")).toEqual(["v2"]);
   });
@@ -360,7 +371,8 @@ describe("analyze", () => {
   it("keeps numbers, including the parts and whole of a dotted version", () => {
     expect(analyze("port 8080")).toEqual(["port", "8080"]);
     expect(analyze("42")).toEqual(["42"]);
-    expect(analyze("version 3.14")).toEqual(["version", "3", "14", "3.14"]);
+    expect(analyze("version 3.14")).toEqual(["version", "3.14", "3"]);
+    expect(analyze("version 3.14.1")).toEqual(["version", "3.14", "3", "14", "1", "3.14.1"]);
   });
 
   it("does not stem short words", () => {

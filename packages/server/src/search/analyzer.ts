@@ -27,6 +27,12 @@ import { STOPWORDS } from "./stopwords.ts";
  *   `PureComponent`, so this short list is the price of splitting two-part PascalCase at all. After
  *   a lower-case part (`runScript`, `openSocket`) the suffix is an ordinary word and splits.
  *
+ * Numbers: a decimal number is one word, its value, with its whole part added beside it
+ * (`0.8` → 0.8 + 0), never the digits after the point, which would make "0.8 m" match a reader's
+ * "9.8" through "8"; the whole part lets "about 9.8" meet the book's 9.81. A version of three or
+ * more numbers keeps its parts, whole and shorter forms (`4.2.0` → 4.2 4 2 0 4.2.0), so
+ * "Redux 4.2" finds it.
+ *
  * Chinese, Japanese and Korean runs (Han, Hiragana, Katakana, Hangul) are cut from adjacent Latin
  * letters and digits (`redux中间件` → redux + 中间件) and indexed as overlapping character bigrams
  * (中间件 → 中间 间件; a lone character stays a unigram), as Lucene's CJK analyzer does. Bigrams
@@ -38,7 +44,7 @@ import { STOPWORDS } from "./stopwords.ts";
  * Bump ANALYZER_VERSION whenever the output changes: persisted indexes built with another version
  * are rebuilt.
  */
-export const ANALYZER_VERSION = 8;
+export const ANALYZER_VERSION = 9;
 
 const COMPOUND = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[._\-/:#][\p{L}\p{N}]+)*/gu;
 const SEPARATORS = /[._\-/:#]+/;
@@ -47,6 +53,8 @@ const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}(?!s(?:
 const IDENTIFIER_SEPARATOR = /[._/:#]|\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
 /** Two or three letter-only parts joined by single hyphens ("re-render", "built-in"). */
 const HYPHENATED_WORDS = /^\p{L}+(?:-\p{L}+){1,2}$/u;
+const DECIMAL = /^(\p{N}+)\.\p{N}+$/u;
+const VERSION = /^\p{N}+(?:\.\p{N}+){2,}$/u;
 const LETTERS_THEN_DIGITS = /^(\p{L}{2,})\p{N}+$/u;
 // The prolonged sound mark ー belongs to no script of its own but is part of katakana words.
 const CJK_RUN = /([\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}ー]+)/u;
@@ -107,6 +115,22 @@ function pushBigrams(run: string, tokens: Token[]): void {
 function pushWords(text: string, tokens: Token[]): void {
   for (const match of text.matchAll(COMPOUND)) {
     const compound = match[0].replace(/['’]/g, "'");
+    // A decimal number is its value and its whole part: the digits after the point are no
+    // number of their own ("0.8" is not "8", and "about 9.8" still meets "9.81" through "9").
+    const decimal = DECIMAL.exec(compound);
+    if (decimal?.[1] !== undefined) {
+      tokens.push({ text: compound, original: compound, compound: false });
+      tokens.push({ text: decimal[1], original: compound, compound: true });
+      continue;
+    }
+    // A version's shorter forms, so "Redux 4.2" finds "4.2.0" as a whole number.
+    if (VERSION.test(compound)) {
+      const numbers = compound.split(".");
+      for (let length = 2; length < numbers.length; length++) {
+        const prefix = numbers.slice(0, length).join(".");
+        tokens.push({ text: prefix, original: compound, compound: true });
+      }
+    }
     const parts = compound.split(SEPARATORS).flatMap(caseParts);
     for (const part of parts) {
       const lower = part.toLowerCase();

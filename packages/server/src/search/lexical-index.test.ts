@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type MiniSearch from "minisearch";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { analyze } from "./analyzer.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { chunkRecord } from "./test-builders.ts";
 
@@ -15,6 +16,24 @@ const chunks = [
   chunkRecord("lidar", "The lidar sweeps a laser and times each echo to measure range.", "Lidar"),
   chunkRecord("pid", "A PID loop corrects the motor speed from the measured error.", "Control"),
 ];
+
+describe("numbers", () => {
+  const index = LexicalIndex.build([
+    chunkRecord("imu", "Lying still, an accelerometer reads about 9.81 on its z axis.", "IMU"),
+    chunkRecord("zmp", "With a height of 0.8 m and 0.8 s per step the pendulum tips.", "ZMP"),
+    chunkRecord("release", "Redux 4.2.0 marked the original method as deprecated.", "Release"),
+  ]);
+  const found = (question: string) =>
+    index.search(analyze(question), { limit: 5 }).map((hit) => hit.chunk.id);
+
+  it("meets a rounded number through its whole part, never through another's decimals", () => {
+    expect(found("9.8")).toEqual(["imu"]);
+  });
+
+  it("meets a version by its shorter form", () => {
+    expect(found("4.2")).toEqual(["release"]);
+  });
+});
 
 describe("the BM25 snapshot", () => {
   let directory: string;
