@@ -59,6 +59,8 @@ describe("tokenize", () => {
   it("reads a decimal number as its value and its whole part, never the digits after the point", () => {
     expect(tokenize("about 9.8 m")).toEqual(["about", "9.8", "9", "m"]);
     expect(tokenize("z_c = 0.8 m")).not.toContain("8");
+    // Its shorter forms meet a reader who writes fewer digits.
+    expect(tokenize("+9.81")).toEqual(["9.81", "9.8", "9"]);
     // The value is what the reader wrote; the whole part only helps it meet a rounded one.
     expect(analyzeQuery("Why 9.8 on one axis?").words).toEqual(["9.8", "one", "axi"]);
     expect(analyzeQuery("Why 9.8 on one axis?").terms).toContain("9");
@@ -371,7 +373,7 @@ describe("analyze", () => {
   it("keeps numbers, including the parts and whole of a dotted version", () => {
     expect(analyze("port 8080")).toEqual(["port", "8080"]);
     expect(analyze("42")).toEqual(["42"]);
-    expect(analyze("version 3.14")).toEqual(["version", "3.14", "3"]);
+    expect(analyze("version 3.14")).toEqual(["version", "3.14", "3.1", "3"]);
     expect(analyze("version 3.14.1")).toEqual(["version", "3.14", "3", "14", "1", "3.14.1"]);
   });
 

@@ -27,11 +27,11 @@ import { STOPWORDS } from "./stopwords.ts";
  *   `PureComponent`, so this short list is the price of splitting two-part PascalCase at all. After
  *   a lower-case part (`runScript`, `openSocket`) the suffix is an ordinary word and splits.
  *
- * Numbers: a decimal number is one word, its value, with its whole part added beside it
- * (`0.8` → 0.8 + 0), never the digits after the point, which would make "0.8 m" match a reader's
- * "9.8" through "8"; the whole part lets "about 9.8" meet the book's 9.81. A version of three or
- * more numbers keeps its parts, whole and shorter forms (`4.2.0` → 4.2 4 2 0 4.2.0), so
- * "Redux 4.2" finds it.
+ * Numbers: a decimal number is one word, its value, with its shorter forms and its whole part
+ * added beside it (`9.81` → 9.81 + 9.8 + 9), never the digits after the point alone, which would
+ * make "0.8 m" match a reader's "9.8" through "8"; a reader who writes fewer digits ("about 9.8")
+ * meets the book's 9.81. A version of three or more numbers keeps its parts, whole and shorter
+ * forms (`4.2.0` → 4.2 4 2 0 4.2.0), so "Redux 4.2" finds it.
  *
  * Chinese, Japanese and Korean runs (Han, Hiragana, Katakana, Hangul) are cut from adjacent Latin
  * letters and digits (`redux中间件` → redux + 中间件) and indexed as overlapping character bigrams
@@ -44,7 +44,7 @@ import { STOPWORDS } from "./stopwords.ts";
  * Bump ANALYZER_VERSION whenever the output changes: persisted indexes built with another version
  * are rebuilt.
  */
-export const ANALYZER_VERSION = 9;
+export const ANALYZER_VERSION = 10;
 
 const COMPOUND = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[._\-/:#][\p{L}\p{N}]+)*/gu;
 const SEPARATORS = /[._\-/:#]+/;
@@ -120,6 +120,10 @@ function pushWords(text: string, tokens: Token[]): void {
     const decimal = DECIMAL.exec(compound);
     if (decimal?.[1] !== undefined) {
       tokens.push({ text: compound, original: compound, compound: false });
+      // Its shorter forms too, so a reader's "9.8" meets the book's "9.81".
+      for (let end = compound.length - 1; end > decimal[1].length + 1; end--) {
+        tokens.push({ text: compound.slice(0, end), original: compound, compound: true });
+      }
       tokens.push({ text: decimal[1], original: compound, compound: true });
       continue;
     }

@@ -26,8 +26,11 @@ describe("numbers", () => {
   const found = (question: string) =>
     index.search(analyze(question), { limit: 5 }).map((hit) => hit.chunk.id);
 
-  it("meets a rounded number through its whole part, never through another's decimals", () => {
+  it("meets a number written with fewer digits, never through another's decimals", () => {
     expect(found("9.8")).toEqual(["imu"]);
+    const scores = index.search(analyze("9.8 on a height of 0.8"), { limit: 5 });
+    // "9.8" is the book's 9.81 written shorter: it counts as more than the whole part "9".
+    expect(scores.map((hit) => hit.matchedTerms.sort())).toContainEqual(["9", "9.8"]);
   });
 
   it("meets a version by its shorter form", () => {
