@@ -115,12 +115,11 @@ function pushBigrams(run: string, tokens: Token[]): void {
 function pushWords(text: string, tokens: Token[]): void {
   for (const match of text.matchAll(COMPOUND)) {
     const compound = match[0].replace(/['’]/g, "'");
-    // A decimal number is its value and its whole part: the digits after the point are no
-    // number of their own ("0.8" is not "8", and "about 9.8" still meets "9.81" through "9").
+    // A decimal number is its value, its shorter forms and its whole part: the digits after the
+    // point are no number of their own ("0.8" is not "8"), and a reader's "9.8" meets "9.81".
     const decimal = DECIMAL.exec(compound);
     if (decimal?.[1] !== undefined) {
       tokens.push({ text: compound, original: compound, compound: false });
-      // Its shorter forms too, so a reader's "9.8" meets the book's "9.81".
       for (let end = compound.length - 1; end > decimal[1].length + 1; end--) {
         tokens.push({ text: compound.slice(0, end), original: compound, compound: true });
       }
