@@ -1337,6 +1337,59 @@ describe("extractiveAnswer: a result that is code alone", () => {
   });
 });
 
+describe("extractiveAnswer: a result ending on code its section goes on after", () => {
+  const path = ["Launch Files", "Launch arguments"];
+  const launchPage = [
+    pageChunk(
+      "launch",
+      0,
+      "A launch file declares the arguments it accepts with DeclareLaunchArgument and reads them with LaunchConfiguration.\n\n```python\nDeclareLaunchArgument('use_sim_time', default_value='false')\n```",
+      "Launch Files",
+      path,
+    ),
+    pageChunk(
+      "launch",
+      1,
+      "Values are given on the command line as name:=value when the file is started. A substitution is evaluated only when the launch file runs.",
+      "Launch Files",
+      path,
+    ),
+    pageChunk(
+      "launch",
+      2,
+      "Values are given on the command line as name:=value to every included file as well.",
+      "Launch Files",
+      ["Launch Files", "Including other launch files"],
+    ),
+  ].map((chunk) => ({ ...chunk, url: `/docs/launch#${slug(chunk.headingPath.at(-1) ?? "")}` }));
+  const question = "How do I give a value on the command line when I start a launch file?";
+
+  it("quotes the section's next chunk, cited as the result", () => {
+    const code = retrieved(launchPage[0] as ChunkRecord, 0.9);
+    const answer = extractiveAnswer(question, [code], { pageChunks: pagesOf(launchPage) });
+    expect(answer.text).toMatch(/^Values are given on the command line as name:=value when/);
+    expect(answer.text.endsWith("[1]")).toBe(true);
+    expect(answer.extraSources).toEqual([]);
+    // Within the result alone, the answer is the declaration.
+    const within = extractiveAnswer(question, [code]);
+    expect(within.text).toMatch(/^A launch file declares/);
+  });
+
+  it("leaves the next chunk alone when it starts another section or the result ends on text", () => {
+    const pages = pagesOf([launchPage[0] as ChunkRecord, launchPage[2] as ChunkRecord]);
+    const code = retrieved(launchPage[0] as ChunkRecord, 0.9);
+    expect(extractiveAnswer(question, [code], { pageChunks: pages }).text).toMatch(
+      /^A launch file declares/,
+    );
+    const text = retrieved(
+      { ...(launchPage[0] as ChunkRecord), text: "A launch file declares its arguments." },
+      0.9,
+    );
+    const answer = extractiveAnswer(question, [text], { pageChunks: pagesOf(launchPage) });
+    expect(answer.extraSources).toEqual([]);
+  });
+});
+
 describe("extractiveAnswer: a result in a section headed 'Example'", () => {
   const intro = {
     ...pageChunk(

@@ -179,6 +179,10 @@ export function extractiveAnswer(
   // A result that is code alone (the rest of an example split across chunks) has nothing to
   // quote: the text before it in its section says what the code does.
   if (options.pageChunks) candidates.push(...leadIns(results, options.pageChunks));
+  // Nor does one whose section runs on past its closing code: what to do with the example
+  // ("In RViz, add a RobotModel display…") is in the next chunk.
+  if (options.pageChunks)
+    candidates.push(...continuations(results, options.pageChunks, candidates));
   // A comparison the results do not hold may sit in another chunk of their pages: weighed with
   // them, so that its words count.
   const compared = comparedItems(question);
@@ -434,6 +438,32 @@ export function leadIns(
       }
       break;
     }
+  }
+  return found;
+}
+
+/**
+ * For each result ending on a code block whose section goes on in the page's next chunk, that
+ * chunk, weighed as that result: the chunker cuts after a long example, and the sentences after
+ * it often say how to run it or what it shows.
+ */
+export function continuations(
+  results: RetrievedChunk[],
+  pageChunks: (filePath: string) => ChunkRecord[],
+  candidates: Candidate[],
+): Candidate[] {
+  const seen = new Set(candidates.map((candidate) => candidate.result.chunk.id));
+  const found: Candidate[] = [];
+  for (const [rank, result] of results.entries()) {
+    if (!/```\s*$/.test(result.chunk.text)) continue;
+    const page = pageChunks(result.chunk.filePath);
+    const next = page[page.findIndex((chunk) => chunk.id === result.chunk.id) + 1];
+    if (!next || seen.has(next.id)) continue;
+    if (next.headingPath.join("\n") !== result.chunk.headingPath.join("\n")) continue;
+    const parsed = parsedChunk(next);
+    if (!parsed.units.some(canOpen)) continue;
+    seen.add(next.id);
+    found.push({ result: { ...result, chunk: next }, parsed, rank });
   }
   return found;
 }
