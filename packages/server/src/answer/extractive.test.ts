@@ -1337,6 +1337,23 @@ describe("extractiveAnswer: a result that is code alone", () => {
   });
 });
 
+describe("extractiveAnswer: text to avoid", () => {
+  it("quotes no sentence of the text to avoid, however well it matches", () => {
+    const chunk = pageChunk(
+      "qos",
+      0,
+      "Transient-local durability keeps the last messages for late joiners. A late joiner is a subscription created after the message was published.",
+      "Quality of Service",
+    );
+    const question = "What does transient-local durability do for late joiners?";
+    expect(extractiveAnswer(question, [retrieved(chunk)]).text).toMatch(/^Transient-local/);
+    const avoiding = extractiveAnswer(question, [retrieved(chunk)], {
+      avoid: "Transient-local durability keeps the last messages for late joiners.",
+    });
+    expect(avoiding.text).toMatch(/^A late joiner is a subscription/);
+  });
+});
+
 describe("extractiveAnswer: a result ending on code its section goes on after", () => {
   const path = ["Launch Files", "Launch arguments"];
   const launchPage = [

@@ -161,6 +161,8 @@ export interface ExtractiveOptions {
   context?: string;
   /** The chunks setting this term in bold, in book order (a definition question's X). */
   chunksBolding?: (term: string) => ChunkRecord[];
+  /** Text whose sentences the passage may not quote: a reader's selection, which they have read. */
+  avoid?: string;
 }
 
 export function extractiveAnswer(
@@ -242,7 +244,12 @@ export function extractiveAnswer(
               results[0],
             )
           : null))
-      : null) ?? bestWindow(query, candidates, { maxSentences, rankCount: results.length });
+      : null) ??
+    bestWindow(query, candidates, {
+      maxSentences,
+      rankCount: results.length,
+      ...(options.avoid ? { avoid: options.avoid } : {}),
+    });
   // A comparison the book never makes in one passage: what it says each thing is, one by one.
   const apart =
     best && compared.length === 2 && options.pageChunks

@@ -50,6 +50,8 @@ const ASKING_HEADING_WEIGHT = 0.5;
 const COMPARED_DEFINED_WEIGHT = 0.2;
 /** Scores closer than this are equal: sums of the same weights in another order differ by rounding. */
 const SCORE_EPSILON = 1e-9;
+/** Shorter units ("Symptom.") are too common to say a passage repeats the text to avoid. */
+const AVOID_MIN_LENGTH = 20;
 /** How many sentences past a how-to passage its fix may sit. */
 const FIX_LOOKAHEAD = 3;
 
@@ -73,10 +75,17 @@ export function comparedSubjects(query: WeightedQuestion): WeightedQuestion[] {
 export function bestWindow(
   query: WeightedQuestion,
   candidates: Candidate[],
-  options: { maxSentences: number; rankCount: number; exclude?: Passage },
+  options: {
+    maxSentences: number;
+    rankCount: number;
+    exclude?: Passage;
+    /** Text whose sentences no passage may quote (a reader's selection, already before them). */
+    avoid?: string;
+  },
 ): Passage | null {
   if (query.total === 0) return null;
   const excluded = new Set(options.exclude?.units.map(normalizedText) ?? []);
+  const avoided = options.avoid ? normalize(options.avoid) : null;
   const alreadyCovered = new Set<string>();
   for (const unit of options.exclude?.units ?? [])
     for (const term of [...unit.terms, ...unit.attachmentTerms]) alreadyCovered.add(term);
@@ -99,7 +108,15 @@ export function bestWindow(
     // What depends on one unit (or one heading) alone is worked out once per candidate, not once
     // per window holding it: a unit sits in up to maxSentences² windows.
     const repeats =
-      excluded.size > 0 ? all.map((unit) => excluded.has(normalizedText(unit))) : null;
+      excluded.size > 0 || avoided
+        ? all.map(
+            (unit) =>
+              excluded.has(normalizedText(unit)) ||
+              (avoided !== null &&
+                normalizedText(unit).length >= AVOID_MIN_LENGTH &&
+                avoided.includes(normalizedText(unit))),
+          )
+        : null;
     const asks = all.map((unit) => QUESTION.test(unit.text));
     const matches = all.map(
       (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),

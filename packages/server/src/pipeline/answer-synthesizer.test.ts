@@ -5,6 +5,7 @@ import {
   ExtractiveSynthesizer,
   notInBookCaveat,
   SELECTION_UNANSWERABLE_MESSAGE,
+  selectionSearch,
 } from "./answer-synthesizer.ts";
 
 const result = (id: string, text: string, heading: string) =>
@@ -81,6 +82,83 @@ describe("ExtractiveSynthesizer in selected-text mode", () => {
         fallbackMessage: null,
       });
     }
+  });
+});
+
+describe("ExtractiveSynthesizer: a short selection and the book around it", () => {
+  const synthesizer = new ExtractiveSynthesizer();
+  const SENTENCE =
+    "The state publisher sends the model with transient-local durability, so late joiners still receive it.";
+  const around = result(
+    "publisher",
+    `The state publisher reads the robot model at start-up. ${SENTENCE}`,
+    "Publishing the model",
+  );
+  const qos = result(
+    "qos",
+    "Transient-local durability means a publisher keeps its last messages and hands them to any subscription that joins later.",
+    "Quality of Service",
+  );
+
+  it("answers from the book when quoting the selection would only give it back", async () => {
+    const output = await synthesizer.synthesize({
+      question: "What does transient-local durability mean?",
+      results: [around, qos],
+      selectedText: SENTENCE,
+    });
+    expect(output).toMatchObject({
+      answer:
+        "Transient-local durability means a publisher keeps its last messages and hands them to any subscription that joins later. [3]",
+      answeredFromSelection: false,
+      citedNumbers: [3],
+    });
+  });
+
+  it("still quotes the selection when the book holds nothing else", async () => {
+    const output = await synthesizer.synthesize({
+      question: "What does transient-local durability mean?",
+      results: [result("same", SENTENCE, "Publishing the model")],
+      selectedText: SENTENCE,
+    });
+    expect(output).toMatchObject({ answer: `${SENTENCE} [1]`, answeredFromSelection: true });
+  });
+
+  it("reads a question leaning on the selection with the selection's words", async () => {
+    const output = await synthesizer.synthesize({
+      question: "Why can it not be solved directly?",
+      results: [
+        retrievedChunk(
+          "ball",
+          "The fall of a ball can be solved directly in closed form.",
+          "Free fall",
+          0.9,
+        ),
+        retrievedChunk(
+          "ik",
+          "Inverse kinematics is not solved directly: its equations are nonlinear, and one pose may have several sets of joint angles.",
+          "Inverse kinematics",
+          0.7,
+        ),
+      ],
+      selectedText: "Inverse kinematics finds the joint angles that reach a desired pose.",
+    });
+    expect(output.answer).toMatch(/^Inverse kinematics is not solved directly/);
+  });
+
+  it("searches with the selection when the question only points at it", () => {
+    expect(selectionSearch("Explain this in simpler terms", SENTENCE)).toEqual({
+      query: SENTENCE,
+      context: SENTENCE,
+    });
+    expect(selectionSearch("What does durability mean?", SENTENCE)).toEqual({
+      query: "What does durability mean?",
+      context: SENTENCE,
+    });
+    // A long selection joins the search by its first 80 words.
+    const long = Array.from({ length: 200 }, (_, index) => `word${index}`).join(" ");
+    const { query, context } = selectionSearch("explain this", long);
+    expect(context.split(" ")).toHaveLength(80);
+    expect(query).toBe(context);
   });
 });
 

@@ -134,8 +134,17 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       };
     };
 
+    // The book's passages are weighed with the selection's words at half weight: the question
+    // leans on it ("Why can it not be solved directly?" after a sentence on inverse kinematics).
+    const search = selectionSearch(input.question, selection);
+    const fromBook = () =>
+      extractiveAnswer(search.query, input.results, {
+        citationOffset: 1,
+        context: search.context,
+        avoid: selection,
+      });
     if (!aboutSelection && input.results.length > 0) {
-      const book = extractiveAnswer(input.question, input.results, { citationOffset: 1 });
+      const book = fromBook();
       // A pointer to code or link lists does not answer: the selection may still quote something.
       if (book.text && !book.pointerOnly)
         return answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited);
@@ -148,8 +157,57 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
           )
         : null;
     if (!quoted) return answer(SELECTION_UNANSWERABLE_MESSAGE, null, false);
+    // Quoting all of a short selection back tells the reader nothing they have not read: the book
+    // around it answers instead ("What does transient-local durability mean?" about a sentence
+    // that only uses the term), when it holds a passage that is not the selection itself.
+    if (echoes(quoted.text, selection) && input.results.length > 0) {
+      const book = fromBook();
+      if (book.text && !book.pointerOnly && !echoes(book.text, selection))
+        return answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited);
+    }
     return answer(`${quoted.text} [1]`, EXTRACTIVE_FALLBACK_MESSAGE, true, [1]);
   }
+}
+
+/** A quote holding this share of the selection's words or more gives the selection back. */
+const ECHO_SHARE = 0.8;
+
+/** Whether a quote (its citation markers aside) is most of the selection, or all within it. */
+function echoes(quote: string, selection: string): boolean {
+  const quoted = wordsOf(quote.replace(/\s*\[\d+\]/g, ""));
+  const selected = wordsOf(selection);
+  if (quoted.length === 0) return false;
+  return (
+    quoted.length >= ECHO_SHARE * selected.length && selected.join(" ").includes(quoted.join(" "))
+  );
+}
+
+function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/**
+ * Words of a selection that join its search: a long selection (up to 64,000 characters) would
+ * otherwise bring thousands of terms into one BM25 query.
+ */
+const SELECTION_SEARCH_WORDS = 80;
+
+/**
+ * What a selected-text question is searched with: the question, with the selection's words
+ * joining at a lower weight, or the selection itself when the question only points at it
+ * ("explain this in simpler terms"); the selection's first SELECTION_SEARCH_WORDS words.
+ */
+export function selectionSearch(
+  question: string,
+  selection: string,
+): { query: string; context: string } {
+  const context = selection.trim().split(/\s+/).slice(0, SELECTION_SEARCH_WORDS).join(" ");
+  return { query: pointsOnly(question) ? context : question, context };
+}
+
+/** Whether the question has no words of its own beyond pointing at the selection ("explain this"). */
+function pointsOnly(question: string): boolean {
+  return analyzeQuery(question).words.every((term) => DEICTIC_WORDS.has(term));
 }
 
 /** At most this many of the question's unknown words are named. */

@@ -6,7 +6,12 @@ import { namedInQuestion, namesIn } from "../answer/word-classes.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
-import { type AnswerSynthesizer, emitInPieces, noResultsMessage } from "./answer-synthesizer.ts";
+import {
+  type AnswerSynthesizer,
+  emitInPieces,
+  noResultsMessage,
+  selectionSearch,
+} from "./answer-synthesizer.ts";
 import { type ModelFollowUps, mergeFollowUps } from "./follow-ups.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
@@ -154,8 +159,9 @@ export class ChatPipeline {
         // Selected-text mode: the answer comes from the selection, and from the book around it when
         // the question goes beyond the selection (the selection is [1], book passages [2], [3], …).
         states.push("RETRIEVING");
+        const { query, context } = selectionSearch(routed.normalized, input.selectedText);
         const around = await time("retrieve", () =>
-          this.deps.retriever().search(routed.normalized, searchOptions),
+          this.deps.retriever().search(query, { ...searchOptions, context }),
         );
         if (options.signal?.aborted) throw abortError();
         const bookResults = around.decision === "answer" ? around.results : [];
@@ -178,7 +184,9 @@ export class ChatPipeline {
           snippet: input.selectedText.slice(0, 200),
           relevance_note: output.answeredFromSelection
             ? "The answer quotes the sentences of the selection that match the question."
-            : "The selection does not contain the answer to this question.",
+            : usedBook
+              ? "The answer quotes the book around the selection."
+              : "The selection does not contain the answer to this question.",
           source_url: input.sourceUrl,
           citation_number: 1,
         };
