@@ -1354,6 +1354,38 @@ describe("extractiveAnswer: text to avoid", () => {
   });
 });
 
+describe("extractiveAnswer: a question the text asks itself", () => {
+  const chunk = pageChunk(
+    "frames",
+    0,
+    "A lidar reports an obstacle 1.0 m straight ahead of the robot. Ahead of what? Of the lidar, which sits 0.2 m in front of the robot's centre. Every measurement in robotics is expressed in a coordinate frame.",
+    "Coordinate Frames",
+  );
+  const question = "Where does the lidar sit on the robot?";
+
+  it("reads on through the short question, never across it", () => {
+    const answer = extractiveAnswer(question, [retrieved(chunk)]).text;
+    expect(answer).toContain("Ahead of what? Of the lidar");
+  });
+
+  it("opens on neither the question nor its answer", () => {
+    const units = parseText(chunk.text).units.map((unit) => [unit.text, unit.pointsBack]);
+    expect(units).toEqual([
+      ["A lidar reports an obstacle 1.0 m straight ahead of the robot.", false],
+      ["Ahead of what?", true],
+      ["Of the lidar, which sits 0.2 m in front of the robot's centre.", true],
+      ["Every measurement in robotics is expressed in a coordinate frame.", false],
+    ]);
+  });
+
+  it("reads on from the reader's selection, which it never quotes", () => {
+    const answer = extractiveAnswer(question, [retrieved(chunk)], {
+      avoid: "A lidar reports an obstacle 1.0 m straight ahead of the robot.",
+    }).text;
+    expect(answer).toMatch(/^Ahead of what\? Of the lidar, which sits/);
+  });
+});
+
 describe("extractiveAnswer: a result ending on code its section goes on after", () => {
   const path = ["Launch Files", "Launch arguments"];
   const launchPage = [

@@ -117,6 +117,18 @@ export function bestWindow(
                 avoided.includes(normalizedText(unit))),
           )
         : null;
+    // A sentence leaning on the one before ("Ahead of what?") may open a passage when the one
+    // before is the reader's selection: it is in front of them, the passage reads on from it.
+    const followsAvoided = all.map((unit, index) => {
+      const previous = all[index - 1];
+      return (
+        avoided !== null &&
+        previous !== undefined &&
+        previous.run === unit.run &&
+        normalizedText(previous).length >= AVOID_MIN_LENGTH &&
+        avoided.includes(normalizedText(previous))
+      );
+    });
     const asks = all.map((unit) => QUESTION.test(unit.text));
     const matches = all.map(
       (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
@@ -185,7 +197,11 @@ export function bestWindow(
         // the task asked, and only where that code opens the section.
         const heading = source.headings[opener.section] ?? "";
         if (!headsTask(query, heading) || (opener.section === 0 && !candidate.opensSection)) return;
-      } else if (!canOpen(opener)) return;
+      } else if (
+        !canOpen(opener) &&
+        !(followsAvoided[start] && canOpen({ ...opener, pointsBack: false }))
+      )
+        return;
       if (repeats && someIn(repeats, start, end)) return;
       // Nor does it stop on a question the book asks: its answer comes after ("So, how can we …?").
       if (asks[end]) return;

@@ -245,8 +245,23 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       .split(SENTENCE)
       .map((sentence) => sentence.trim())
       .filter(Boolean);
+    // A short question the text asks itself ("Ahead of what?") and the sentence answering it ("Of
+    // the lidar, which sits …") both lean on what comes before: neither opens a passage, and the
+    // question, too short to quote alone, is kept so that a passage never reads on across it.
+    let answersQuestion = false;
     for (const [order, sentence] of sentences.entries()) {
       const last = order === sentences.length - 1;
+      const answers = answersQuestion;
+      answersQuestion = false;
+      if (!last && sentence.endsWith("?") && sentence.split(" ").length < MIN_WORDS) {
+        const unit = unitOf(sentence, place(false, order === 0), true);
+        if (unit) {
+          unit.pointsBack = true;
+          units.push(unit);
+          answersQuestion = true;
+          continue;
+        }
+      }
       // "For more info on how immutability works, see:" and its list of links is a reading list.
       if (last && attachable?.kind === "list" && READING_POINTER.test(sentence)) {
         blocks[position + 1] = { kind: "other" };
@@ -269,6 +284,7 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       const leadsIn = introduces && last && attachable !== null;
       const unit = unitOf(sentence, place(false, order === 0), leadsIn);
       if (!unit) continue;
+      if (answers) unit.pointsBack = true;
       if (introduces && last && attachable) {
         // A lead-in right after another one's list or code goes on with it ("… in dependency
         // order: ```…``` Useful flags: | … |"): one passage may hold both.
