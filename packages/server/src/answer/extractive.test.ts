@@ -1386,6 +1386,80 @@ describe("extractiveAnswer: a question the text asks itself", () => {
   });
 });
 
+describe("extractiveAnswer: the items of a list that answer", () => {
+  const staged = pageChunk(
+    "sim-to-real",
+    0,
+    [
+      "Between pure simulation and free operation, there are intermediate steps that catch problems while they are still cheap:",
+      "",
+      "1. **Log replay.** Record sensor data from the real robot with `ros2 bag record` and replay it into your perception nodes.",
+      "2. **Hardware in the loop.** Run the real controller hardware against a simulated plant.",
+      "3. **Reduced limits.** First runs use a fraction of the normal speed and torque limits.",
+    ].join("\n"),
+    "Crossing the Sim-to-Real Gap",
+  );
+  const quality = pageChunk(
+    "sensors",
+    0,
+    "Record a few minutes of data with the robot standing still and compute the mean of each channel. The mean reveals bias.",
+    "Sensors",
+  );
+
+  it("quotes the lead-in with the one item that answers, not the whole list", () => {
+    const answer = extractiveAnswer("How do I record and replay data?", [
+      retrieved(staged),
+      retrieved(quality),
+    ]).text;
+    expect(answer).toMatch(
+      /^Between pure simulation .* cheap: \[1\]\n\n1\. \*\*Log replay\.\*\* Record/s,
+    );
+    expect(answer).not.toContain("Hardware in the loop");
+  });
+
+  it("keeps the whole list when its lead-in is about the question", () => {
+    const chunk = pageChunk(
+      "bringup",
+      0,
+      "Bring up a new robot in these steps:\n\n1. Record sensor data and replay it.\n2. Run the controller against a simulated plant.\n3. Raise the limits slowly.",
+      "Bring-up",
+    );
+    const answer = extractiveAnswer(
+      "How do I bring up a robot by replaying recorded sensor data?",
+      [retrieved(chunk)],
+    ).text;
+    expect(answer).toContain("3. Raise the limits slowly.");
+  });
+
+  it("keeps the whole list when an item only touches the question", () => {
+    const chunk = pageChunk(
+      "troubleshooting",
+      0,
+      "The node read the setting once at start-up and does not listen for changes. Register a callback, or read it again where it is used. Work through this general checklist before asking for help:\n\n1. Source the workspace in a fresh terminal.\n2. Run ros2 doctor and read every warning.\n3. Check names with ros2 node list.",
+      "Troubleshooting",
+    );
+    const answer = extractiveAnswer(
+      "How do I change a setting of a running program without restarting it?",
+      [retrieved(chunk)],
+    ).text;
+    expect(answer).toContain("1. Source the workspace");
+  });
+
+  it("keeps every cause a why question is answered with", () => {
+    const chunk = pageChunk(
+      "troubleshooting",
+      0,
+      "There are several usual suspects:\n\n- Missing inertia makes the solver unstable, so the robot jitters.\n- Spawning inside the ground pushes the links apart.\n- A step size too large for stiff contacts.",
+      "Troubleshooting",
+    );
+    const answer = extractiveAnswer("Why does my robot jitter in the simulator?", [
+      retrieved(chunk),
+    ]).text;
+    expect(answer).toContain("Spawning inside the ground");
+    expect(answer).toContain("step size too large");
+  });
+});
+
 describe("extractiveAnswer: a result ending on code its section goes on after", () => {
   const path = ["Launch Files", "Launch arguments"];
   const launchPage = [

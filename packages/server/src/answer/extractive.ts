@@ -249,6 +249,8 @@ export function extractiveAnswer(
       maxSentences,
       rankCount: results.length,
       ...(options.avoid ? { avoid: options.avoid } : {}),
+      // Each cause a list gives is part of the answer to "why".
+      wholeLists: ASKS_CAUSE.test(question),
     });
   // A comparison the book never makes in one passage: what it says each thing is, one by one.
   const apart =

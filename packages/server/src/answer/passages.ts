@@ -1,4 +1,4 @@
-import { headingKey, plainWordForms } from "../search/analyzer.ts";
+import { analyze, headingKey, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
@@ -81,6 +81,8 @@ export function bestWindow(
     exclude?: Passage;
     /** Text whose sentences no passage may quote (a reader's selection, already before them). */
     avoid?: string;
+    /** Quote a list whole, never as the items that answer (the causes of a "why" question). */
+    wholeLists?: boolean;
   },
 ): Passage | null {
   if (query.total === 0) return null;
@@ -130,6 +132,11 @@ export function bestWindow(
       );
     });
     const asks = all.map((unit) => QUESTION.test(unit.text));
+    const namingCache = new Map<number, ReturnType<typeof itemsAnswering>>();
+    const namingItems = (index: number) => {
+      if (!namingCache.has(index)) namingCache.set(index, itemsAnswering(query, all[index]));
+      return namingCache.get(index) ?? null;
+    };
     const matches = all.map(
       (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
     );
@@ -214,6 +221,10 @@ export function bestWindow(
       // The heading above a passage is part of what it says ("Building with colcon"): its words
       // count half, as do words found only in a list or code block the window brings along.
       const heading = source.headingTerms[opener.section];
+      // A list whose lead-in says nothing of the question, one or two of whose items do ("…
+      // intermediate steps that catch problems while they are still cheap: 1. Log replay. Record
+      // sensor data … and replay it …"), is quoted as those items: their words count in full.
+      const naming = options.wholeLists ? null : namingItems(end);
       let coverage = 0;
       let newCoverage = 0;
       for (const [term, weight] of weights) {
@@ -221,7 +232,9 @@ export function bestWindow(
         for (let index = start; index <= end && share < 1; index++) {
           const unit = all[index] as Unit;
           if (unit.terms.has(term)) share = 1;
-          else if (unit.attachmentTerms.has(term)) share = 0.5;
+          else if (naming && index === end) {
+            if (naming.terms.has(term)) share = 1;
+          } else if (unit.attachmentTerms.has(term)) share = 0.5;
         }
         coverage += share * weight;
         if (!alreadyCovered.has(term)) newCoverage += share * weight;
@@ -284,7 +297,9 @@ export function bestWindow(
       )
         best = {
           source: position,
-          units: all.slice(start, end + 1),
+          units: naming
+            ? [...all.slice(start, end), { ...(all[end] as Unit), ...naming.trimmed }]
+            : all.slice(start, end + 1),
           coverage,
           newCoverage,
           score,
@@ -292,6 +307,33 @@ export function bestWindow(
     });
   }
   return best;
+}
+
+/** A list this long or longer may be quoted as the one or two items that answer. */
+const MIN_TRIMMED_LIST = 3;
+/** At most this many of a list's items stand for it. */
+const MAX_NAMING_ITEMS = 2;
+/** The share of the question's weight those items must hold: most of what is asked. */
+const NAMING_ITEMS_SHARE = 0.5;
+
+/**
+ * The items of the list a unit introduces that answer the question on their own: the unit holds
+ * none of its words, one or two items hold them, and those hold at least half of the question's
+ * weight. What the passage quotes of the list, with the words it brings; null when the whole list
+ * stays (its lead-in is about the question, many items are, or the items touch it in passing).
+ */
+function itemsAnswering(
+  query: WeightedQuestion,
+  unit: Unit | undefined,
+): { terms: Set<string>; trimmed: Pick<Unit, "attachment" | "attachmentTerms"> } | null {
+  const items = unit?.attachmentItems;
+  if (!unit || !items || items.length < MIN_TRIMMED_LIST) return null;
+  if (anyOf(query.weights, unit.terms)) return null;
+  const naming = items.filter((item) => anyOf(query.weights, new Set(analyze(item))));
+  if (naming.length === 0 || naming.length > MAX_NAMING_ITEMS) return null;
+  const terms = new Set(naming.flatMap((item) => analyze(item)));
+  if (shareOf(query.weights, query.total, terms) < NAMING_ITEMS_SHARE) return null;
+  return { terms, trimmed: { attachment: naming.join("\n"), attachmentTerms: terms } };
 }
 
 /** Whether a passage may open on a unit: not one leaning on the one before, nor a list's middle. */
