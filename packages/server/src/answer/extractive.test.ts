@@ -863,6 +863,24 @@ describe("extractiveAnswer: reading lists are not answers", () => {
     expect(answer.text).toContain("An enhancer wraps the store");
   });
 
+  it("leaves out the pages a sentence starting with See sends the reader to", () => {
+    const answer = extractiveAnswer("How do I use Redux Toolkit in real-world apps?", [
+      result(
+        "why-rtk",
+        'See these pages to learn how to use "modern Redux" with Redux Toolkit:\n\n- **The Redux Essentials tutorial**, which teaches how to use Redux with Redux Toolkit for real-world apps\n- **Migrating to Modern Redux**, which covers how to move Redux logic to Redux Toolkit',
+        "What is Redux Toolkit?",
+        0.9,
+      ),
+      result(
+        "overview",
+        "Redux Toolkit is the official approach for writing Redux logic in apps: it wraps the core redux package.",
+        "Redux Toolkit: Overview",
+        0.7,
+      ),
+    ]);
+    expect(answer.text).toMatch(/^Redux Toolkit is the official approach/);
+  });
+
   it("leaves out a chunk that starts inside the list", () => {
     const answer = extractiveAnswer("Is it possible to get action and state in store.subscribe?", [
       result(

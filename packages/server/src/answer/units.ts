@@ -149,9 +149,12 @@ export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
   return parsed;
 }
 
-/** A sentence that sends the reader to the list after it: "For more details, see:". */
+/**
+ * A sentence that sends the reader to the list after it: "For more details, see:", "See these
+ * pages to learn how to use "modern Redux" with Redux Toolkit:".
+ */
 const READING_POINTER =
-  /(?:\b(?:see|read|check out)(?: also)?(?: the following(?: \w+)?)?|^for (?:more|further) (?:info|information|details|reading)\b.*):$/i;
+  /(?:\b(?:see|read|check out)(?: also)?(?: the following(?: \w+)?)?|^for (?:more|further) (?:info|information|details|reading)\b.*|^(?:see|check out)\b.*):$/i;
 
 export function parseText(text: string, heading = "", ownHeading = heading): ParsedChunk {
   const blocks = toBlocks(text);
