@@ -6,7 +6,7 @@ import type { ChunkRecord } from "../store/document-store.ts";
 import { comparedItems, comparingChunks } from "./comparisons.ts";
 import { extractiveAnswer, quotePassage } from "./extractive.ts";
 import { askedInHeading, headsTask } from "./passages.ts";
-import { weighQuestion } from "./question-weights.ts";
+import { asksForExample, weighQuestion } from "./question-weights.ts";
 import { parsedChunk, parseText, termRows } from "./units.ts";
 
 const result = retrievedChunk;
@@ -1475,6 +1475,73 @@ describe("extractiveAnswer: the items of a list that answer", () => {
     ]).text;
     expect(answer).toContain("Spawning inside the ground");
     expect(answer).toContain("step size too large");
+  });
+});
+
+describe("extractiveAnswer: asked for an example", () => {
+  const launch = pageChunk(
+    "launch",
+    1,
+    "Hard-coded values defeat the purpose. Launch arguments are declared with `DeclareLaunchArgument` and read back with `LaunchConfiguration`.\n\n```python\nDeclareLaunchArgument('use_sim_time', default_value='false')\n```",
+    "Launch Files",
+    ["Launch Files", "Launch arguments"],
+  );
+
+  it("brings the code after the passage's paragraph", () => {
+    const answer = extractiveAnswer("Can you show me an example of declaring launch arguments?", [
+      retrieved(launch),
+    ]).text;
+    expect(answer).toMatch(/LaunchConfiguration`\. \[1\]\n\n```python\nDeclareLaunchArgument/);
+  });
+
+  it("knows when a question asks for one", () => {
+    for (const question of [
+      "Give me an example",
+      "Can you show me an example of a launch file?",
+      "Examples of QoS profiles",
+      "Is there a code example?",
+    ])
+      expect(asksForExample(question), question).toBe(true);
+    for (const question of ["How do I run the example below?", "What does the example node do?"])
+      expect(asksForExample(question), question).toBe(false);
+  });
+
+  it("leaves it out for other questions", () => {
+    const answer = extractiveAnswer("How are launch arguments declared?", [retrieved(launch)]).text;
+    expect(answer).toContain("Launch arguments are declared with");
+    expect(answer).not.toContain("```");
+  });
+
+  it("brings the code that opens the page's next chunk of the same section", () => {
+    const merged = {
+      ...pageChunk(
+        "launch",
+        0,
+        "A launch file starts nodes.\n\n## Launch arguments\n\nLaunch arguments are declared with `DeclareLaunchArgument` and read back with `LaunchConfiguration`.",
+        "Launch Files",
+        ["Launch Files"],
+      ),
+      sectionAnchors: [
+        {
+          heading: "Launch arguments",
+          anchor: "launch-arguments",
+          headingPath: ["Launch Files", "Launch arguments"],
+        },
+      ],
+    };
+    const next = pageChunk(
+      "launch",
+      1,
+      "Launch arguments are declared with `DeclareLaunchArgument` and read back with `LaunchConfiguration`.\n\n```python\nDeclareLaunchArgument('use_sim_time', default_value='false')\n```",
+      "Launch Files",
+      ["Launch Files", "Launch arguments"],
+    );
+    const answer = extractiveAnswer(
+      "Launch arguments are declared with DeclareLaunchArgument",
+      [retrieved(merged)],
+      { pageChunks: pagesOf([merged, next]), asksExample: true },
+    ).text;
+    expect(answer).toContain("```python\nDeclareLaunchArgument('use_sim_time'");
   });
 });
 

@@ -2,6 +2,7 @@ import { analyze, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
+import { blockText, renderBlock, toBlocks } from "./blocks.ts";
 import { comparedItems, comparedPhrases, comparingChunks } from "./comparisons.ts";
 import { DEFINES, DESCRIBES, definingChunks, definitionStrength } from "./definitions.ts";
 import {
@@ -23,6 +24,7 @@ import { anyOf, coverageOf, type WeightedQuestion, weighQuestion } from "./quest
 import {
   type Candidate,
   forEachWindow,
+  type ParsedChunk,
   parsedChunk,
   parseText,
   render,
@@ -163,6 +165,11 @@ export interface ExtractiveOptions {
   chunksBolding?: (term: string) => ChunkRecord[];
   /** Text whose sentences the passage may not quote: a reader's selection, which they have read. */
   avoid?: string;
+  /**
+   * The reader asks for an example although the question searched with does not say so ("Give me
+   * an example" about a selection is searched with the selection's words).
+   */
+  asksExample?: boolean;
 }
 
 export function extractiveAnswer(
@@ -201,12 +208,22 @@ export function extractiveAnswer(
       ...comparingChunks(compared, results, options.pageChunks, maxSentences, characterises),
     );
   }
-  const query = weighQuestion(
+  const weighed = weighQuestion(
     question,
     candidates.map((candidate) => candidate.parsed),
     options.context,
     compared,
   );
+  const query = options.asksExample ? { ...weighed, example: true } : weighed;
+  // Asked for an example: a result ending on prose whose section's code comes in the next chunk
+  // (the chunker keeps a long example whole) brings that code along as the code after its text.
+  if (query.example && options.pageChunks)
+    for (const candidate of candidates.slice(0, results.length))
+      candidate.parsed = withCodeAfter(
+        candidate.result.chunk,
+        candidate.parsed,
+        options.pageChunks,
+      );
   if (query.subject && options.pageChunks)
     candidates.push(
       ...definingChunks(
@@ -449,6 +466,46 @@ export function leadIns(
     }
   }
   return found;
+}
+
+/**
+ * A chunk's parsed text whose last sentence gets, as the code after its paragraph, the code block
+ * that opens the page's next chunk of the same section; the chunk as parsed when it ends on
+ * anything else or the next chunk does not open on code.
+ */
+function withCodeAfter(
+  chunk: ChunkRecord,
+  parsed: ParsedChunk,
+  pageChunks: (filePath: string) => ChunkRecord[],
+): ParsedChunk {
+  const last = parsed.units.at(-1);
+  if (!last || last.attachment || last.followingCode || last.item) return parsed;
+  const ending = chunk.text.trimEnd();
+  if (!ending.endsWith(last.text.slice(-20).trimEnd())) return parsed;
+  const page = pageChunks(chunk.filePath);
+  const next = page[page.findIndex((other) => other.id === chunk.id) + 1];
+  if (!next || !goesOnIn(chunk, next)) return parsed;
+  // The next chunk may repeat the last sentences as overlap before the code.
+  const said = squeezed(chunk.text);
+  const opening = toBlocks(next.text).find(
+    (block) => !(block.kind === "paragraph" && said.endsWith(squeezed(block.text))),
+  );
+  if (opening?.kind !== "code") return parsed;
+  const followingCode = {
+    text: renderBlock(opening),
+    terms: new Set(analyze(blockText(opening))),
+  };
+  return { ...parsed, units: [...parsed.units.slice(0, -1), { ...last, followingCode }] };
+}
+
+/** Whether a chunk's last section goes on in the next chunk (a merged chunk ends in its last). */
+function goesOnIn(chunk: ChunkRecord, next: ChunkRecord): boolean {
+  const last = chunk.sectionAnchors?.at(-1)?.headingPath ?? chunk.headingPath;
+  return next.headingPath.join("\n") === last.join("\n");
+}
+
+function squeezed(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /**

@@ -140,6 +140,11 @@ export function bestWindow(
     const matches = all.map(
       (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
     );
+    const exemplifies = all.map(
+      (unit, index) =>
+        (matches[index] ?? false) &&
+        (unit.attachment?.startsWith("```") === true || EXAMPLE_GIVEN.test(unit.text)),
+    );
     const instructs = all.map(
       (unit, index) =>
         (unit.actionable && (matches[index] ?? false)) ||
@@ -225,6 +230,9 @@ export function bestWindow(
       // intermediate steps that catch problems while they are still cheap: 1. Log replay. Record
       // sensor data … and replay it …"), is quoted as those items: their words count in full.
       const naming = options.wholeLists ? null : namingItems(end);
+      // Asked for an example, a passage ending where code follows brings that code along.
+      const example =
+        query.example && !naming && !options.exclude ? all[end]?.followingCode : undefined;
       let coverage = 0;
       let newCoverage = 0;
       for (const [term, weight] of weights) {
@@ -235,6 +243,7 @@ export function bestWindow(
           else if (naming && index === end) {
             if (naming.terms.has(term)) share = 1;
           } else if (unit.attachmentTerms.has(term)) share = 0.5;
+          else if (example && index === end && example.terms.has(term)) share = 0.5;
         }
         coverage += share * weight;
         if (!alreadyCovered.has(term)) newCoverage += share * weight;
@@ -271,6 +280,8 @@ export function bestWindow(
       // An instruction counts for a how-to question when it is about the question: an unrelated
       // "Keep the returned handle…" before the passage that answers would otherwise pull it in.
       if (query.howTo && someIn(instructs, start, end)) score += 0.1;
+      // So does code or a sentence giving an example, when the reader asks for one.
+      if (query.example && (example || someIn(exemplifies, start, end))) score += 0.1;
       if (compared.length > 0) score += COMPARED_DEFINED_WEIGHT * characterises(start, end);
       for (let index = start; index <= end; index++) {
         if (!matches[index]) score -= 0.03;
@@ -299,7 +310,16 @@ export function bestWindow(
           source: position,
           units: naming
             ? [...all.slice(start, end), { ...(all[end] as Unit), ...naming.trimmed }]
-            : all.slice(start, end + 1),
+            : example
+              ? [
+                  ...all.slice(start, end),
+                  {
+                    ...(all[end] as Unit),
+                    attachment: example.text,
+                    attachmentTerms: example.terms,
+                  },
+                ]
+              : all.slice(start, end + 1),
           coverage,
           newCoverage,
           score,
@@ -308,6 +328,10 @@ export function bestWindow(
   }
   return best;
 }
+
+/** A sentence giving an example ("For example, …", "… e.g. …", "Here's how that looks:"). */
+const EXAMPLE_GIVEN =
+  /(?:^|\W)(?:for (?:example|instance)|e\.g\.|such as|as an example|an example|this example|the example|looks like this|like this:|here'?s how)/i;
 
 /** A list this long or longer may be quoted as the one or two items that answer. */
 const MIN_TRIMMED_LIST = 3;

@@ -35,6 +35,8 @@ export interface WeightedQuestion {
   acronym: RegExp | null;
   /** "How do I …" questions: instructions and code answer them better than descriptions. */
   howTo: boolean;
+  /** Asks for an example ("Show me an example of a launch file"): code or "for example" answers. */
+  example: boolean;
   /**
    * What a "how do I" question asks to do: its verb, and the first word of what the verb acts on
    * ("look" and "transform" in "How do I look up a transform?"), as terms; null for other
@@ -54,6 +56,13 @@ const FRAME_TERMS = new Set(
 );
 
 const HOW_TO = /^(?:how (?:do|can|should|would|could) (?:i|you|we)|how to)\b/i;
+/** Whether a question asks for an example ("Can you give me an example?", "Examples of …"). */
+export function asksForExample(question: string): boolean {
+  return ASKS_EXAMPLE.test(question);
+}
+
+const ASKS_EXAMPLE =
+  /\b(?:an?|some|another|any|more|concrete|code|real)\s+(?:\w+\s+)?examples?\b|^examples?\b/i;
 
 /**
  * The weights of a question's words; `context` is the earlier question a follow-up was searched
@@ -187,6 +196,7 @@ export function weighQuestion(
         : [],
     ),
     howTo: HOW_TO.test(normalized),
+    example: ASKS_EXAMPLE.test(normalized),
     task: taskOf(normalized),
     compared,
     acronym: /^[A-Z]{2,6}$/.test(subjectText.trim())

@@ -26,6 +26,12 @@ export interface Unit {
   attachment: string | null;
   /** The items of an attached list, as shown; absent for code and tables. */
   attachmentItems?: string[];
+  /**
+   * The code block right after the paragraph this unit ends, when no sentence introduces it (the
+   * paragraph ends on "."): an example of what the paragraph says, brought along only when the
+   * reader asks for one (passages.ts).
+   */
+  followingCode?: { text: string; terms: Set<string> };
   /** Index of the heading the unit sits under inside its chunk (0 = the chunk's own heading). */
   section: number;
   /** Units of one run follow each other in the text with nothing unquotable in between. */
@@ -310,6 +316,11 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
         continue;
       }
       units.push(unit);
+      if (last && attachable?.kind === "code")
+        unit.followingCode = {
+          text: renderBlock(attachable),
+          terms: new Set(analyze(blockText(attachable))),
+        };
     }
   }
   const allTerms = new Set<string>();

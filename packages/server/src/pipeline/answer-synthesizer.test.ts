@@ -150,6 +150,9 @@ describe("ExtractiveSynthesizer: a short selection and the book around it", () =
       query: SENTENCE,
       context: SENTENCE,
     });
+    // Asking for an example or an analogy points at the selection as much as "explain this" does.
+    for (const asking of ["Give me an example", "Can you show another example?", "An analogy?"])
+      expect(selectionSearch(asking, SENTENCE).query, asking).toBe(SENTENCE);
     expect(selectionSearch("What does durability mean?", SENTENCE)).toEqual({
       query: "What does durability mean?",
       context: SENTENCE,

@@ -1,5 +1,11 @@
 import type { ResponseMode } from "@lectern/protocol";
-import { extractiveAnswer, type QuotedSection, quotePassage } from "../answer/extractive.ts";
+import {
+  type ExtractiveAnswer,
+  extractiveAnswer,
+  type QuotedSection,
+  quotePassage,
+} from "../answer/extractive.ts";
+import { asksForExample } from "../answer/question-weights.ts";
 import type { Exchange } from "../llm/prompts.ts";
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
@@ -69,7 +75,7 @@ export const SELECTION_UNANSWERABLE_MESSAGE =
 /** Words that ask about the selection itself ("explain this in simpler terms") rather than a topic. */
 const DEICTIC_WORDS = new Set(
   analyze(
-    "explain explanation clarify simplify simpler simple terms mean meaning means summarize summarise summary tl dr elaborate detail details say says said passage selection selected text paragraph sentence part bit example examples please tell describe understand rephrase words plain english",
+    "explain explanation clarify simplify simpler simple terms mean meaning means summarize summarise summary tl dr elaborate detail details say says said passage selection selected text paragraph sentence part bit example examples please tell describe understand rephrase words plain english give show another again go expand break analogy eli5 layman easier",
   ),
 );
 
@@ -123,6 +129,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       fallbackMessage: string | null,
       answeredFromSelection: boolean,
       citedNumbers?: number[],
+      quoted?: Pick<ExtractiveAnswer, "extraSources" | "quotedSections">,
     ): Promise<SynthesisOutput> => {
       await emitInPieces(text, options);
       return {
@@ -131,8 +138,12 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
         mode: "selected_text",
         answeredFromSelection,
         ...(citedNumbers ? { citedNumbers } : {}),
+        ...(quoted?.extraSources.length ? { extraSources: quoted.extraSources } : {}),
+        ...(quoted?.quotedSections.length ? { quotedSections: quoted.quotedSections } : {}),
       };
     };
+    const fromTheBook = (book: ExtractiveAnswer) =>
+      answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited, book);
 
     // The book's passages are weighed with the selection's words at half weight: the question
     // leans on it ("Why can it not be solved directly?" after a sentence on inverse kinematics).
@@ -142,12 +153,13 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
         citationOffset: 1,
         context: search.context,
         avoid: selection,
+        asksExample: asksForExample(input.question),
+        ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
       });
     if (!aboutSelection && input.results.length > 0) {
       const book = fromBook();
       // A pointer to code or link lists does not answer: the selection may still quote something.
-      if (book.text && !book.pointerOnly)
-        return answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited);
+      if (book.text && !book.pointerOnly) return fromTheBook(book);
     }
     const quoted =
       topicTerms.length === 0 || inSelection > 0
@@ -162,8 +174,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     // that only uses the term), when it holds a passage that is not the selection itself.
     if (echoes(quoted.text, selection) && input.results.length > 0) {
       const book = fromBook();
-      if (book.text && !book.pointerOnly && !echoes(book.text, selection))
-        return answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited);
+      if (book.text && !book.pointerOnly && !echoes(book.text, selection)) return fromTheBook(book);
     }
     return answer(`${quoted.text} [1]`, EXTRACTIVE_FALLBACK_MESSAGE, true, [1]);
   }

@@ -10,6 +10,7 @@ import {
   type AnswerSynthesizer,
   emitInPieces,
   noResultsMessage,
+  type SynthesisOutput,
   selectionSearch,
 } from "./answer-synthesizer.ts";
 import { type ModelFollowUps, mergeFollowUps } from "./follow-ups.ts";
@@ -166,6 +167,12 @@ export class ChatPipeline {
         if (options.signal?.aborted) throw abortError();
         const bookResults = around.decision === "answer" ? around.results : [];
         states.push("GENERATING");
+        // As for any question, other chunks of a result's page may be quoted (the code after a
+        // sentence, the start of a section), unless a section filter rules them out.
+        const pageChunks =
+          input.filters?.section || bookResults.length === 0
+            ? undefined
+            : await this.pageChunksFor(bookResults, []);
         const output = await time("generate", () =>
           this.deps.synthesizer.synthesize(
             {
@@ -173,6 +180,7 @@ export class ChatPipeline {
               results: bookResults,
               selectedText: input.selectedText,
               history,
+              ...(pageChunks ? { pageChunks } : {}),
             },
             options,
           ),
@@ -190,9 +198,10 @@ export class ChatPipeline {
           source_url: input.sourceUrl,
           citation_number: 1,
         };
-        const book = usedBook
-          ? bookResults.map((result, index) => toCitation(result, index + 1))
-          : [];
+        // Chunks the answer quotes beyond the results follow them, as for any question.
+        const { quoted: quotedBook, sources: book } = usedBook
+          ? quotedSources(bookResults, output, 1)
+          : { quoted: [], sources: [] };
         const answered = output.answeredFromSelection || usedBook;
         states.push("COMPLETED");
         return finish({
@@ -201,11 +210,11 @@ export class ChatPipeline {
           answer: output.answer,
           fallbackMessage: output.fallbackMessage,
           sources: [citation, ...book],
-          sourceChunks: usedBook ? chunkRefs(bookResults) : [],
+          sourceChunks: chunkRefs(quotedBook),
           mode: "selected_text",
           lowConfidence: !answered,
           confidence: answered ? "high" : "low",
-          retrievalCount: book.length,
+          retrievalCount: usedBook ? bookResults.length : 0,
         });
       }
 
@@ -310,35 +319,7 @@ export class ChatPipeline {
         states.push("COMPLETED");
         return noResults(output.answer, retrieval.results.length);
       }
-      const cited = output.citedNumbers ? new Set(output.citedNumbers) : undefined;
-      // Chunks the answer quotes beyond the results follow them, numbered on.
-      // Their shown score is capped at the last result's, so sources stay listed best first.
-      const lowest = retrieval.results.at(-1)?.similarityScore ?? 0;
-      const quoted = [
-        ...retrieval.results,
-        ...(output.extraSources ?? []).map((extra) => ({
-          ...extra,
-          similarityScore: Math.min(extra.similarityScore, lowest),
-        })),
-      ];
-      // A quote from a section merged into its chunk links to that section.
-      const sections = new Map(
-        (output.quotedSections ?? []).map((section) => [section.citation, section]),
-      );
-      const sources = quoted.map((result, index) => {
-        const section = sections.get(index + 1);
-        return {
-          ...toCitation(result, index),
-          ...(section
-            ? {
-                source_url: section.url,
-                section: section.section,
-                section_path: section.headingPath,
-              }
-            : {}),
-          ...(cited ? { cited: cited.has(index + 1) } : {}),
-        };
-      });
+      const { quoted, sources } = quotedSources(retrieval.results, output, 0);
       const first = retrieval.results[0]?.chunk;
       const fromBook =
         first && this.deps.pageChunks
@@ -380,6 +361,42 @@ export class ChatPipeline {
 }
 
 /** Too little found to trust the question alone: refused, or only a loose match. */
+/**
+ * The results and the chunks an answer quotes beyond them, numbered on after `offset` earlier
+ * sources (the selection); the latter's shown score is capped at the last result's, so sources
+ * stay listed best first. A quote from a section merged into its chunk links to that section.
+ */
+function quotedSources(
+  results: RetrievedChunk[],
+  output: SynthesisOutput,
+  offset: number,
+): { quoted: RetrievedChunk[]; sources: SourceCitation[] } {
+  const cited = output.citedNumbers ? new Set(output.citedNumbers) : undefined;
+  const lowest = results.at(-1)?.similarityScore ?? 0;
+  const quoted = [
+    ...results,
+    ...(output.extraSources ?? []).map((extra) => ({
+      ...extra,
+      similarityScore: Math.min(extra.similarityScore, lowest),
+    })),
+  ];
+  const sections = new Map(
+    (output.quotedSections ?? []).map((section) => [section.citation, section]),
+  );
+  const sources = quoted.map((result, index) => {
+    const number = index + 1 + offset;
+    const section = sections.get(number);
+    return {
+      ...toCitation(result, index + offset),
+      ...(section
+        ? { source_url: section.url, section: section.section, section_path: section.headingPath }
+        : {}),
+      ...(cited ? { cited: cited.has(number) } : {}),
+    };
+  });
+  return { quoted, sources };
+}
+
 function isWeak(retrieval: RetrievalResult): boolean {
   return retrieval.decision === "no_results" || retrieval.lowConfidence;
 }

@@ -352,6 +352,22 @@ describe("ChatPipeline: sources the answer adds", () => {
     );
   });
 
+  it("does the same for a question about a selection, after the selection and the results", async () => {
+    const outcome = await book.run(
+      input("What is a URDF?", "Launch files pass the URDF to robot_state_publisher."),
+    );
+    const added = outcome.retrievalCount + 2;
+    expect(outcome.sources).toHaveLength(added);
+    expect(outcome.sources[0]).toMatchObject({ source_type: "selected_text" });
+    expect(outcome.sources[added - 1]).toMatchObject({
+      source_url: "/docs/urdf#0",
+      citation_number: added,
+    });
+    expect(outcome.answer).toBe(
+      `The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down. [${added}]`,
+    );
+  });
+
   it("appends what the synthesizer returns and keeps the retrieval's count and confidence", async () => {
     const extra = {
       chunk: pageChunk("extra", 0, "An extra passage quoted by the answer.", ["Extra"]),
