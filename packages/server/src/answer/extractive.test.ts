@@ -1545,6 +1545,28 @@ describe("extractiveAnswer: asked for an example", () => {
   });
 });
 
+describe("extractiveAnswer: the book going on from a selection", () => {
+  it("prefers the passage right after the selection", () => {
+    const selection =
+      "Some requests take a long time: drive to the kitchen, rotate 180 degrees, pick up the cup.";
+    const answer = extractiveAnswer(
+      selection,
+      [
+        retrieved(
+          pageChunk(
+            "actions",
+            0,
+            `${selection} A service would block the caller for the whole duration and give no sign of progress. Actions exist for exactly this case.\n\nAt any time before the end, the client can ask to cancel a request that takes a long time.`,
+            "Actions",
+          ),
+        ),
+      ],
+      { avoid: selection, context: selection },
+    ).text;
+    expect(answer).toMatch(/^A service would block the caller/);
+  });
+});
+
 describe("extractiveAnswer: a result ending on code its section goes on after", () => {
   const path = ["Launch Files", "Launch arguments"];
   const launchPage = [

@@ -42,6 +42,11 @@ const DEFINITION_SOURCE_WEIGHT = 0.2;
  */
 const ASKING_HEADING_WEIGHT = 0.5;
 /**
+ * What a passage opening right after the reader's selection gains: it is the book going on from
+ * what they asked about. As much as an instruction counts for a how-to question.
+ */
+const FOLLOWS_SELECTION_WEIGHT = 0.1;
+/**
  * A comparison's passage that says what the compared things are ("Topics are a one-way stream. …
  * ROS 2 offers services, a remote procedure call pattern …") counts this much more, times the
  * mean strength with which it defines each (definitions.ts), than one naming them in passing
@@ -282,6 +287,9 @@ export function bestWindow(
       if (query.howTo && someIn(instructs, start, end)) score += 0.1;
       // So does code or a sentence giving an example, when the reader asks for one.
       if (query.example && (example || someIn(exemplifies, start, end))) score += 0.1;
+      // What the book says right after the reader's selection goes on from it ("How do I fix
+      // it?" after a sentence naming a QoS mismatch: "Subscribe with the sensor-data profile…").
+      if (followsAvoided[start]) score += FOLLOWS_SELECTION_WEIGHT;
       if (compared.length > 0) score += COMPARED_DEFINED_WEIGHT * characterises(start, end);
       for (let index = start; index <= end; index++) {
         if (!matches[index]) score -= 0.03;
