@@ -1545,6 +1545,57 @@ describe("extractiveAnswer: asked for an example", () => {
   });
 });
 
+describe("sentences", () => {
+  const sentences = (text: string) => parseText(text).units.map((unit) => unit.text);
+
+  it("end after a unit of measure, not after an initial", () => {
+    expect(
+      sentences(
+        "The arm has an upper arm of 0.40 m and a forearm of 0.30 m. Its DH table follows the usual convention.",
+      ),
+    ).toEqual([
+      "The arm has an upper arm of 0.40 m and a forearm of 0.30 m.",
+      "Its DH table follows the usual convention.",
+    ]);
+    expect(sentences("The convention is due to J. Denavit and R. S. Hartenberg in 1955.")).toEqual([
+      "The convention is due to J. Denavit and R. S. Hartenberg in 1955.",
+    ]);
+  });
+});
+
+describe("extractiveAnswer: a selection's words as what the question asks about", () => {
+  it("weigh as much as the question's own", () => {
+    const selection =
+      "A robot with four identical wheels would need four nearly identical blocks of XML.";
+    const answer = extractiveAnswer(
+      "What happens if I get it wrong?",
+      [
+        retrieved(
+          pageChunk(
+            "urdf",
+            0,
+            "xacro adds properties and macros to URDF: a robot with four identical wheels needs one macro, not four nearly identical blocks of XML.",
+            "URDF",
+          ),
+          0.8,
+        ),
+        retrieved(
+          pageChunk(
+            "nodes",
+            0,
+            "Nothing happens in a node that is never spun: timers do not fire and subscriptions never deliver.",
+            "Nodes",
+          ),
+          0.7,
+        ),
+      ],
+      { context: selection, selectionContext: true, avoid: selection },
+    ).text;
+    // An earlier turn's words would weigh half as much as "happens", the question's one word.
+    expect(answer).toMatch(/^xacro adds properties/);
+  });
+});
+
 describe("extractiveAnswer: the book going on from a selection", () => {
   it("prefers the passage right after the selection", () => {
     const selection =

@@ -1,5 +1,5 @@
 import { analyze, plainWordForms } from "../search/analyzer.ts";
-import type { RetrievedChunk } from "../search/retriever.ts";
+import { CONTEXT_WEIGHT, type RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
 import { blockText, renderBlock, toBlocks } from "./blocks.ts";
@@ -170,7 +170,16 @@ export interface ExtractiveOptions {
    * an example" about a selection is searched with the selection's words).
    */
   asksExample?: boolean;
+  /**
+   * `context` is a selection the question asks about ("How do I fix it?"), not an earlier turn:
+   * its words together may weigh as much as the question's own (SELECTION_CONTEXT_SHARE), where an
+   * earlier turn's weigh at most half as much.
+   */
+  selectionContext?: boolean;
 }
+
+/** A selection's words together weigh at most this share of the question's own words. */
+const SELECTION_CONTEXT_SHARE = 1;
 
 export function extractiveAnswer(
   question: string,
@@ -213,6 +222,7 @@ export function extractiveAnswer(
     candidates.map((candidate) => candidate.parsed),
     options.context,
     compared,
+    options.selectionContext ? SELECTION_CONTEXT_SHARE : CONTEXT_WEIGHT,
   );
   const query = options.asksExample ? { ...weighed, example: true } : weighed;
   // Asked for an example: a result ending on prose whose section's code comes in the next chunk

@@ -68,13 +68,16 @@ const ASKS_EXAMPLE =
  * The weights of a question's words; `context` is the earlier question a follow-up was searched
  * with ("and how do I take it out again later?" after one about loading a reducer lazily): its
  * words count at CONTEXT_WEIGHT, as in the search, so the passage quoted is about what the
- * reader is still asking about.
+ * reader is still asking about. Together they weigh at most `contextShare` of the question's own
+ * words (a selection the question asks about may weigh as much as the question: see
+ * ExtractiveOptions.selectionContext).
  */
 export function weighQuestion(
   question: string,
   sources: ParsedChunk[],
   context?: string,
   compared: string[][] = comparedItems(question),
+  contextShare = CONTEXT_WEIGHT,
 ): WeightedQuestion {
   const normalized = question.trim().replace(/\s+/g, " ");
   const analyzed = analyzeQuery(normalized);
@@ -156,15 +159,16 @@ export function weighQuestion(
     if (weight > 0 && !weights.has(identifier)) weights.set(identifier, weight);
   }
   if (context && !definition) {
-    // Together they never outweigh the question's own words: the earlier turn completes the
-    // question ("it" is a thunk), the new words say what is asked about it ("a test").
+    // Together they weigh at most `contextShare` of the question's own words: the earlier turn
+    // completes the question ("it" is a thunk), the new words say what is asked about it ("a
+    // test").
     const own = sum(weights.values());
     const earlier = new Map<string, number>();
     for (const term of analyzeQuery(context).words) {
       const weight = idf(term) * CONTEXT_WEIGHT;
       if (weight > 0 && !weights.has(term)) earlier.set(term, weight);
     }
-    const scale = Math.min(1, (CONTEXT_WEIGHT * own) / Math.max(sum(earlier.values()), 1e-9));
+    const scale = Math.min(1, (contextShare * own) / Math.max(sum(earlier.values()), 1e-9));
     for (const [term, weight] of earlier) weights.set(term, weight * scale);
   }
   // Subject words every candidate contains ("ROS 2" in "a ROS 2 service") qualify the subject

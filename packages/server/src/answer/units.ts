@@ -81,9 +81,11 @@ export interface ParsedChunk {
 }
 
 // A sentence ends at . ! or ? before a capital, a digit, a quote, or a lower-case word that is not
-// preceded by an abbreviation (code names start sentences too: "tf2 is the ROS 2 library …").
+// preceded by an abbreviation (code names start sentences too: "tf2 is the ROS 2 library …"). A
+// single letter before the point is an initial ("J. Smith"), unless it is a unit after a number
+// ("… a forearm of 0.30 m. Its DH table is:").
 const SENTENCE =
-  /(?<=[.!?])(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|fig|no|resp|incl|min|max|ca)\.)(?<!\b[A-Za-z]\.)\s+(?=[A-Za-z0-9`"'([*_])/;
+  /(?<=[.!?])(?<!\b(?:e\.g|i\.e|etc|vs|cf|approx|fig|no|resp|incl|min|max|ca)\.)(?<!(?<!\d )\b[A-Za-z]\.)\s+(?=[A-Za-z0-9`"'([*_])/;
 
 const ADMONITION = /^(?:note|tip|info|warning|caution|danger|important)\s*:\s+/i;
 const POINTS_BACK =

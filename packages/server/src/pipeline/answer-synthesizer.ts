@@ -152,6 +152,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       extractiveAnswer(search.query, input.results, {
         citationOffset: 1,
         context: search.context,
+        selectionContext: true,
         avoid: selection,
         asksExample: asksForExample(input.question),
         ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
