@@ -1563,6 +1563,36 @@ describe("sentences", () => {
   });
 });
 
+describe("a sentence naming the code before it", () => {
+  const leans = (text: string) =>
+    parseText(text).units.map((unit) => [unit.text.slice(0, 20), unit.pointsBack]);
+
+  it("leans on that code, after it or at a chunk's start, and not when it points below", () => {
+    expect(
+      leans(
+        "```js\nconst a = 1\n```\n\nThe example is a bit long, because it shows every reducer. Note the delegation here.",
+      ),
+    ).toEqual([
+      ["The example is a bit", true],
+      ["Note the delegation ", false],
+    ]);
+    expect(leans("The code waits for the service before it sends the request.")).toEqual([
+      ["The code waits for t", true],
+    ]);
+    expect(
+      leans(
+        "Services block the caller until the reply arrives.\n\nThe code waits for the service first.",
+      ),
+    ).toEqual([
+      ["Services block the c", false],
+      ["The code waits for t", false],
+    ]);
+    expect(
+      leans("The example below publishes the battery status once per second.\n\n```py\nx = 1\n```"),
+    ).toEqual([["The example below pu", false]]);
+  });
+});
+
 describe("extractiveAnswer: a selection's words as what the question asks about", () => {
   it("weigh as much as the question's own", () => {
     const selection =

@@ -101,6 +101,9 @@ const CONTINUES =
 const ACTS_ON_BEFORE = /^["'(]*[A-Z]\w+ing (?:this|that|these|those|it|them)\b/;
 const POINTS_FORWARD =
   /\b(?:(?:shown|listed|given|described|example|code|snippet|command|commands|table|steps?|file|output) below|below:|the following|as follows|this (?:example|snippet|code|file|command|listing))\b|^["'(]*here(?:'s| is| are)\b/i;
+/** Opens by naming code as "the example", "the code", "the snippet" (the one just shown). */
+const NAMES_CODE =
+  /^["'(]*the (?:above |previous |preceding )?(?:example|code|snippet|listing|program|sample|output)\b/i;
 /** A label of a few words ending in a full stop: "Causes and fixes.", "Common mistakes." */
 const LIST_LABEL = /^[A-Z][\w'’-]*(?: [\w'’-]+){0,3}\.$/;
 // "X is, quite simply, a function …": a short aside between the copula and the definition.
@@ -296,6 +299,16 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       const unit = unitOf(sentence, place(false, order === 0), leadsIn);
       if (!unit) continue;
       if (answers) unit.pointsBack = true;
+      // "The example is a bit long, because …" right after code speaks of that code (at a chunk's
+      // start, of the code ending the chunk before).
+      const before = blocks[position - 1];
+      if (
+        order === 0 &&
+        (!before || before.kind === "code") &&
+        NAMES_CODE.test(sentence) &&
+        !POINTS_FORWARD.test(sentence)
+      )
+        unit.pointsBack = true;
       if (introduces && last && attachable) {
         // A lead-in right after another one's list or code goes on with it ("… in dependency
         // order: ```…``` Useful flags: | … |"): one passage may hold both.
