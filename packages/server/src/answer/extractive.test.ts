@@ -1506,8 +1506,26 @@ describe("extractiveAnswer: asked for an example", () => {
       expect(asksForExample(question), question).toBe(false);
   });
 
+  it("brings it for a how-to question too", () => {
+    const answer = extractiveAnswer("How do I declare launch arguments?", [retrieved(launch)]).text;
+    expect(answer).toContain("```python\nDeclareLaunchArgument");
+  });
+
+  it("always brings the code a sentence without its full stop runs into", () => {
+    const chunk = pageChunk(
+      "com",
+      0,
+      "For a robot made of n links, each with mass mᵢ at position pᵢ, the robot's CoM is\n\n```text\np_com = (m1·p1 + … + mn·pn) / (m1 + … + mn)\n```",
+      "Centre of Mass",
+    );
+    const answer = extractiveAnswer("What is the CoM of a robot made of links?", [
+      retrieved(chunk),
+    ]).text;
+    expect(answer).toContain("the robot's CoM is [1]\n\n```text\np_com =");
+  });
+
   it("leaves it out for other questions", () => {
-    const answer = extractiveAnswer("How are launch arguments declared?", [retrieved(launch)]).text;
+    const answer = extractiveAnswer("Why are launch arguments declared?", [retrieved(launch)]).text;
     expect(answer).toContain("Launch arguments are declared with");
     expect(answer).not.toContain("```");
   });

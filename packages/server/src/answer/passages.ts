@@ -235,9 +235,12 @@ export function bestWindow(
       // intermediate steps that catch problems while they are still cheap: 1. Log replay. Record
       // sensor data … and replay it …"), is quoted as those items: their words count in full.
       const naming = options.wholeLists ? null : namingItems(end);
-      // Asked for an example, a passage ending where code follows brings that code along.
+      // Asked for an example or how to do something, a passage ending where code follows brings
+      // that code along.
       const example =
-        query.example && !naming && !options.exclude ? all[end]?.followingCode : undefined;
+        (query.example || query.howTo) && !naming && !options.exclude
+          ? all[end]?.followingCode
+          : undefined;
       let coverage = 0;
       let newCoverage = 0;
       for (const [term, weight] of weights) {

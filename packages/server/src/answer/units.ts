@@ -101,6 +101,8 @@ const CONTINUES =
 const ACTS_ON_BEFORE = /^["'(]*[A-Z]\w+ing (?:this|that|these|those|it|them)\b/;
 const POINTS_FORWARD =
   /\b(?:(?:shown|listed|given|described|example|code|snippet|command|commands|table|steps?|file|output) below|below:|the following|as follows|this (?:example|snippet|code|file|command|listing))\b|^["'(]*here(?:'s| is| are)\b/i;
+/** Ends on a letter or digit, with no full stop: a sentence the code after it completes. */
+const ENDS_UNSTOPPED = /[\p{L}\p{N}]$/u;
 /** Opens by naming code as "the example", "the code", "the snippet" (the one just shown). */
 const NAMES_CODE =
   /^["'(]*the (?:above |previous |preceding )?(?:example|code|snippet|listing|program|sample|output)\b/i;
@@ -285,7 +287,11 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       // A paragraph that is only a label before a list ("Causes and fixes.") introduces it.
       const labels =
         sentences.length === 1 && attachable?.kind === "list" && LIST_LABEL.test(sentence);
-      const introduces = sentence.endsWith(":") || POINTS_FORWARD.test(sentence) || labels;
+      // A sentence that stops without its full stop before code goes on in that code ("…, the
+      // robot's CoM is" and the formula).
+      const runsIntoCode = last && attachable?.kind === "code" && ENDS_UNSTOPPED.test(sentence);
+      const introduces =
+        sentence.endsWith(":") || POINTS_FORWARD.test(sentence) || labels || runsIntoCode;
       if (introduces && !(last && attachable)) {
         // Its list or code is not there to follow it: the sentence cannot stand in an answer, and
         // the text around it does not read on across it.
