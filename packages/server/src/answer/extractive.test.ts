@@ -1340,8 +1340,9 @@ describe("extractiveAnswer: a result that is code alone", () => {
     const answer = extractiveAnswer("How would I write a test for a thunk?", [code, other], {
       pageChunks: pagesOf(testsPage),
     });
+    // The code right after the text comes along, as for any how-to question.
     expect(answer.text).toBe(
-      "Test files render the connected components with a custom render function. Requests are mocked with MSW, so the thunk still runs as in the app. [1]",
+      "Test files render the connected components with a custom render function. Requests are mocked with MSW, so the thunk still runs as in the app. [1]\n\n```tsx\nimport { render } from './test-utils'\n```",
     );
     expect(answer.extraSources).toEqual([]);
   });
