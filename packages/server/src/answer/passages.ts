@@ -237,7 +237,7 @@ export function bestWindow(
       const naming = options.wholeLists ? null : namingItems(end);
       // Asked for an example or how to do something, a passage ending where code follows brings
       // that code along.
-      const example =
+      const codeAfter =
         (query.example || query.howTo) && !naming && !options.exclude
           ? all[end]?.followingCode
           : undefined;
@@ -251,7 +251,7 @@ export function bestWindow(
           else if (naming && index === end) {
             if (naming.terms.has(term)) share = 1;
           } else if (unit.attachmentTerms.has(term)) share = 0.5;
-          else if (example && index === end && example.terms.has(term)) share = 0.5;
+          else if (codeAfter && index === end && codeAfter.terms.has(term)) share = 0.5;
         }
         coverage += share * weight;
         if (!alreadyCovered.has(term)) newCoverage += share * weight;
@@ -289,7 +289,7 @@ export function bestWindow(
       // "Keep the returned handle…" before the passage that answers would otherwise pull it in.
       if (query.howTo && someIn(instructs, start, end)) score += 0.1;
       // So does code or a sentence giving an example, when the reader asks for one.
-      if (query.example && (example || someIn(exemplifies, start, end))) score += 0.1;
+      if (query.example && (codeAfter || someIn(exemplifies, start, end))) score += 0.1;
       // What the book says right after the reader's selection goes on from it ("How do I fix
       // it?" after a sentence naming a QoS mismatch: "Subscribe with the sensor-data profile…").
       if (followsAvoided[start]) score += FOLLOWS_SELECTION_WEIGHT;
@@ -316,25 +316,22 @@ export function bestWindow(
         !best ||
         score > best.score + SCORE_EPSILON ||
         (score >= best.score - SCORE_EPSILON && saidBefore(candidate, candidates[best.source]))
-      )
+      ) {
+        // The last unit as quoted: with only the items that answer, or with the code after it.
+        const last = all[end] as Unit;
+        const quoted = naming
+          ? { ...last, ...naming.trimmed }
+          : codeAfter
+            ? { ...last, attachment: codeAfter.text, attachmentTerms: codeAfter.terms }
+            : last;
         best = {
           source: position,
-          units: naming
-            ? [...all.slice(start, end), { ...(all[end] as Unit), ...naming.trimmed }]
-            : example
-              ? [
-                  ...all.slice(start, end),
-                  {
-                    ...(all[end] as Unit),
-                    attachment: example.text,
-                    attachmentTerms: example.terms,
-                  },
-                ]
-              : all.slice(start, end + 1),
+          units: [...all.slice(start, end), quoted],
           coverage,
           newCoverage,
           score,
         };
+      }
     });
   }
   return best;
