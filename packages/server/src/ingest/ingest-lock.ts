@@ -1,4 +1,5 @@
-import { mkdir, open, readFile, unlink } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createError } from "../errors.ts";
 
@@ -47,10 +48,13 @@ export async function acquireIngestLock(dataDir: string, collection: string): Pr
   const file = lockPath(dataDir, collection);
   await mkdir(dataDir, { recursive: true });
   for (let attempt = 0; attempt < 2; attempt++) {
+    // The lock appears with its owner already written in it: it is written under another name
+    // and linked into place, which fails if a lock is there. Created empty and written after,
+    // another run could read it in between, find no owner and take it over as stale.
+    const draft = `${file}.${process.pid}.${randomUUID()}`;
+    await writeFile(draft, JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
     try {
-      const handle = await open(file, "wx");
-      await handle.writeFile(JSON.stringify({ pid: process.pid, since: new Date().toISOString() }));
-      await handle.close();
+      await link(draft, file);
       let released = false;
       return {
         async release() {
@@ -61,6 +65,8 @@ export async function acquireIngestLock(dataDir: string, collection: string): Pr
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    } finally {
+      await unlink(draft).catch(() => {});
     }
     await refuseIfLocked(dataDir, collection);
     // The owner is gone: its lock is stale.
