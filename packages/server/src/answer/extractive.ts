@@ -2,7 +2,7 @@ import { analyze, plainWordForms } from "../search/analyzer.ts";
 import { CONTEXT_WEIGHT, type RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { sum } from "../util/numbers.ts";
-import { blockText, renderBlock, toBlocks } from "./blocks.ts";
+import { toBlocks } from "./blocks.ts";
 import { comparedItems, comparedPhrases, comparingChunks } from "./comparisons.ts";
 import { DEFINES, DESCRIBES, definingChunks, definitionStrength } from "./definitions.ts";
 import {
@@ -28,6 +28,7 @@ import {
   parsedChunk,
   parseText,
   render,
+  shownBlock,
   type Unit,
 } from "./units.ts";
 
@@ -501,10 +502,7 @@ function withCodeAfter(
     (block) => !(block.kind === "paragraph" && said.endsWith(squeezed(block.text))),
   );
   if (opening?.kind !== "code") return parsed;
-  const followingCode = {
-    text: renderBlock(opening),
-    terms: new Set(analyze(blockText(opening))),
-  };
+  const followingCode = shownBlock(opening);
   return { ...parsed, units: [...parsed.units.slice(0, -1), { ...last, followingCode }] };
 }
 

@@ -28,8 +28,8 @@ export interface Unit {
   attachmentItems?: string[];
   /**
    * The code block right after the paragraph this unit ends, when no sentence introduces it (the
-   * paragraph ends on "."): an example of what the paragraph says, brought along only when the
-   * reader asks for one (passages.ts).
+   * paragraph ends on "."): an example of what the paragraph says, brought along only for a
+   * question asking for an example or how to do something (passages.ts).
    */
   followingCode?: { text: string; terms: Set<string> };
   /** Index of the heading the unit sits under inside its chunk (0 = the chunk's own heading). */
@@ -337,11 +337,7 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
         continue;
       }
       units.push(unit);
-      if (last && attachable?.kind === "code")
-        unit.followingCode = {
-          text: renderBlock(attachable),
-          terms: new Set(analyze(blockText(attachable))),
-        };
+      if (last && attachable?.kind === "code") unit.followingCode = shownBlock(attachable);
     }
   }
   const allTerms = new Set<string>();
@@ -354,6 +350,11 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
     for (const term of unit.attachmentTerms) allTerms.add(term);
   }
   return { headingTerms, headings, units, allTerms };
+}
+
+/** A block as an answer shows it, with the words it holds. */
+export function shownBlock(block: Block): { text: string; terms: Set<string> } {
+  return { text: renderBlock(block), terms: new Set(analyze(blockText(block))) };
 }
 
 /** The heading of a section that opens on code, as the lead-in of that code. */

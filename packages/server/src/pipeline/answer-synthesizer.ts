@@ -145,8 +145,9 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     const fromTheBook = (book: ExtractiveAnswer) =>
       answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited, book);
 
-    // The book's passages are weighed with the selection's words at half weight: the question
-    // leans on it ("Why can it not be solved directly?" after a sentence on inverse kinematics).
+    // The book's passages are weighed with the selection's words, together as much as the
+    // question's own: the question leans on it ("Why can it not be solved directly?" after a
+    // sentence on inverse kinematics, "How do I fix it?").
     const search = selectionSearch(input.question, selection);
     const fromBook = () =>
       extractiveAnswer(search.query, input.results, {
