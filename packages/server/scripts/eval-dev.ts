@@ -32,9 +32,66 @@ const devsets = path.resolve(
 );
 const sample = path.join(repoRoot, "examples/robotics-primer");
 const details = process.argv.includes("--details");
+/** Only the answer sets: whether answers contain the fact, per corpus, pooled and left one out. */
+const answersOnly = process.argv.includes("--answers");
 const json = process.argv.includes("--json");
 const tune = process.argv.includes("--tune");
 const K = 5;
+
+interface AnswerRow {
+  corpus: string;
+  n: number;
+  /** Answers containing one of the row's phrases. */
+  contains: number;
+  /** Rows whose first five sources hold a phrase (context recall@5). */
+  contextHas: number;
+  refused: number;
+}
+
+const answerRows: AnswerRow[] = [];
+
+/** The answer set of one corpus: answerable rows with phrases, scored through the pipeline. */
+async function runAnswers(lectern: Lectern, corpus: string, questions: EvalQuestion[]) {
+  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }));
+  const rowsWithPhrases = questions.filter((question) => question.must_contain_any?.length);
+  const sourceText = (filePath: string, position: number) =>
+    lectern.index?.chunksOfPage(filePath)[position]?.text;
+  const metrics = await evaluate(pipeline, rowsWithPhrases, K, sourceText);
+  const results = metrics.results;
+  answerRows.push({
+    corpus,
+    n: results.length,
+    contains: results.filter((result) => result.containsPhrase).length,
+    contextHas: results.filter((result) => result.contextHasPhrase).length,
+    refused: results.filter((result) => result.predictedNoResults).length,
+  });
+  if (details)
+    for (const result of results.filter((r) => !r.containsPhrase))
+      console.log(
+        `  [${corpus} answers] ${result.id} ${result.predictedNoResults ? "refused" : result.contextHasPhrase ? "in context" : "not in context"}: ${result.question}\n      got ${result.rankedPages.slice(0, 3).join(", ")}\n      ${(result.answer ?? "").replace(/\n+/g, " ⏎ ").slice(0, 400)}`,
+      );
+  return metrics;
+}
+
+function printAnswerRows(): void {
+  if (answerRows.length === 0) return;
+  const pooled = answerRows.reduce(
+    (total, r) => ({
+      corpus: "pooled",
+      n: total.n + r.n,
+      contains: total.contains + r.contains,
+      contextHas: total.contextHas + r.contextHas,
+      refused: total.refused + r.refused,
+    }),
+    { corpus: "pooled", n: 0, contains: 0, contextHas: 0, refused: 0 },
+  );
+  console.log("\n| answer set | n | answer contains the fact | context recall@5 | refused |");
+  console.log("|---|---:|---:|---:|---:|");
+  for (const r of [...answerRows, pooled])
+    console.log(
+      `| ${r.corpus} | ${r.n} | ${r.contains} (${(r.contains / r.n).toFixed(3)}) | ${r.contextHas} (${(r.contextHas / r.n).toFixed(3)}) | ${r.refused} |`,
+    );
+}
 
 interface Row {
   set: string;
@@ -178,6 +235,8 @@ if (!existsSync(path.join(devsets, "redux"))) {
 } else {
   const dir = path.join(devsets, "redux");
   await withBook(path.join(dir, "docs"), async (lectern) => {
+    await runAnswers(lectern, "redux", await loadQuestions(path.join(dir, "answers.jsonl")));
+    if (answersOnly) return;
     const paraphrased = await loadQuestions(path.join(dir, "questions.jsonl"));
     const inDomain = paraphrased.filter((question) => question.expected_pages.length > 0);
     const controls = paraphrased.filter((question) => question.expected_pages.length === 0);
@@ -211,15 +270,32 @@ if (!existsSync(path.join(devsets, "redux"))) {
     );
     await askOverview(lectern, "redux");
   });
+  // The Jest and pnpm sets: an answer set, and the same rows with off-topic controls for retrieval.
+  for (const corpus of ["jest", "pnpm"]) {
+    const dir = path.join(devsets, corpus);
+    if (!existsSync(dir)) continue;
+    await withBook(path.join(dir, "docs"), async (lectern) => {
+      await runAnswers(lectern, corpus, await loadQuestions(path.join(dir, "answers.jsonl")));
+      if (answersOnly) return;
+      const questions = await loadQuestions(path.join(dir, "questions.jsonl"));
+      const controls = questions.filter((question) => question.expected_pages.length === 0);
+      await run(
+        lectern,
+        `${corpus}: in-domain`,
+        questions.filter((question) => question.expected_pages.length > 0),
+        rows,
+      );
+      await run(lectern, `${corpus}: off-topic (all)`, controls, rows);
+      await askOverview(lectern, corpus);
+    });
+  }
 }
 
 await withBook(path.join(sample, "docs"), async (lectern) => {
-  await run(
-    lectern,
-    "sample: questions.jsonl",
-    await loadQuestions(path.join(sample, "questions.jsonl")),
-    rows,
-  );
+  const questions = await loadQuestions(path.join(sample, "questions.jsonl"));
+  await runAnswers(lectern, "sample", questions);
+  if (answersOnly) return;
+  await run(lectern, "sample: questions.jsonl", questions, rows);
   await run(
     lectern,
     "sample: questions-fresh.jsonl",
@@ -230,7 +306,7 @@ await withBook(path.join(sample, "docs"), async (lectern) => {
 });
 
 if (json) {
-  console.log(JSON.stringify({ rows, overview }, null, 2));
+  console.log(JSON.stringify({ rows, answerRows, overview }, null, 2));
 } else {
   const f = (value: number | undefined) => (value === undefined ? "" : value.toFixed(3));
   console.log(
@@ -245,6 +321,7 @@ if (json) {
         : `| ${r.set} | ${r.n} | ${f(r.hitAt1)} | ${f(r.hitAt5)} | ${f(r.mrr)} | ${f(r.falseRejection)} | ${f(r.offTopicRejected)} | ${r.phrases ?? ""} |`,
     );
   }
+  printAnswerRows();
   for (const entry of overview) {
     console.log(`\nOverview (${entry.book}), citing ${entry.cited}:\n${entry.answer}`);
   }

@@ -25,6 +25,11 @@ export interface EvalQuestionResult {
   answer: string | null;
   /** Whether the answer contains one of the row's `must_contain_any` phrases (undefined: none given). */
   containsPhrase: boolean | undefined;
+  /**
+   * Whether the full text of the first k sources holds one of the phrases: the most an answer
+   * written from them can contain (undefined: no phrases, or no source texts given).
+   */
+  contextHasPhrase: boolean | undefined;
   /** Milliseconds in the retrieve stage. */
   latencyMs: number;
 }
@@ -52,6 +57,8 @@ export interface EvalMetrics {
   /** Rows with `must_contain_any`, and the share of their answers containing one of the phrases. */
   phraseRows: number;
   phraseShare: number;
+  /** Of the phrase rows, the share whose first k sources hold a phrase (context recall@k). */
+  contextRecall: number;
   latencyP50Ms: number;
   latencyP95Ms: number;
   results: EvalQuestionResult[];
@@ -67,6 +74,8 @@ export async function evaluate(
   pipeline: ChatPipeline,
   questions: EvalQuestion[],
   k = 5,
+  /** The full text of a cited chunk, for context recall; without it that figure is not taken. */
+  sourceText?: (filePath: string, chunkPosition: number) => string | undefined,
 ): Promise<EvalMetrics> {
   const results: EvalQuestionResult[] = [];
   for (const question of questions) {
@@ -106,13 +115,46 @@ export async function evaluate(
       resultCount: outcome.retrievalCount,
       route: outcome.route,
       answer,
-      containsPhrase: phrases
-        ? phrases.some((phrase) => (answer ?? "").toLowerCase().includes(phrase.toLowerCase()))
-        : undefined,
+      containsPhrase: phrases ? containsAny(answer ?? "", phrases) : undefined,
+      contextHasPhrase:
+        phrases && sourceText
+          ? containsAny(
+              outcome.sources
+                .slice(0, k)
+                .map((source) =>
+                  "file_path" in source
+                    ? (sourceText(source.file_path, source.chunk_position) ?? "")
+                    : "",
+                )
+                .join("\n"),
+              phrases,
+            )
+          : undefined,
       latencyMs: outcome.timings.retrieve ?? 0,
     });
   }
   return summarize(results, k);
+}
+
+/**
+ * Text as a phrase is looked for in it: `[n]` markers and Markdown emphasis, link and heading
+ * marks dropped, backticks removed, lower-cased, whitespace collapsed (the dev sets' rule).
+ */
+export function matchableText(text: string): string {
+  return text
+    .replace(/\s*\[\d+\]/g, "")
+    .replace(/<\/?mark>/g, "")
+    .replace(/\*\*|__|`/g, "")
+    .replace(/^#{1,6}\s+/gm, "")
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .toLowerCase()
+    .replace(/\s+/g, " ");
+}
+
+/** Whether the text holds one of the phrases, both made matchable. */
+export function containsAny(text: string, phrases: string[]): boolean {
+  const haystack = matchableText(text);
+  return phrases.some((phrase) => haystack.includes(matchableText(phrase).trim()));
 }
 
 function chatInput(id: string, query: string, history: Exchange[], k: number) {
@@ -173,6 +215,10 @@ export function summarize(results: EvalQuestionResult[], k: number): EvalMetrics
     phraseShare: share(
       results.filter((result) => result.containsPhrase === true).length,
       results.filter((result) => result.containsPhrase !== undefined).length,
+    ),
+    contextRecall: share(
+      results.filter((result) => result.contextHasPhrase === true).length,
+      results.filter((result) => result.contextHasPhrase !== undefined).length,
     ),
     latencyP50Ms: percentile(latencies, 0.5),
     latencyP95Ms: percentile(latencies, 0.95),

@@ -15,10 +15,12 @@ export const questionSchema = z
     question: z.string().trim().min(1).optional(),
     turns: z.array(z.string().trim().min(1)).min(1).optional(),
     expected_pages: z.array(z.string().min(1)),
-    must_contain_any: z.array(z.string().trim().min(1)).min(1).optional(),
+    must_contain_any: z.array(z.string().trim().min(1)).optional(),
     kind: z.string().optional(),
     source: z.string().optional(),
     anchor: z.string().nullable().optional(),
+    /** Where the expected page states the fact (prose, table, code, list, heading); for reports. */
+    where: z.string().nullable().optional(),
   })
   .strict()
   .refine((row) => (row.question === undefined) !== (row.turns === undefined), {
@@ -90,7 +92,7 @@ export function parseQuestions(text: string, file = "questions"): EvalQuestion[]
       question: turns.at(-1) ?? "",
       previousTurns: turns.slice(0, -1),
       expected_pages: row.expected_pages,
-      ...(row.must_contain_any ? { must_contain_any: row.must_contain_any } : {}),
+      ...(row.must_contain_any?.length ? { must_contain_any: row.must_contain_any } : {}),
       ...(row.kind ? { kind: row.kind } : {}),
     });
   }

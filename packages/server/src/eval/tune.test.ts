@@ -30,6 +30,7 @@ function observed(
     route: "question",
     answer: "…",
     containsPhrase: undefined,
+    contextHasPhrase: undefined,
     latencyMs: 1,
   };
 }
