@@ -23,7 +23,13 @@ import { type EvalMetrics, evaluate } from "../src/eval/evaluate.ts";
 import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
+import { CARD_WEIGHTS } from "../src/answer/section-card.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
+import {
+  DEFAULT_EXTRACTIVE_STYLE,
+  ExtractiveSynthesizer,
+  type ExtractiveStyle,
+} from "../src/pipeline/answer-synthesizer.ts";
 import { type DecisionThresholds, NEVER_REJECT } from "../src/search/retriever.ts";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -34,6 +40,8 @@ const sample = path.join(repoRoot, "examples/robotics-primer");
 const details = process.argv.includes("--details");
 /** Only the answer sets: whether answers contain the fact, per corpus, pooled and left one out. */
 const answersOnly = process.argv.includes("--answers");
+/** Fit the section card's weights on the answer sets, reported leave one corpus out. */
+const fit = process.argv.includes("--fit");
 const json = process.argv.includes("--json");
 const tune = process.argv.includes("--tune");
 const K = 5;
@@ -51,21 +59,29 @@ interface AnswerRow {
 const answerRows: AnswerRow[] = [];
 
 /** The answer set of one corpus: answerable rows with phrases, scored through the pipeline. */
-async function runAnswers(lectern: Lectern, corpus: string, questions: EvalQuestion[]) {
-  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }));
+async function runAnswers(
+  lectern: Lectern,
+  corpus: string,
+  questions: EvalQuestion[],
+  style: ExtractiveStyle = DEFAULT_EXTRACTIVE_STYLE,
+  into: AnswerRow[] = answerRows,
+) {
+  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), {
+    synthesizer: new ExtractiveSynthesizer(style),
+  });
   const rowsWithPhrases = questions.filter((question) => question.must_contain_any?.length);
   const sourceText = (filePath: string, position: number) =>
     lectern.index?.chunksOfPage(filePath)[position]?.text;
   const metrics = await evaluate(pipeline, rowsWithPhrases, K, sourceText);
   const results = metrics.results;
-  answerRows.push({
+  into.push({
     corpus,
     n: results.length,
     contains: results.filter((result) => result.containsPhrase).length,
     contextHas: results.filter((result) => result.contextHasPhrase).length,
     refused: results.filter((result) => result.predictedNoResults).length,
   });
-  if (details)
+  if (details && into === answerRows)
     for (const result of results.filter((r) => !r.containsPhrase))
       console.log(
         `  [${corpus} answers] ${result.id} ${result.predictedNoResults ? "refused" : result.contextHasPhrase ? "in context" : "not in context"}: ${result.question}\n      got ${result.rankedPages.slice(0, 3).join(", ")}\n      ${(result.answer ?? "").replace(/\n+/g, " ⏎ ").slice(0, 400)}`,
@@ -200,6 +216,83 @@ async function tuningResults(lectern: Lectern, questions: EvalQuestion[]) {
     retriever: permissive,
   });
   return (await evaluate(pipeline, questions, K)).results;
+}
+
+/** The answer sets of every corpus there is: name, docs folder, answers file. */
+function answerSets(): [string, string, string][] {
+  const sets: [string, string, string][] = [];
+  for (const corpus of ["redux", "jest", "pnpm"])
+    if (existsSync(path.join(devsets, corpus, "answers.jsonl")))
+      sets.push([
+        corpus,
+        path.join(devsets, corpus, "docs"),
+        path.join(devsets, corpus, "answers.jsonl"),
+      ]);
+  sets.push(["sample", path.join(sample, "docs"), path.join(sample, "questions.jsonl")]);
+  return sets;
+}
+
+/** Every style the fit tries: the weights of CARD_WEIGHTS that choose the section, and the lead. */
+function styleGrid(): ExtractiveStyle[] {
+  const styles: ExtractiveStyle[] = [];
+  for (const pages of [0, 1, 2, 3])
+    for (const pageSimilarity of pages ? [0, 0.5, 1] : [CARD_WEIGHTS.pageSimilarity])
+      for (const heading of [0.5, 1, 2])
+        for (const similarity of [0.5, 1, 2])
+          styles.push({
+            lead: "always",
+            card: { ...CARD_WEIGHTS, heading, similarity, pages, pageSimilarity },
+          });
+  return styles;
+}
+
+if (fit) {
+  const sets = answerSets();
+  const opened: { corpus: string; lectern: Lectern; questions: EvalQuestion[]; dir: string }[] = [];
+  for (const [corpus, docs, file] of sets) {
+    const dir = await mkdtemp(path.join(tmpdir(), "lectern-eval-fit-"));
+    const lectern = await openLectern(
+      loadConfig({ env: { LOG_LEVEL: "warn" }, overrides: { dataDir: dir } }),
+    );
+    await lectern.ingest(docs);
+    opened.push({ corpus, lectern, questions: await loadQuestions(file), dir });
+  }
+  const scored: { style: ExtractiveStyle; share: Map<string, number> }[] = [];
+  for (const style of styleGrid()) {
+    const into: AnswerRow[] = [];
+    for (const book of opened) await runAnswers(book.lectern, book.corpus, book.questions, style, into);
+    scored.push({ style, share: new Map(into.map((r) => [r.corpus, r.contains / r.n])) });
+  }
+  const mean = (entry: (typeof scored)[number], corpora: string[]) =>
+    corpora.reduce((total, corpus) => total + (entry.share.get(corpus) ?? 0), 0) / corpora.length;
+  const corpora = opened.map((book) => book.corpus);
+  const choose = (on: string[]) =>
+    scored.reduce((best, entry) => (mean(entry, on) > mean(best, on) ? entry : best));
+  const describe = (style: ExtractiveStyle) =>
+    `lead ${style.lead}, heading ${style.card.heading}, similarity ${style.card.similarity}, pages ${style.card.pages} × ${style.card.pageSimilarity}`;
+  const current = scored.find(
+    (entry) =>
+      entry.style.lead === DEFAULT_EXTRACTIVE_STYLE.lead &&
+      entry.style.card.heading === CARD_WEIGHTS.heading &&
+      entry.style.card.similarity === CARD_WEIGHTS.similarity &&
+      entry.style.card.pages === CARD_WEIGHTS.pages &&
+      entry.style.card.pageSimilarity === CARD_WEIGHTS.pageSimilarity,
+  );
+  console.log("| held out | chosen on the other three | held-out share | the defaults' share |");
+  console.log("|---|---|---:|---:|");
+  for (const held of corpora) {
+    const chosen = choose(corpora.filter((corpus) => corpus !== held));
+    console.log(
+      `| ${held} | ${describe(chosen.style)} | ${(chosen.share.get(held) ?? 0).toFixed(3)} | ${(current?.share.get(held) ?? 0).toFixed(3)} |`,
+    );
+  }
+  const pooled = choose(corpora);
+  console.log(`\nChosen on all four: ${describe(pooled.style)} (mean share ${mean(pooled, corpora).toFixed(3)})`);
+  for (const book of opened) {
+    await book.lectern.close();
+    await rm(book.dir, { recursive: true, force: true });
+  }
+  process.exit(0);
 }
 
 if (tune) {

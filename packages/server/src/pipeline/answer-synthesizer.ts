@@ -6,6 +6,14 @@ import {
   quotePassage,
 } from "../answer/extractive.ts";
 import { asksForExample } from "../answer/question-weights.ts";
+import { type Block, renderBlock } from "../answer/blocks.ts";
+import {
+  bestSection,
+  CARD_WEIGHTS,
+  type CardWeights,
+  questionWords,
+  renderCard,
+} from "../answer/section-card.ts";
 import type { Exchange } from "../llm/prompts.ts";
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
@@ -34,6 +42,8 @@ export interface SynthesisInput {
   chunksBolding?: (term: string) => ChunkRecord[];
   /** The earlier question the results were searched with, for a follow-up that leans on it. */
   context?: string;
+  /** The book's inverse document frequency of an analysed term, to weigh the question's words. */
+  idf?: (term: string) => number;
   /**
    * Words of the question the book never uses, given when the passages only partly match it: a
    * quoted answer says so before quoting the closest passages.
@@ -79,18 +89,33 @@ const DEICTIC_WORDS = new Set(
   ),
 );
 
+/**
+ * How an answer without a model is made: the section card (section-card.ts), led by the passage
+ * the sentence rules pick when `lead` says so: `always` when that passage is not already in the
+ * card, `never` for the card alone.
+ */
+export interface ExtractiveStyle {
+  lead: "always" | "never";
+  card: CardWeights;
+}
+
+export const DEFAULT_EXTRACTIVE_STYLE: ExtractiveStyle = { lead: "always", card: CARD_WEIGHTS };
+
 export class ExtractiveSynthesizer implements AnswerSynthesizer {
   readonly kind = "extractive";
 
+  constructor(private readonly style: ExtractiveStyle = DEFAULT_EXTRACTIVE_STYLE) {}
+
   async synthesize(input: SynthesisInput, options: RunOptions = {}): Promise<SynthesisOutput> {
     if (input.selectedText !== null) return this.fromSelection(input, options);
-    const quoted = extractiveAnswer(input.question, input.results, {
+    const passage = extractiveAnswer(input.question, input.results, {
       ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
       ...(input.glossaryPages ? { glossaryPages: input.glossaryPages } : {}),
       ...(input.sectionsHeaded ? { sectionsHeaded: input.sectionsHeaded } : {}),
       ...(input.chunksBolding ? { chunksBolding: input.chunksBolding } : {}),
       ...(input.context ? { context: input.context } : {}),
     });
+    const quoted = withSectionCard(input, passage, this.style);
     const { extraSources, quotedSections } = quoted;
     const caveat = notInBookCaveat(input.notInBook ?? []);
     const text = caveat && quoted.text ? `${caveat}\n\n${quoted.text}` : quoted.text;
@@ -180,6 +205,85 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     }
     return answer(`${quoted.text} [1]`, EXTRACTIVE_FALLBACK_MESSAGE, true, [1]);
   }
+}
+
+/**
+ * The answer with the section card: the best section of the results shown whole, after the
+ * passage the sentence rules chose when that passage is not inside it (and the style leads with
+ * it). The card's citation links to its section when that is merged into its chunk.
+ */
+function withSectionCard(
+  input: SynthesisInput,
+  passage: ExtractiveAnswer,
+  style: ExtractiveStyle,
+): ExtractiveAnswer {
+  if (input.results.length === 0) return passage;
+  const question = questionWords(
+    input.context ? `${input.question} ${input.context}` : input.question,
+    input.idf ?? resultsIdf(input.results),
+  );
+  const best = bestSection(input.results, question, style.card, input.pageChunks);
+  if (!best) return passage;
+  const inCard = (text: string) =>
+    squeezedText(best.section.blocks.map(blockShown).join(" ")).includes(squeezedText(text));
+  const lead = style.lead === "always" && passage.text && !passage.pointerOnly && !inCard(passage.text);
+  // A section from another chunk of a result's page is a source of its own, after the others.
+  const extraSources = lead ? [...passage.extraSources] : [];
+  let citation = best.section.source + 1;
+  if (best.section.source < 0) {
+    const known = extraSources.findIndex((extra) => extra.chunk.id === best.section.chunk.id);
+    if (known < 0)
+      extraSources.push({
+        chunk: best.section.chunk,
+        score: 0,
+        similarityScore: best.similarity,
+        coverage: 0,
+      });
+    citation =
+      input.results.length + (known < 0 ? extraSources.length : known + 1);
+  }
+  const card = renderCard(best.section, citation, question, style.card);
+  const quotedSections = [...passage.quotedSections];
+  if (best.section.merged && !quotedSections.some((quoted) => quoted.citation === citation))
+    quotedSections.push({
+      citation,
+      url: best.section.url,
+      section: best.section.section,
+      headingPath: best.section.headingPath,
+    });
+  return {
+    text: lead ? `${passage.text}\n\n${card.text}` : card.text,
+    cited: [...new Set([...(lead ? passage.cited : []), citation])],
+    extraSources,
+    quotedSections: lead
+      ? quotedSections
+      : quotedSections.filter((quoted) => quoted.citation === citation),
+  };
+}
+
+function blockShown(block: Block): string {
+  if (block.kind === "paragraph" || block.kind === "heading") return block.text;
+  return renderBlock(block);
+}
+
+/** Text with citation markers, emphasis and spacing dropped, to find one quote inside another. */
+function squeezedText(text: string): string {
+  return text
+    .replace(/\s*\[\d+\]/g, "")
+    .replace(/\*\*|`/g, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .toLowerCase();
+}
+
+/** An idf over the results alone, for callers that give none of the book's. */
+function resultsIdf(results: RetrievedChunk[]): (term: string) => number {
+  const termSets = results.map((result) => new Set(analyze(result.chunk.text)));
+  const n = termSets.length;
+  return (term) => {
+    const df = termSets.filter((terms) => terms.has(term)).length;
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  };
 }
 
 /** A quote holding this share of the selection's words or more gives the selection back. */

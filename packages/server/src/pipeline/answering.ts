@@ -92,6 +92,7 @@ export function createChatPipeline(
         }
       : { loadPages: (filePaths: string[]) => lectern.chunksOfPages(filePaths) }),
     glossaryPages: () => lectern.terms.pagesTitledLike(GLOSSARY_TITLE),
+    idf: (term: string) => lectern.terms.idf(term),
     ...followUpsOption(
       options.followUps ?? (options.synthesizer ? undefined : answering.followUps),
     ),

@@ -53,6 +53,8 @@ export class ChatPipeline {
       chunksBolding?: (term: string) => ChunkRecord[];
       /** Follow-up questions written by the model beside the answer (follow-ups.ts). */
       followUps?: ModelFollowUps;
+      /** The book's inverse document frequency of an analysed term. */
+      idf?: (term: string) => number;
       now?: () => number;
     },
   ) {}
@@ -306,6 +308,7 @@ export class ChatPipeline {
               : {}),
             ...(named?.length ? { notInBook: named } : {}),
             ...(retrieval.context ? { context: retrieval.context } : {}),
+            ...(this.deps.idf ? { idf: this.deps.idf } : {}),
           },
           options,
         ),

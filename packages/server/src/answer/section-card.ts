@@ -1,0 +1,327 @@
+import { analyze, analyzeQuery } from "../search/analyzer.ts";
+import type { RetrievedChunk } from "../search/types.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
+import { type Block, renderBlock, tableCells, toBlocks } from "./blocks.ts";
+
+/**
+ * The section card: the answer's core when no model writes one. The section of the book that best
+ * matches the question, shown as the book shows it (its heading path, then its prose, lists,
+ * tables and code as Markdown), with the sentences that match the question best set in bold rather
+ * than cut out. Measured on four books (docs/retrieval.md), the best section shown whole contains
+ * the fact asked for more often than any passage picked sentence by sentence.
+ *
+ * A chunk may hold several sections (small sibling sections are packed together): each is a
+ * candidate of its own, so the card shows one section and its sub-sections, never a neighbour that
+ * happens to share the chunk.
+ */
+
+/** Every weight of the section card, with why it is there. Fitted by `npm run eval:dev -- --fit`. */
+export const CARD_WEIGHTS = {
+  /** The question's words in the section's text, BM25-saturated and idf-weighted (share of all). */
+  text: 1,
+  /** Share of the question's words (idf-weighted) in the section's heading path: what it is about. */
+  heading: 2,
+  /** The chunk's calibrated search score: the ranking saw the whole chunk and the page. */
+  similarity: 1,
+  /**
+   * The sections of the first this-many result pages are candidates too, not only the chunks the
+   * search returned: the right page is found far more often than the right chunk of it. Such a
+   * section counts its page's best score times `pageSimilarity` as its own.
+   */
+  pages: 2,
+  pageSimilarity: 1,
+  /** Most words shown before the card is cut (blocks stay whole; the least matching go first). */
+  maxWords: 250,
+  /** BM25's length normalisation: a section this many words long is of average length. */
+  averageWords: 150,
+  /** Most sentences set in bold. */
+  marks: 2,
+  /** A sentence is marked when it matches at least this share of the best one's match. */
+  markShare: 0.7,
+} as const;
+
+export type CardWeights = { [key in keyof typeof CARD_WEIGHTS]: number };
+
+/** One section of a chunk: its heading path, where it links to, and its blocks. */
+export interface CardSection {
+  chunk: ChunkRecord;
+  /** The result the chunk is, in `results` order. */
+  source: number;
+  headingPath: string[];
+  section: string;
+  url: string;
+  /** Whether this is a section merged into the chunk after its first. */
+  merged: boolean;
+  blocks: Block[];
+}
+
+export interface SectionCard {
+  section: CardSection;
+  /** The card as Markdown, its citation marker after the heading path. */
+  text: string;
+  /** Whether blocks of the section were left out for length. */
+  cut: boolean;
+  score: number;
+}
+
+/** The question's words and how much each weighs (the book's idf). */
+export interface QuestionWords {
+  words: string[];
+  weight: Map<string, number>;
+  total: number;
+}
+
+export function questionWords(question: string, idf: (term: string) => number): QuestionWords {
+  const words = [...new Set(analyzeQuery(question).words)];
+  const weight = new Map(words.map((word) => [word, Math.max(0, idf(word))]));
+  const total = [...weight.values()].reduce((sum, value) => sum + value, 0);
+  return { words, weight, total };
+}
+
+/** The sections a chunk holds: its own first one, then each merged one under its heading line. */
+export function sectionsOf(chunk: ChunkRecord, source: number): CardSection[] {
+  const blocks = toBlocks(chunk.text);
+  const anchors = [...(chunk.sectionAnchors ?? [])];
+  const sections: CardSection[] = [];
+  let current: CardSection = {
+    chunk,
+    source,
+    headingPath: chunk.headingPath,
+    section: chunk.section,
+    url: chunk.url,
+    merged: false,
+    blocks: [],
+  };
+  for (const block of blocks) {
+    const anchorIndex =
+      block.kind === "heading" && !block.inferred
+        ? anchors.findIndex((anchor) => anchor.heading === block.text)
+        : -1;
+    const anchor = anchors[anchorIndex];
+    if (!anchor) {
+      current.blocks.push(block);
+      continue;
+    }
+    anchors.splice(0, anchorIndex + 1);
+    if (current.blocks.length > 0) sections.push(current);
+    current = {
+      chunk,
+      source,
+      headingPath: anchor.headingPath,
+      section: anchor.heading,
+      url: `${chunk.url.replace(/#.*$/, "")}#${anchor.anchor}`,
+      merged: true,
+      blocks: [],
+    };
+  }
+  if (current.blocks.length > 0) sections.push(current);
+  // A section's sub-sections belong to its card: they are folded into the section above them.
+  const folded: CardSection[] = [];
+  for (const section of sections) {
+    const parent = folded.at(-1);
+    if (parent && isUnder(section.headingPath, parent.headingPath)) {
+      parent.blocks.push({ kind: "heading", text: section.section }, ...section.blocks);
+    } else folded.push({ ...section, blocks: [...section.blocks] });
+  }
+  return folded;
+}
+
+function isUnder(path: string[], parent: string[]): boolean {
+  return path.length > parent.length && parent.every((heading, index) => path[index] === heading);
+}
+
+/** The words of a block a reader sees (list items, table rows and code included). */
+function blockWords(block: Block): string {
+  if (block.kind === "paragraph" || block.kind === "heading") return block.text;
+  if (block.kind === "list") return block.items.join("\n");
+  if (block.kind === "code") return block.lines.join("\n");
+  if (block.kind === "table") return block.rows.join("\n");
+  return "";
+}
+
+/** How well text matches the question: idf-weighted, BM25-saturated term counts, as a share. */
+function textMatch(terms: string[], question: QuestionWords, weights: CardWeights): number {
+  if (question.total === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const term of terms) if (question.weight.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  const k1 = 1.2;
+  const b = 0.75;
+  const lengthNorm = 1 - b + (b * terms.length) / weights.averageWords;
+  let score = 0;
+  for (const [term, count] of counts)
+    score += ((question.weight.get(term) ?? 0) * count * (k1 + 1)) / (count + k1 * lengthNorm);
+  return score / question.total;
+}
+
+/** Share of the question's weight whose words the text holds at least once. */
+function coverage(terms: Iterable<string>, question: QuestionWords): number {
+  if (question.total === 0) return 0;
+  let covered = 0;
+  for (const term of new Set(terms)) covered += question.weight.get(term) ?? 0;
+  return covered / question.total;
+}
+
+export function scoreSection(
+  section: CardSection,
+  similarity: number,
+  question: QuestionWords,
+  weights: CardWeights,
+): number {
+  const terms = analyze(section.blocks.map(blockWords).join("\n"));
+  const heading = analyze(section.headingPath.join(" "));
+  return (
+    weights.text * textMatch(terms, question, weights) +
+    weights.heading * coverage(heading, question) +
+    weights.similarity * similarity
+  );
+}
+
+/**
+ * The best-matching section among the results' chunks (each chunk split into its sections) and,
+ * with `pageChunks`, the other chunks of the first `weights.pages` result pages. A section from
+ * such a chunk has `source` -1: it is not among the results.
+ */
+export function bestSection(
+  results: RetrievedChunk[],
+  question: QuestionWords,
+  weights: CardWeights = CARD_WEIGHTS,
+  pageChunks?: (filePath: string) => ChunkRecord[],
+): { section: CardSection; score: number; similarity: number } | undefined {
+  let best: { section: CardSection; score: number; similarity: number } | undefined;
+  const consider = (chunk: ChunkRecord, source: number, similarity: number) => {
+    for (const section of sectionsOf(chunk, source)) {
+      const score = scoreSection(section, similarity, question, weights);
+      if (!best || score > best.score) best = { section, score, similarity };
+    }
+  };
+  for (const [source, result] of results.entries())
+    consider(result.chunk, source, result.similarityScore);
+  if (!pageChunks || weights.pages < 1) return best;
+  const seen = new Set(results.map((result) => result.chunk.id));
+  const pages = new Map<string, number>();
+  for (const result of results)
+    if (!pages.has(result.chunk.filePath) && pages.size < weights.pages)
+      pages.set(result.chunk.filePath, result.similarityScore);
+  for (const [filePath, similarity] of pages)
+    for (const chunk of pageChunks(filePath))
+      if (!seen.has(chunk.id)) consider(chunk, -1, similarity * weights.pageSimilarity);
+  return best;
+}
+
+/** A sentence boundary: end punctuation, then space and what opens a sentence. */
+const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`*"'(\d])/;
+
+/**
+ * The card for a section: its heading path and `[citation]`, then its blocks, the best-matching
+ * sentences in bold. Over `maxWords`, the blocks matching the question least are left out (the
+ * first block, which says what the section is, stays), with "…" where they were.
+ */
+export function renderCard(
+  section: CardSection,
+  citation: number,
+  question: QuestionWords,
+  weights: CardWeights = CARD_WEIGHTS,
+): { text: string; cut: boolean } {
+  const blocks = section.blocks.filter((block) => block.kind !== "other");
+  const match = blocks.map((block) => coverage(analyze(blockWords(block)), question));
+  const size = blocks.map((block) => wordCount(blockWords(block)));
+  const kept = new Set(blocks.keys());
+  let total = size.reduce((sum, words) => sum + words, 0);
+  const byMatch = [...blocks.keys()].slice(1).sort((a, b) => (match[a] ?? 0) - (match[b] ?? 0));
+  for (const index of byMatch) {
+    if (total <= weights.maxWords) break;
+    kept.delete(index);
+    total -= size[index] ?? 0;
+  }
+  const marked = markedSentences(blocks, question, weights);
+  const lines: string[] = [];
+  let skipped = false;
+  for (const [index, block] of blocks.entries()) {
+    if (!kept.has(index)) {
+      skipped = true;
+      continue;
+    }
+    if (skipped && lines.at(-1) !== "…") lines.push("…");
+    skipped = false;
+    lines.push(renderShown(block, marked, question, weights));
+  }
+  if (skipped) lines.push("…");
+  const path = section.headingPath.filter((heading) => heading.trim()).join(" › ");
+  return {
+    text: [`**${path}** [${citation}]`, ...lines].join("\n\n"),
+    cut: kept.size < blocks.length,
+  };
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}
+
+/** The sentences to set in bold: the best match and any near it, at most `marks`. */
+function markedSentences(
+  blocks: Block[],
+  question: QuestionWords,
+  weights: CardWeights,
+): Set<string> {
+  const sentences = blocks.flatMap((block) =>
+    block.kind === "paragraph" ? block.text.split(SENTENCE_END) : [],
+  );
+  const scored = sentences
+    .map((sentence) => ({ sentence, score: coverage(analyze(sentence), question) }))
+    .filter((entry) => entry.score > 0)
+    .sort((a, b) => b.score - a.score);
+  const best = scored[0]?.score ?? 0;
+  return new Set(
+    scored
+      .filter((entry) => entry.score >= weights.markShare * best)
+      .slice(0, weights.marks)
+      .map((entry) => entry.sentence),
+  );
+}
+
+/** Lists and tables longer than this show their first rows and those matching the question. */
+const MAX_ROWS = 12;
+
+function renderShown(
+  block: Block,
+  marked: Set<string>,
+  question: QuestionWords,
+  weights: CardWeights,
+): string {
+  if (block.kind === "heading") return `**${block.text.replace(/\*\*/g, "")}**`;
+  if (block.kind === "paragraph")
+    return block.text
+      .split(SENTENCE_END)
+      .map((sentence) =>
+        marked.has(sentence) && !/\*\*|`{3}/.test(sentence) ? `**${sentence}**` : sentence,
+      )
+      .join(" ");
+  if (block.kind === "table" && block.rows.length > MAX_ROWS + 2) {
+    const [header, separator, ...rows] = block.rows;
+    const shown = matchingRows(rows, question, weights);
+    const width = tableCells(header ?? "").length;
+    const elided = `| ${Array.from({ length: width }, () => "…").join(" | ")} |`;
+    return [header, separator, ...shown, ...(shown.length < rows.length ? [elided] : [])].join("\n");
+  }
+  if (block.kind === "list" && block.items.length > MAX_ROWS) {
+    const shown = matchingRows(block.items, question, weights);
+    return [...shown, ...(shown.length < block.items.length ? ["- …"] : [])].join("\n");
+  }
+  if (block.kind === "table") return block.rows.join("\n");
+  if (block.kind === "list") return block.items.join("\n");
+  return renderBlock(block);
+}
+
+/** The first rows and the rows matching the question best, in their order, at most MAX_ROWS. */
+function matchingRows(rows: string[], question: QuestionWords, _weights: CardWeights): string[] {
+  const scored = rows.map((row, index) => ({ index, score: coverage(analyze(row), question) }));
+  const chosen = new Set(
+    scored
+      .filter((entry) => entry.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, MAX_ROWS - 3)
+      .map((entry) => entry.index),
+  );
+  for (let index = 0; chosen.size < MAX_ROWS && index < rows.length; index++) chosen.add(index);
+  return rows.filter((_, index) => chosen.has(index));
+}
