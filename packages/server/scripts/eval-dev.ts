@@ -18,18 +18,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
+import { CARD_WEIGHTS } from "../src/answer/section-card.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { type EvalMetrics, evaluate } from "../src/eval/evaluate.ts";
 import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
-import { CARD_WEIGHTS } from "../src/answer/section-card.ts";
-import { createChatPipeline } from "../src/pipeline/answering.ts";
 import {
   DEFAULT_EXTRACTIVE_STYLE,
-  ExtractiveSynthesizer,
   type ExtractiveStyle,
+  ExtractiveSynthesizer,
 } from "../src/pipeline/answer-synthesizer.ts";
+import { createChatPipeline } from "../src/pipeline/answering.ts";
 import { type DecisionThresholds, NEVER_REJECT } from "../src/search/retriever.ts";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -260,7 +260,8 @@ if (fit) {
   const scored: { style: ExtractiveStyle; share: Map<string, number> }[] = [];
   for (const style of styleGrid()) {
     const into: AnswerRow[] = [];
-    for (const book of opened) await runAnswers(book.lectern, book.corpus, book.questions, style, into);
+    for (const book of opened)
+      await runAnswers(book.lectern, book.corpus, book.questions, style, into);
     scored.push({ style, share: new Map(into.map((r) => [r.corpus, r.contains / r.n])) });
   }
   const mean = (entry: (typeof scored)[number], corpora: string[]) =>
@@ -287,7 +288,9 @@ if (fit) {
     );
   }
   const pooled = choose(corpora);
-  console.log(`\nChosen on all four: ${describe(pooled.style)} (mean share ${mean(pooled, corpora).toFixed(3)})`);
+  console.log(
+    `\nChosen on all four: ${describe(pooled.style)} (mean share ${mean(pooled, corpora).toFixed(3)})`,
+  );
   for (const book of opened) {
     await book.lectern.close();
     await rm(book.dir, { recursive: true, force: true });
@@ -306,6 +309,15 @@ if (tune) {
           ...(await loadQuestions(path.join(dir, "questions_raw.jsonl"))),
           ...(await loadQuestions(path.join(dir, "followups.jsonl"))),
         ]),
+      )),
+    );
+  }
+  for (const corpus of ["jest", "pnpm"]) {
+    const dir = path.join(devsets, corpus);
+    if (!existsSync(dir)) continue;
+    pooled.push(
+      ...(await withBook(path.join(dir, "docs"), async (lectern) =>
+        tuningResults(lectern, await loadQuestions(path.join(dir, "questions.jsonl"))),
       )),
     );
   }

@@ -123,8 +123,9 @@ describe("sample book", () => {
     // rather than the one you built in" cover the question's words equally; only rounding
     // differed between their sums.
     const outcome = await ask("How do I build the packages in my workspace?");
+    // The section card marks the passage in bold where the section gives it.
     expect(outcome.answer).toMatch(
-      /^`?colcon`? \("collective construction"\) builds every package/,
+      /\*\*`?colcon`? \("collective construction"\) builds every package/,
     );
     expect(outcome.answer).toContain("colcon build --symlink-install");
   });

@@ -143,7 +143,8 @@ function blockWords(block: Block): string {
 function textMatch(terms: string[], question: QuestionWords, weights: CardWeights): number {
   if (question.total === 0) return 0;
   const counts = new Map<string, number>();
-  for (const term of terms) if (question.weight.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
+  for (const term of terms)
+    if (question.weight.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
   const k1 = 1.2;
   const b = 0.75;
   const lengthNorm = 1 - b + (b * terms.length) / weights.averageWords;
@@ -221,6 +222,8 @@ export function renderCard(
   citation: number,
   question: QuestionWords,
   weights: CardWeights = CARD_WEIGHTS,
+  /** A passage inside the section to mark instead: its sentences are the ones set in bold. */
+  passage?: string,
 ): { text: string; cut: boolean } {
   const blocks = section.blocks.filter((block) => block.kind !== "other");
   const match = blocks.map((block) => coverage(analyze(blockWords(block)), question));
@@ -233,7 +236,8 @@ export function renderCard(
     kept.delete(index);
     total -= size[index] ?? 0;
   }
-  const marked = markedSentences(blocks, question, weights);
+  const marked =
+    (passage && sentencesWithin(blocks, passage)) || markedSentences(blocks, question, weights);
   const lines: string[] = [];
   let skipped = false;
   for (const [index, block] of blocks.entries()) {
@@ -243,7 +247,7 @@ export function renderCard(
     }
     if (skipped && lines.at(-1) !== "…") lines.push("…");
     skipped = false;
-    lines.push(renderShown(block, marked, question, weights));
+    lines.push(renderShown(block, marked, question));
   }
   if (skipped) lines.push("…");
   const path = section.headingPath.filter((heading) => heading.trim()).join(" › ");
@@ -255,6 +259,27 @@ export function renderCard(
 
 function wordCount(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
+}
+
+/** Text with citation markers, emphasis, code marks and spacing dropped, to compare quotes. */
+export function squeezed(text: string): string {
+  return text
+    .replace(/\s*\[\d+\]/g, "")
+    .replace(/\*\*|`/g, "")
+    .replace(/\s+/g, " ")
+    .trim()
+    .toLowerCase();
+}
+
+/** The paragraph sentences of the blocks that the passage quotes; undefined when none. */
+function sentencesWithin(blocks: Block[], passage: string): Set<string> | undefined {
+  const quoted = squeezed(passage);
+  const within = blocks.flatMap((block) =>
+    block.kind === "paragraph"
+      ? block.text.split(SENTENCE_END).filter((sentence) => quoted.includes(squeezed(sentence)))
+      : [],
+  );
+  return within.length > 0 ? new Set(within) : undefined;
 }
 
 /** The sentences to set in bold: the best match and any near it, at most `marks`. */
@@ -282,12 +307,7 @@ function markedSentences(
 /** Lists and tables longer than this show their first rows and those matching the question. */
 const MAX_ROWS = 12;
 
-function renderShown(
-  block: Block,
-  marked: Set<string>,
-  question: QuestionWords,
-  weights: CardWeights,
-): string {
+function renderShown(block: Block, marked: Set<string>, question: QuestionWords): string {
   if (block.kind === "heading") return `**${block.text.replace(/\*\*/g, "")}**`;
   if (block.kind === "paragraph")
     return block.text
@@ -298,13 +318,15 @@ function renderShown(
       .join(" ");
   if (block.kind === "table" && block.rows.length > MAX_ROWS + 2) {
     const [header, separator, ...rows] = block.rows;
-    const shown = matchingRows(rows, question, weights);
+    const shown = matchingRows(rows, question);
     const width = tableCells(header ?? "").length;
     const elided = `| ${Array.from({ length: width }, () => "…").join(" | ")} |`;
-    return [header, separator, ...shown, ...(shown.length < rows.length ? [elided] : [])].join("\n");
+    return [header, separator, ...shown, ...(shown.length < rows.length ? [elided] : [])].join(
+      "\n",
+    );
   }
   if (block.kind === "list" && block.items.length > MAX_ROWS) {
-    const shown = matchingRows(block.items, question, weights);
+    const shown = matchingRows(block.items, question);
     return [...shown, ...(shown.length < block.items.length ? ["- …"] : [])].join("\n");
   }
   if (block.kind === "table") return block.rows.join("\n");
@@ -313,7 +335,7 @@ function renderShown(
 }
 
 /** The first rows and the rows matching the question best, in their order, at most MAX_ROWS. */
-function matchingRows(rows: string[], question: QuestionWords, _weights: CardWeights): string[] {
+function matchingRows(rows: string[], question: QuestionWords): string[] {
   const scored = rows.map((row, index) => ({ index, score: coverage(analyze(row), question) }));
   const chosen = new Set(
     scored

@@ -1,4 +1,5 @@
 import type { ResponseMode } from "@lectern/protocol";
+import { type Block, renderBlock } from "../answer/blocks.ts";
 import {
   type ExtractiveAnswer,
   extractiveAnswer,
@@ -6,13 +7,13 @@ import {
   quotePassage,
 } from "../answer/extractive.ts";
 import { asksForExample } from "../answer/question-weights.ts";
-import { type Block, renderBlock } from "../answer/blocks.ts";
 import {
   bestSection,
   CARD_WEIGHTS,
   type CardWeights,
   questionWords,
   renderCard,
+  squeezed,
 } from "../answer/section-card.ts";
 import type { Exchange } from "../llm/prompts.ts";
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
@@ -225,8 +226,9 @@ function withSectionCard(
   const best = bestSection(input.results, question, style.card, input.pageChunks);
   if (!best) return passage;
   const inCard = (text: string) =>
-    squeezedText(best.section.blocks.map(blockShown).join(" ")).includes(squeezedText(text));
-  const lead = style.lead === "always" && passage.text && !passage.pointerOnly && !inCard(passage.text);
+    squeezed(best.section.blocks.map(blockShown).join(" ")).includes(squeezed(text));
+  const lead =
+    style.lead === "always" && passage.text && !passage.pointerOnly && !inCard(passage.text);
   // A section from another chunk of a result's page is a source of its own, after the others.
   const extraSources = lead ? [...passage.extraSources] : [];
   let citation = best.section.source + 1;
@@ -239,10 +241,15 @@ function withSectionCard(
         similarityScore: best.similarity,
         coverage: 0,
       });
-    citation =
-      input.results.length + (known < 0 ? extraSources.length : known + 1);
+    citation = input.results.length + (known < 0 ? extraSources.length : known + 1);
   }
-  const card = renderCard(best.section, citation, question, style.card);
+  const card = renderCard(
+    best.section,
+    citation,
+    question,
+    style.card,
+    passage.text && !lead ? passage.text : undefined,
+  );
   const quotedSections = [...passage.quotedSections];
   if (best.section.merged && !quotedSections.some((quoted) => quoted.citation === citation))
     quotedSections.push({
@@ -264,16 +271,6 @@ function withSectionCard(
 function blockShown(block: Block): string {
   if (block.kind === "paragraph" || block.kind === "heading") return block.text;
   return renderBlock(block);
-}
-
-/** Text with citation markers, emphasis and spacing dropped, to find one quote inside another. */
-function squeezedText(text: string): string {
-  return text
-    .replace(/\s*\[\d+\]/g, "")
-    .replace(/\*\*|`/g, "")
-    .replace(/\s+/g, " ")
-    .trim()
-    .toLowerCase();
 }
 
 /** An idf over the results alone, for callers that give none of the book's. */

@@ -199,7 +199,8 @@ describe("ChatPipeline", () => {
     );
     expect(verb.confidence).not.toBe("high");
     expect(verb.answer).not.toContain("does not mention");
-    expect(verb.answer).toMatch(/^A servo holds its angle/);
+    // The section card: its heading, then the section, the passage the rules chose in bold.
+    expect(verb.answer).toMatch(/^\*\*Servos\*\* \[1\]\n\n\*\*A servo holds its angle/);
     expect(Object.keys(verb.timings)).toContain("unknown_words");
   });
 
@@ -347,8 +348,9 @@ describe("ChatPipeline: sources the answer adds", () => {
       citation_number: added,
       file_path: "urdf.md",
     });
+    // The definition leads; the section matching the question best follows as the card.
     expect(outcome.answer).toBe(
-      `The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down. [${added}]`,
+      `The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down. [${added}]\n\n**Describing a Robot with URDF › Checking a URDF** [1]\n\n**Run check_urdf on a generated URDF file: check_urdf prints the URDF link tree and URDF errors.**`,
     );
   });
 

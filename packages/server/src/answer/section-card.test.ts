@@ -1,0 +1,220 @@
+import { describe, expect, it } from "vitest";
+import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
+import { retrievedChunk } from "../search/test-builders.ts";
+import type { RetrievedChunk } from "../search/types.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
+import { CARD_WEIGHTS, questionWords, renderCard, sectionsOf } from "./section-card.ts";
+
+/**
+ * The section card, table-driven: each row is a question, the chunks search found, and what the
+ * answer must (and must not) contain. The chunks are made up for these tests; none is a book's.
+ */
+
+/** A result whose chunk holds sections merged after its first (`## heading` lines). */
+function merged(
+  id: string,
+  text: string,
+  headingPath: string[],
+  sections: { heading: string; anchor: string; headingPath: string[] }[],
+  similarity = 0.8,
+): RetrievedChunk {
+  const result = retrievedChunk(id, text, headingPath[0] ?? id, similarity);
+  result.chunk = {
+    ...result.chunk,
+    headingPath,
+    section: headingPath.at(-1) ?? id,
+    sectionAnchors: sections,
+  };
+  return result;
+}
+
+const serveOptions = [
+  "The serve command starts the preview server.",
+  "",
+  "| Option | Default | What it does |",
+  "| --- | --- | --- |",
+  "| `--host` | `localhost` | Interface to bind |",
+  "| `--port` | `4100` | Port the preview server listens on |",
+  "| `--open` | `true` | Opens a browser tab |",
+].join("\n");
+
+const bakeCode = [
+  "To bake a release archive, run the bake task with the target name:",
+  "",
+  "```sh",
+  "quill bake --target release",
+  "```",
+].join("\n");
+
+const twoSiblings = merged(
+  "tools",
+  [
+    "The lint task checks the style of every page and reports each finding with its line.",
+    "",
+    "## Spelling",
+    "",
+    "The spelling task compares each word against the project dictionary and lists unknown words.",
+  ].join("\n"),
+  ["Tools", "Lint"],
+  [{ heading: "Spelling", anchor: "spelling", headingPath: ["Tools", "Spelling"] }],
+);
+
+const longTable = [
+  "Every setting of the renderer:",
+  "",
+  "| Setting | Default |",
+  "| --- | --- |",
+  ...Array.from({ length: 20 }, (_, index) => `| option${index} | ${index} |`),
+  "| gutterWidth | 24px |",
+].join("\n");
+
+const cases: {
+  name: string;
+  question: string;
+  results: RetrievedChunk[];
+  contains: string[];
+  lacks?: string[];
+}[] = [
+  {
+    name: "a fact in a table row keeps the table",
+    question: "Which port does the preview server use by default?",
+    results: [retrievedChunk("serve", serveOptions, "Serve")],
+    contains: ["| `--port` | `4100` |", "**Serve** [1]"],
+  },
+  {
+    name: "a fact in a code block keeps the code",
+    question: "How do I bake a release archive?",
+    results: [retrievedChunk("bake", bakeCode, "Bake")],
+    contains: ["```sh\nquill bake --target release\n```"],
+  },
+  {
+    name: "of two sibling sections packed in one chunk, only the one asked about",
+    question: "Which task finds unknown words against the dictionary?",
+    results: [twoSiblings],
+    contains: ["**Tools › Spelling** [1]", "project dictionary"],
+    lacks: ["lint task"],
+  },
+  {
+    name: "a long table shows the row that answers",
+    question: "What is the default gutterWidth of the renderer?",
+    results: [retrievedChunk("renderer", longTable, "Renderer")],
+    contains: ["| gutterWidth | 24px |", "| … | … |"],
+    lacks: ["| option19 |"],
+  },
+  {
+    name: "the section matching best is shown, whatever the rank",
+    question: "How do I bake a release archive?",
+    results: [
+      retrievedChunk("serve", serveOptions, "Serve", 0.9),
+      retrievedChunk("bake", bakeCode, "Bake", 0.7),
+    ],
+    contains: ["**Bake** [2]", "quill bake"],
+    lacks: ["preview server"],
+  },
+];
+
+describe("the section card", () => {
+  const synthesizer = new ExtractiveSynthesizer();
+  for (const row of cases)
+    it(row.name, async () => {
+      const output = await synthesizer.synthesize({
+        question: row.question,
+        results: row.results,
+        selectedText: null,
+      });
+      for (const phrase of row.contains) expect(output.answer).toContain(phrase);
+      for (const phrase of row.lacks ?? []) expect(output.answer).not.toContain(phrase);
+    });
+
+  it("links its citation to a section merged into the chunk", async () => {
+    const output = await synthesizer.synthesize({
+      question: "Which task finds unknown words against the dictionary?",
+      results: [twoSiblings],
+      selectedText: null,
+    });
+    expect(output.quotedSections).toEqual([
+      {
+        citation: 1,
+        url: "/docs/tools#spelling",
+        section: "Spelling",
+        headingPath: ["Tools", "Spelling"],
+      },
+    ]);
+  });
+
+  it("shows another chunk of a result's page as a source of its own, numbered after the results", async () => {
+    const opening = retrievedChunk("guide", "Welcome to the guide of the quill tool.", "Guide");
+    const later: ChunkRecord = {
+      ...retrievedChunk("guide-1", bakeCode, "Guide").chunk,
+      filePath: opening.chunk.filePath,
+      chunkIndex: 1,
+      headingPath: ["Guide", "Baking"],
+      section: "Baking",
+      url: "/docs/guide#baking",
+    };
+    const output = await synthesizer.synthesize({
+      question: "How do I bake a release archive?",
+      results: [opening],
+      selectedText: null,
+      pageChunks: () => [opening.chunk, later],
+    });
+    expect(output.answer).toContain("**Guide › Baking** [2]");
+    expect(output.extraSources?.map((extra) => extra.chunk.id)).toEqual(["guide-1"]);
+  });
+});
+
+describe("sections of a chunk", () => {
+  it("folds a sub-section into the section above it", () => {
+    const chunk = merged(
+      "api",
+      ["Intro of the API.", "", "### Options", "", "Options of the API."].join("\n"),
+      ["Reference", "API"],
+      [{ heading: "Options", anchor: "options", headingPath: ["Reference", "API", "Options"] }],
+    ).chunk;
+    const sections = sectionsOf(chunk, 0);
+    expect(sections).toHaveLength(1);
+    expect(sections[0]?.blocks.map((block) => block.kind)).toEqual([
+      "paragraph",
+      "heading",
+      "paragraph",
+    ]);
+  });
+});
+
+describe("rendering a card", () => {
+  const idf = () => 1;
+
+  it("sets the sentence matching the question best in bold, not the others", () => {
+    const chunk = retrievedChunk(
+      "cache",
+      "The cache keeps rendered pages. It is cleared by the purge task when pages change. Pages load faster.",
+      "Cache",
+    ).chunk;
+    const [section] = sectionsOf(chunk, 0);
+    if (!section) throw new Error("no section");
+    const { text } = renderCard(section, 1, questionWords("How is the cache cleared?", idf));
+    expect(text).toContain("**It is cleared by the purge task when pages change.**");
+    expect(text).not.toContain("**Pages load faster.**");
+  });
+
+  it("leaves out the blocks matching least beyond the word budget, with an ellipsis, keeping the first", () => {
+    const filler = (word: string) => Array.from({ length: 60 }, () => word).join(" ");
+    const text = [
+      "Opening words of the section.",
+      filler("alpha"),
+      filler("beta"),
+      "The answer names the frobnicator.",
+    ].join("\n\n");
+    const [section] = sectionsOf(retrievedChunk("long", text, "Long").chunk, 0);
+    if (!section) throw new Error("no section");
+    const card = renderCard(section, 1, questionWords("What about the frobnicator?", idf), {
+      ...CARD_WEIGHTS,
+      maxWords: 80,
+    });
+    expect(card.cut).toBe(true);
+    expect(card.text).toContain("Opening words of the section.");
+    expect(card.text).toContain("frobnicator");
+    expect(card.text).toContain("…");
+    expect(card.text).not.toContain("alpha alpha");
+  });
+});
