@@ -54,9 +54,13 @@ interface AnswerRow {
   /** Rows whose first five sources hold a phrase (context recall@5). */
   contextHas: number;
   refused: number;
+  /** Answers opening with "The book does not mention …", and how many of them hold the fact. */
+  opener: number;
+  openerRight: number;
 }
 
 const answerRows: AnswerRow[] = [];
+const OPENER = "The book does not mention";
 
 /** The answer set of one corpus: answerable rows with phrases, scored through the pipeline. */
 async function runAnswers(
@@ -80,6 +84,10 @@ async function runAnswers(
     contains: results.filter((result) => result.containsPhrase).length,
     contextHas: results.filter((result) => result.contextHasPhrase).length,
     refused: results.filter((result) => result.predictedNoResults).length,
+    opener: results.filter((result) => result.answer?.startsWith(OPENER)).length,
+    openerRight: results.filter(
+      (result) => result.answer?.startsWith(OPENER) && result.containsPhrase,
+    ).length,
   });
   if (details && into === answerRows)
     for (const result of results.filter((r) => !r.containsPhrase))
@@ -98,14 +106,18 @@ function printAnswerRows(): void {
       contains: total.contains + r.contains,
       contextHas: total.contextHas + r.contextHas,
       refused: total.refused + r.refused,
+      opener: total.opener + r.opener,
+      openerRight: total.openerRight + r.openerRight,
     }),
-    { corpus: "pooled", n: 0, contains: 0, contextHas: 0, refused: 0 },
+    { corpus: "pooled", n: 0, contains: 0, contextHas: 0, refused: 0, opener: 0, openerRight: 0 },
   );
-  console.log("\n| answer set | n | answer contains the fact | context recall@5 | refused |");
-  console.log("|---|---:|---:|---:|---:|");
+  console.log(
+    "\n| answer set | n | answer contains the fact | context recall@5 | refused | “does not mention” (of them right) |",
+  );
+  console.log("|---|---:|---:|---:|---:|---:|");
   for (const r of [...answerRows, pooled])
     console.log(
-      `| ${r.corpus} | ${r.n} | ${r.contains} (${(r.contains / r.n).toFixed(3)}) | ${r.contextHas} (${(r.contextHas / r.n).toFixed(3)}) | ${r.refused} |`,
+      `| ${r.corpus} | ${r.n} | ${r.contains} (${(r.contains / r.n).toFixed(3)}) | ${r.contextHas} (${(r.contextHas / r.n).toFixed(3)}) | ${r.refused} | ${r.opener} (${r.openerRight}) |`,
     );
 }
 

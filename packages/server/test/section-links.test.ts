@@ -38,7 +38,7 @@ describe("citations of a chunk merged from small sections", () => {
     const outcome = await book.ask("What is a spooler?", 5);
     // The card of the section, not of the chunk it was merged into: its heading, then its text.
     expect(outcome.answer).toMatch(
-      /^\*\*Office Terms › Print spooler\*\* \[\d+\]\n\n\*\*A spooler is a queue that holds print jobs/,
+      /^\*\*Office Terms › Print spooler\*\* \[\d+\]\n\nA spooler is a queue that holds print jobs/,
     );
     expect(outcome.answer).not.toContain("broker");
     const cited = Number(/\[(\d+)\]/.exec(outcome.answer ?? "")?.[1]);

@@ -236,8 +236,13 @@ export function renderCard(
     kept.delete(index);
     total -= size[index] ?? 0;
   }
-  const marked =
+  const chosen =
     (passage && sentencesWithin(blocks, passage)) || markedSentences(blocks, question, weights);
+  // Bold on every sentence points at nothing: a short section is shown plain.
+  const sentences = blocks.flatMap((block) =>
+    block.kind === "paragraph" ? block.text.split(SENTENCE_END) : [],
+  );
+  const marked = sentences.every((sentence) => chosen.has(sentence)) ? new Set<string>() : chosen;
   const lines: string[] = [];
   let skipped = false;
   for (const [index, block] of blocks.entries()) {

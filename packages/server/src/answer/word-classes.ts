@@ -81,8 +81,7 @@ function pairedWithParticle(terms: { text: string; tags: string[] }[], index: nu
  * Of the words a question uses that the book never does, those that name what it asks about:
  * the nouns in the question ("mortgage", "Webots") and anything written as a code identifier or
  * an acronym ("sessionStorage", "SLAM"), not verbs, adjectives or adverbs ("merge", "seems",
- * "legitimate"). An answer that says "The book does not mention “seems”" misleads the reader
- * about a question the passages below do answer.
+ * "legitimate"): a refusal that says the book never mentions "seems" tells the reader nothing.
  */
 export async function namedInQuestion(words: string[], question: string): Promise<string[]> {
   const nouns = await nounsIn(question);
@@ -91,26 +90,3 @@ export async function namedInQuestion(words: string[], question: string): Promis
 
 /** Capitals after the first letter, digits, "_" or "." inside: an identifier or an acronym. */
 const NAME_LIKE = /^.+[A-Z0-9_.]/;
-
-/**
- * Of the words a question uses that the book never does, those written as names: an identifier
- * or acronym ("componentWillReceiveProps", "SLAM"), or a capitalised word inside a sentence
- * ("the Webots simulator"). Not in a title-cased question ("Server Side Guide & Redux Store
- * Clarification"), where capitals say nothing. Such a word names something the book does not
- * cover even when the rest of the question matches a passage well.
- */
-export function namesIn(words: string[], question: string): string[] {
-  const tokens = question.split(/\s+/).filter((token) => /\p{L}/u.test(token));
-  const capitalised = tokens.filter((token) => /^["'(“]*\p{Lu}/u.test(token)).length;
-  const titleCased = capitalised * 2 > tokens.length;
-  const inSentence = (word: string) =>
-    new RegExp(`(?:^|[^.!?:\\s])\\s+["'(“]*${escaped(word)}\\b`, "u").test(question);
-  return words.filter(
-    (word) =>
-      NAME_LIKE.test(word) || (!titleCased && /^\p{Lu}\p{Ll}/u.test(word) && inSentence(word)),
-  );
-}
-
-function escaped(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}

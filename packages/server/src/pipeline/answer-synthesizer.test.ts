@@ -3,7 +3,6 @@ import { retrievedChunk } from "../search/test-builders.ts";
 import {
   EXTRACTIVE_FALLBACK_MESSAGE,
   ExtractiveSynthesizer,
-  notInBookCaveat,
   SELECTION_UNANSWERABLE_MESSAGE,
   selectionSearch,
 } from "./answer-synthesizer.ts";
@@ -162,20 +161,5 @@ describe("ExtractiveSynthesizer: a short selection and the book around it", () =
     const { query, context } = selectionSearch("explain this", long);
     expect(context.split(" ")).toHaveLength(80);
     expect(query).toBe(context);
-  });
-});
-
-describe("notInBookCaveat", () => {
-  it("names up to three words, never adverbs or stray symbols", () => {
-    expect(notInBookCaveat(["mortgage"])).toBe(
-      "The book does not mention “mortgage”. These are the passages closest to the question:",
-    );
-    expect(notInBookCaveat(["ICP", "PCL"])).toContain("“ICP” or “PCL”");
-    expect(notInBookCaveat(["a1", "b2", "c3", "d4"].map((w) => `word${w}`))).toContain(
-      "“worda1”, “wordb2” or “wordc3”.",
-    );
-    expect(notInBookCaveat(["suddenly", "nicely"])).toBeNull();
-    expect(notInBookCaveat(["42", "ok"])).toBeNull();
-    expect(notInBookCaveat([])).toBeNull();
   });
 });

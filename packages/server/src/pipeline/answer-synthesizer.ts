@@ -45,11 +45,6 @@ export interface SynthesisInput {
   context?: string;
   /** The book's inverse document frequency of an analysed term, to weigh the question's words. */
   idf?: (term: string) => number;
-  /**
-   * Words of the question the book never uses, given when the passages only partly match it: a
-   * quoted answer says so before quoting the closest passages.
-   */
-  notInBook?: string[];
 }
 
 export interface SynthesisOutput {
@@ -117,9 +112,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       ...(input.context ? { context: input.context } : {}),
     });
     const quoted = withSectionCard(input, passage, this.style);
-    const { extraSources, quotedSections } = quoted;
-    const caveat = notInBookCaveat(input.notInBook ?? []);
-    const text = caveat && quoted.text ? `${caveat}\n\n${quoted.text}` : quoted.text;
+    const { extraSources, quotedSections, text } = quoted;
     await emitInPieces(text, options);
     return {
       answer: text,
@@ -326,19 +319,6 @@ function pointsOnly(question: string): boolean {
 
 /** At most this many of the question's unknown words are named. */
 const MAX_NAMED_WORDS = 3;
-
-/**
- * The sentence that opens a quoted answer whose passages only partly match the question, naming
- * the question's words the book never uses ("The book does not mention “mortgage”."), so a reader
- * is not left to guess why the passages below seem beside the point. Adverbs ("suddenly") never
- * name what a question is about and are left out.
- */
-export function notInBookCaveat(words: string[]): string | null {
-  const list = namedWords(words);
-  return list
-    ? `The book does not mention ${list}. These are the passages closest to the question:`
-    : null;
-}
 
 /**
  * The reply to a question the book does not cover: it names the question's words the book never

@@ -2,7 +2,7 @@
 import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "@lectern/protocol";
 import { followUpQuestions, OVERVIEW_QUESTION } from "../answer/suggestions.ts";
 import type { Synopsis } from "../answer/synopsis.ts";
-import { namedInQuestion, namesIn } from "../answer/word-classes.ts";
+import { namedInQuestion } from "../answer/word-classes.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { round } from "../util/numbers.ts";
@@ -100,7 +100,7 @@ export class ChatPipeline {
         unknownWords: undefined as string[] | undefined,
         degraded: false,
       };
-      /** The unknown words a weak answer names: those the question uses as nouns. */
+      /** The unknown words a refusal names: those the question uses as nouns. */
       let named: string[] | undefined;
       const history = input.history ?? [];
       /** An answer the router or the synopsis gives without searching. */
@@ -262,14 +262,16 @@ export class ChatPipeline {
       base.signals = retrieval.signals;
       base.unknownWords = retrieval.unknownWords;
       const unknown = retrieval.unknownWords;
-      // A weak answer names the question's nouns the book never uses; a confident one still names
-      // a name the book never writes ("the Webots simulator"): its passage is about something else.
-      if (isWeak(retrieval) && unknown?.length)
-        named = await time("unknown_words", () => namedInQuestion(unknown, retrieval.query));
-      else if (unknown?.length) named = namesIn(unknown, retrieval.query);
+      // A refusal names the question's nouns the book never uses, so the reader sees why. An
+      // answer does not: in front of answers it was right as often as wrong (docs/retrieval.md).
+      const nameUnknown = async () => {
+        if (unknown?.length)
+          named = await time("unknown_words", () => namedInQuestion(unknown, retrieval.query));
+      };
       if (options.signal?.aborted) throw abortError();
 
       if (retrieval.decision === "no_results") {
+        await nameUnknown();
         states.push("GENERATING");
         states.push("COMPLETED");
         return noResults(null, retrieval.results.length);
@@ -306,7 +308,6 @@ export class ChatPipeline {
             ...(this.deps.chunksBolding && !input.filters
               ? { chunksBolding: this.deps.chunksBolding }
               : {}),
-            ...(named?.length ? { notInBook: named } : {}),
             ...(retrieval.context ? { context: retrieval.context } : {}),
             ...(this.deps.idf ? { idf: this.deps.idf } : {}),
           },
@@ -319,6 +320,7 @@ export class ChatPipeline {
       if (output.mode === "no_results") {
         // The model read the passages and found no answer in them.
         followUps?.cancel();
+        await nameUnknown();
         states.push("COMPLETED");
         return noResults(output.answer, retrieval.results.length);
       }
