@@ -46,7 +46,7 @@ export const SourceCitationSchema = z.object({
   section_path: z.array(z.string()),
   /** 1-based number used by [n] markers in the answer. */
   citation_number: z.int().check(z.minimum(1)),
-  /** Whether the answer cites this source (model answers only). */
+  /** Whether the answer cites this source; absent when that is not tracked. */
   cited: z.optional(z.boolean()),
 });
 export type SourceCitation = z.infer<typeof SourceCitationSchema>;

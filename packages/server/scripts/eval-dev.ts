@@ -248,7 +248,7 @@ function answerSets(): [string, string, string][] {
 function styleGrid(): ExtractiveStyle[] {
   const styles: ExtractiveStyle[] = [];
   for (const pages of [0, 1, 2, 3])
-    for (const pageSimilarity of pages ? [0, 0.5, 1] : [CARD_WEIGHTS.pageSimilarity])
+    for (const pageSimilarity of pages ? [0.5, 1] : [CARD_WEIGHTS.pageSimilarity])
       for (const heading of [0.5, 1, 2])
         for (const similarity of [0.5, 1, 2])
           styles.push({
@@ -282,7 +282,7 @@ if (fit) {
   const choose = (on: string[]) =>
     scored.reduce((best, entry) => (mean(entry, on) > mean(best, on) ? entry : best));
   const describe = (style: ExtractiveStyle) =>
-    `lead ${style.lead}, heading ${style.card.heading}, similarity ${style.card.similarity}, pages ${style.card.pages} × ${style.card.pageSimilarity}`;
+    `heading ${style.card.heading}, similarity ${style.card.similarity}, pages ${style.card.pages} × ${style.card.pageSimilarity}`;
   const current = scored.find(
     (entry) =>
       entry.style.lead === DEFAULT_EXTRACTIVE_STYLE.lead &&

@@ -32,6 +32,8 @@ export const DEFAULT_STRINGS = {
   confidenceMedium: "medium",
   confidenceLow: "low",
   sources: "Sources",
+  /** Heading of the sources the answer does not cite, listed after the cited ones. */
+  otherSources: "Also found",
   source: "Source {number}: {label}",
   yourSelection: "Your selection",
   fromYourSelection: "From your selection",

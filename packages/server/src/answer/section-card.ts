@@ -1,7 +1,7 @@
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/types.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { type Block, renderBlock, tableCells, toBlocks } from "./blocks.ts";
+import { type Block, isSeparatorRow, renderBlock, tableCells, toBlocks } from "./blocks.ts";
 
 /**
  * The section card: the answer's core when no model writes one. The section of the book that best
@@ -30,6 +30,7 @@ export const CARD_WEIGHTS = {
    */
   pages: 2,
   pageSimilarity: 1,
+
   /** Most words shown before the card is cut (blocks stay whole; the least matching go first). */
   maxWords: 250,
   /** BM25's length normalisation: a section this many words long is of average length. */
@@ -135,7 +136,6 @@ function blockWords(block: Block): string {
   if (block.kind === "paragraph" || block.kind === "heading") return block.text;
   if (block.kind === "list") return block.items.join("\n");
   if (block.kind === "code") return block.lines.join("\n");
-  if (block.kind === "table") return block.rows.join("\n");
   return "";
 }
 
@@ -207,6 +207,17 @@ export function bestSection(
     for (const chunk of pageChunks(filePath))
       if (!seen.has(chunk.id)) consider(chunk, -1, similarity * weights.pageSimilarity);
   return best;
+}
+
+/** The text of a block as a card shows it, to find a quoted passage in it. */
+export function shownText(block: Block): string {
+  if (block.kind === "paragraph" || block.kind === "heading") return block.text;
+  return renderBlock(block);
+}
+
+/** Whether the section holds the (squeezed) passage. */
+export function holdsPassage(section: CardSection, quoted: string): boolean {
+  return squeezed(section.blocks.map(shownText).join(" ")).includes(quoted);
 }
 
 /** A sentence boundary: end punctuation, then space and what opens a sentence. */
@@ -321,22 +332,32 @@ function renderShown(block: Block, marked: Set<string>, question: QuestionWords)
         marked.has(sentence) && !/\*\*|`{3}/.test(sentence) ? `**${sentence}**` : sentence,
       )
       .join(" ");
-  if (block.kind === "table" && block.rows.length > MAX_ROWS + 2) {
-    const [header, separator, ...rows] = block.rows;
-    const shown = matchingRows(rows, question);
-    const width = tableCells(header ?? "").length;
-    const elided = `| ${Array.from({ length: width }, () => "…").join(" | ")} |`;
-    return [header, separator, ...shown, ...(shown.length < rows.length ? [elided] : [])].join(
-      "\n",
-    );
-  }
+  if (block.kind === "table") return renderTable(block.rows, question);
   if (block.kind === "list" && block.items.length > MAX_ROWS) {
     const shown = matchingRows(block.items, question);
     return [...shown, ...(shown.length < block.items.length ? ["- …"] : [])].join("\n");
   }
-  if (block.kind === "table") return block.rows.join("\n");
   if (block.kind === "list") return block.items.join("\n");
   return renderBlock(block);
+}
+
+/**
+ * A table as Markdown with its header row and the line under it, whatever the chunk's text kept
+ * of its pipes; over MAX_ROWS rows, its first rows and those matching the question, then "…".
+ */
+function renderTable(rows: string[], question: QuestionWords): string {
+  const [header = "", ...rest] = rows;
+  const body = rest.filter((row) => !isSeparatorRow(row));
+  const headerCells = tableCells(header);
+  const line = (cells: string[]) =>
+    `| ${headerCells.map((_, index) => cells[index] ?? "").join(" | ")} |`;
+  const shown = body.length > MAX_ROWS ? matchingRows(body, question) : body;
+  return [
+    line(headerCells),
+    line(headerCells.map(() => "---")),
+    ...shown.map((row) => line(tableCells(row))),
+    ...(shown.length < body.length ? [line(headerCells.map(() => "…"))] : []),
+  ].join("\n");
 }
 
 /** The first rows and the rows matching the question best, in their order, at most MAX_ROWS. */

@@ -1,5 +1,4 @@
 import type { ResponseMode } from "@lectern/protocol";
-import { type Block, renderBlock } from "../answer/blocks.ts";
 import {
   type ExtractiveAnswer,
   extractiveAnswer,
@@ -11,6 +10,7 @@ import {
   bestSection,
   CARD_WEIGHTS,
   type CardWeights,
+  holdsPassage,
   questionWords,
   renderCard,
   squeezed,
@@ -118,6 +118,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       answer: text,
       fallbackMessage: EXTRACTIVE_FALLBACK_MESSAGE,
       mode: "retrieval_only",
+      citedNumbers: quoted.cited,
       ...(extraSources.length > 0 ? { extraSources } : {}),
       ...(quotedSections.length > 0 ? { quotedSections } : {}),
     };
@@ -216,12 +217,11 @@ function withSectionCard(
     input.context ? `${input.question} ${input.context}` : input.question,
     input.idf ?? resultsIdf(input.results),
   );
+  const quotable = passage.text && !passage.pointerOnly ? passage.text : undefined;
   const best = bestSection(input.results, question, style.card, input.pageChunks);
   if (!best) return passage;
-  const inCard = (text: string) =>
-    squeezed(best.section.blocks.map(blockShown).join(" ")).includes(squeezed(text));
   const lead =
-    style.lead === "always" && passage.text && !passage.pointerOnly && !inCard(passage.text);
+    style.lead === "always" && quotable && !holdsPassage(best.section, squeezed(quotable));
   // A section from another chunk of a result's page is a source of its own, after the others.
   const extraSources = lead ? [...passage.extraSources] : [];
   let citation = best.section.source + 1;
@@ -259,11 +259,6 @@ function withSectionCard(
       ? quotedSections
       : quotedSections.filter((quoted) => quoted.citation === citation),
   };
-}
-
-function blockShown(block: Block): string {
-  if (block.kind === "paragraph" || block.kind === "heading") return block.text;
-  return renderBlock(block);
 }
 
 /** An idf over the results alone, for callers that give none of the book's. */

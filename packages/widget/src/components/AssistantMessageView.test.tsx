@@ -8,8 +8,10 @@ import {
   GREETING_REPLY,
   OVERVIEW_EVENTS,
   RETRIEVAL_ONLY_MESSAGE,
+  ROS2_CONTROL_SOURCE,
   smallTalkEvents,
   THANKS_REPLY,
+  XACRO_SOURCE,
 } from "../test/sse-fixtures.ts";
 import { LOW_CONFIDENCE_MESSAGE } from "./AssistantMessageView.tsx";
 
@@ -92,5 +94,36 @@ describe("answers by route", () => {
     expect(within(answer).getByText(LOW_CONFIDENCE_MESSAGE)).toBeInTheDocument();
     expect(within(answer).getByText(RETRIEVAL_ONLY_MESSAGE)).toBeInTheDocument();
     expect(within(answer).getByRole("button", { name: "Helpful answer" })).toBeInTheDocument();
+  });
+});
+
+describe("sources the answer does not cite", () => {
+  it("are listed apart, after the cited ones, keeping their numbers", async () => {
+    const [answer] = await askInTurn(
+      [
+        answerEvents({
+          sources: [
+            { ...ROS2_CONTROL_SOURCE, cited: false },
+            { ...XACRO_SOURCE, citation_number: 2, cited: true },
+          ],
+        }),
+      ],
+      ["What is a URDF?"],
+    );
+    if (!answer) throw new Error("Expected an answer");
+    const cited = within(answer).getByRole("list", { name: "Sources" });
+    const other = within(answer).getByRole("list", { name: "Also found" });
+    expect(within(cited).getAllByRole("listitem")).toHaveLength(1);
+    expect(within(cited).getByRole("listitem")).toHaveAttribute("value", "2");
+    expect(within(other).getByRole("listitem")).toHaveAttribute("value", "1");
+  });
+
+  it("leave one list when the server does not say which it cites", async () => {
+    const [answer] = await askInTurn([answerEvents()], ["What is a URDF?"]);
+    if (!answer) throw new Error("Expected an answer");
+    expect(within(answer).queryByRole("list", { name: "Also found" })).not.toBeInTheDocument();
+    expect(
+      within(within(answer).getByRole("list", { name: "Sources" })).getAllByRole("listitem"),
+    ).toHaveLength(2);
   });
 });
