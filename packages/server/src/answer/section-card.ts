@@ -54,6 +54,11 @@ export interface CardSection {
   /** Whether this is a section merged into the chunk after its first. */
   merged: boolean;
   blocks: Block[];
+  /** The analysed terms of the section's text, each with its count, and how many there are. */
+  termCounts: Map<string, number>;
+  length: number;
+  /** The analysed terms of its heading path. */
+  headingTerms: Set<string>;
 }
 
 export interface SectionCard {
@@ -81,6 +86,25 @@ export function questionWords(question: string, idf: (term: string) => number): 
 
 /** The sections a chunk holds: its own first one, then each merged one under its heading line. */
 export function sectionsOf(chunk: ChunkRecord, source: number): CardSection[] {
+  const key = `${chunk.id}:${chunk.contentHash}`;
+  let parsed = parsedSections.get(key);
+  if (!parsed) {
+    parsed = parseSections(chunk);
+    if (parsedSections.size >= MAX_PARSED_CHUNKS) parsedSections.clear();
+    parsedSections.set(key, parsed);
+  }
+  return parsed.map((section) => ({ ...section, chunk, source }));
+}
+
+/**
+ * A chunk's sections, parsed and analysed once: every request weighs the sections of its results'
+ * pages, and those chunks stay the same until a re-ingest changes their content hash.
+ */
+const parsedSections = new Map<string, Omit<CardSection, "chunk" | "source">[]>();
+const MAX_PARSED_CHUNKS = 5_000;
+
+function parseSections(chunk: ChunkRecord): Omit<CardSection, "chunk" | "source">[] {
+  const source = -1;
   const blocks = toBlocks(chunk.text);
   const anchors = [...(chunk.sectionAnchors ?? [])];
   const sections: CardSection[] = [];
@@ -92,6 +116,7 @@ export function sectionsOf(chunk: ChunkRecord, source: number): CardSection[] {
     url: chunk.url,
     merged: false,
     blocks: [],
+    ...NOT_ANALYSED,
   };
   for (const block of blocks) {
     const anchorIndex =
@@ -113,6 +138,7 @@ export function sectionsOf(chunk: ChunkRecord, source: number): CardSection[] {
       url: `${chunk.url.replace(/#.*$/, "")}#${anchor.anchor}`,
       merged: true,
       blocks: [],
+      ...NOT_ANALYSED,
     };
   }
   if (current.blocks.length > 0) sections.push(current);
@@ -124,8 +150,20 @@ export function sectionsOf(chunk: ChunkRecord, source: number): CardSection[] {
       parent.blocks.push({ kind: "heading", text: section.section }, ...section.blocks);
     } else folded.push({ ...section, blocks: [...section.blocks] });
   }
-  return folded;
+  return folded.map(({ chunk: _chunk, source: _source, ...section }) => {
+    const terms = analyze(section.blocks.map(blockWords).join("\n"));
+    const termCounts = new Map<string, number>();
+    for (const term of terms) termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
+    const headingTerms = new Set(analyze(section.headingPath.join(" ")));
+    return { ...section, termCounts, length: terms.length, headingTerms };
+  });
 }
+
+const NOT_ANALYSED = {
+  termCounts: new Map<string, number>(),
+  length: 0,
+  headingTerms: new Set<string>(),
+};
 
 function isUnder(path: string[], parent: string[]): boolean {
   return path.length > parent.length && parent.every((heading, index) => path[index] === heading);
@@ -140,19 +178,35 @@ function blockWords(block: Block): string {
 }
 
 /** How well text matches the question: idf-weighted, BM25-saturated term counts, as a share. */
-function textMatch(terms: string[], question: QuestionWords, weights: CardWeights): number {
+function textMatch(section: CardSection, question: QuestionWords, weights: CardWeights): number {
   if (question.total === 0) return 0;
-  const counts = new Map<string, number>();
-  for (const term of terms)
-    if (question.weight.has(term)) counts.set(term, (counts.get(term) ?? 0) + 1);
   const k1 = 1.2;
   const b = 0.75;
-  const lengthNorm = 1 - b + (b * terms.length) / weights.averageWords;
+  const lengthNorm = 1 - b + (b * section.length) / weights.averageWords;
   let score = 0;
-  for (const [term, count] of counts)
-    score += ((question.weight.get(term) ?? 0) * count * (k1 + 1)) / (count + k1 * lengthNorm);
+  for (const [term, weight] of question.weight) {
+    const count = section.termCounts.get(term) ?? 0;
+    if (count > 0) score += (weight * count * (k1 + 1)) / (count + k1 * lengthNorm);
+  }
   return score / question.total;
 }
+
+/**
+ * The distinct analysed terms of a block, sentence or row of the book, kept: the same ones are
+ * shown again and again, and analysing them was most of a card's cost.
+ */
+function termsOf(text: string): Set<string> {
+  let terms = analysedTexts.get(text);
+  if (!terms) {
+    terms = new Set(analyze(text));
+    if (analysedTexts.size >= MAX_ANALYSED_TEXTS) analysedTexts.clear();
+    analysedTexts.set(text, terms);
+  }
+  return terms;
+}
+
+const analysedTexts = new Map<string, Set<string>>();
+const MAX_ANALYSED_TEXTS = 20_000;
 
 /** Share of the question's weight whose words the text holds at least once. */
 function coverage(terms: Iterable<string>, question: QuestionWords): number {
@@ -168,11 +222,9 @@ export function scoreSection(
   question: QuestionWords,
   weights: CardWeights,
 ): number {
-  const terms = analyze(section.blocks.map(blockWords).join("\n"));
-  const heading = analyze(section.headingPath.join(" "));
   return (
-    weights.text * textMatch(terms, question, weights) +
-    weights.heading * coverage(heading, question) +
+    weights.text * textMatch(section, question, weights) +
+    weights.heading * coverage(section.headingTerms, question) +
     weights.similarity * similarity
   );
 }
@@ -237,7 +289,7 @@ export function renderCard(
   passage?: string,
 ): { text: string; cut: boolean } {
   const blocks = section.blocks.filter((block) => block.kind !== "other");
-  const match = blocks.map((block) => coverage(analyze(blockWords(block)), question));
+  const match = blocks.map((block) => coverage(termsOf(blockWords(block)), question));
   const size = blocks.map((block) => wordCount(blockWords(block)));
   const kept = new Set(blocks.keys());
   let total = size.reduce((sum, words) => sum + words, 0);
@@ -308,7 +360,7 @@ function markedSentences(
     block.kind === "paragraph" ? block.text.split(SENTENCE_END) : [],
   );
   const scored = sentences
-    .map((sentence) => ({ sentence, score: coverage(analyze(sentence), question) }))
+    .map((sentence) => ({ sentence, score: coverage(termsOf(sentence), question) }))
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score);
   const best = scored[0]?.score ?? 0;
@@ -362,7 +414,7 @@ function renderTable(rows: string[], question: QuestionWords): string {
 
 /** The first rows and the rows matching the question best, in their order, at most MAX_ROWS. */
 function matchingRows(rows: string[], question: QuestionWords): string[] {
-  const scored = rows.map((row, index) => ({ index, score: coverage(analyze(row), question) }));
+  const scored = rows.map((row, index) => ({ index, score: coverage(termsOf(row), question) }));
   const chosen = new Set(
     scored
       .filter((entry) => entry.score > 0)

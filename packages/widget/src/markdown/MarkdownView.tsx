@@ -48,7 +48,8 @@ function renderBlock(block: Block, render: Renderers): ReactNode {
       return (
         <div className="code-block">
           {block.language ? <div className="code-language">{block.language}</div> : null}
-          <pre>
+          {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1) */}
+          <pre tabIndex={0}>
             <code>{block.text}</code>
           </pre>
         </div>
@@ -62,7 +63,8 @@ function renderBlock(block: Block, render: Renderers): ReactNode {
     case "table":
       // Wide tables scroll sideways inside the answer rather than widen the panel.
       return (
-        <div className="table-scroll">
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls sideways must take focus so the keyboard can scroll it (WCAG 2.1.1)
+        <div className="table-scroll" tabIndex={0}>
           <table>
             <thead>
               <tr>
