@@ -278,7 +278,7 @@ describe("insights on the sample book", () => {
     const cited = answer.sources.find(
       (source) => source.source_type === "book" && source.cited !== false,
     );
-    if (!cited || cited.source_type !== "book") throw new Error("The answer cites no page.");
+    if (cited?.source_type !== "book") throw new Error("The answer cites no page.");
     const page = path.join(docsDir, cited.file_path);
     const text = await readFile(page, "utf8");
     // Every section changes, so whichever passage the answer cited has a new content hash.
