@@ -18,17 +18,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
-import { CARD_WEIGHTS } from "../src/answer/section-card.ts";
+import { CARD_WEIGHTS, type CardWeights } from "../src/answer/section-card.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { type EvalMetrics, evaluate } from "../src/eval/evaluate.ts";
 import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
-import {
-  DEFAULT_EXTRACTIVE_STYLE,
-  type ExtractiveStyle,
-  ExtractiveSynthesizer,
-} from "../src/pipeline/answer-synthesizer.ts";
+import { ExtractiveSynthesizer } from "../src/pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
 import { type DecisionThresholds, NEVER_REJECT } from "../src/search/retriever.ts";
 
@@ -67,11 +63,11 @@ async function runAnswers(
   lectern: Lectern,
   corpus: string,
   questions: EvalQuestion[],
-  style: ExtractiveStyle = DEFAULT_EXTRACTIVE_STYLE,
+  card: CardWeights = CARD_WEIGHTS,
   into: AnswerRow[] = answerRows,
 ) {
   const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), {
-    synthesizer: new ExtractiveSynthesizer(style),
+    synthesizer: new ExtractiveSynthesizer(card),
   });
   const rowsWithPhrases = questions.filter((question) => question.must_contain_any?.length);
   const sourceText = (filePath: string, position: number) =>
@@ -244,18 +240,15 @@ function answerSets(): [string, string, string][] {
   return sets;
 }
 
-/** Every style the fit tries: the weights of CARD_WEIGHTS that choose the section, and the lead. */
-function styleGrid(): ExtractiveStyle[] {
-  const styles: ExtractiveStyle[] = [];
+/** Every card the fit tries: the weights of CARD_WEIGHTS that choose the section. */
+function cardGrid(): CardWeights[] {
+  const cards: CardWeights[] = [];
   for (const pages of [0, 1, 2, 3])
     for (const pageSimilarity of pages ? [0.5, 1] : [CARD_WEIGHTS.pageSimilarity])
       for (const heading of [0.5, 1, 2])
         for (const similarity of [0.5, 1, 2])
-          styles.push({
-            lead: "always",
-            card: { ...CARD_WEIGHTS, heading, similarity, pages, pageSimilarity },
-          });
-  return styles;
+          cards.push({ ...CARD_WEIGHTS, heading, similarity, pages, pageSimilarity });
+  return cards;
 }
 
 if (fit) {
@@ -269,39 +262,38 @@ if (fit) {
     await lectern.ingest(docs);
     opened.push({ corpus, lectern, questions: await loadQuestions(file), dir });
   }
-  const scored: { style: ExtractiveStyle; share: Map<string, number> }[] = [];
-  for (const style of styleGrid()) {
+  const scored: { card: CardWeights; share: Map<string, number> }[] = [];
+  for (const card of cardGrid()) {
     const into: AnswerRow[] = [];
     for (const book of opened)
-      await runAnswers(book.lectern, book.corpus, book.questions, style, into);
-    scored.push({ style, share: new Map(into.map((r) => [r.corpus, r.contains / r.n])) });
+      await runAnswers(book.lectern, book.corpus, book.questions, card, into);
+    scored.push({ card, share: new Map(into.map((r) => [r.corpus, r.contains / r.n])) });
   }
   const mean = (entry: (typeof scored)[number], corpora: string[]) =>
     corpora.reduce((total, corpus) => total + (entry.share.get(corpus) ?? 0), 0) / corpora.length;
   const corpora = opened.map((book) => book.corpus);
   const choose = (on: string[]) =>
     scored.reduce((best, entry) => (mean(entry, on) > mean(best, on) ? entry : best));
-  const describe = (style: ExtractiveStyle) =>
-    `heading ${style.card.heading}, similarity ${style.card.similarity}, pages ${style.card.pages} × ${style.card.pageSimilarity}`;
+  const describe = (card: CardWeights) =>
+    `heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}`;
   const current = scored.find(
     (entry) =>
-      entry.style.lead === DEFAULT_EXTRACTIVE_STYLE.lead &&
-      entry.style.card.heading === CARD_WEIGHTS.heading &&
-      entry.style.card.similarity === CARD_WEIGHTS.similarity &&
-      entry.style.card.pages === CARD_WEIGHTS.pages &&
-      entry.style.card.pageSimilarity === CARD_WEIGHTS.pageSimilarity,
+      entry.card.heading === CARD_WEIGHTS.heading &&
+      entry.card.similarity === CARD_WEIGHTS.similarity &&
+      entry.card.pages === CARD_WEIGHTS.pages &&
+      entry.card.pageSimilarity === CARD_WEIGHTS.pageSimilarity,
   );
   console.log("| held out | chosen on the other three | held-out share | the defaults' share |");
   console.log("|---|---|---:|---:|");
   for (const held of corpora) {
     const chosen = choose(corpora.filter((corpus) => corpus !== held));
     console.log(
-      `| ${held} | ${describe(chosen.style)} | ${(chosen.share.get(held) ?? 0).toFixed(3)} | ${(current?.share.get(held) ?? 0).toFixed(3)} |`,
+      `| ${held} | ${describe(chosen.card)} | ${(chosen.share.get(held) ?? 0).toFixed(3)} | ${(current?.share.get(held) ?? 0).toFixed(3)} |`,
     );
   }
   const pooled = choose(corpora);
   console.log(
-    `\nChosen on all four: ${describe(pooled.style)} (mean share ${mean(pooled, corpora).toFixed(3)})`,
+    `\nChosen on all four: ${describe(pooled.card)} (mean share ${mean(pooled, corpora).toFixed(3)})`,
   );
   for (const book of opened) {
     await book.lectern.close();

@@ -61,15 +61,6 @@ export interface CardSection {
   headingTerms: Set<string>;
 }
 
-export interface SectionCard {
-  section: CardSection;
-  /** The card as Markdown, its citation marker after the heading path. */
-  text: string;
-  /** Whether blocks of the section were left out for length. */
-  cut: boolean;
-  score: number;
-}
-
 /** The question's words and how much each weighs (the book's idf). */
 export interface QuestionWords {
   words: string[];
@@ -216,7 +207,7 @@ function coverage(terms: Iterable<string>, question: QuestionWords): number {
   return covered / question.total;
 }
 
-export function scoreSection(
+function scoreSection(
   section: CardSection,
   similarity: number,
   question: QuestionWords,
@@ -262,7 +253,7 @@ export function bestSection(
 }
 
 /** The text of a block as a card shows it, to find a quoted passage in it. */
-export function shownText(block: Block): string {
+function shownText(block: Block): string {
   if (block.kind === "paragraph" || block.kind === "heading") return block.text;
   return renderBlock(block);
 }
