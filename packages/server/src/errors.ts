@@ -49,6 +49,10 @@ export const ERROR_CODES = {
   CLIENT_CLOSED_REQUEST: { status: 499, message: "The client closed the connection early." },
   // Where a request goes and who may send it
   SESSION_NOT_FOUND: { status: 404, message: "No conversation with this session id." },
+  SESSION_ENDED: {
+    status: 409,
+    message: "This conversation has ended. Start a new one to ask more.",
+  },
   MESSAGE_NOT_FOUND: { status: 404, message: "No answer with this message id in this session." },
   SHARE_NOT_FOUND: { status: 404, message: "No shared answer with this id." },
   SHARING_DISABLED: { status: 403, message: "Sharing answers is turned off on this server." },

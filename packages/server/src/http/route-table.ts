@@ -35,6 +35,7 @@ const CHAT_ERRORS = {
   400: error(
     "EMPTY_QUERY, QUERY_TOO_LONG, SELECTION_TOO_LONG, INVALID_SESSION_ID, INVALID_FILTER or INVALID_JSON",
   ),
+  409: error("SESSION_ENDED: the session was ended (seed S2) and takes no new message"),
   413: error("PAYLOAD_TOO_LARGE"),
   415: error("UNSUPPORTED_MEDIA_TYPE"),
   422: error("VALIDATION_ERROR"),

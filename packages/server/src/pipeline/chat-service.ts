@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatResponse, ResponseMetadata } from "@lectern/protocol";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
+import { createError } from "../errors.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { round } from "../util/numbers.ts";
 import type { AnswerCache } from "./answer-cache.ts";
@@ -94,16 +95,15 @@ export function createChatService(deps: {
         Math.floor(config.history.maxContextMessages / 2),
       );
       // A session made for this turn has nothing stored yet: no read on the request's path.
-      if (history.kind === "off" || window === 0 || input.newSession) return input;
+      if (history.kind === "off" || input.newSession) return input;
+      let recent: Awaited<ReturnType<HistoryStore["getHistory"]>>;
       try {
-        const recent = await history.getHistory(input.sessionId, window);
-        return {
-          ...input,
-          history: (recent?.entries ?? []).map((entry) => ({
-            query: entry.query,
-            answer: entry.response,
-          })),
-        };
+        recent =
+          window === 0
+            ? await history
+                .sessionState(input.sessionId)
+                .then((state) => state && { entries: [], total: 0, ended: !!state.endedAt })
+            : await history.getHistory(input.sessionId, window);
       } catch (error) {
         logger.warn(
           { err: error, requestId: input.requestId },
@@ -111,6 +111,16 @@ export function createChatService(deps: {
         );
         return input;
       }
+      // An ended conversation takes no new message (seed S2's ENDED is terminal).
+      if (recent?.ended) throw createError("SESSION_ENDED");
+      if (window === 0) return input;
+      return {
+        ...input,
+        history: (recent?.entries ?? []).map((entry) => ({
+          query: entry.query,
+          answer: entry.response,
+        })),
+      };
     },
 
     async saveExchange(input, response) {

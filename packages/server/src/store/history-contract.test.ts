@@ -237,6 +237,35 @@ for (const backend of backends) {
       expect(history?.entries[0]?.requestId).toBe(requestId);
     });
 
+    it("opens a session before its first exchange, and ends it for good", async () => {
+      const sessionId = randomUUID();
+      expect(await h.store.sessionState(sessionId)).toBeUndefined();
+      expect(await h.store.endSession(sessionId)).toBeUndefined();
+      const opened = await h.store.openSession(sessionId.toUpperCase());
+      expect(opened.endedAt).toBeUndefined();
+      expect(await h.store.sessionExists(sessionId)).toBe(true);
+      expect(await h.store.getHistory(sessionId, 10)).toEqual({
+        entries: [],
+        total: 0,
+        ended: false,
+      });
+      // Opening again leaves it as it was.
+      expect((await h.store.openSession(sessionId)).createdAt).toEqual(opened.createdAt);
+      await h.store.saveExchange(exchange(sessionId, 1));
+      const ended = await h.store.endSession(sessionId);
+      expect(ended?.endedAt).toBeInstanceOf(Date);
+      expect((await h.store.sessionState(sessionId))?.endedAt).toEqual(ended?.endedAt);
+      // Ending again keeps the first time; the exchanges stay readable.
+      expect((await h.store.endSession(sessionId))?.endedAt).toEqual(ended?.endedAt);
+      const history = await h.store.getHistory(sessionId, 10);
+      expect(history?.ended).toBe(true);
+      expect(history?.total).toBe(1);
+      for (const id of ["", "not-a-uuid"]) {
+        expect(await h.store.sessionState(id)).toBeUndefined();
+        await expect(h.store.openSession(id)).rejects.toThrow(/session id/);
+      }
+    });
+
     it("returns undefined for an unknown session", async () => {
       await h.store.saveExchange(exchange(randomUUID()));
       const unknown = randomUUID();
@@ -275,8 +304,9 @@ for (const backend of backends) {
       });
       expect(await queriesOf(h.store, sessionId, 5)).toHaveLength(5);
       expect(await queriesOf(h.store, sessionId, 1)).toEqual(["Question 5?"]);
-      expect(await h.store.getHistory(sessionId, 0)).toEqual({ entries: [], total: 5 });
-      expect(await h.store.getHistory(sessionId, -3)).toEqual({ entries: [], total: 5 });
+      const none = { entries: [], total: 5, ended: false };
+      expect(await h.store.getHistory(sessionId, 0)).toEqual(none);
+      expect(await h.store.getHistory(sessionId, -3)).toEqual(none);
       expect(await queriesOf(h.store, sessionId, 2.7)).toEqual(["Question 4?", "Question 5?"]);
     });
 
@@ -577,6 +607,9 @@ describe("off history store", () => {
     expect(await store.hasMessage(sessionId, saved.messageId)).toBe(false);
     expect(await store.getHistory(sessionId, 10)).toBeUndefined();
     expect(await store.deleteSession(sessionId)).toBe(false);
+    await store.openSession(sessionId);
+    expect(await store.sessionState(sessionId)).toBeUndefined();
+    expect(await store.endSession(sessionId)).toBeUndefined();
     expect(await store.purgeInactiveSince(new Date(Date.now() + DAY))).toBe(0);
     await expect(store.ping()).resolves.toBeUndefined();
   });

@@ -36,6 +36,14 @@ export interface HistoryEntry {
   metadata: Record<string, unknown>;
 }
 
+/** A session's lifecycle as stored: when it began, when it was last active, when it ended. */
+export interface SessionState {
+  createdAt: Date;
+  lastActive: Date;
+  /** Set once the session is ended (seed S2's ENDED); an ended session takes no new exchange. */
+  endedAt: Date | undefined;
+}
+
 export interface HistoryStore {
   readonly kind: "sql" | "memory" | "off";
   /**
@@ -45,6 +53,15 @@ export interface HistoryStore {
    */
   saveExchange(exchange: HistoryExchange): Promise<void>;
   sessionExists(sessionId: string): Promise<boolean>;
+  /** The session's state; undefined when there is no such session (or the id is malformed). */
+  sessionState(sessionId: string): Promise<SessionState | undefined>;
+  /** Opens a session with no exchanges yet (seed S2's NEW), or leaves an existing one as it is. */
+  openSession(sessionId: string): Promise<SessionState>;
+  /**
+   * Ends the session for good, keeping its exchanges until retention; ending it again keeps the
+   * first time. Undefined when there is no such session.
+   */
+  endSession(sessionId: string): Promise<SessionState | undefined>;
   /** Whether the session has an exchange with this message id (false for malformed ids). */
   hasMessage(sessionId: string, messageId: string): Promise<boolean>;
   /**
@@ -54,7 +71,7 @@ export interface HistoryStore {
   getHistory(
     sessionId: string,
     limit: number,
-  ): Promise<{ entries: HistoryEntry[]; total: number } | undefined>;
+  ): Promise<{ entries: HistoryEntry[]; total: number; ended?: boolean } | undefined>;
   /** Deletes the session and everything in it; false when there was no such session. */
   deleteSession(sessionId: string): Promise<boolean>;
   /** Deletes sessions whose last activity is before `cutoff` (with their exchanges); returns how many. */

@@ -1,6 +1,6 @@
 import { createError } from "../errors.ts";
 import { clampLimit, lowerUuid, requireUuid } from "./history-ids.ts";
-import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
+import type { HistoryEntry, HistoryExchange, HistoryStore, SessionState } from "./history-store.ts";
 
 export interface MemoryHistoryLimits {
   /** Sessions kept at most; past it the least recently active session is evicted. */
@@ -71,7 +71,11 @@ export class MemoryHistoryStore implements HistoryStore {
             metadata.length) +
         OVERHEAD_BYTES,
     };
-    const session = this.sessions.get(sessionId) ?? { lastActive: timestamp, exchanges: [] };
+    const session = this.sessions.get(sessionId) ?? {
+      createdAt: timestamp,
+      lastActive: timestamp,
+      exchanges: [],
+    };
     session.lastActive = timestamp;
     // Re-inserting keeps the Map in order of activity, least recent first.
     this.sessions.delete(sessionId);
@@ -79,16 +83,35 @@ export class MemoryHistoryStore implements HistoryStore {
     session.exchanges.push(stored);
     this.bytes += stored.bytes;
     while (session.exchanges.length > this.maxExchangesPerSession) this.dropOldest(session);
-    for (const [id, other] of this.sessions) {
-      if (this.sessions.size <= this.maxSessions && this.bytes <= this.maxBytes) break;
-      if (id === sessionId) break;
-      this.remove(id, other);
-    }
+    this.evictBeyondLimits(sessionId);
     while (this.bytes > this.maxBytes && session.exchanges.length > 1) this.dropOldest(session);
   }
 
   async sessionExists(sessionId: string): Promise<boolean> {
     return this.find(sessionId) !== undefined;
+  }
+
+  async sessionState(sessionId: string): Promise<SessionState | undefined> {
+    const session = this.find(sessionId);
+    return session ? stateOf(session) : undefined;
+  }
+
+  async openSession(sessionId: string): Promise<SessionState> {
+    const id = requireUuid(sessionId, "session id");
+    const existing = this.sessions.get(id);
+    if (existing) return stateOf(existing);
+    const now = this.now().getTime();
+    const session: MemorySession = { createdAt: now, lastActive: now, exchanges: [] };
+    this.sessions.set(id, session);
+    this.evictBeyondLimits(id);
+    return stateOf(session);
+  }
+
+  async endSession(sessionId: string): Promise<SessionState | undefined> {
+    const session = this.find(sessionId);
+    if (!session) return undefined;
+    session.endedAt ??= this.now().getTime();
+    return stateOf(session);
   }
 
   async hasMessage(sessionId: string, messageId: string): Promise<boolean> {
@@ -99,7 +122,7 @@ export class MemoryHistoryStore implements HistoryStore {
   async getHistory(
     sessionId: string,
     limit: number,
-  ): Promise<{ entries: HistoryEntry[]; total: number } | undefined> {
+  ): Promise<{ entries: HistoryEntry[]; total: number; ended?: boolean } | undefined> {
     const session = this.find(sessionId);
     if (!session) return undefined;
     const { exchanges } = session;
@@ -107,6 +130,7 @@ export class MemoryHistoryStore implements HistoryStore {
     return {
       entries: exchanges.slice(exchanges.length - count).map(toEntry),
       total: exchanges.length,
+      ended: session.endedAt !== undefined,
     };
   }
 
@@ -135,6 +159,15 @@ export class MemoryHistoryStore implements HistoryStore {
 
   async ping(): Promise<void> {}
 
+  /** Evicts the least recently active sessions (never `keep`) while over a limit. */
+  private evictBeyondLimits(keep: string): void {
+    for (const [id, other] of this.sessions) {
+      if (this.sessions.size <= this.maxSessions && this.bytes <= this.maxBytes) break;
+      if (id === keep) break;
+      this.remove(id, other);
+    }
+  }
+
   private find(sessionId: string): MemorySession | undefined {
     const id = lowerUuid(sessionId);
     return id === undefined ? undefined : this.sessions.get(id);
@@ -155,7 +188,9 @@ export class MemoryHistoryStore implements HistoryStore {
 const OVERHEAD_BYTES = 200;
 
 interface MemorySession {
+  createdAt: number;
   lastActive: number;
+  endedAt?: number;
   exchanges: StoredExchange[];
 }
 
@@ -170,6 +205,14 @@ interface StoredExchange {
   sources: string;
   metadata: string;
   bytes: number;
+}
+
+function stateOf(session: MemorySession): SessionState {
+  return {
+    createdAt: new Date(session.createdAt),
+    lastActive: new Date(session.lastActive),
+    endedAt: session.endedAt === undefined ? undefined : new Date(session.endedAt),
+  };
 }
 
 function toEntry(stored: StoredExchange): HistoryEntry {

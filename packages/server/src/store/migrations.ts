@@ -220,6 +220,11 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "terms a chunk sets in bold",
     sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS bold_terms JSONB NOT NULL DEFAULT '[]'`,
   },
+  {
+    version: 16,
+    name: "sessions that were ended",
+    sql: "ALTER TABLE sessions ADD COLUMN ended_at TIMESTAMPTZ;",
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

@@ -1,4 +1,4 @@
-import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
+import type { HistoryEntry, HistoryExchange, HistoryStore, SessionState } from "./history-store.ts";
 
 /** `HISTORY=off`: nothing is stored, so every session is unknown and there is nothing to purge. */
 export class OffHistoryStore implements HistoryStore {
@@ -10,6 +10,20 @@ export class OffHistoryStore implements HistoryStore {
     return false;
   }
 
+  async sessionState(_sessionId: string): Promise<SessionState | undefined> {
+    return undefined;
+  }
+
+  /** The session as it would begin; nothing is kept, so it stays unknown. */
+  async openSession(_sessionId: string): Promise<SessionState> {
+    const now = new Date();
+    return { createdAt: now, lastActive: now, endedAt: undefined };
+  }
+
+  async endSession(_sessionId: string): Promise<SessionState | undefined> {
+    return undefined;
+  }
+
   async hasMessage(_sessionId: string, _messageId: string): Promise<boolean> {
     return false;
   }
@@ -17,7 +31,7 @@ export class OffHistoryStore implements HistoryStore {
   async getHistory(
     _sessionId: string,
     _limit: number,
-  ): Promise<{ entries: HistoryEntry[]; total: number } | undefined> {
+  ): Promise<{ entries: HistoryEntry[]; total: number; ended?: boolean } | undefined> {
     return undefined;
   }
 

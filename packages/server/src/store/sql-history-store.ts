@@ -1,7 +1,7 @@
 import { createError } from "../errors.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { clampLimit, isUuid, requireUuid } from "./history-ids.ts";
-import type { HistoryEntry, HistoryExchange, HistoryStore } from "./history-store.ts";
+import type { HistoryEntry, HistoryExchange, HistoryStore, SessionState } from "./history-store.ts";
 import type { SqlClient } from "./sql-client.ts";
 import { sqlLiteral } from "./sql-literal.ts";
 
@@ -75,6 +75,42 @@ export class SqlHistoryStore implements HistoryStore {
     return rows.length > 0;
   }
 
+  async sessionState(sessionId: string): Promise<SessionState | undefined> {
+    if (!isUuid(sessionId)) return undefined;
+    const rows = await this.db.query<SessionRow>(
+      "SELECT created_at, last_active, ended_at FROM sessions WHERE session_id = $1",
+      [sessionId],
+    );
+    return rows[0] ? toState(rows[0]) : undefined;
+  }
+
+  async openSession(sessionId: string): Promise<SessionState> {
+    requireUuid(sessionId, "session id");
+    // An existing session is left as it is; the row either way comes back.
+    const rows = await this.db.query<SessionRow>(
+      `WITH opened AS (
+         INSERT INTO sessions (session_id) VALUES ($1) ON CONFLICT (session_id) DO NOTHING
+         RETURNING created_at, last_active, ended_at)
+       SELECT * FROM opened
+       UNION ALL
+       SELECT created_at, last_active, ended_at FROM sessions WHERE session_id = $1`,
+      [sessionId],
+    );
+    const row = rows[0];
+    if (!row) throw createError("INTERNAL_ERROR", "The session could not be opened.");
+    return toState(row);
+  }
+
+  async endSession(sessionId: string): Promise<SessionState | undefined> {
+    if (!isUuid(sessionId)) return undefined;
+    const rows = await this.db.query<SessionRow>(
+      `UPDATE sessions SET ended_at = COALESCE(ended_at, now()) WHERE session_id = $1
+       RETURNING created_at, last_active, ended_at`,
+      [sessionId],
+    );
+    return rows[0] ? toState(rows[0]) : undefined;
+  }
+
   async hasMessage(sessionId: string, messageId: string): Promise<boolean> {
     if (!isUuid(sessionId) || !isUuid(messageId)) return false;
     const rows = await this.db.query(
@@ -87,13 +123,13 @@ export class SqlHistoryStore implements HistoryStore {
   async getHistory(
     sessionId: string,
     limit: number,
-  ): Promise<{ entries: HistoryEntry[]; total: number } | undefined> {
+  ): Promise<{ entries: HistoryEntry[]; total: number; ended?: boolean } | undefined> {
     if (!isUuid(sessionId)) return undefined;
     // One statement, so the entries and the total come from the same snapshot. A session without
     // exchanges (or limit 0) still yields one row, with NULL exchange columns.
     const rows = await this.db.query<ConversationRow>(
       `SELECT (SELECT count(*) FROM conversations WHERE session_id = s.session_id) AS total,
-              c.id, c.message_id, c.request_id, c."timestamp", c.query, c.response, c.selected_text, c.sources,
+              s.ended_at IS NOT NULL AS ended, c.id, c.message_id, c.request_id, c."timestamp", c.query, c.response, c.selected_text, c.sources,
               c.metadata
          FROM sessions s
          LEFT JOIN LATERAL (
@@ -110,7 +146,7 @@ export class SqlHistoryStore implements HistoryStore {
     if (!first) return undefined;
     const entries: HistoryEntry[] = [];
     for (const row of rows) if (row.id !== null) entries.push(toEntry(row));
-    return { entries, total: Number(first.total) };
+    return { entries, total: Number(first.total), ended: first.ended === true };
   }
 
   async deleteSession(sessionId: string): Promise<boolean> {
@@ -173,8 +209,27 @@ function exchangesScript(batch: PreparedExchange[]): string {
 
 type Json<T> = T | string;
 
+interface SessionRow {
+  created_at: Date | string;
+  last_active: Date | string;
+  ended_at: Date | string | null;
+}
+
+function toState(row: SessionRow): SessionState {
+  return {
+    createdAt: asDate(row.created_at),
+    lastActive: asDate(row.last_active),
+    endedAt: row.ended_at === null ? undefined : asDate(row.ended_at),
+  };
+}
+
+function asDate(value: Date | string): Date {
+  return value instanceof Date ? value : new Date(value);
+}
+
 interface ConversationRow {
   total: string | number | bigint;
+  ended: boolean;
   // NULL only on the single row of a session with no exchanges in the window.
   id: string | number | bigint | null;
   message_id: string;

@@ -43,7 +43,8 @@ export const S4_ON_CHAT = {
     `answered in S4's words: S4ChatResponse (200), or \`text/event-stream\` when response_format ` +
     `is "stream" (events delta, response, done, error); errors as S4Error: 422 VALIDATION_ERROR ` +
     `(query_text 1–${S4_LIMITS.queryText}, selected_text ≤ ${S4_LIMITS.selectedText} characters), ` +
-    "404 SESSION_NOT_FOUND (a session_id this server does not know) or RETRIEVAL_FAILED (nothing " +
+    "404 SESSION_NOT_FOUND (a conversation that was ended; an id not seen before starts one) or " +
+    "RETRIEVAL_FAILED (nothing " +
     "in the book), 429 RATE_LIMITED, 503 SERVICE_UNAVAILABLE, 504 TIMEOUT (retry_after and " +
     "Retry-After on 429 and 503). Any other body is Lectern's ChatRequest.",
 } satisfies Partial<RouteSpec>;

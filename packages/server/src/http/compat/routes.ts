@@ -132,7 +132,9 @@ export function chatOrS4(deps: RouteDeps, ownHandler: Handler<AppEnv>): Handler<
 async function answerS4(context: Context<AppEnv>, deps: RouteDeps, json: Record<string, unknown>) {
   const started = deps.now();
   const body = parseSeedBody(json, S4ChatRequestSchema);
-  const sessionId = body.session_id ? await existingSession(deps, body.session_id) : deps.newId();
+  // S4's page makes the id and sends it with its first message: an id not seen before starts
+  // the conversation under that id (an ended one is refused when its history is read).
+  const sessionId = body.session_id?.toLowerCase() ?? deps.newId();
   const input = s4Input(body, { requestId: context.get("requestId"), sessionId });
   if (body.response_format === "stream") return streamS4(context, deps, input, started);
   const turn = await answerTurn(context, deps, input, started);
@@ -199,25 +201,6 @@ async function streamS4(
 /* Seed S2: POST /sessions, GET /sessions/{session_id}, POST /sessions/{session_id}/end,
    GET /sessions/{session_id}/messages. */
 
-/**
- * What S2 adds to a conversation that the history does not hold: sessions opened but not yet
- * spoken in (NEW) and when a session was ended. Kept in this process, one per app.
- */
-interface ConversationMarks {
-  opened: Map<string, Date>;
-  ended: Map<string, Date>;
-}
-const marksByApp = new WeakMap<RouteDeps, ConversationMarks>();
-
-function marksOf(deps: RouteDeps): ConversationMarks {
-  let marks = marksByApp.get(deps);
-  if (!marks) {
-    marks = { opened: new Map(), ended: new Map() };
-    marksByApp.set(deps, marks);
-  }
-  return marks;
-}
-
 const clockOf = (deps: RouteDeps) => deps.clock?.() ?? new Date();
 const idleMsOf = (deps: RouteDeps) => deps.config.history.inactiveAfterMinutes * 60_000;
 
@@ -231,36 +214,37 @@ function pathSessionId(context: Context<AppEnv>): string {
   return sessionId.toLowerCase();
 }
 
-/** The conversation's facts from its history (every exchange is two messages); 404 if unknown. */
+/**
+ * The conversation's facts from the history store: when it was opened and ended (kept with the
+ * session, so they survive a restart) and its exchanges (two messages each); 404 if unknown.
+ */
 async function conversationFacts(deps: RouteDeps, sessionId: string): Promise<ConversationFacts> {
-  const marks = marksOf(deps);
-  const endedAt = marks.ended.get(sessionId);
+  const state = await deps.history.sessionState(sessionId);
+  if (!state) throw createError("SESSION_NOT_FOUND", "No conversation with this session id.");
   const latest = await deps.history.getHistory(sessionId, 1);
-  if (!latest || latest.total === 0) {
-    const openedAt = marks.opened.get(sessionId);
-    if (!openedAt) throw createError("SESSION_NOT_FOUND", "No conversation with this session id.");
-    return { sessionId, createdAt: openedAt, lastActivityAt: openedAt, messageCount: 0, endedAt };
-  }
-  const first =
-    latest.total === 1 ? latest : await deps.history.getHistory(sessionId, latest.total);
-  const lastActivityAt = latest.entries.at(-1)?.timestamp ?? new Date(0);
-  const createdAt = marks.opened.get(sessionId) ?? first?.entries[0]?.timestamp ?? lastActivityAt;
-  return { sessionId, createdAt, lastActivityAt, messageCount: latest.total * 2, endedAt };
+  const total = latest?.total ?? 0;
+  const lastActivityAt = latest?.entries.at(-1)?.timestamp ?? state.createdAt;
+  return {
+    sessionId,
+    createdAt: state.createdAt,
+    lastActivityAt,
+    messageCount: total * 2,
+    endedAt: state.endedAt,
+  };
 }
 
 export function postS2Session(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
     const sessionId = deps.newId();
-    const now = clockOf(deps);
-    marksOf(deps).opened.set(sessionId, now);
+    const state = await deps.history.openSession(sessionId);
     const facts = {
       sessionId,
-      createdAt: now,
-      lastActivityAt: now,
+      createdAt: state.createdAt,
+      lastActivityAt: state.createdAt,
       messageCount: 0,
       endedAt: undefined,
     };
-    return context.json(toS2Session(facts, now, idleMsOf(deps)), 201);
+    return context.json(toS2Session(facts, clockOf(deps), idleMsOf(deps)), 201);
   };
 }
 
@@ -275,10 +259,9 @@ export function postS2End(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
     const sessionId = pathSessionId(context);
     const facts = await conversationFacts(deps, sessionId);
-    const now = clockOf(deps);
-    const endedAt = facts.endedAt ?? now;
-    marksOf(deps).ended.set(sessionId, endedAt);
-    return context.json(toS2Session({ ...facts, endedAt }, now, idleMsOf(deps)));
+    const ended = await deps.history.endSession(sessionId);
+    const endedAt = ended?.endedAt ?? facts.endedAt ?? clockOf(deps);
+    return context.json(toS2Session({ ...facts, endedAt }, clockOf(deps), idleMsOf(deps)));
   };
 }
 

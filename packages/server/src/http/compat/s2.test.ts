@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createFakeClock } from "../../../test/doubles/fake-clock.ts";
 import {
@@ -7,6 +10,9 @@ import {
   sampleBookForSuite,
 } from "../../../test/http-fixture.ts";
 import { MemoryHistoryStore } from "../../store/memory-history-store.ts";
+import { migrate } from "../../store/migrations.ts";
+import { openPglite } from "../../store/pglite.ts";
+import { SqlHistoryStore } from "../../store/sql-history-store.ts";
 import { ChatResponseSchema } from "../wire.ts";
 import { S2MessagesResponseSchema, S2SessionSchema } from "./s2.ts";
 
@@ -99,5 +105,73 @@ describe("seed S2: conversation states", () => {
       "SESSION_NOT_FOUND",
     );
     await expectError(await app.request("/sessions/nope/messages"), 400, "INVALID_SESSION_ID");
+  });
+
+  it("takes no new message once ENDED, on every chat route", async () => {
+    const { app, ask } = appOnClock();
+    const id = "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    await ask("What is a ROS 2 node?", id);
+    await app.request(`/sessions/${id}/end`, { method: "POST" });
+    await expectError(
+      await postJson(app, "/chat", { query: "And a topic?", session_id: id }),
+      409,
+      "SESSION_ENDED",
+    );
+    await expectError(
+      await postJson(app, "/chat/stream", { query: "And a topic?", session_id: id }),
+      409,
+      "SESSION_ENDED",
+    );
+    const s3 = await postJson(app, "/api/chat", { message: "And a topic?", session_id: id });
+    expect(s3.status).toBe(409);
+    // Nothing was added to the ended conversation.
+    const messages = S2MessagesResponseSchema.parse(
+      await (await app.request(`/sessions/${id}/messages`)).json(),
+    );
+    expect(messages.messages).toHaveLength(2);
+  });
+});
+
+describe("seed S2: states kept in the database", () => {
+  it("a NEW and an ENDED session read the same after a restart", async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-s2-"));
+    const open = async () => {
+      const db = await openPglite(dataDir);
+      await migrate(db);
+      const { app } = createTestApp(book.lectern, { history: new SqlHistoryStore(db) });
+      return { app, db };
+    };
+    try {
+      const first = await open();
+      const fresh = S2SessionSchema.parse(
+        await (await first.app.request("/sessions", { method: "POST" })).json(),
+      );
+      const spoken = S2SessionSchema.parse(
+        await (await first.app.request("/sessions", { method: "POST" })).json(),
+      );
+      await postJson(first.app, "/chat", {
+        query: "What is a ROS 2 node?",
+        session_id: spoken.session_id,
+      });
+      await first.app.request(`/sessions/${spoken.session_id}/end`, { method: "POST" });
+      await first.db.close();
+
+      const second = await open();
+      const state = async (id: string) =>
+        S2SessionSchema.parse(await (await second.app.request(`/sessions/${id}`)).json());
+      expect(await state(fresh.session_id)).toMatchObject({ state: "NEW", message_count: 0 });
+      expect(await state(spoken.session_id)).toMatchObject({ state: "ENDED", message_count: 2 });
+      await expectError(
+        await postJson(second.app, "/chat", {
+          query: "And a topic?",
+          session_id: spoken.session_id,
+        }),
+        409,
+        "SESSION_ENDED",
+      );
+      await second.db.close();
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

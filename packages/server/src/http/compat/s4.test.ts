@@ -134,15 +134,46 @@ describe("seed S4 on POST /chat", () => {
     expect(selectionAtLimit.status).not.toBe(422);
   });
 
-  it("answers SESSION_NOT_FOUND for a session this server does not know", async () => {
+  it("starts the conversation under the id the page made, and answers its follow-up in it", async () => {
     const app = memoryHistoryApp(book.lectern);
-    const unknown = "0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
+    // S4's page makes a UUID v4 when it opens and sends it with the first message.
+    const pageId = "0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
+    const first = await postJson(app, "/chat", {
+      query_text: "What is a ROS 2 node?",
+      session_id: pageId,
+    });
+    expect(first.status).toBe(200);
+    expect(S4ChatResponseSchema.parse(await first.json()).session_id).toBe(pageId);
+    const followUp = await postJson(app, "/chat", {
+      query_text: "How do I start one?",
+      session_id: pageId.toUpperCase(),
+      response_format: "json",
+    });
+    expect(followUp.status).toBe(200);
+    const body = S4ChatResponseSchema.parse(await followUp.json());
+    expect(body.session_id).toBe(pageId);
+    expect(body.context_summaries).toEqual(["What is a ROS 2 node?"]);
+  });
+
+  it("answers SESSION_NOT_FOUND for a conversation that was ended, on JSON and on the stream", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const sessionId = await startSession(app);
+    expect((await app.request(`/sessions/${sessionId}/end`, { method: "POST" })).status).toBe(200);
     const error = await s4Error(
-      await postJson(app, "/chat", { query_text: "What is a node?", session_id: unknown }),
+      await postJson(app, "/chat", { query_text: "And a topic?", session_id: sessionId }),
       404,
       "SESSION_NOT_FOUND",
     );
-    expect(error.session_id).toBe(unknown);
+    expect(error.session_id).toBe(sessionId);
+    await s4Error(
+      await postJson(app, "/chat", {
+        query_text: "And a topic?",
+        session_id: sessionId,
+        response_format: "stream",
+      }),
+      404,
+      "SESSION_NOT_FOUND",
+    );
   });
 
   it("answers RETRIEVAL_FAILED when the book has nothing on the question", async () => {

@@ -139,6 +139,8 @@ const BY_LECTERN_CODE: Partial<Record<string, S4ErrorCode>> = {
   SELECTION_TOO_LONG: "VALIDATION_ERROR",
   INVALID_JSON: "VALIDATION_ERROR",
   SESSION_NOT_FOUND: "SESSION_NOT_FOUND",
+  // S4 knows no ended state: a conversation that is over is one the server no longer has.
+  SESSION_ENDED: "SESSION_NOT_FOUND",
   RATE_LIMITED: "RATE_LIMITED",
   TIMEOUT: "TIMEOUT",
   INTERNAL_ERROR: "AGENT_ERROR",
