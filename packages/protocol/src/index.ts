@@ -169,8 +169,8 @@ export function parseStreamEvent(name: string, data: string) {
 
 export const ServiceStatusSchema = z.object({
   name: z.string(),
-  /** `not_configured`: a service the seeds name (postgres, qdrant) that this server does not use. */
-  status: z.enum(["healthy", "degraded", "unavailable", "not_configured"]),
+  /** Seed S1's statuses; a service the server does not use (postgres, qdrant) is not listed. */
+  status: z.enum(["healthy", "degraded", "unavailable"]),
   latency_ms: z.optional(z.nullable(z.number())),
   error: z.optional(z.nullable(z.string())),
 });

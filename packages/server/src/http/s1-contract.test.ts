@@ -82,21 +82,42 @@ describe("503 answers", () => {
 });
 
 describe("GET /health", () => {
-  it("names postgres and qdrant beside Lectern's own services", async () => {
+  const s1 = parse(
+    readFileSync(new URL("../../test/fixtures/s1-chat-api.openapi.yaml", import.meta.url), "utf8"),
+  ) as {
+    components: { schemas: Record<string, { properties: Record<string, { enum?: string[] }> }> };
+  };
+  const s1Statuses = s1.components.schemas.ServiceStatus?.properties.status?.enum ?? [];
+
+  /** The body checked against S1's enums: the overall status and every service's. */
+  const expectS1Health = (body: unknown) => {
+    const health = HealthResponseSchema.parse(body);
+    expect(s1.components.schemas.HealthResponse?.properties.status?.enum).toContain(health.status);
+    for (const service of Object.values(health.services))
+      expect(s1Statuses).toContain(service.status);
+    return health;
+  };
+
+  it("lists only the services in use, each with one of S1's statuses", async () => {
+    expect(s1Statuses).toEqual(["healthy", "degraded", "unavailable"]);
     const embedded = memoryHistoryApp(book.lectern);
-    const health = HealthResponseSchema.parse(await (await embedded.request("/health")).json());
+    const health = expectS1Health(await (await embedded.request("/health")).json());
     expect(health.status).toBe("healthy");
     expect(health.services.database?.status).toBe("healthy");
     expect(health.services.index?.status).toBe("healthy");
-    expect(health.services.postgres).toMatchObject({ name: "postgres", status: "not_configured" });
-    expect(health.services.qdrant).toMatchObject({ name: "qdrant", status: "not_configured" });
+    // The embedded database and vectors in it: neither PostgreSQL nor Qdrant is in use.
+    expect(Object.keys(health.services).sort()).toEqual(["database", "index"]);
 
     // With DATABASE_URL the database is PostgreSQL, and postgres reports its status.
     const { app } = createTestApp(book.lectern, {
       env: { DATABASE_URL: "postgres://lectern@127.0.0.1:5432/lectern" },
     });
-    const onPostgres = HealthResponseSchema.parse(await (await app.request("/health")).json());
+    const onPostgres = expectS1Health(await (await app.request("/health")).json());
     expect(onPostgres.services.postgres).toMatchObject({ name: "postgres", status: "healthy" });
+    expect(onPostgres.services.qdrant).toBeUndefined();
+
+    // S3's route answers the same body.
+    expectS1Health(await (await embedded.request("/api/health")).json());
   });
 });
 

@@ -6,7 +6,7 @@ import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts
 
 type ServiceStatus = {
   name: string;
-  status: "healthy" | "degraded" | "unavailable" | "not_configured";
+  status: "healthy" | "degraded" | "unavailable";
   latency_ms: number | null;
   error: string | null;
 };
@@ -54,18 +54,13 @@ export function getHealth(deps: RouteDeps): Handler<AppEnv> {
             : "Recent model calls failed; answers quote the book until a probe succeeds.",
       };
     }
-    // The services S1 names: PostgreSQL is the database when DATABASE_URL points at one; Qdrant
-    // when the vectors live there (VECTOR_BACKEND=qdrant), else they are in the database.
+    // The services S1 names, listed when in use: PostgreSQL when DATABASE_URL points at one (it
+    // is then the database), Qdrant when the vectors live there (VECTOR_BACKEND=qdrant).
     const database = services.database;
-    services.postgres =
-      deps.config.databaseUrl && database
-        ? { ...database, name: "postgres" }
-        : notConfigured("postgres", "The embedded database (PGlite) is used instead.");
-    services.qdrant = checks.vectors
-      ? await qdrantStatus(checks.vectors, deps)
-      : notConfigured("qdrant", "Vectors are kept in the database (pgvector).");
+    if (deps.config.databaseUrl && database) services.postgres = { ...database, name: "postgres" };
+    if (checks.vectors) services.qdrant = await qdrantStatus(checks.vectors, deps);
     const statuses = Object.values(services)
-      .filter((service) => service.status !== "not_configured" && service.name !== "postgres")
+      .filter((service) => service.name !== "postgres")
       .map((service) => service.status);
     const status = statuses.every((value) => value === "healthy")
       ? "healthy"
@@ -124,8 +119,4 @@ async function qdrantStatus(ping: () => Promise<void>, deps: RouteDeps): Promise
       error: "The vector database cannot be reached; answers are unavailable until it is back.",
     };
   }
-}
-
-function notConfigured(name: string, reason: string): ServiceStatus {
-  return { name, status: "not_configured", latency_ms: null, error: reason };
 }
