@@ -113,6 +113,7 @@ export function composeApp(
     search: (query, limit) => lectern.searchKeywords(query, { limit }),
     suggestions: () => lectern.synopsis?.starters ?? [],
     book: mcpBookContent(lectern),
+    chunksOfPages: (filePaths) => lectern.chunksOfPages(filePaths),
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),
     ...(questionLog
       ? {

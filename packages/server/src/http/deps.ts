@@ -6,6 +6,7 @@ import type { AnswerCacheOptions } from "../pipeline/answer-cache.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { ChatService, QuestionRecorder } from "../pipeline/chat-service.ts";
 import type { KeywordHit } from "../search/keyword-search.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
 import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import type { ShareStore } from "../store/share-store.ts";
@@ -41,6 +42,8 @@ export interface AppDeps {
   suggestions?: () => string[];
   /** Keyword search as the reader types (GET /search); omitted, it answers 503. */
   search?: (query: string, limit: number) => KeywordHit[] | Promise<KeywordHit[]>;
+  /** The chunks of these pages in page order: a cited passage's whole text (seed S3's excerpt). */
+  chunksOfPages?: (filePaths: string[]) => Promise<Map<string, ChunkRecord[]>>;
   /** The book for the MCP server (retrieval and pages); omitted, POST /mcp answers 503. */
   book?: McpBookContent;
   /** Where readers' feedback is stored; omitted, POST /feedback answers 503. */

@@ -72,3 +72,37 @@ export function cleanCitations(
   filter.finish();
   return { text: filter.answer, cited: filter.citedNumbers() };
 }
+
+/** Fenced code blocks and inline code spans, which hold brackets that are not citations. */
+const CODE = /```[\s\S]*?(?:```|$)|~~~[\s\S]*?(?:~~~|$)|`[^`\n]*`/g;
+
+/**
+ * The answer's [n] markers for another list of the same sources (a seed's, filtered or
+ * reordered): `place` gives the 1-based place of source n in that list, or undefined when the
+ * list leaves it out, and its marker goes. Code is left as written.
+ */
+export function renumberCitations(
+  answer: string,
+  place: (citation: number) => number | undefined,
+): string {
+  const renumber = (text: string) =>
+    text.replace(new RegExp(` ?${MARKER.source}`, "g"), (marker, list: string) => {
+      const places = [
+        ...new Set(
+          list
+            .split(",")
+            .map((number) => place(Number(number.trim())))
+            .filter((found): found is number => found !== undefined),
+        ),
+      ];
+      if (places.length === 0) return "";
+      return `${marker.startsWith(" ") ? " " : ""}${places.map((found) => `[${found}]`).join("")}`;
+    });
+  let result = "";
+  let last = 0;
+  for (const code of answer.matchAll(CODE)) {
+    result += renumber(answer.slice(last, code.index)) + code[0];
+    last = code.index + code[0].length;
+  }
+  return result + renumber(answer.slice(last));
+}

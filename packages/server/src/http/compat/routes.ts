@@ -9,6 +9,7 @@ import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { isUuidV4, readJsonObject } from "../request.ts";
 import { getHealth } from "../routes/health.ts";
+import { type SourceCitation, SourceCitationSchema } from "../wire.ts";
 import { S0QueryRequestSchema, s0Input, toS0Error, toS0Response } from "./s0.ts";
 import { type ConversationFacts, toS2Messages, toS2Session } from "./s2.ts";
 import { S3ChatRequestSchema, s3Input, toS3Error, toS3Messages, toS3Response } from "./s3.ts";
@@ -81,8 +82,25 @@ export function postS3Chat(deps: RouteDeps): Handler<AppEnv> {
     const sessionId = body.session_id ? await existingSession(deps, body.session_id) : deps.newId();
     const input = s3Input(body, { requestId: context.get("requestId"), sessionId });
     const turn = await answerTurn(context, deps, input, started);
-    return context.json(toS3Response(turn, new Date()));
+    return context.json(
+      toS3Response(turn, new Date(), await citedPassages(deps, turn.response.sources)),
+    );
   });
+}
+
+/** The whole text of each book passage an answer cites (when the book can give it). */
+async function citedPassages(
+  deps: RouteDeps,
+  sources: readonly unknown[],
+): Promise<(source: SourceCitation) => string | undefined> {
+  const pages = sources.flatMap((source) => {
+    const parsed = SourceCitationSchema.safeParse(source);
+    return parsed.success ? [parsed.data.file_path] : [];
+  });
+  if (!deps.chunksOfPages || pages.length === 0) return () => undefined;
+  const chunks = await deps.chunksOfPages([...new Set(pages)]);
+  return (source) =>
+    chunks.get(source.file_path)?.find((chunk) => chunk.chunkIndex === source.chunk_position)?.text;
 }
 
 export function getS3History(deps: RouteDeps): Handler<AppEnv> {
@@ -97,9 +115,13 @@ export function getS3History(deps: RouteDeps): Handler<AppEnv> {
     const limit = deps.config.limits.historyMaxLimit;
     const history = await deps.history.getHistory(id, limit);
     if (!history) throw createError("SESSION_NOT_FOUND", "Session not found.");
+    const passage = await citedPassages(
+      deps,
+      history.entries.flatMap((entry) => entry.sources),
+    );
     return context.json({
       session_id: id,
-      messages: history.entries.flatMap((entry) => toS3Messages(id, entry)),
+      messages: history.entries.flatMap((entry) => toS3Messages(id, entry, passage)),
     });
   });
 }

@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { renumberCitations } from "../../llm/citations.ts";
 import type { ErrorContext } from "../../pipeline/error-classification.ts";
 import type { ChatInput } from "../../pipeline/types.ts";
 import { answerText } from "./s4.ts";
@@ -62,14 +63,23 @@ export function s0Input(
 }
 
 export function toS0Response({ response }: AnsweredTurn): S0QueryResponse {
-  const sources = bookSources(response.sources).map((source) =>
+  const book = bookSources(response.sources);
+  const names = book.map((source) =>
     source.section && source.section !== source.title
       ? `${source.title} / ${source.section}`
       : source.title,
   );
+  const sources = [...new Set(names)];
+  // A marker names its source's place in S0's list (sections named alike are listed once).
+  const places = new Map(
+    book.map((source, index) => [source.citation_number, sources.indexOf(names[index] ?? "") + 1]),
+  );
   return {
-    answer: answerText(response).slice(0, S0_MAX_QUESTION_CHARS),
-    sources: [...new Set(sources)],
+    answer: renumberCitations(answerText(response), (citation) => places.get(citation)).slice(
+      0,
+      S0_MAX_QUESTION_CHARS,
+    ),
+    sources,
   };
 }
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { memoryHistoryApp, postJson, sampleBookForSuite } from "../../../test/http-fixture.ts";
-import { HealthResponseSchema } from "../wire.ts";
+import { citesEverySource, markersOf } from "../../../test/doubles/cites-every-source.ts";
+import {
+  createTestApp,
+  memoryHistoryApp,
+  postJson,
+  sampleBookForSuite,
+} from "../../../test/http-fixture.ts";
+import { MemoryHistoryStore } from "../../store/memory-history-store.ts";
+import { ChatResponseSchema, HealthResponseSchema } from "../wire.ts";
 import { S3_LIMITS, S3ChatResponseSchema, S3ErrorSchema, S3HistoryResponseSchema } from "./s3.ts";
 
 /**
@@ -141,5 +148,73 @@ describe("seed S3: /api", () => {
     const response = await app.request("/api/health");
     expect(response.status).toBe(200);
     expect(HealthResponseSchema.parse(await response.json()).status).toBe("healthy");
+  });
+});
+
+describe("seed S3: citations and excerpts", () => {
+  it("cites only the sources it lists, renumbered, in the answer and in history", async () => {
+    const { app } = createTestApp(book.lectern, {
+      synthesizer: citesEverySource,
+      history: new MemoryHistoryStore(),
+    });
+    const question = "How do I publish messages on a topic with a quality of service?";
+    const s1 = ChatResponseSchema.parse(
+      await (await postJson(app, "/chat", { query: question })).json(),
+    );
+    const below = s1.sources.filter(
+      (source) => "similarity_score" in source && source.similarity_score < S3_LIMITS.minRelevance,
+    );
+    // The question brings sources under S3's cut-off, which its answer cites too.
+    expect(below.length).toBeGreaterThan(0);
+
+    const s3 = S3ChatResponseSchema.parse(
+      await (await postJson(app, "/api/chat", { message: question })).json(),
+    );
+    expect(s3.sources.length).toBe(s1.sources.length - below.length);
+    const markers = markersOf(s3.message);
+    expect(markers.sort((left, right) => left - right)).toEqual(
+      s3.sources.map((_, index) => index + 1),
+    );
+    for (const [, cited, listed] of s3.message.matchAll(/Fact (\d+) \[(\d+)\]/g)) {
+      const source = s1.sources[Number(cited) - 1];
+      expect(s3.sources[Number(listed) - 1]?.file_path).toBe(
+        `docs/${source && "file_path" in source ? source.file_path : ""}`,
+      );
+    }
+    // A fact whose source S3 leaves out keeps its sentence but loses its marker.
+    expect(s3.message.match(/Fact \d+\./g)?.length).toBe(below.length);
+
+    const history = S3HistoryResponseSchema.parse(
+      await (await app.request(`/api/sessions/${s3.session_id}/history`)).json(),
+    );
+    expect(history.messages[1]?.content).toBe(s3.message);
+    expect(history.messages[1]?.context_used?.chunks).toEqual(s3.sources);
+  });
+
+  it("gives each source's first 500 characters as its excerpt, ending in ... when cut", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const response = S3ChatResponseSchema.parse(
+      await (
+        await postJson(app, "/api/chat", { message: "How do I publish messages on a topic?" })
+      ).json(),
+    );
+    const passages = await book.lectern.chunksOfPages(
+      response.sources.map((source) => source.file_path.replace(/^docs\//, "")),
+    );
+    let cut = 0;
+    for (const source of response.sources) {
+      const chunks = passages.get(source.file_path.replace(/^docs\//, "")) ?? [];
+      const whole = chunks.find((chunk) =>
+        chunk.text.startsWith(source.excerpt.replace(/\.\.\.$/, "")),
+      );
+      expect(whole, source.excerpt).toBeDefined();
+      if ((whole?.text.length ?? 0) > 500) {
+        cut++;
+        expect(source.excerpt.endsWith("...")).toBe(true);
+        expect(source.excerpt.length).toBeLessThanOrEqual(500);
+        expect(source.excerpt.length).toBeGreaterThan(400);
+      } else expect(source.excerpt).toBe(whole?.text);
+    }
+    expect(cut).toBeGreaterThan(0);
   });
 });

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
 import * as z from "zod/mini";
+import { renumberCitations } from "../../llm/citations.ts";
 import type { ErrorContext } from "../../pipeline/error-classification.ts";
 import type { ChatInput } from "../../pipeline/types.ts";
 import type { HistoryEntry } from "../../store/history-store.ts";
 import { type SourceCitation, SourceCitationSchema } from "../wire.ts";
 import { answerText } from "./s4.ts";
-import { type AnsweredTurn, bookSources, excerpt, type SeedError } from "./shape.ts";
+import { type AnsweredTurn, bookSources, excerpt, placesOf, type SeedError } from "./shape.ts";
 
 /**
  * Seed S3 ("RAG Chatbot Integration"), mounted under `/api`: `POST /api/chat {message,
@@ -111,37 +112,64 @@ export function s3Input(
   };
 }
 
-/** Book citations at or above S3's relevance cut-off, in S3's words. */
-export function s3Sources(sources: readonly unknown[]): S3Source[] {
+/** S3's excerpt: the passage's first 500 characters, ending in "..." when cut. */
+const EXCERPT_CHARS = 500;
+
+/** The book citations S3 lists: at or above its relevance cut-off, best first. */
+function s3Citations(sources: readonly unknown[]): SourceCitation[] {
   const citations = sources.flatMap((source) => {
     const parsed = SourceCitationSchema.safeParse(source);
     return parsed.success ? [parsed.data] : [];
   });
-  return bookSources(citations)
-    .filter((source) => source.similarity_score >= S3_LIMITS.minRelevance)
-    .map(toS3Source);
+  return bookSources(citations).filter(
+    (source) => source.similarity_score >= S3_LIMITS.minRelevance,
+  );
 }
 
-function toS3Source(source: SourceCitation): S3Source {
+/**
+ * Book citations at or above S3's relevance cut-off, in S3's words; `passage` gives a source's
+ * whole text when it is at hand (else its snippet is the excerpt).
+ */
+export function s3Sources(
+  sources: readonly unknown[],
+  passage: (source: SourceCitation) => string | undefined = () => undefined,
+): S3Source[] {
+  return s3Citations(sources).map((source) => toS3Source(source, passage(source)));
+}
+
+function toS3Source(source: SourceCitation, passage: string | undefined): S3Source {
   return {
     title: source.title || source.section || source.file_path,
     file_path: `docs/${source.file_path.replace(/^\/+/, "")}`,
     relevance_score: source.similarity_score,
-    excerpt: excerpt(source.snippet, 500),
+    excerpt: excerpt(passage ?? source.snippet, EXCERPT_CHARS, "..."),
   };
 }
 
-export function toS3Response({ response }: AnsweredTurn, timestamp: Date): S3ChatResponse {
+/**
+ * The answer in S3's words. Its [n] markers are renumbered to the sources S3 lists (those under
+ * the relevance cut-off are left out, and a marker of one goes with it).
+ */
+export function toS3Response(
+  { response }: AnsweredTurn,
+  timestamp: Date,
+  passage?: (source: SourceCitation) => string | undefined,
+): S3ChatResponse {
+  const listed = s3Citations(response.sources);
   return {
     session_id: response.session_id,
-    message: answerText(response),
-    sources: s3Sources(response.sources),
+    message: renumberCitations(answerText(response), placesOf(listed)),
+    sources: s3Sources(response.sources, passage),
     timestamp: timestamp.toISOString(),
   };
 }
 
 /** One stored exchange as S3's two ChatMessages: the reader's and the assistant's. */
-export function toS3Messages(sessionId: string, entry: HistoryEntry): S3ChatMessage[] {
+export function toS3Messages(
+  sessionId: string,
+  entry: HistoryEntry,
+  passage?: (source: SourceCitation) => string | undefined,
+): S3ChatMessage[] {
   const createdAt = entry.timestamp.toISOString();
   const answerId = isUuid(entry.requestId) ? entry.requestId : nameUuid(`answer:${entry.id}`);
   return [
@@ -158,9 +186,10 @@ export function toS3Messages(sessionId: string, entry: HistoryEntry): S3ChatMess
       message_id: answerId,
       session_id: sessionId,
       role: "assistant",
-      content: entry.response || "(no answer)",
+      content:
+        renumberCitations(entry.response, placesOf(s3Citations(entry.sources))) || "(no answer)",
       selected_text: null,
-      context_used: { chunks: s3Sources(entry.sources), retrieval_timestamp: createdAt },
+      context_used: { chunks: s3Sources(entry.sources, passage), retrieval_timestamp: createdAt },
       created_at: createdAt,
     },
   ];

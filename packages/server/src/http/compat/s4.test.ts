@@ -1,13 +1,16 @@
 import { createParser } from "eventsource-parser";
 import { describe, expect, it } from "vitest";
+import { citesEverySource, markersOf } from "../../../test/doubles/cites-every-source.ts";
 import {
   askChat,
+  createTestApp,
   expectError,
   memoryHistoryApp,
   postJson,
   sampleBookForSuite,
   type TestApp,
 } from "../../../test/http-fixture.ts";
+import { MemoryHistoryStore } from "../../store/memory-history-store.ts";
 import { ChatResponseSchema } from "../wire.ts";
 import { S4ChatResponseSchema, S4ErrorSchema } from "./s4.ts";
 
@@ -235,5 +238,26 @@ describe("seed S4 on POST /chat", () => {
     expect(ChatResponseSchema.safeParse(own).success).toBe(true);
     await expectError(await postJson(app, "/chat", { query: "" }), 400, "EMPTY_QUERY");
     await expectError(await postJson(app, "/chat", "{oops"), 400, "INVALID_JSON");
+  });
+
+  it("renumbers the answer's markers to S4's order of sources, the selection first", async () => {
+    const { app } = createTestApp(book.lectern, {
+      synthesizer: citesEverySource,
+      history: new MemoryHistoryStore(),
+    });
+    const question = "How do I publish messages on a topic with a quality of service?";
+    const s1 = ChatResponseSchema.parse(
+      await (await postJson(app, "/chat", { query: question })).json(),
+    );
+    const response = await postJson(app, "/chat", { query_text: question });
+    const body = S4ChatResponseSchema.parse(await response.json());
+    // "Fact i [k]": the k-th source S4 lists is the one the answer cited as i.
+    for (const [, cited, listed] of body.answer_text.matchAll(/Fact (\d+) \[(\d+)\]/g))
+      expect(body.sources[Number(listed) - 1]?.url).toBe(s1.sources[Number(cited) - 1]?.source_url);
+    const markers = markersOf(body.answer_text);
+    expect(markers.length).toBe(body.sources.length);
+    expect([...markers].sort((left, right) => left - right)).toEqual(
+      body.sources.map((_, index) => index + 1),
+    );
   });
 });

@@ -1,8 +1,9 @@
 import * as z from "zod/mini";
+import { renumberCitations } from "../../llm/citations.ts";
 import type { ErrorContext } from "../../pipeline/error-classification.ts";
 import type { ChatInput } from "../../pipeline/types.ts";
-import type { ChatResponse } from "../wire.ts";
-import { type AnsweredTurn, bookSources, excerpt, type SeedError } from "./shape.ts";
+import type { ChatResponse, Citation } from "../wire.ts";
+import { type AnsweredTurn, bookSources, excerpt, placesOf, type SeedError } from "./shape.ts";
 
 /**
  * Seed S4 ("Backend–Frontend Integration"): its clients post to the same `/chat` as S1, but
@@ -95,9 +96,11 @@ export function s4Input(
  */
 export function toS4Response(turn: AnsweredTurn, latencyMs: number): S4ChatResponse {
   const { input, response } = turn;
+  const listed = s4Listed(response);
   return {
-    answer_text: answerText(response),
-    sources: s4Sources(input, response),
+    // The markers follow the sources as S4 lists them: the selection first, then best first.
+    answer_text: renumberCitations(answerText(response), placesOf(listed)),
+    sources: listed.map((source) => s4Source(input, source)),
     confidence: response.confidence,
     session_id: response.session_id,
     latency_ms: Math.max(1, Math.round(latencyMs)),
@@ -109,26 +112,26 @@ export function answerText(response: ChatResponse): string {
   return response.answer ?? response.fallback_message ?? "";
 }
 
-function s4Sources(input: ChatInput, response: ChatResponse): S4ChatResponse["sources"] {
-  const fromSelection = response.sources.flatMap((source) =>
-    source.source_type === "selected_text"
-      ? [
-          {
-            text: source.snippet || "(selected text)",
-            url: source.source_url ?? input.sourceUrl ?? "",
-            section_path: "Selected text",
-            relevance_score: 1,
-          },
-        ]
-      : [],
-  );
-  const fromBook = bookSources(response.sources).map((source) => ({
+/** The response's sources in the order S4 lists them: the selection, then the book's, best first. */
+function s4Listed(response: ChatResponse): Citation[] {
+  const selection = response.sources.filter((source) => source.source_type === "selected_text");
+  return [...selection, ...bookSources(response.sources)].slice(0, 10);
+}
+
+function s4Source(input: ChatInput, source: Citation): S4ChatResponse["sources"][number] {
+  if (source.source_type === "selected_text")
+    return {
+      text: source.snippet || "(selected text)",
+      url: source.source_url ?? input.sourceUrl ?? "",
+      section_path: "Selected text",
+      relevance_score: 1,
+    };
+  return {
     text: excerpt(source.snippet || source.title, 500),
     url: source.source_url,
     section_path: source.section_path.join(" > ") || source.title,
     relevance_score: source.similarity_score,
-  }));
-  return [...fromSelection, ...fromBook].slice(0, 10);
+  };
 }
 
 const BY_LECTERN_CODE: Partial<Record<string, S4ErrorCode>> = {

@@ -22,9 +22,22 @@ export function bookSources(sources: ChatResponse["sources"]): SourceCitation[] 
     .sort((left, right) => right.similarity_score - left.similarity_score);
 }
 
-/** The text cut to `max` characters, ending in "…" when it was cut. */
-export function excerpt(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
+/**
+ * The text cut to at most `max` characters, ending in `ellipsis` when it was cut; never between
+ * the two halves of a surrogate pair.
+ */
+export function excerpt(text: string, max: number, ellipsis = "…"): string {
+  if (text.length <= max) return text;
+  let end = max - ellipsis.length;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end).trimEnd()}${ellipsis}`;
+}
+
+/** Where each of the response's citation numbers is in a seed's list of sources (1-based). */
+export function placesOf(listed: readonly { citation_number: number }[]) {
+  const places = new Map(listed.map((source, index) => [source.citation_number, index + 1]));
+  return (citation: number) => places.get(citation);
 }
 
 /** A zod issue's field path as text ("session_id", "body"). */
