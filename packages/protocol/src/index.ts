@@ -22,6 +22,11 @@ export const ChatRequestSchema = z.object({
   question: z.optional(z.string()),
   query_text: z.optional(z.string()),
   selected_text: z.optional(z.nullable(z.string())),
+  /**
+   * What a question with `selected_text` is answered from: the selection alone (`selection`, the
+   * default, as seed S1 says), or the selection and the book around it (`selection_and_book`).
+   */
+  selection_scope: z.optional(z.enum(["selection", "selection_and_book"])),
   session_id: z.optional(z.nullable(z.string())),
   filters: z.optional(z.nullable(MetadataFilterSchema)),
   source_url: z.optional(z.nullable(z.string())),

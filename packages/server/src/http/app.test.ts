@@ -77,14 +77,26 @@ describe("POST /chat", () => {
         snippet: selection.slice(0, 200),
       }),
     ]);
-    // A question beyond the selection is answered from the book: the selection is [1].
+    // As seed S1 says, the answer is grounded only in the selection: nothing else is searched.
+    const notInSelection = await askChat(app, {
+      query: "How do I configure QoS durability?",
+      selected_text: selection,
+    });
+    expect(notInSelection.metadata.retrieval_count).toBe(0);
+    expect(notInSelection.metadata.mode).toBe("selected_text");
+    expect(notInSelection.sources).toHaveLength(1);
+    expect(notInSelection.answer).toMatch(/cannot be answered from the selected text/);
+    // Asked with the book around it (the widget does), the book answers: the selection is [1].
     const beyond = await askChat(app, {
       query: "How do I configure QoS durability?",
       selected_text: selection,
+      selection_scope: "selection_and_book",
     });
     expect(beyond.sources[0]).toMatchObject({ source_type: "selected_text", citation_number: 1 });
     expect(beyond.sources.slice(1).every((source) => source.source_type === "book")).toBe(true);
     expect(beyond.answer).toMatch(/\[[2-9]\]/);
+    expect(beyond.metadata.mode).toBe("retrieval_only");
+    expect(beyond.metadata.retrieval_count).toBe(beyond.sources.length - 1);
     const unanswerable = await askChat(app, {
       query: "What is the best sourdough bread recipe?",
       selected_text: selection,

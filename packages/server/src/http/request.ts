@@ -120,6 +120,9 @@ export async function readChatInput(
     ...(sessionId === null ? { newSession: true } : {}),
     query,
     selectedText: selection,
+    ...(selection !== null && body.selection_scope === "selection_and_book"
+      ? { bookAroundSelection: true }
+      : {}),
     filters,
     sourceUrl: body.source_url ?? null,
     topK: body.top_k,

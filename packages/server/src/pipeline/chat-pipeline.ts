@@ -1,5 +1,11 @@
 // Over 300 lines on purpose: the orchestrator's state machine reads top to bottom in one place, one outcome per route.
-import type { Citation, Confidence, SelectedTextCitation, SourceCitation } from "@lectern/protocol";
+import type {
+  Citation,
+  Confidence,
+  ResponseMode,
+  SelectedTextCitation,
+  SourceCitation,
+} from "@lectern/protocol";
 import { followUpQuestions, OVERVIEW_QUESTION } from "../answer/suggestions.ts";
 import type { Synopsis } from "../answer/synopsis.ts";
 import { namedInQuestion } from "../answer/word-classes.ts";
@@ -161,13 +167,18 @@ export class ChatPipeline {
       if (input.selectedText !== null) {
         // Selected-text mode: the answer comes from the selection, and from the book around it when
         // the question goes beyond the selection (the selection is [1], book passages [2], [3], …).
-        states.push("RETRIEVING");
-        const { query, context } = selectionSearch(routed.normalized, input.selectedText);
-        const around = await time("retrieve", () =>
-          this.deps.retriever().search(query, { ...searchOptions, context }),
-        );
-        if (options.signal?.aborted) throw abortError();
-        const bookResults = around.decision === "answer" ? around.results : [];
+        // The selection alone unless the client asks for the book around it too: then the
+        // book is searched with the selection's words.
+        let bookResults: RetrievedChunk[] = [];
+        if (input.bookAroundSelection) {
+          states.push("RETRIEVING");
+          const { query, context } = selectionSearch(routed.normalized, input.selectedText);
+          const around = await time("retrieve", () =>
+            this.deps.retriever().search(query, { ...searchOptions, context }),
+          );
+          if (options.signal?.aborted) throw abortError();
+          if (around.decision === "answer") bookResults = around.results;
+        }
         states.push("GENERATING");
         // As for any question, other chunks of a result's page may be quoted (the code after a
         // sentence, the start of a section), unless a section filter rules them out.
@@ -213,7 +224,8 @@ export class ChatPipeline {
           fallbackMessage: output.fallbackMessage,
           sources: [citation, ...book],
           sourceChunks: chunkRefs(quotedBook),
-          mode: "selected_text",
+          // An answer that quotes only the book says so: its mode is the book answer's.
+          mode: usedBook && !output.answeredFromSelection ? bookMode(output) : "selected_text",
           lowConfidence: !answered,
           confidence: answered ? "high" : "low",
           retrievalCount: usedBook ? bookResults.length : 0,
@@ -408,6 +420,11 @@ function isWeak(retrieval: RetrievalResult): boolean {
 
 function stripEnd(text: string): string {
   return text.replace(/[?!.]+$/, "").trim();
+}
+
+/** The mode of an answer from the book: quoted (no model, or the model failed) or the model's. */
+function bookMode(output: { fallbackMessage: string | null; degraded?: boolean }): ResponseMode {
+  return output.fallbackMessage !== null || output.degraded ? "retrieval_only" : "full";
 }
 
 function chunkRefs(results: RetrievedChunk[]): { id: string; contentHash: string }[] {

@@ -31,12 +31,14 @@ const retriever = new Retriever(
   { topK: 5, maxChunksPerPage: 2 },
 );
 
+/** A question, with a selection the book around it may answer too (as the widget asks). */
 function input(query: string, selectedText: string | null = null): ChatInput {
   return {
     requestId: "r",
     sessionId: "s",
     query,
     selectedText,
+    ...(selectedText === null ? {} : { bookAroundSelection: true }),
     filters: undefined,
     sourceUrl: null,
     topK: undefined,
@@ -208,6 +210,26 @@ describe("ChatPipeline", () => {
     );
     const nothingNamed = await pipeline.run(input("What is the the?"));
     expect(nothingNamed.fallbackMessage ?? "").not.toContain("never mentions");
+  });
+
+  it("answers from the selection alone, searching nothing, unless the book is asked for", async () => {
+    const selection = "Never discharge a cell below three volts. Store it half charged.";
+    const alone = { ...input("What must I never do to a cell?", selection) };
+    delete alone.bookAroundSelection;
+    const selected = await pipeline.run(alone);
+    expect(selected.states).toEqual(["RECEIVED", "GENERATING", "COMPLETED"]);
+    expect(selected.retrievalCount).toBe(0);
+    expect(selected.mode).toBe("selected_text");
+    expect(selected.answer).toBe("Never discharge a cell below three volts. [1]");
+    const beyond = { ...input("What is the servo feedback loop?", selection) };
+    delete beyond.bookAroundSelection;
+    const unanswered = await pipeline.run(beyond);
+    expect(unanswered.sources).toEqual([expect.objectContaining({ source_type: "selected_text" })]);
+    expect(unanswered.answer).toMatch(/cannot be answered from the selected text/);
+    // With the book: the book answers, and its mode says so.
+    const fromBook = await pipeline.run(input("What is the servo feedback loop?", selection));
+    expect(fromBook.mode).toBe("retrieval_only");
+    expect(fromBook.retrievalCount).toBeGreaterThan(0);
   });
 
   it("answers a selection from the selection, and skips retrieval for greetings", async () => {

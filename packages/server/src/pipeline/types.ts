@@ -11,6 +11,11 @@ export interface ChatInput {
   sessionId: string;
   query: string;
   selectedText: string | null;
+  /**
+   * With a selection: whether the book around it may answer too (the widget asks for it; seed S1
+   * grounds the answer in the selection alone, so nothing is searched).
+   */
+  bookAroundSelection?: boolean;
   filters: SearchFilters | undefined;
   sourceUrl: string | null;
   topK: number | undefined;

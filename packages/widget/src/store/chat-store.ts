@@ -165,7 +165,10 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
         session_id: sessionId,
         // The page without its query or fragment, which may carry things that are not ours to send.
         source_url: window.location.origin + window.location.pathname,
-        ...(pending.selectedText ? { selected_text: pending.selectedText } : {}),
+        // The widget's reader asks about a passage of the book: the book around it answers too.
+        ...(pending.selectedText
+          ? { selected_text: pending.selectedText, selection_scope: "selection_and_book" }
+          : {}),
       };
       let answered = false;
       try {

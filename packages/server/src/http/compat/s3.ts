@@ -106,6 +106,8 @@ export function s3Input(
     sessionId: ids.sessionId,
     query: body.message.trim(),
     selectedText: body.selected_text?.trim() ? body.selected_text : null,
+    // The seed's selection is context for the question: the book around it answers too.
+    bookAroundSelection: true,
     filters: undefined,
     sourceUrl: null,
     topK: undefined,

@@ -84,6 +84,8 @@ export function s4Input(
     sessionId: ids.sessionId,
     query: body.query_text.replaceAll("\u0000", "").trim(),
     selectedText: body.selected_text?.trim() ? body.selected_text.replaceAll("\u0000", "") : null,
+    // The seed's selection is context for the question: the book around it answers too.
+    bookAroundSelection: true,
     filters: undefined,
     sourceUrl: body.source_url ?? null,
     topK: undefined,
