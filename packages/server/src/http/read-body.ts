@@ -1,20 +1,76 @@
 import type { Context } from "hono";
-import { createError } from "../errors.ts";
+import { createError, isLecternError } from "../errors.ts";
 
 /**
- * The request body's bytes. A client that goes away while sending it (a closed tab, a dropped
- * connection) is not a server failure: it becomes CLIENT_CLOSED_REQUEST, answered to no one and
- * logged without a stack, instead of an INTERNAL_ERROR.
+ * The request body's bytes, at most `maxBytes` of them. A declared Content-Length over the limit is
+ * refused before a byte is read; any other body is counted as it arrives and reading stops at the
+ * limit, so a large or endless chunked body costs the server no more than the limit. Either way the
+ * answer is 413 PAYLOAD_TOO_LARGE, sent with `Connection: close` so the rest of the body is never
+ * read.
+ *
+ * A client that goes away while sending (a closed tab, a dropped connection) is not a server
+ * failure: it becomes CLIENT_CLOSED_REQUEST, answered to no one and logged without a stack, instead
+ * of an INTERNAL_ERROR.
+ *
+ * The body is read once per request: a second read (a route that looks at the body before handing
+ * it to another) gets the same bytes, or the same error.
  */
-export async function readBody(context: Context): Promise<Uint8Array> {
+export function readBody(context: Context, maxBytes: number): Promise<Uint8Array> {
+  const request = context.req.raw;
+  let read = bodies.get(request);
+  if (!read) {
+    read = readLimited(context, maxBytes);
+    bodies.set(request, read);
+  }
+  return read;
+}
+
+const bodies = new WeakMap<Request, Promise<Uint8Array>>();
+
+async function readLimited(context: Context, maxBytes: number): Promise<Uint8Array> {
+  const declared = context.req.header("content-length");
+  if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
+    throw tooLarge(context, maxBytes);
+  }
+  const stream = context.req.raw.body;
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
   try {
-    return new Uint8Array(await context.req.arrayBuffer());
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      // Not cancelled: cancelling would destroy the socket before the 413 is written.
+      if (total > maxBytes) throw tooLarge(context, maxBytes);
+      chunks.push(value);
+    }
   } catch (error) {
+    if (isLecternError(error)) throw error;
     if (context.req.raw.signal.aborted || isDisconnect(error)) {
       throw createError("CLIENT_CLOSED_REQUEST", "The client closed the connection while sending.");
     }
     throw error;
+  } finally {
+    reader.releaseLock();
   }
+  if (chunks.length === 1 && chunks[0]) return chunks[0];
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(context: Context, maxBytes: number) {
+  // The unread rest of the body is not waited for: the connection closes after the answer.
+  context.header("Connection", "close");
+  return createError("PAYLOAD_TOO_LARGE", `The request body is larger than ${maxBytes} bytes.`, {
+    details: { max_bytes: maxBytes },
+  });
 }
 
 function isDisconnect(error: unknown): boolean {

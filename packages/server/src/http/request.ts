@@ -34,12 +34,7 @@ export async function readJsonObject(
       "Send the request body as JSON with Content-Type: application/json.",
     );
   }
-  const declared = Number(context.req.header("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > config.limits.maxBodyBytes) {
-    throw tooLarge(config);
-  }
-  const bytes = await readBody(context);
-  if (bytes.byteLength > config.limits.maxBodyBytes) throw tooLarge(config);
+  const bytes = await readBody(context, config.limits.maxBodyBytes);
 
   let json: unknown;
   try {
@@ -144,14 +139,4 @@ export function invalidSession() {
   return createError("INVALID_SESSION_ID", "session_id must be a UUID v4.", {
     details: { field: "session_id" },
   });
-}
-
-function tooLarge(config: Config) {
-  return createError(
-    "PAYLOAD_TOO_LARGE",
-    `The request body is larger than ${config.limits.maxBodyBytes} bytes.`,
-    {
-      details: { max_bytes: config.limits.maxBodyBytes },
-    },
-  );
 }

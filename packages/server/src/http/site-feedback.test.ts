@@ -365,6 +365,19 @@ describe("feedback", () => {
     );
   });
 
+  it("limits a vote to 16 KiB of bytes, not of characters", async () => {
+    const site = app();
+    // 6,000 characters, 18,000 bytes in UTF-8: over the limit however it is counted on the wire.
+    const response = await postJson(site, "/feedback", {
+      session_id: randomUUID(),
+      message_id: "m",
+      rating: "up",
+      padding: "€".repeat(6_000),
+    });
+    expect(response.status).toBe(413);
+    expect(ErrorBodySchema.parse(await response.json()).error_code).toBe("PAYLOAD_TOO_LARGE");
+  });
+
   it("validates the vote", async () => {
     const site = app();
     const code = async (body: unknown) =>

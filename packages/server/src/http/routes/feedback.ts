@@ -4,17 +4,19 @@ import { createError } from "../../errors.ts";
 import { storableJson } from "../../util/storable-text.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { readBody } from "../read-body.ts";
 import { invalidSession, isUuidV4 } from "../request.ts";
 import { FeedbackRequestSchema } from "../wire.ts";
+
+/** The largest feedback body: a vote and a comment. */
+export const FEEDBACK_MAX_BYTES = 16 * 1024; // 16 KiB
 
 /** POST /feedback: a reader's thumbs up or down (and comment) on an answer; a new vote replaces it. */
 export function postFeedback(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
     const contentType = context.req.header("content-type") ?? "";
     if (!/^application\/json\b/i.test(contentType)) throw createError("UNSUPPORTED_MEDIA_TYPE");
-    const text = await context.req.text();
-    if (text.length > 16_384)
-      throw createError("PAYLOAD_TOO_LARGE", "Feedback is limited to 16 KiB.");
+    const text = new TextDecoder().decode(await readBody(context, FEEDBACK_MAX_BYTES));
     let json: unknown;
     try {
       // The comment and the message id are stored: made storable like every request's text.

@@ -4,6 +4,7 @@ import { escapeHtml } from "../../ingest/render-html.ts";
 import type { SharedAnswer, ShareStore } from "../../store/share-store.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { readBody } from "../read-body.ts";
 import { invalidSession, isUuidV4 } from "../request.ts";
 import { prefersHtml } from "../site.ts";
 
@@ -15,13 +16,15 @@ import { prefersHtml } from "../site.ts";
 
 const SHARE_ID = /^[A-Za-z0-9_-]{22}$/;
 
+/** The largest share request: a session id and a message id. */
+export const SHARE_MAX_BYTES = 4 * 1024; // 4 KiB
+
 export function postShare(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
     const store = shareStoreOf(deps);
     const contentType = context.req.header("content-type") ?? "";
     if (!/^application\/json\b/i.test(contentType)) throw createError("UNSUPPORTED_MEDIA_TYPE");
-    const text = await context.req.text();
-    if (text.length > 4_096) throw createError("PAYLOAD_TOO_LARGE", "A share request is small.");
+    const text = new TextDecoder().decode(await readBody(context, SHARE_MAX_BYTES));
     let body: { session_id?: unknown; message_id?: unknown };
     try {
       body = JSON.parse(text) as typeof body;
