@@ -155,6 +155,9 @@ describe("GET /admin", () => {
       headers: { authorization: "Bearer not-the-admin-token" },
     });
     await expectError(wrong, 401, "UNAUTHORIZED");
+    // The right token, but not as `Bearer <token>` (nor as a Basic password).
+    const bare = await served.app.request("/admin", { headers: { authorization: TOKEN } });
+    await expectError(bare, 401, "UNAUTHORIZED");
     const wrongBasic = await served.app.request("/admin", {
       headers: { authorization: `Basic ${Buffer.from("author:guess").toString("base64")}` },
     });

@@ -115,6 +115,12 @@ describe("GET /metrics", () => {
       401,
       "UNAUTHORIZED",
     );
+    // Only the Bearer form carries the token.
+    await expectError(
+      await app.request("/metrics", { headers: { authorization: token } }),
+      401,
+      "UNAUTHORIZED",
+    );
     const families = await scrape(app, { authorization: `Bearer ${token}` });
     expect(families.has("lectern_http_request_duration_seconds")).toBe(true);
   });

@@ -7,7 +7,10 @@ export function sameSecret(given: string, expected: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** The bearer token of an Authorization header, if any. */
+/**
+ * The token of an `Authorization: Bearer <token>` header (RFC 6750), if any. Any other form, a
+ * bare token included, carries none.
+ */
 export function bearerToken(header: string | undefined): string | undefined {
-  return header?.replace(/^Bearer\s+/i, "") || undefined;
+  return /^Bearer +(\S+) *$/i.exec(header ?? "")?.[1];
 }

@@ -231,6 +231,10 @@ describe("feedback", () => {
         })
       ).status,
     ).toBe(401);
+    // The right token, but not as `Bearer <token>`.
+    expect((await site.request("/feedback", { headers: { authorization: token } })).status).toBe(
+      401,
+    );
     const exported = (await (
       await site.request("/feedback", { headers: { authorization: `Bearer ${token}` } })
     ).json()) as {

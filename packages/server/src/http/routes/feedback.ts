@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import type { Handler } from "hono";
 import { createError } from "../../errors.ts";
 import { storableJson } from "../../util/storable-text.ts";
@@ -6,6 +5,7 @@ import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { readBody } from "../read-body.ts";
 import { invalidSession, isUuidV4 } from "../request.ts";
+import { bearerToken, sameSecret } from "../secret.ts";
 import { FeedbackRequestSchema } from "../wire.ts";
 
 /** The largest feedback body: a vote and a comment. */
@@ -53,7 +53,7 @@ export function postFeedback(deps: RouteDeps): Handler<AppEnv> {
 export function exportFeedback(deps: RouteDeps): Handler<AppEnv> {
   const { adminToken } = deps.config;
   return async (context) => {
-    const token = context.req.header("authorization")?.replace(/^Bearer\s+/i, "");
+    const token = bearerToken(context.req.header("authorization"));
     if (!adminToken || !token || !sameSecret(token, adminToken)) {
       throw createError(
         "UNAUTHORIZED",
@@ -102,11 +102,4 @@ function feedbackStore(deps: RouteDeps) {
  */
 function spreadsheetText(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
-/** Compares secrets in constant time. */
-function sameSecret(given: string, expected: string): boolean {
-  const left = Buffer.from(given);
-  const right = Buffer.from(expected);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
