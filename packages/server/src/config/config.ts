@@ -103,6 +103,13 @@ const rateLimitSchema = z
     perSessionPerMinute: z.number().min(1).max(1_000_000).default(30),
     perSessionBurst: z.number().int().min(1).max(1_000_000).default(15),
     trustProxy: z.boolean().default(false), // read the client IP from X-Forwarded-For
+    // POST /share per session (as many at once, then this many a minute); per client IP it counts
+    // at the chat rates above, in buckets of its own.
+    sharesPerMinute: z.number().min(1).max(1_000_000).default(10),
+    // Wrong admin tokens (GET /admin, GET /feedback) a client IP may send at once, then one
+    // more every 1 / adminFailuresPerMinute minutes; beyond them every attempt is 429.
+    adminFailuresBurst: z.number().int().min(1).max(1_000).default(10),
+    adminFailuresPerMinute: z.number().min(0.01).max(1_000).default(1),
   })
   .strict();
 

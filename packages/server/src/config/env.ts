@@ -46,6 +46,12 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   RATE_LIMIT_PER_IP_BURST: { key: ["rateLimit", "perIpBurst"], type: "int" },
   RATE_LIMIT_PER_SESSION_PER_MINUTE: { key: ["rateLimit", "perSessionPerMinute"], type: "number" },
   RATE_LIMIT_PER_SESSION_BURST: { key: ["rateLimit", "perSessionBurst"], type: "int" },
+  RATE_LIMIT_SHARES_PER_MINUTE: { key: ["rateLimit", "sharesPerMinute"], type: "number" },
+  RATE_LIMIT_ADMIN_FAILURES_BURST: { key: ["rateLimit", "adminFailuresBurst"], type: "int" },
+  RATE_LIMIT_ADMIN_FAILURES_PER_MINUTE: {
+    key: ["rateLimit", "adminFailuresPerMinute"],
+    type: "number",
+  },
   TRUST_PROXY: { key: ["rateLimit", "trustProxy"], type: "boolean" },
   CORS_ORIGINS: { key: ["corsOrigins"], type: "list" },
   LECTERN_FRAME_ANCESTORS: { key: ["frameAncestors"], type: "list" },

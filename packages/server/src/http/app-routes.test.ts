@@ -241,6 +241,48 @@ describe("sharing an answer", () => {
   });
 });
 
+describe("sharing an answer, rate-limited", () => {
+  async function answeredSession(app: TestApp) {
+    const sessionId = crypto.randomUUID();
+    const answer = ChatResponseSchema.parse(
+      await (
+        await postJson(app, "/chat", { query: "What is a topic?", session_id: sessionId })
+      ).json(),
+    );
+    return { session_id: sessionId, message_id: answer.message_id as string };
+  }
+
+  it("lets a session share 10 times at once, then answers 429 with Retry-After", async () => {
+    const app = memoryHistoryApp(book.lectern, { SHARE_ENABLED: "true" });
+    const exchange = await answeredSession(app);
+    const statuses = [];
+    for (let copy = 0; copy < 10; copy++) {
+      statuses.push((await postJson(app, "/share", exchange)).status);
+    }
+    expect(statuses).toEqual(Array(10).fill(201));
+    const limited = await postJson(app, "/share", exchange);
+    const body = await expectError(limited, 429, "RATE_LIMITED");
+    expect(body.details).toMatchObject({ scope: "session" });
+    // 10 a minute: a share every 6 s (5 once a second has passed since the first).
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(5);
+    // Another session is not held back by this one.
+    expect((await postJson(app, "/share", await answeredSession(app))).status).toBe(201);
+  });
+
+  it("takes its rate from RATE_LIMIT_SHARES_PER_MINUTE", async () => {
+    const app = memoryHistoryApp(book.lectern, {
+      SHARE_ENABLED: "true",
+      RATE_LIMIT_SHARES_PER_MINUTE: "2",
+    });
+    const exchange = await answeredSession(app);
+    expect((await postJson(app, "/share", exchange)).status).toBe(201);
+    expect((await postJson(app, "/share", exchange)).status).toBe(201);
+    const limited = await postJson(app, "/share", exchange);
+    await expectError(limited, 429, "RATE_LIMITED");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(29);
+  });
+});
+
 describe("other endpoints", () => {
   it("answers 404 for unknown routes and 405 with Allow for wrong methods", async () => {
     const app = memoryHistoryApp(book.lectern);

@@ -5,6 +5,7 @@ import { createChatService } from "../pipeline/chat-service.ts";
 import type { AppDeps, RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { createMetrics } from "./metrics.ts";
+import { createAdminAuth } from "./middleware/admin-auth.ts";
 import { createAdmission, createRateLimit } from "./middleware/admission.ts";
 import { corsForOrigins } from "./middleware/cors.ts";
 import { handleErrors, methodNotAllowed, notFound } from "./middleware/errors.ts";
@@ -36,6 +37,12 @@ export function buildApp(deps: AppDeps) {
     admission: createAdmission(config, limiters),
     historyRateLimit: createRateLimit(config, limiters, "history:"),
     feedbackRateLimit: createRateLimit(config, limiters, "feedback:"),
+    shareRateLimit: createRateLimit(
+      config,
+      { perIp: limiters.perIp, perSession: limiters.shares },
+      "share:",
+    ),
+    adminAuth: createAdminAuth(config, limiters.adminFailures),
     mcpRateLimit: createRateLimit(config, limiters, "mcp:"),
     chat: createChatService({
       ...deps,

@@ -11,6 +11,7 @@ import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import type { ShareStore } from "../store/share-store.ts";
 import type { Metrics } from "./metrics.ts";
+import type { AdminAuth } from "./middleware/admin-auth.ts";
 import type { Admission, RateLimit } from "./middleware/admission.ts";
 import type { RateLimiters } from "./rate-limit/rate-limiter.ts";
 import type { RouteSpec } from "./route-spec.ts";
@@ -75,6 +76,10 @@ export interface RouteDeps extends Omit<AppDeps, "newId" | "now" | "rateLimiters
   /** Rate limits of their own for the history and feedback routes. */
   historyRateLimit: RateLimit;
   feedbackRateLimit: RateLimit;
+  /** POST /share: per session at its own rate, per client IP at the chat rate. */
+  shareRateLimit: RateLimit;
+  /** Admin token checks (GET /admin, GET /feedback), with wrong tokens limited per client IP. */
+  adminAuth: AdminAuth;
   /** The MCP endpoint's own bucket (each request); its questions also pass `admission`. */
   mcpRateLimit: RateLimit;
   /** One chat turn: the session's recent exchanges, the pipeline, and the exchange recorded. */

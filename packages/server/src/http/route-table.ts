@@ -167,6 +167,7 @@ export const ROUTES: readonly Route[] = [
       413: error("PAYLOAD_TOO_LARGE"),
       415: error("UNSUPPORTED_MEDIA_TYPE"),
       422: error("VALIDATION_ERROR"),
+      429: error("RATE_LIMITED (see Retry-After)"),
     },
     handler: postShare,
   },
@@ -238,6 +239,7 @@ export const ROUTES: readonly Route[] = [
     responses: {
       200: { description: "Every vote, as JSON or (format=csv) as CSV" },
       401: error("UNAUTHORIZED"),
+      429: error("RATE_LIMITED: too many wrong admin tokens from this client (see Retry-After)"),
       503: error("SERVICE_UNAVAILABLE: feedback is not stored on this server"),
     },
     handler: exportFeedback,
@@ -266,6 +268,7 @@ export const ROUTES: readonly Route[] = [
       401: error("UNAUTHORIZED (WWW-Authenticate: Basic; the password is LECTERN_ADMIN_TOKEN)"),
       404: error("NOT_FOUND: no LECTERN_ADMIN_TOKEN is set, or INSIGHTS=off"),
       422: error("VALIDATION_ERROR (since, format)"),
+      429: error("RATE_LIMITED: too many wrong admin tokens from this client (see Retry-After)"),
     },
     handler: getAdmin,
   },

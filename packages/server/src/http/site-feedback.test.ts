@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, openSampleBook, postJson } from "../../test/http-fixture.ts";
+import { createTestApp, expectError, openSampleBook, postJson } from "../../test/http-fixture.ts";
 import type { Lectern } from "../lectern.ts";
 import { indexOf } from "../search/test-builders.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
@@ -367,6 +367,33 @@ describe("feedback", () => {
     expect(json.entries.find((entry) => entry.session_id === sessions[0])?.comment).toBe(
       comments[0],
     );
+  });
+
+  it("answers 429 with Retry-After to a client after 10 wrong admin tokens, the right one included", async () => {
+    const token = "a-long-enough-admin-token";
+    const site = app({ LECTERN_ADMIN_TOKEN: token, RATE_LIMIT_ENABLED: "true" });
+    const exportWith = (authorization: string) =>
+      site.request("/feedback", { headers: { authorization } });
+    // The right token costs nothing, however often it is sent.
+    for (let request = 0; request < 12; request++) {
+      expect((await exportWith(`Bearer ${token}`)).status).toBe(200);
+    }
+    // Guesses sent at once are all counted.
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, guess) => exportWith(`Bearer wrong-guess-number-${guess}`)),
+    );
+    expect(guesses.map((response) => response.status).sort()).toEqual([
+      ...Array(10).fill(401),
+      429,
+      429,
+    ]);
+    const limited = await exportWith(`Bearer ${token}`);
+    await expectError(limited, 429, "RATE_LIMITED");
+    // One more guess a minute (59 if a second has passed since the last wrong one).
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(59);
+    // The admin page counts in the same bucket.
+    const page = await site.request("/admin", { headers: { authorization: `Bearer ${token}` } });
+    await expectError(page, 429, "RATE_LIMITED");
   });
 
   it("limits a vote to 16 KiB of bytes, not of characters", async () => {

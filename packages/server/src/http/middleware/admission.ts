@@ -33,11 +33,16 @@ export function createAdmission(config: Config, limiters: RateLimiters): Admissi
 /**
  * Takes a token from the per-IP and (given a session) the per-session bucket, or throws 429
  * RATE_LIMITED with Retry-After. Routes other than the chats count in buckets of their own
- * (`prefix`), at the same configured rates, so reading history or voting never costs a question.
+ * (`prefix`), at the same configured rates unless given buckets of their own, so reading history
+ * or voting never costs a question.
  */
 export type RateLimit = (context: Context, sessionId: string | null) => Promise<void>;
 
-export function createRateLimit(config: Config, limiters: RateLimiters, prefix: string): RateLimit {
+export function createRateLimit(
+  config: Config,
+  limiters: Pick<RateLimiters, "perIp" | "perSession">,
+  prefix: string,
+): RateLimit {
   return async (context, sessionId) => {
     if (!config.rateLimit.enabled) return;
     const byIp = await limiters.perIp.take(
@@ -60,7 +65,7 @@ function rateLimited(retryAfterSeconds: number, scope: "ip" | "session") {
 }
 
 /** The client's address: the socket's, or the first X-Forwarded-For entry behind a trusted proxy. */
-function clientIp(context: Context, trustProxy: boolean): string {
+export function clientIp(context: Context, trustProxy: boolean): string {
   if (trustProxy) {
     const forwarded = context.req.header("x-forwarded-for")?.split(",")[0]?.trim();
     if (forwarded) return forwarded;

@@ -43,7 +43,7 @@ export class MemoryRateLimiter implements RateLimiter {
       if (oldest !== undefined) this.buckets.delete(oldest);
     }
     if (bucket.tokens >= cost) {
-      bucket.tokens -= cost;
+      bucket.tokens = Math.min(this.options.capacity, bucket.tokens - cost);
       return { allowed: true, retryAfterSeconds: 0, remaining: Math.floor(bucket.tokens) };
     }
     const missing = cost - bucket.tokens;
@@ -65,6 +65,14 @@ export function memoryRateLimiters(config: Config): RateLimiters {
     perSession: new MemoryRateLimiter({
       capacity: config.rateLimit.perSessionBurst,
       refillPerSecond: config.rateLimit.perSessionPerMinute / 60,
+    }),
+    shares: new MemoryRateLimiter({
+      capacity: Math.ceil(config.rateLimit.sharesPerMinute),
+      refillPerSecond: config.rateLimit.sharesPerMinute / 60,
+    }),
+    adminFailures: new MemoryRateLimiter({
+      capacity: config.rateLimit.adminFailuresBurst,
+      refillPerSecond: config.rateLimit.adminFailuresPerMinute / 60,
     }),
   };
 }

@@ -57,6 +57,17 @@ export function describeRateLimiterContract(
       expect(decisions.filter((decision) => decision.allowed)).toHaveLength(5);
     });
 
+    it("gives tokens back with a negative cost, never beyond capacity", async () => {
+      const limiter = await create({ capacity: 2, refillPerSecond: 0.001, now: () => 0 });
+      await limiter.take("k");
+      await limiter.take("k");
+      expect((await limiter.take("k")).allowed).toBe(false);
+      await limiter.take("k", -1);
+      expect(await limiter.take("k")).toMatchObject({ allowed: true, remaining: 0 });
+      for (let refund = 0; refund < 5; refund++) await limiter.take("k", -1);
+      expect((await limiter.take("k")).remaining).toBe(1);
+    });
+
     it("takes a larger cost at once, or nothing", async () => {
       const limiter = await create({ capacity: 3, refillPerSecond: 1, now: () => 0 });
       expect(await limiter.take("k", 2)).toMatchObject({ allowed: true, remaining: 1 });

@@ -4,7 +4,10 @@
  * runs.
  */
 export interface RateLimiter {
-  /** Takes `cost` tokens (default 1) from the key's bucket when it has them. */
+  /**
+   * Takes `cost` tokens (default 1) from the key's bucket when it has them. A negative cost gives
+   * tokens back (an attempt that turned out not to count), never beyond the bucket's capacity.
+   */
   take(key: string, cost?: number): Promise<RateLimitDecision>;
 }
 
@@ -16,8 +19,14 @@ export interface RateLimitDecision {
   remaining: number;
 }
 
-/** The two limits the chat routes apply. */
+/** The limits the routes apply. */
 export interface RateLimiters {
+  /** Chats per client IP (other routes use it too, under keys of their own). */
   perIp: RateLimiter;
+  /** Chats per session (likewise). */
   perSession: RateLimiter;
+  /** POST /share per session. */
+  shares: RateLimiter;
+  /** Wrong admin tokens per client IP. */
+  adminFailures: RateLimiter;
 }

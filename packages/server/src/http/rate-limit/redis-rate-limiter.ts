@@ -24,7 +24,7 @@ local elapsed = math.max(0, now - updated) / 1000
 tokens = math.min(capacity, tokens + elapsed * refill)
 local allowed = 0
 if tokens >= cost then
-  tokens = tokens - cost
+  tokens = math.min(capacity, tokens - cost)
   allowed = 1
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'updated', tostring(now))
@@ -109,6 +109,18 @@ export function redisRateLimiters(
       capacity: config.rateLimit.perSessionBurst,
       refillPerSecond: config.rateLimit.perSessionPerMinute / 60,
       prefix: `${prefix}session:`,
+      onError,
+    }),
+    shares: new RedisRateLimiter(redis, {
+      capacity: Math.ceil(config.rateLimit.sharesPerMinute),
+      refillPerSecond: config.rateLimit.sharesPerMinute / 60,
+      prefix: `${prefix}share:`,
+      onError,
+    }),
+    adminFailures: new RedisRateLimiter(redis, {
+      capacity: config.rateLimit.adminFailuresBurst,
+      refillPerSecond: config.rateLimit.adminFailuresPerMinute / 60,
+      prefix: `${prefix}admin-auth:`,
       onError,
     }),
   };

@@ -14,7 +14,8 @@ export const DEFAULT_PERIOD = "7d";
  * GET /admin: the authors' insights, as a page, or as JSON with `format=json`. Only with
  * LECTERN_ADMIN_TOKEN set (otherwise, and with INSIGHTS=off, there is no such page: 404), and only
  * for a request carrying that token, as a bearer token or as the password of HTTP Basic
- * authentication (any user name), which is what a browser asks for after the 401.
+ * authentication (any user name), which is what a browser asks for after the 401. Wrong tokens are
+ * limited per client (`deps.adminAuth`).
  */
 export function getAdmin(deps: RouteDeps): Handler<AppEnv> {
   const { adminToken } = deps.config;
@@ -25,7 +26,9 @@ export function getAdmin(deps: RouteDeps): Handler<AppEnv> {
         "The admin page is off: set LECTERN_ADMIN_TOKEN to turn it on.",
       );
     }
-    if (!authorized(context.req.header("authorization"), adminToken)) {
+    if (
+      !(await deps.adminAuth(context, (authorization) => authorized(authorization, adminToken)))
+    ) {
       context.header("WWW-Authenticate", 'Basic realm="Lectern admin", charset="UTF-8"');
       throw createError("UNAUTHORIZED");
     }
@@ -56,8 +59,7 @@ export function getAdmin(deps: RouteDeps): Handler<AppEnv> {
 }
 
 /** A bearer token, or HTTP Basic credentials whose password is the token. */
-function authorized(header: string | undefined, adminToken: string): boolean {
-  if (!header) return false;
+function authorized(header: string, adminToken: string): boolean {
   const basic = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header.trim());
   if (basic?.[1]) {
     const decoded = Buffer.from(basic[1], "base64").toString("utf8");

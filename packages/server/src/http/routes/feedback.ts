@@ -53,8 +53,13 @@ export function postFeedback(deps: RouteDeps): Handler<AppEnv> {
 export function exportFeedback(deps: RouteDeps): Handler<AppEnv> {
   const { adminToken } = deps.config;
   return async (context) => {
-    const token = bearerToken(context.req.header("authorization"));
-    if (!adminToken || !token || !sameSecret(token, adminToken)) {
+    const valid =
+      adminToken !== undefined &&
+      (await deps.adminAuth(context, (authorization) => {
+        const token = bearerToken(authorization);
+        return token !== undefined && sameSecret(token, adminToken);
+      }));
+    if (!valid) {
       throw createError(
         "UNAUTHORIZED",
         adminToken

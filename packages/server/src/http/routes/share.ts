@@ -40,6 +40,7 @@ export function postShare(deps: RouteDeps): Handler<AppEnv> {
         details: { field: "message_id" },
       });
     }
+    await deps.shareRateLimit(context, sessionId.toLowerCase());
     const history = await deps.history.getHistory(
       sessionId.toLowerCase(),
       deps.config.limits.historyMaxLimit,
