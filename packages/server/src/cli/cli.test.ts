@@ -51,6 +51,40 @@ describe("lectern CLI", () => {
     expect(unknownOption.stderr).toMatch(/--colour/);
   });
 
+  it("reports a wrong command line as such before choosing among several books", async () => {
+    // Two books under ./.lectern: a command that reads one would ask which.
+    const project = path.join(workDir, "two-books");
+    for (const book of ["garden-docs", "kitchen-docs"]) {
+      await mkdir(path.join(project, ".lectern", book, "db"), { recursive: true });
+    }
+    const mistakes: [string[], string][] = [
+      [["fly"], 'Unknown command "fly"'],
+      [["ask"], "Missing the question"],
+      [["ask", "x", "--top-k", "0"], "--top-k must be an integer"],
+      [["ask", "x", "--top-k"], "argument missing"],
+      [["eval"], "Missing --questions"],
+      [["eval", "--compare", "before.json"], "Usage: lectern eval --compare"],
+      [["llms-txt"], "Missing --out"],
+      [
+        ["serve", "docs"],
+        'Unexpected argument "docs" after "lectern serve". To read a docs folder: --docs docs.',
+      ],
+    ];
+    const results = await Promise.all(mistakes.map(([args]) => runCli(args, { cwd: project })));
+    for (const [index, result] of results.entries()) {
+      const [args, message] = mistakes[index] ?? [[], ""];
+      expect(result.code, args.join(" ")).toBe(2);
+      expect(result.stderr, args.join(" ")).toContain(message);
+      expect(result.stderr, args.join(" ")).not.toContain("several books");
+    }
+    const insights = await runCli(["insights", "--since", "a week"], { cwd: project });
+    expect(insights.stderr).toMatch(/^error \[VALIDATION_ERROR\]: Invalid period "a week"/);
+    // A right command line still asks which book.
+    const ask = await runCli(["ask", "x"], { cwd: project });
+    expect(ask.code).toBe(2);
+    expect(ask.stderr).toContain("several books (garden-docs, kitchen-docs)");
+  });
+
   it("reports a missing docs directory in one line", async () => {
     const result = await runCli([
       "ingest",

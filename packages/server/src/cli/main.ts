@@ -7,6 +7,7 @@ import { VERSION } from "../version.ts";
 import { bookDataDir, DATA_ROOT, findBookDataDir } from "./book-dir.ts";
 import { parseFlags, portNumber, UsageError } from "./flags.ts";
 import { sampleDocs } from "./sample-book.ts";
+import { checkUsage } from "./usage.ts";
 
 // Commands (and the config schema) are imported when they run: `lectern --version` and
 // `lectern --help` load nothing else, and each command loads only what it uses.
@@ -61,6 +62,8 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return command || flags.help ? 0 : 2;
   }
+  // A mistake in the command line is reported before any configuration or book is read.
+  const name = await checkUsage(command, flags, positionals.slice(1));
   const { loadConfig } = await import("../config/config.ts");
   const config = loadConfig({
     ...(flags.config ? { configFile: flags.config } : {}),
@@ -77,12 +80,12 @@ export async function main(argv: string[]): Promise<number> {
     // Without a configured data directory, each book has its own under ./.lectern.
     defaultDataDir: (docsDir) => {
       if (docsDir) return bookDataDir(docsDir);
-      if (command === "start" || command === "repl") return bookDataDir(sampleDocs());
+      if (name === "start" || name === "repl") return bookDataDir(sampleDocs());
       // Comparing two saved runs reads no index.
-      return command === "ingest" || flags.compare !== undefined ? DATA_ROOT : findBookDataDir();
+      return name === "ingest" || flags.compare !== undefined ? DATA_ROOT : findBookDataDir();
     },
   });
-  switch (command) {
+  switch (name) {
     case "ingest":
       return (await import("./commands/ingest.ts")).ingestCommand(config, flags);
     case "ask":
@@ -110,8 +113,6 @@ export async function main(argv: string[]): Promise<number> {
         config,
         config.docsDir ?? sampleDocs(),
       );
-    default:
-      throw new UsageError(`Unknown command "${command}". Run "lectern --help".`);
   }
 }
 

@@ -3,14 +3,15 @@ import type { Exchange } from "../../llm/prompts.ts";
 import { NO_RESULTS_MESSAGE } from "../../pipeline/answer-synthesizer.ts";
 import type { ChatPipeline } from "../../pipeline/chat-pipeline.ts";
 import type { ChatOutcome } from "../../pipeline/types.ts";
-import { type Flags, positiveInt, UsageError } from "../flags.ts";
+import { type Flags, positiveInt } from "../flags.ts";
 import { formatSources } from "../format.ts";
 import { pipelineOf, requireDataDir, requireIndex, withLectern } from "../open-book.ts";
 
-/** `lectern ask "<question>" [--top-k 5] [--source-url-prefix …] [--section …] [--json]` */
+/**
+ * `lectern ask "<question>" [--top-k 5] [--source-url-prefix …] [--section …] [--json]`; the
+ * arguments were checked by `checkUsage`.
+ */
 export async function askCommand(config: Config, flags: Flags, question: string): Promise<number> {
-  if (!question.trim())
-    throw new UsageError('Missing the question: lectern ask "How do topics work?"');
   const topK = positiveInt(flags["top-k"], "top-k", config.search.topK);
   requireDataDir(config);
   return withLectern(config, async (lectern) => {

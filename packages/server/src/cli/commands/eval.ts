@@ -8,10 +8,12 @@ import { VERSION } from "../../version.ts";
 import { type Flags, positiveInt, UsageError } from "../flags.ts";
 import { formatEvalReport } from "../format.ts";
 import { pipelineOf, requireDataDir, requireIndex, withLectern } from "../open-book.ts";
+import { evalSplit } from "../usage.ts";
 
 /**
  * `lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--tune] [--json]
- * [--save run.json]` and `lectern eval --compare before.json after.json [--json]`.
+ * [--save run.json]` and `lectern eval --compare before.json after.json [--json]`; the arguments
+ * were checked by `checkUsage`.
  */
 export async function evalCommand(
   config: Config,
@@ -20,14 +22,8 @@ export async function evalCommand(
 ): Promise<number> {
   if (flags.compare !== undefined) return compareCommand(flags, positionals);
   if (!flags.questions) throw new UsageError("Missing --questions <file.jsonl>.");
-  if (flags.save !== undefined && flags.tune) {
-    throw new UsageError("--save keeps the answers of the book as it is: leave out --tune.");
-  }
   const k = positiveInt(flags.k, "k", 5);
-  const split = flags.split ?? "all";
-  if (split !== "all" && split !== "tune" && split !== "holdout") {
-    throw new UsageError(`--split must be all, tune or holdout, got "${split}".`);
-  }
+  const split = evalSplit(flags.split);
   const allQuestions = await loadQuestions(flags.questions);
   const questions = splitQuestions(allQuestions, flags.tune ? "holdout" : split);
   requireDataDir(config);
@@ -76,7 +72,7 @@ export async function evalCommand(
 async function compareCommand(flags: Flags, positionals: string[]): Promise<number> {
   const before = flags.compare;
   const after = positionals[0];
-  if (!before || !after || positionals.length > 1) {
+  if (!before || !after) {
     throw new UsageError("Usage: lectern eval --compare <before.json> <after.json>");
   }
   const comparison = compareRuns(await loadRun(before), await loadRun(after));

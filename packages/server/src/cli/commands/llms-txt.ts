@@ -11,7 +11,8 @@ import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
  * `lectern llms-txt --out <dir> [--base-url <url>] [--json]`: writes the ingested book for language
  * models into a site's build output: `llms.txt`, `llms-full.txt` and each page's Markdown at its
  * URL with `.md` (the path under the base URL's path: `https://x.example/handbook/guide/intro`
- * with base URL `https://x.example/handbook/` → `<out>/guide/intro.md`).
+ * with base URL `https://x.example/handbook/` → `<out>/guide/intro.md`). `--out` was checked by
+ * `checkUsage`; the check here narrows its type.
  */
 export async function llmsTxtCommand(config: Config, flags: Flags): Promise<number> {
   if (!flags.out) throw new UsageError("Missing --out <dir> (the site's build folder).");
