@@ -8,7 +8,8 @@ ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /src
-# npm 11 reads the project's allowScripts (only esbuild's install script runs).
+# npm 11.19+ reads the project's allowScripts (only esbuild's install script runs); the project
+# .npmrc stops an older npm (engine-strict with package.json's engines).
 RUN npm install --global npm@11 --no-audit --no-fund
 # Dependencies first, so that a change to the sources does not install them again.
 COPY package.json package-lock.json .npmrc ./
