@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "./config/config.ts";
 import { createError } from "./errors.ts";
@@ -45,18 +46,82 @@ export async function recordBook(
 ): Promise<void> {
   await store.saveBook({
     docsPath: recordedDocsPath(config, docsDir),
-    title: config.title ?? rootPageTitle(await store.pages(), config.routeBasePath),
+    title:
+      config.title ??
+      rootPageTitle(await store.pages(), config.routeBasePath) ??
+      (await folderTitle(docsDir)),
   });
 }
 
 /**
  * The book's title: the configured one (LECTERN_TITLE, `title`, `--title`; the Docusaurus plugin
- * passes the site's title), else the one recorded at ingest, else the root page's title.
+ * passes the site's title), else the one recorded at ingest, else the root page's title, else
+ * that of its docs folder (`folderTitle`). Undefined only for a book not ingested from a folder.
  */
 export async function bookTitle(store: DocumentStore, config: Config): Promise<string | undefined> {
   if (config.title) return config.title;
-  const recorded = (await store.book())?.title;
-  return recorded ?? rootPageTitle(await store.pages(), config.routeBasePath);
+  const book = await store.book();
+  if (book?.title) return book.title;
+  const rootTitle = rootPageTitle(await store.pages(), config.routeBasePath);
+  // Indexes recorded before folder titles existed have a docs folder and no title.
+  return rootTitle ?? (book ? folderTitle(path.resolve(config.dataDir, book.docsPath)) : undefined);
+}
+
+/** Folder names too common to name a book alone: the parent folder's name is used with them. */
+export const GENERIC_FOLDER_NAMES: ReadonlySet<string> = new Set([
+  "doc",
+  "docs",
+  "documentation",
+  "content",
+  "contents",
+  "src",
+  "pages",
+  "book",
+  "books",
+  "markdown",
+  "md",
+  "website",
+  "site",
+]);
+
+const DOCUSAURUS_CONFIGS = [
+  "docusaurus.config.ts",
+  "docusaurus.config.mts",
+  "docusaurus.config.js",
+  "docusaurus.config.mjs",
+  "docusaurus.config.cjs",
+];
+
+/**
+ * A title for a book whose pages name none: the title of the Docusaurus site the docs folder
+ * belongs to (its `docusaurus.config.*` in the folder or the one above), else the folder's name,
+ * its parent's for a generic one (`handbook/docs` → "handbook").
+ */
+export async function folderTitle(docsDir: string): Promise<string | undefined> {
+  const folder = path.resolve(docsDir);
+  for (const siteDir of [folder, path.dirname(folder)]) {
+    const title = await docusaurusSiteTitle(siteDir);
+    if (title) return title;
+  }
+  const parts = folder.split(path.sep).filter(Boolean);
+  const last = parts.at(-1);
+  const parent = parts.at(-2);
+  return last && GENERIC_FOLDER_NAMES.has(last.toLowerCase()) && parent ? parent : last;
+}
+
+/**
+ * The site title in a Docusaurus config, when it is written as a string literal: the config is
+ * code, so it is read, not run. The first `title:` is the site's in Docusaurus's templates (the
+ * navbar's comes later, under themeConfig).
+ */
+async function docusaurusSiteTitle(siteDir: string): Promise<string | undefined> {
+  for (const name of DOCUSAURUS_CONFIGS) {
+    const source = await readFile(path.join(siteDir, name), "utf8").catch(() => undefined);
+    if (source === undefined) continue;
+    const match = /(?:^|[{,])\s*title\s*:\s*(["'`])([^"'`\n]*?)\1/m.exec(source);
+    return match?.[2]?.trim() || undefined;
+  }
+  return undefined;
 }
 
 /**

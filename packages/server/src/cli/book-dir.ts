@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
+import { GENERIC_FOLDER_NAMES } from "../book.ts";
 import { UsageError } from "./flags.ts";
 
 /**
@@ -10,29 +11,12 @@ import { UsageError } from "./flags.ts";
 
 export const DATA_ROOT = ".lectern";
 
-/** Folder names too common to name a book alone: the parent's name is put in front. */
-const GENERIC_NAMES = new Set([
-  "doc",
-  "docs",
-  "documentation",
-  "content",
-  "contents",
-  "src",
-  "pages",
-  "book",
-  "books",
-  "markdown",
-  "md",
-  "website",
-  "site",
-]);
-
 /** `examples/robotics-primer/docs` → `robotics-primer-docs`; `handbook` → `handbook`. */
 export function bookName(docsDir: string): string {
   const parts = path.resolve(docsDir).split(path.sep).filter(Boolean);
   const last = parts.at(-1) ?? "book";
   const parent = parts.at(-2);
-  const name = GENERIC_NAMES.has(last.toLowerCase()) && parent ? `${parent}-${last}` : last;
+  const name = GENERIC_FOLDER_NAMES.has(last.toLowerCase()) && parent ? `${parent}-${last}` : last;
   const slug = name
     .toLowerCase()
     .normalize("NFKD")

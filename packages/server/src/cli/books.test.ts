@@ -78,6 +78,31 @@ describe("books and their data directories", () => {
     ).not.toContain("sauce.md");
   });
 
+  it("titles a book whose pages name none after its Docusaurus site, else its folder", async () => {
+    const page = "# Jars\n\nWash the jars in hot water before filling them.\n";
+    await mkdir(path.join(project, "pantry"), { recursive: true });
+    await writeFile(path.join(project, "pantry", "jars.md"), page);
+    const folder = await runCli(
+      ["ingest", "--docs", "pantry", "--data-dir", path.join(project, "pantry-index")],
+      { cwd: project },
+    );
+    expect(folder.code, folder.stderr).toBe(0);
+    expect(folder.stdout).toContain("Book: pantry,");
+
+    await mkdir(path.join(project, "shop", "docs"), { recursive: true });
+    await writeFile(
+      path.join(project, "shop", "docusaurus.config.js"),
+      'export default { title: "Corner Shop", url: "https://shop.example" };\n',
+    );
+    await writeFile(path.join(project, "shop", "docs", "jars.md"), page);
+    const site = await runCli(
+      ["ingest", "--docs", "shop/docs", "--data-dir", path.join(project, "shop-index")],
+      { cwd: project },
+    );
+    expect(site.code, site.stderr).toBe(0);
+    expect(site.stdout).toContain("Book: Corner Shop,");
+  });
+
   it("refuses to ingest another book into a data directory that holds one, unless --replace", async () => {
     const dataDir = path.join(project, "shared-index");
     const first = await runCli(["ingest", "--docs", "garden/docs", "--data-dir", dataDir], {

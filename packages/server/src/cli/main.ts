@@ -46,7 +46,8 @@ Options for every command:
                        ./.lectern/<name of the docs folder>, or the only book in ./.lectern)
   --collection <name>  which book in the data dir (default "default", env LECTERN_COLLECTION)
   --config <file>      a lectern.config.json (default ./lectern.config.json when present)
-  --title <title>      the book's title (env LECTERN_TITLE; default: its root page's title)
+  --title <title>      the book's title (env LECTERN_TITLE; default: its root page's title,
+                       else its Docusaurus site's, else its docs folder's name)
   -h, --help           this text
   -v, --version        the version
 `;
