@@ -150,6 +150,31 @@ describe("lectern CLI", () => {
     expect(body.sources[0]?.source_url).toBe("/docs/good#gains");
   });
 
+  it("ingests a page with NUL bytes without them, and says so in the summary", async () => {
+    const docs = await docsWith("nul-bytes", {
+      "flywheel.md": "# Flywheel\n\nA flywheel stores\u0000 rotational energy.\n",
+    });
+    const dataDir = dataDirNamed("nul");
+    const result = await runCli(["ingest", "--docs", docs, "--data-dir", dataDir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      "Files: 1 added, 0 updated, 0 removed, 0 unchanged, 1 warning\n",
+    );
+    expect(result.stdout).toContain(
+      "⚠ flywheel.md:3: dropped 1 NUL byte (not text); the rest of the page is indexed",
+    );
+    const ask = await runCli([
+      "ask",
+      "what stores rotational energy?",
+      "--data-dir",
+      dataDir,
+      "--json",
+    ]);
+    const body = JSON.parse(ask.stdout) as { answer: string; sources: { file_path: string }[] };
+    expect(body.sources[0]?.file_path).toBe("flywheel.md");
+    expect(body.answer).toContain("stores rotational energy");
+  });
+
   it("leaves the previous index intact when a later ingest fails", async () => {
     const docs = await docsWith("stable", { "good.md": goodPage });
     const dataDir = dataDirNamed("d5");

@@ -144,8 +144,10 @@ export async function ingestDocs(
     for (const [position, filePath] of pages.entries()) {
       options.onProgress?.({ done: position, total: pages.length, file: filePath });
       let page: ReturnType<typeof buildPage>;
+      let readWarnings: IngestWarning[] = [];
       try {
         const text = await sources.text(filePath);
+        readWarnings = sources.readWarnings(filePath);
         const partials = await sources.partialsOf(filePath, text);
         const categories = categoryTrail(filePath, tree.categoryLabels);
         const sourceHash = sha256(
@@ -188,7 +190,7 @@ export async function ingestDocs(
       });
       for (const id of removedChunkIds) report.removedChunkIds.push(id);
       options.onStored?.({ removedChunkIds, addedChunks: page.chunks });
-      report.warnings.push(...page.warnings);
+      report.warnings.push(...readWarnings, ...page.warnings);
       for (const chunk of page.chunks) report.addedChunks.push(chunk);
       if (++built % GC_EVERY_PAGES === 0) collectGarbage();
       (stored.has(filePath) ? report.updated : report.added).push(filePath);

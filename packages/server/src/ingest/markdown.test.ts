@@ -15,7 +15,7 @@ import {
 const FIXTURES = new URL("../../test/fixtures/mdx/", import.meta.url);
 
 function readFixture(name: string): string {
-  return decodeText(readFileSync(new URL(name, FIXTURES)), name);
+  return decodeText(readFileSync(new URL(name, FIXTURES)), name).text;
 }
 
 function parse(source: string, options: Partial<ParseOptions> = {}) {
@@ -850,13 +850,31 @@ describe("decodeText", () => {
   const encode = (text: string) => new TextEncoder().encode(text);
 
   it("decodes UTF-8 text", () => {
-    expect(decodeText(encode("Grüße, 世界\n"), "docs/a.md")).toBe("Grüße, 世界\n");
+    expect(decodeText(encode("Grüße, 世界\n"), "docs/a.md")).toEqual({
+      text: "Grüße, 世界\n",
+      warning: undefined,
+    });
   });
 
-  it("rejects NUL bytes with BINARY_FILE, naming the file", () => {
-    const error = lecternError(() => decodeText(new Uint8Array([104, 0, 105]), "docs/image.md"));
-    expect(error.code).toBe("BINARY_FILE");
-    expect(error.message).toContain("docs/image.md");
+  it("drops NUL bytes from text, keeping the rest, with a warning naming the first one's line", () => {
+    const bytes = encode("# Jars\r\n\r\nWash\u0000 the jars.\u0000\n");
+    const { text, warning } = decodeText(bytes, "docs/jars.md");
+    expect(text).toBe("# Jars\n\nWash the jars.\n");
+    expect(warning?.message).toBe(
+      "docs/jars.md:3: dropped 2 NUL bytes (not text); the rest of the page is indexed",
+    );
+  });
+
+  it("rejects a binary file or one of NUL bytes only with BINARY_FILE, naming the file", () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x00, 0x1a, 0x0a]);
+    const image = lecternError(() => decodeText(png, "docs/image.md"));
+    expect(image.code).toBe("BINARY_FILE");
+    expect(image.message).toBe(
+      "docs/image.md: not a text file (contains NUL bytes and is not valid UTF-8)",
+    );
+    const zeros = lecternError(() => decodeText(new Uint8Array([0, 0, 10, 0]), "docs/zeros.md"));
+    expect(zeros.code).toBe("BINARY_FILE");
+    expect(zeros.message).toContain("docs/zeros.md");
   });
 
   it("rejects invalid UTF-8 with BINARY_FILE, naming the file", () => {
@@ -869,17 +887,17 @@ describe("decodeText", () => {
 
   it("strips a byte-order mark", () => {
     const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...encode("---\ntitle: A\n---\n")]);
-    const text = decodeText(bytes, "docs/bom.md");
+    const { text } = decodeText(bytes, "docs/bom.md");
     expect(text).toBe("---\ntitle: A\n---\n");
     expect(parse(text).frontmatter).toEqual({ title: "A" });
   });
 
   it("normalises CRLF and lone CR line endings to LF", () => {
-    expect(decodeText(encode("a\r\nb\rc\n"), "docs/crlf.md")).toBe("a\nb\nc\n");
+    expect(decodeText(encode("a\r\nb\rc\n"), "docs/crlf.md").text).toBe("a\nb\nc\n");
   });
 
   it("lets a CRLF file with frontmatter parse with the right line numbers", () => {
-    const text = decodeText(encode("---\r\ntitle: A\r\n---\r\n\r\nBody.\r\n"), "docs/crlf.md");
+    const text = decodeText(encode("---\r\ntitle: A\r\n---\r\n\r\nBody.\r\n"), "docs/crlf.md").text;
     const parsed = parse(text);
     expect(parsed.frontmatter).toEqual({ title: "A" });
     expect(parsed.blocks).toEqual([{ kind: "prose", text: "Body.", line: 5 }]);

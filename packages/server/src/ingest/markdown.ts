@@ -633,17 +633,47 @@ function countNewlines(text: string, end: number): number {
   return count;
 }
 
-/** Rejects content that is clearly not text (NUL bytes or invalid UTF-8). */
-export function decodeText(bytes: Uint8Array, filePath: string): string {
-  if (bytes.includes(0)) {
-    throw createError("BINARY_FILE", `${filePath}: not a text file (contains NUL bytes)`);
-  }
+/** A page's text, and the warning when bytes that are not text were dropped from it. */
+export interface DecodedText {
+  text: string;
+  warning: ParseWarning | undefined;
+}
+
+/**
+ * Decodes a page as UTF-8 (without a byte-order mark, with LF line ends). NUL bytes in otherwise
+ * valid text (a stray one from a copy-paste or an editor) are dropped with a warning naming the
+ * line of the first, and the rest of the page is ingested. Content that is not UTF-8, or nothing
+ * but NUL bytes and blanks, is not text (BINARY_FILE).
+ */
+export function decodeText(bytes: Uint8Array, filePath: string): DecodedText {
+  const hasNul = bytes.includes(0);
+  let decoded: string;
   try {
-    return new TextDecoder("utf-8", { fatal: true })
+    decoded = new TextDecoder("utf-8", { fatal: true })
       .decode(bytes)
       .replace(/^\uFEFF/, "")
       .replace(/\r\n?/g, "\n");
   } catch {
-    throw createError("BINARY_FILE", `${filePath}: not valid UTF-8 text`);
+    throw createError(
+      "BINARY_FILE",
+      hasNul
+        ? `${filePath}: not a text file (contains NUL bytes and is not valid UTF-8)`
+        : `${filePath}: not valid UTF-8 text`,
+    );
   }
+  if (!hasNul) return { text: decoded, warning: undefined };
+  const text = decoded.replaceAll("\u0000", "");
+  if (!text.trim()) {
+    throw createError("BINARY_FILE", `${filePath}: not a text file (only NUL bytes)`);
+  }
+  const dropped = decoded.length - text.length;
+  const line = countNewlines(decoded, decoded.indexOf("\u0000")) + 1;
+  return {
+    text,
+    warning: warningAt(
+      filePath,
+      line,
+      `dropped ${dropped} NUL byte${dropped === 1 ? "" : "s"} (not text); the rest of the page is indexed`,
+    ),
+  };
 }

@@ -20,6 +20,8 @@ export class SourceCache {
   private readonly settled = new Map<string, string>();
   private readonly blocks = new Map<string, Block[] | undefined>();
   private readonly warnings = new Map<string, ParseWarning[]>();
+  /** Files whose NUL bytes were dropped when they were read. */
+  private readonly decodeWarnings = new Map<string, ParseWarning>();
   private readonly resolving = new Set<string>();
 
   constructor(
@@ -34,7 +36,8 @@ export class SourceCache {
         (bytes) => {
           if (bytes.length > this.maxPageBytes)
             throw pageTooLarge(filePath, bytes.length, this.maxPageBytes);
-          const text = decodeText(bytes, filePath);
+          const { text, warning } = decodeText(bytes, filePath);
+          if (warning) this.decodeWarnings.set(filePath, warning);
           this.settled.set(filePath, text);
           return text;
         },
@@ -61,6 +64,13 @@ export class SourceCache {
   release(filePath: string): void {
     this.texts.delete(filePath);
     this.settled.delete(filePath);
+    this.decodeWarnings.delete(filePath);
+  }
+
+  /** What was wrong with a file's bytes when it was read (NUL bytes dropped), if anything. */
+  readWarnings(filePath: string): ParseWarning[] {
+    const warning = this.decodeWarnings.get(filePath);
+    return warning ? [warning] : [];
   }
 
   /** Partials a page imports (transitively), read now so their text counts in the page's hash. */
@@ -106,7 +116,7 @@ export class SourceCache {
         resolvePartial: (nested) => this.partialBlocks(target, nested),
       });
       this.blocks.set(target, parsed.blocks);
-      this.warnings.set(target, parsed.warnings);
+      this.warnings.set(target, [...this.readWarnings(target), ...parsed.warnings]);
       return parsed.blocks;
     } finally {
       this.resolving.delete(target);
