@@ -72,6 +72,7 @@ export async function streamTurn(
       },
     }),
     timeout,
+    deps.config.requestTimeoutMs,
   );
   await Promise.all(pending);
   if (signal.aborted) return undefined;
@@ -79,16 +80,27 @@ export async function streamTurn(
   return outcome;
 }
 
-/** The work's result, or TIMEOUT once the signal fires (the work is told through its own signal). */
-export async function withTimeout<T>(work: Promise<T>, timeout: AbortSignal): Promise<T> {
+/**
+ * The work's result, or TIMEOUT once the signal fires (the work is told through its own signal)
+ * or `limitMs` has passed when the work ends: work that holds the thread (an answer quoted from a
+ * large book) keeps the timer from firing until it ends, so the clock is read then too.
+ */
+export async function withTimeout<T>(
+  work: Promise<T>,
+  timeout: AbortSignal,
+  limitMs: number,
+): Promise<T> {
   if (timeout.aborted) throw createError("TIMEOUT");
+  const started = performance.now();
   let onAbort: (() => void) | undefined;
   const timedOut = new Promise<never>((_, reject) => {
     onAbort = () => reject(createError("TIMEOUT"));
     timeout.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    return await Promise.race([work, timedOut]);
+    const result = await Promise.race([work, timedOut]);
+    if (timeout.aborted || performance.now() - started >= limitMs) throw createError("TIMEOUT");
+    return result;
   } finally {
     if (onAbort) timeout.removeEventListener("abort", onAbort);
   }

@@ -8,6 +8,7 @@ import {
   postJson,
   sampleBookForSuite,
 } from "../../test/http-fixture.ts";
+import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { ChatResponseSchema, HealthResponseSchema } from "./wire.ts";
 
@@ -230,5 +231,47 @@ describe("the served OpenAPI document", () => {
     for (const code of ["INVALID_FILTER", "DATABASE_UNAVAILABLE", "TIMEOUT", "VALIDATION_ERROR"]) {
       expect(codes).toContain(code);
     }
+  });
+});
+
+describe("the request timeout", () => {
+  /** An answer that holds the thread longer than the request may take, as a large book's can. */
+  const holdsTheThread: AnswerSynthesizer = {
+    kind: "holds-the-thread",
+    async synthesize() {
+      const until = performance.now() + 300;
+      while (performance.now() < until) {
+        // Busy: no timer can fire until this returns.
+      }
+      return {
+        answer: "A slow answer.",
+        fallbackMessage: null,
+        mode: "retrieval_only",
+        citedNumbers: [],
+      };
+    },
+  };
+
+  it("answers TIMEOUT on every JSON route when the answer's work outlasts it", async () => {
+    const history = new MemoryHistoryStore();
+    const { app } = createTestApp(book.lectern, {
+      env: { LECTERN_REQUEST_TIMEOUT_MS: "100" },
+      synthesizer: holdsTheThread,
+      history,
+    });
+    const sessionId = "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a";
+    await expectError(
+      await postJson(app, "/chat", { query: "What is a ROS 2 node?", session_id: sessionId }),
+      504,
+      "TIMEOUT",
+    );
+    // Nothing of the timed-out turn is kept.
+    expect(await history.getHistory(sessionId, 10)).toBeUndefined();
+    const s4 = await postJson(app, "/chat", { query_text: "What is a ROS 2 node?" });
+    expect(s4.status).toBe(504);
+    expect(((await s4.json()) as { error_code: string }).error_code).toBe("TIMEOUT");
+    expect((await postJson(app, "/api/chat", { message: "What is a ROS 2 node?" })).status).toBe(
+      504,
+    );
   });
 });

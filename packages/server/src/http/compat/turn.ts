@@ -26,7 +26,11 @@ export async function answerTurn(
   try {
     const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
     const signal = AbortSignal.any([timeout, context.req.raw.signal]);
-    const { input, outcome } = await withTimeout(deps.chat.ask(request, { signal }), timeout);
+    const { input, outcome } = await withTimeout(
+      deps.chat.ask(request, { signal }),
+      timeout,
+      deps.config.requestTimeoutMs,
+    );
     deps.metrics.observeAnswer(outcome);
     const response = toChatResponse(deps, input, outcome, started);
     await deps.chat.saveExchange(input, response);

@@ -10,7 +10,11 @@ export function postChat(deps: RouteDeps): Handler<AppEnv> {
     const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
     const signal = AbortSignal.any([timeout, context.req.raw.signal]);
     try {
-      const { input, outcome } = await withTimeout(deps.chat.ask(request, { signal }), timeout);
+      const { input, outcome } = await withTimeout(
+        deps.chat.ask(request, { signal }),
+        timeout,
+        deps.config.requestTimeoutMs,
+      );
       const response = toChatResponse(deps, input, outcome, started);
       deps.metrics.observeAnswer(outcome);
       await deps.chat.saveExchange(input, response);

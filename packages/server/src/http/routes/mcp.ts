@@ -40,6 +40,7 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
                 signal,
               ),
               timeout,
+              deps.config.requestTimeoutMs,
             );
             deps.metrics.observeAnswer(answer.outcome);
             return answer;
