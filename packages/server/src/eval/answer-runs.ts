@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { z } from "zod";
 import { createError } from "../errors.ts";
+import { cutText } from "../util/cut-text.ts";
 import type { EvalMetrics } from "./evaluate.ts";
 
 /**
@@ -227,5 +228,5 @@ function describeChange({ kind, before, after }: AnswerChange): string[] {
 
 function excerpt(text: string | null): string {
   const flat = normalized(text);
-  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS - 1)}…` : flat;
+  return flat.length > EXCERPT_CHARS ? `${cutText(flat, EXCERPT_CHARS - 1)}…` : flat;
 }

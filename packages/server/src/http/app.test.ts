@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   askChat,
   createTestApp,
@@ -7,7 +7,10 @@ import {
   memoryHistoryApp,
   postJson,
   sampleBookForSuite,
+  type TestApp,
 } from "../../test/http-fixture.ts";
+import { readEventStream } from "../../test/sse-client.ts";
+import { openTinyBook, type TinyBook } from "../../test/tiny-book.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { ChatResponseSchema, ConversationHistoryResponseSchema } from "./wire.ts";
@@ -205,6 +208,73 @@ describe("POST /chat", () => {
     expect(body.session_id).toBe(sessionId);
     const history = await app.request(`/history/${sessionId}`);
     expect(history.status).toBe(200);
+  });
+});
+
+describe("text with emoji where a snippet is cut", () => {
+  // The first chunk's text is this page from its heading on; its 200th unit falls inside an emoji.
+  const page = `# Servos\n\n${"Servo motors hold an angle with a feedback loop. ".repeat(3)}${"🤖".repeat(60)} That is how a servo holds its angle.\n`;
+  let emoji: TinyBook;
+  beforeAll(async () => {
+    emoji = await openTinyBook("emoji", { "servo.md": page });
+  });
+  afterAll(async () => emoji?.close());
+
+  const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+  async function storedExchanges(app: TestApp, sessionId: string) {
+    const response = await app.request(`/history/${sessionId}`);
+    expect(response.status).toBe(200);
+    return ConversationHistoryResponseSchema.parse(await response.json()).entries;
+  }
+
+  it("cites a passage with an emoji across its 200th character and stores the exchange", async () => {
+    const [chunk] = await emoji.lectern.db.query<{ text: string }>("SELECT text FROM chunks");
+    expect(chunk?.text.charCodeAt(199).toString(16)).toBe("d83e"); // the emoji's first half
+    const { app } = createTestApp(emoji.lectern);
+    const response = await postJson(app, "/chat", { query: "How does a servo hold its angle?" });
+    expect(response.status).toBe(200);
+    const body = ChatResponseSchema.parse(await response.json());
+    const [source] = body.sources;
+    expect(source && "snippet" in source && source.snippet).toBe(chunk?.text.slice(0, 199));
+    const [stored] = await storedExchanges(app, body.session_id);
+    expect(stored?.message_id).toBe(body.message_id);
+    expect(stored?.sources).toEqual(body.sources);
+  });
+
+  it("streams the same answer to the end (done) and stores it", async () => {
+    const { app } = createTestApp(emoji.lectern);
+    const stream = await postJson(app, "/chat/stream", {
+      query: "How does a servo hold its angle?",
+    });
+    const events = await readEventStream(stream);
+    const done = events.at(-1);
+    expect(done?.name).toBe("done");
+    const sources = events.find((event) => event.name === "sources");
+    const sessionId = sources?.name === "sources" ? sources.data.session_id : "";
+    const stored = await storedExchanges(app, sessionId);
+    expect(stored.map((entry) => entry.message_id)).toEqual([
+      done?.name === "done" ? done.data.message_id : "",
+    ]);
+  });
+
+  it.each([
+    { name: "an emoji at 199–200", selection: `${"x".repeat(199)}🤖 and the servo holds.` },
+    { name: "an emoji at 200–201", selection: `${"x".repeat(200)}🤖 and the servo holds.` },
+    { name: "a lone surrogate", selection: "The servo \ud83d holds its angle." },
+  ])("answers a selection with $name and stores it", async ({ selection }) => {
+    const { app } = createTestApp(emoji.lectern);
+    const response = await postJson(app, "/chat", {
+      query: "How does the servo hold?",
+      selected_text: selection,
+    });
+    expect(response.status).toBe(200);
+    const body = ChatResponseSchema.parse(await response.json());
+    const [source] = body.sources;
+    expect(source && "snippet" in source && source.snippet).not.toMatch(loneSurrogate);
+    const [stored] = await storedExchanges(app, body.session_id);
+    expect(stored?.message_id).toBe(body.message_id);
+    expect(stored?.selected_text).not.toMatch(loneSurrogate);
   });
 });
 

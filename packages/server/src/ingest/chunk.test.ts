@@ -457,6 +457,22 @@ describe("chunkSections on small input", () => {
     expect(seen).toEqual(rows);
   });
 
+  it("never splits an emoji between pieces of a word or a code line longer than maxTokens", () => {
+    const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    const small = { targetTokens: 10, maxTokens: 10, overlapRatio: 0 };
+    for (const offset of [0, 1]) {
+      const word = `${"a".repeat(offset)}${"🤖".repeat(100)}`;
+      const line = `x = "${word}"`;
+      const pieces = [
+        ...chunkSections([section([prose(word)])], small),
+        ...chunkSections([section([code("py", line)])], small),
+      ].map((chunk) => chunk.text);
+      expect(pieces.length).toBeGreaterThan(2);
+      for (const piece of pieces) expect(piece).not.toMatch(loneSurrogate);
+      expect(pieces.join("")).toContain("🤖🤖");
+    }
+  });
+
   it("never ends a chunk on a heading line", () => {
     const chunks = chunkSections(
       [

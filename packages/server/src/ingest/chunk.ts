@@ -1,5 +1,6 @@
 // Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
 import type { SectionAnchor } from "../store/document-store.ts";
+import { cutText } from "../util/cut-text.ts";
 import { isReadingList, readsFor } from "../util/reading-list.ts";
 import { type Block, fence, fenceMarker, LIST_START } from "./markdown.ts";
 
@@ -454,8 +455,10 @@ function splitCode(lang: string, code: string, maxTokens: number): string[] {
   let current: string[] = [];
   let length = 0;
   for (const rawLine of code.split("\n")) {
-    for (let start = 0; start < Math.max(rawLine.length, 1); start += budget) {
-      const line = rawLine.slice(start, start + budget);
+    let start = 0;
+    do {
+      const line = pieceAt(rawLine, start, budget);
+      start += line.length;
       if (current.length > 0 && length + 1 + line.length > budget) {
         pieces.push(fence(lang, current.join("\n"), marker));
         current = [];
@@ -463,7 +466,7 @@ function splitCode(lang: string, code: string, maxTokens: number): string[] {
       }
       length += (current.length > 0 ? 1 : 0) + line.length;
       current.push(line);
-    }
+    } while (start < rawLine.length);
   }
   if (current.length > 0) pieces.push(fence(lang, current.join("\n"), marker));
   return pieces;
@@ -480,14 +483,25 @@ function listItems(list: string): string[] {
   return items;
 }
 
+/**
+ * At most `budget` units of `text` from `start`, not ending inside a surrogate pair (an emoji is
+ * never split between two chunks); a single unit when not even one whole character fits.
+ */
+function pieceAt(text: string, start: number, budget: number): string {
+  return (
+    cutText(text.slice(start, start + budget + 1), budget) || text.slice(start, start + budget)
+  );
+}
+
 function splitLongText(text: string, maxTokens: number): string[] {
   if (estimateTokens(text) <= maxTokens) return [text];
   const budget = maxTokens * 4;
   const pieces: string[] = [];
   let current = "";
   for (const word of text.split(/\s+/)) {
-    for (let start = 0; start < word.length; start += budget) {
-      const part = word.slice(start, start + budget);
+    for (let start = 0; start < word.length; ) {
+      const part = pieceAt(word, start, budget);
+      start += part.length;
       if (current && current.length + 1 + part.length > budget) {
         pieces.push(current);
         current = part;

@@ -1,5 +1,6 @@
 import { estimateTokens } from "../ingest/chunk.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
+import { cutText } from "../util/cut-text.ts";
 
 /**
  * Prompts for grounded answers. Passages and the reader's selection are data, never instructions:
@@ -67,7 +68,7 @@ export function buildPassages(
     const room = budgetTokens - used - estimateTokens(header) - 4;
     if (room <= 20) break;
     if (estimateTokens(body) > room) {
-      const cut = body.slice(0, room * 4);
+      const cut = cutText(body, room * 4);
       const lastStop = Math.max(cut.lastIndexOf(". "), cut.lastIndexOf("\n"));
       body = `${cut.slice(0, lastStop > room ? lastStop + 1 : cut.length)} …`;
     }
@@ -104,7 +105,7 @@ export function selectionUserPrompt(
 ): string {
   const limited =
     estimateTokens(selection) > budgetTokens
-      ? `${selection.slice(0, budgetTokens * 4)} …`
+      ? `${cutText(selection, budgetTokens * 4)} …`
       : selection;
   return `${history}<selection>\n${fenceSafe(limited)}\n</selection>\n\n<question>\n${fenceSafe(question)}\n</question>`;
 }

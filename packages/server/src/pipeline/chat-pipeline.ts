@@ -11,6 +11,7 @@ import type { Synopsis } from "../answer/synopsis.ts";
 import { namedInQuestion } from "../answer/word-classes.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { cutText } from "../util/cut-text.ts";
 import { round } from "../util/numbers.ts";
 import {
   type AnswerSynthesizer,
@@ -24,6 +25,9 @@ import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
 import { withListedSections } from "./reading-lists.ts";
 import type { ChatInput, ChatOutcome, RequestState, RunOptions } from "./types.ts";
+
+/** A source's snippet: the first 200 UTF-16 units of its text (the wire schema's maximum). */
+const SNIPPET_UNITS = 200;
 
 /**
  * The orchestrator (the seeds' RAGChatAgent): QueryRouter → Retriever → AnswerSynthesizer, with
@@ -202,7 +206,7 @@ export class ChatPipeline {
         const citation: SelectedTextCitation = {
           source_type: "selected_text",
           selection_length: input.selectedText.length,
-          snippet: input.selectedText.slice(0, 200),
+          snippet: cutText(input.selectedText, SNIPPET_UNITS),
           relevance_note: output.answeredFromSelection
             ? "The answer quotes the sentences of the selection that match the question."
             : usedBook
@@ -439,7 +443,7 @@ export function toCitation(result: RetrievedChunk, index: number): SourceCitatio
     section: result.chunk.section,
     chunk_position: result.chunk.chunkIndex,
     similarity_score: result.similarityScore,
-    snippet: result.chunk.text.slice(0, 200),
+    snippet: cutText(result.chunk.text, SNIPPET_UNITS),
     file_path: result.chunk.filePath,
     section_path: result.chunk.headingPath,
     citation_number: index + 1,

@@ -6,6 +6,7 @@ import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { createError } from "../errors.ts";
+import { cutText } from "../util/cut-text.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
 /**
@@ -158,7 +159,8 @@ export function corruptionOr(error: unknown): unknown {
 
 function shortReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return (message.split("\n")[0] ?? "unknown error")
-    .replace(/\.?\s*Build with -s\w+.*$/, "")
-    .slice(0, 120);
+  return cutText(
+    (message.split("\n")[0] ?? "unknown error").replace(/\.?\s*Build with -s\w+.*$/, ""),
+    120,
+  );
 }

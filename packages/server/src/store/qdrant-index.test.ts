@@ -338,6 +338,10 @@ describe("URL prefixes indexed for a chunk", () => {
     ]);
     expect(urlPrefixes("https://book.example/docs/a?x=1#b")).toEqual(urlPrefixes("/docs/a"));
   });
+
+  it("never ends a prefix inside an emoji (Qdrant cannot store half of one)", () => {
+    expect(urlPrefixes("/🤖a")).toEqual(["/", "/🤖", "/🤖a"]);
+  });
 });
 
 describe("the Qdrant stand-in", () => {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
 import { createError, isLecternError } from "../errors.ts";
+import { cutText } from "../util/cut-text.ts";
 import type { ChunkDetails, ExternalVectorBacklog } from "./external-backlog.ts";
 import type { ChunkVector, DenseHit, EmbeddingModelInfo, VectorIndex } from "./vector-index.ts";
 
@@ -363,15 +364,17 @@ export function pointIdOf(chunkId: string): string {
  * keyword match in Qdrant. Paths of docs pages are short, so the list stays small.
  */
 export function urlPrefixes(url: string): string[] {
-  const path = prefixKey(url.startsWith("/") ? url : pathOf(url)).slice(0, MAX_INDEXED_PATH);
-  const prefixes: string[] = [];
-  for (let length = 1; length <= path.length; length++) prefixes.push(path.slice(0, length));
-  return prefixes;
+  const path = prefixKey(url.startsWith("/") ? url : pathOf(url));
+  const prefixes = new Set<string>();
+  // A prefix never ends inside a surrogate pair: Qdrant's JSON cannot hold half of one.
+  for (let length = 1; length <= path.length; length++) prefixes.add(cutText(path, length));
+  prefixes.delete("");
+  return [...prefixes];
 }
 
 /** The form a prefix is indexed and matched in: the path without its fragment or query. */
 function prefixKey(prefix: string): string {
-  return (prefix.split("#")[0] ?? prefix).split("?")[0]?.slice(0, MAX_INDEXED_PATH) ?? prefix;
+  return cutText((prefix.split("#")[0] ?? prefix).split("?")[0] ?? prefix, MAX_INDEXED_PATH);
 }
 
 function pathOf(url: string): string {

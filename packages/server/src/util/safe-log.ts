@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from "pino";
+import { cutText } from "./cut-text.ts";
 
 /**
  * Logging that keeps readers' words and secrets out of the log. Errors are logged field by field
@@ -41,7 +42,7 @@ function isDatabaseError(error: Error & Record<string, unknown>): boolean {
 }
 
 export function safeError(error: unknown, depth = 0): Record<string, unknown> {
-  if (!(error instanceof Error)) return { message: scrubSecrets(String(error)).slice(0, 200) };
+  if (!(error instanceof Error)) return { message: cutText(scrubSecrets(String(error)), 200) };
   const fields = error as Error & Record<string, unknown>;
   const database = isDatabaseError(fields);
   // A database message quotes the value it rejected ('invalid input syntax for type uuid: "…"').

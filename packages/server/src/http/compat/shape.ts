@@ -1,4 +1,5 @@
 import type { ChatInput } from "../../pipeline/types.ts";
+import { cutText } from "../../util/cut-text.ts";
 import type { ChatResponse, SourceCitation } from "../wire.ts";
 
 /** The shapes and small helpers every seed's translator uses (no HTTP handling here). */
@@ -22,16 +23,10 @@ export function bookSources(sources: ChatResponse["sources"]): SourceCitation[] 
     .sort((left, right) => right.similarity_score - left.similarity_score);
 }
 
-/**
- * The text cut to at most `max` characters, ending in `ellipsis` when it was cut; never between
- * the two halves of a surrogate pair.
- */
+/** The text cut to at most `max` characters, ending in `ellipsis` when it was cut (never inside an emoji). */
 export function excerpt(text: string, max: number, ellipsis = "…"): string {
   if (text.length <= max) return text;
-  let end = max - ellipsis.length;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end).trimEnd()}${ellipsis}`;
+  return `${cutText(text, max - ellipsis.length).trimEnd()}${ellipsis}`;
 }
 
 /** Where each of the response's citation numbers is in a seed's list of sources (1-based). */

@@ -2,6 +2,7 @@ import type { Context, Handler } from "hono";
 import { createError } from "../../errors.ts";
 import { escapeHtml } from "../../ingest/render-html.ts";
 import type { SharedAnswer, ShareStore } from "../../store/share-store.ts";
+import { cutText } from "../../util/cut-text.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { readBody } from "../read-body.ts";
@@ -156,7 +157,7 @@ export function sharePage(shared: SharedAnswer): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escapeHtml(shared.query.slice(0, 80))} · Shared answer</title>
+<title>${escapeHtml(cutText(shared.query, 80))} · Shared answer</title>
 </head>
 <body>
 <main>
