@@ -522,6 +522,21 @@ for (const backend of backends) {
       expect(entries.map((entry) => entry.selectedText)).toEqual([null, "", "A quoted passage."]);
     });
 
+    it("stores half of an emoji in sources and metadata as U+FFFD instead of failing", async () => {
+      const sessionId = randomUUID();
+      await h.store.saveExchange(
+        exchange(sessionId, 1, {
+          sources: [{ snippet: "cut inside \ud83e", rest: "\udd16 and a whole 🤖" }],
+          metadata: { original_query: "a lone \ud83d" },
+        }),
+      );
+      const [entry] = (await h.store.getHistory(sessionId, 1))?.entries ?? [];
+      expect(entry?.sources).toEqual([
+        { snippet: "cut inside \ufffd", rest: "\ufffd and a whole 🤖" },
+      ]);
+      expect(entry?.metadata).toEqual({ original_query: "a lone \ufffd" });
+    });
+
     it("keeps empty sources and metadata", async () => {
       const sessionId = randomUUID();
       await h.store.saveExchange(exchange(sessionId, 1, { sources: [], metadata: {} }));

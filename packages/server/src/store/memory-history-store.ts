@@ -1,4 +1,5 @@
 import { createError } from "../errors.ts";
+import { storableJsonText } from "../util/storable-text.ts";
 import { clampLimit, lowerUuid, requireUuid } from "./history-ids.ts";
 import type { HistoryEntry, HistoryExchange, HistoryStore, SessionState } from "./history-store.ts";
 
@@ -49,8 +50,8 @@ export class MemoryHistoryStore implements HistoryStore {
     const requestId = requireUuid(exchange.requestId, "request id");
     const messageId = requireUuid(exchange.messageId, "message id");
     // Everything that can throw happens before the first change: either all is stored or nothing.
-    const sources = JSON.stringify(exchange.sources);
-    const metadata = JSON.stringify(exchange.metadata);
+    const sources = storableJsonText(exchange.sources);
+    const metadata = storableJsonText(exchange.metadata);
     const timestamp = this.now().getTime();
     const stored: StoredExchange = {
       id: String(++this.lastId),

@@ -115,6 +115,19 @@ for (const backend of backends) {
       ]);
     });
 
+    it("stores half of an emoji in its JSON columns as U+FFFD instead of failing the batch", async () => {
+      const cut = entry({
+        unknownWords: ["robot\ud83e"],
+        cited: [
+          { ...(entry().cited[0] as QuestionLogEntry["cited"][number]), title: "\udd16 arms" },
+        ],
+      });
+      await store.saveMany([cut]);
+      const [read] = await store.since(new Date(0));
+      expect(read?.unknownWords).toEqual(["robot\ufffd"]);
+      expect(read?.cited[0]?.title).toBe("\ufffd arms");
+    });
+
     it("joins the reader's vote and comment on the answer", async () => {
       const rated = entry();
       await store.saveMany([rated, entry()]);

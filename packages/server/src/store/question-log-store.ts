@@ -1,3 +1,4 @@
+import { storableJsonText } from "../util/storable-text.ts";
 import type { SqlClient } from "./sql-client.ts";
 import { type LiteralValue, sqlLiteral } from "./sql-literal.ts";
 
@@ -79,8 +80,8 @@ export class QuestionLogStore {
         entry.mode,
         entry.lowConfidence,
         entry.topScore,
-        JSON.stringify(entry.unknownWords),
-        JSON.stringify(entry.cited),
+        storableJsonText(entry.unknownWords),
+        storableJsonText(entry.cited),
       );
       if (literal) return `(${values.slice(-COLUMNS).map(sqlLiteral).join(", ")})`;
       const base = index * COLUMNS;

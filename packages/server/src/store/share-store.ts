@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { storableJsonText } from "../util/storable-text.ts";
 import type { SqlClient } from "./sql-client.ts";
 
 /** A shared answer: a copy of one exchange, readable by anyone with its id. */
@@ -34,7 +35,7 @@ export class ShareStore {
         answer.messageId,
         answer.query,
         answer.response,
-        JSON.stringify(answer.sources),
+        storableJsonText(answer.sources),
       ],
     );
     return { ...answer, id, createdAt: new Date(rows[0]?.created_at ?? Date.now()) };

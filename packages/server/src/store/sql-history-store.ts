@@ -1,4 +1,5 @@
 import { createError } from "../errors.ts";
+import { storableJsonText } from "../util/storable-text.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { clampLimit, isUuid, requireUuid } from "./history-ids.ts";
 import type { HistoryEntry, HistoryExchange, HistoryStore, SessionState } from "./history-store.ts";
@@ -39,8 +40,8 @@ export class SqlHistoryStore implements HistoryStore {
     // Serialised before the transaction, so a value JSON cannot hold fails before any write.
     const prepared: PreparedExchange = {
       ...exchange,
-      sourcesJson: JSON.stringify(exchange.sources),
-      metadataJson: JSON.stringify(exchange.metadata),
+      sourcesJson: storableJsonText(exchange.sources),
+      metadataJson: storableJsonText(exchange.metadata),
     };
     if (this.group) return this.group.submit(prepared);
     await this.writeExchanges([prepared]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { storableJson, storableText } from "./storable-text.ts";
+import { storableJson, storableJsonText, storableText } from "./storable-text.ts";
 
 describe("storableText", () => {
   it("drops NUL and replaces lone surrogates, keeping surrogate pairs", () => {
@@ -16,5 +16,19 @@ describe("storableText", () => {
       n: 1,
       b: null,
     });
+  });
+});
+
+describe("storableJsonText", () => {
+  it.each([
+    { value: { snippet: "cut \ud83e" }, json: '{"snippet":"cut \ufffd"}' },
+    { value: ["\udd16 tail", "🤖 whole"], json: '["\ufffd tail","🤖 whole"]' },
+    {
+      value: { nested: { list: [{ text: "a\u0000b" }] }, n: 1 },
+      json: '{"nested":{"list":[{"text":"ab"}]},"n":1}',
+    },
+    { value: { text: "plain" }, json: '{"text":"plain"}' },
+  ])("writes $json", ({ value, json }) => {
+    expect(storableJsonText(value)).toBe(json);
   });
 });

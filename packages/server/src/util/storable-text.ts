@@ -20,3 +20,14 @@ export function storableJson(value: unknown): unknown {
   }
   return value;
 }
+
+/**
+ * `JSON.stringify` for a JSON column: every string value made storable on the way. A lone
+ * surrogate would otherwise be written as an escape ("\\ud83d") that PostgreSQL refuses
+ * (22P02, unsupported Unicode escape sequence). Keys are the program's own and left as they are.
+ */
+export function storableJsonText(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    typeof item === "string" ? storableText(item) : item,
+  );
+}
