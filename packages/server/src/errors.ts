@@ -41,6 +41,12 @@ export const ERROR_CODES = {
   EMPTY_QUERY: { status: 400, message: "Query cannot be empty." },
   QUERY_TOO_LONG: { status: 400, message: "The question is too long." },
   SELECTION_TOO_LONG: { status: 400, message: "The selected text is too long." },
+  // Text the database refused as a value of its column (SQLSTATE 22P02, 22021, 22P05): nothing
+  // was stored, and sending the same text again fails the same way.
+  TEXT_NOT_STORABLE: {
+    status: 422,
+    message: "The request holds text that cannot be stored; remove unusual characters and retry.",
+  },
   // How a request is sent
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },

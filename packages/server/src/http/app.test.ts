@@ -258,6 +258,24 @@ describe("text with emoji where a snippet is cut", () => {
     ]);
   });
 
+  it("answers text the database still refuses with 422 TEXT_NOT_STORABLE, not INTERNAL_ERROR", async () => {
+    const refusing = new MemoryHistoryStore();
+    refusing.saveExchange = async () => {
+      throw Object.assign(new Error("unsupported Unicode escape sequence"), {
+        code: "22P02",
+        severity: "ERROR",
+      });
+    };
+    const { app } = createTestApp(emoji.lectern, { history: refusing });
+    const query = { query: "How does a servo hold its angle?" };
+    await expectError(await postJson(app, "/chat", query), 422, "TEXT_NOT_STORABLE");
+    const events = await readEventStream(await postJson(app, "/chat/stream", query));
+    expect(events.at(-1)).toMatchObject({
+      name: "error",
+      data: { error: { error_code: "TEXT_NOT_STORABLE", retry_able: false } },
+    });
+  });
+
   it.each([
     { name: "an emoji at 199–200", selection: `${"x".repeat(199)}🤖 and the servo holds.` },
     { name: "an emoji at 200–201", selection: `${"x".repeat(200)}🤖 and the servo holds.` },

@@ -38,7 +38,7 @@ const CHAT_ERRORS = {
   409: error("SESSION_ENDED: the session was ended (seed S2) and takes no new message"),
   413: error("PAYLOAD_TOO_LARGE"),
   415: error("UNSUPPORTED_MEDIA_TYPE"),
-  422: error("VALIDATION_ERROR"),
+  422: error("VALIDATION_ERROR or TEXT_NOT_STORABLE"),
   429: error("RATE_LIMITED (see Retry-After)"),
   500: error("INTERNAL_ERROR"),
   503: error(

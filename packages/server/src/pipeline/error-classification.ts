@@ -36,6 +36,13 @@ const DATABASE_ERROR_CODES = new Set([
   "53300",
 ]);
 
+/**
+ * SQLSTATEs of a value the database cannot read as its column's type or encoding:
+ * invalid_text_representation (a JSON escape of half a surrogate pair, a malformed uuid),
+ * character_not_in_repertoire, untranslatable_character.
+ */
+const INVALID_TEXT_CODES = new Set(["22P02", "22021", "22P05"]);
+
 export function classifyError(error: unknown): ErrorContext {
   if (isLecternError(error)) {
     const errorType = typeOf(error.code);
@@ -58,6 +65,7 @@ export function classifyError(error: unknown): ErrorContext {
   if (isDatabaseFailure(error)) {
     return build("DATABASE_UNAVAILABLE", "database", true);
   }
+  if (isInvalidText(error)) return build("TEXT_NOT_STORABLE", "validation", false);
   if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
     return build("TIMEOUT", "network", true);
   }
@@ -105,4 +113,10 @@ export function isDatabaseFailure(error: unknown): boolean {
   return /PGlite is closed|Connection terminated|connection (is )?closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(
     error.message,
   );
+}
+
+/** A value the database refused to read as text of its column (not a fault of the connection). */
+export function isInvalidText(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === "string" && INVALID_TEXT_CODES.has(code);
 }
