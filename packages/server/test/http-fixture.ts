@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type Config, loadConfig } from "../src/config/config.ts";
 import type { AppDeps } from "../src/http/app.ts";
@@ -70,11 +70,13 @@ export function createTestApp(
     rewriter?: QueryRewriter;
     followUps?: ModelFollowUps | undefined;
     deps?: Partial<AppDeps>;
+    /** Where the app logs (silent by default). */
+    logger?: Logger;
   } = {},
 ) {
   const config = testConfig(lectern, options.env);
   const { app, history } = composeApp(lectern, config, {
-    logger: pino({ level: "silent" }),
+    logger: options.logger ?? pino({ level: "silent" }),
     synthesizer: options.synthesizer,
     rewriter: options.rewriter,
     followUps: options.followUps,

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type FakeModelServer,
@@ -16,6 +17,7 @@ import {
 } from "../../test/http-fixture.ts";
 import { loadConfig } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
+import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 
 const book = sampleBookForSuite();
@@ -45,6 +47,59 @@ async function scrape(
   const families = parsePrometheusTextFormat(text);
   return Object.assign(new Map(families.map((family) => [family.name, family])), { text });
 }
+
+describe("a reader who goes away mid-answer", () => {
+  it.each([
+    {
+      name: "the socket reset (ECONNRESET)",
+      failure: () => Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+    },
+    {
+      name: "a broken pipe (EPIPE)",
+      failure: () => Object.assign(new Error("write EPIPE"), { code: "EPIPE" }),
+    },
+    {
+      name: "the answer cancelled (AbortError)",
+      failure: () => new DOMException("This operation was aborted", "AbortError"),
+    },
+  ])(
+    "after $name is a client disconnect: 499, no error logged, no 5xx counted",
+    async ({ failure }) => {
+      const lines: string[] = [];
+      const logger = pino({ level: "debug" }, { write: (line: string) => lines.push(line) });
+      const reader = new AbortController();
+      const synthesizer: AnswerSynthesizer = {
+        kind: "extractive",
+        async synthesize() {
+          // What a closed tab looks like from inside: the request aborted, then the work fails.
+          reader.abort("Client connection prematurely closed.");
+          throw failure();
+        },
+      };
+      const { app } = createTestApp(book.lectern, {
+        history: new MemoryHistoryStore(),
+        synthesizer,
+        logger,
+      });
+      const response = await app.request("/chat", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "How do I publish on a topic?" }),
+        signal: reader.signal,
+      });
+      await expectError(response, 499, "CLIENT_CLOSED_REQUEST");
+      const logged = lines.map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(logged.filter((line) => line.level >= 40)).toEqual([]);
+      expect(logged.map((line) => line.msg)).toContain("client disconnected");
+      expect(lines.join("")).not.toMatch(/database|DATABASE_UNAVAILABLE/i);
+      const metrics = (await scrape(app)).text;
+      const requests = "lectern_http_request_duration_seconds_count";
+      expect(sample(metrics, requests, { route: "/chat", status: "499" })).toBe(1);
+      for (const status of ["500", "503", "504"])
+        expect(sample(metrics, requests, { route: "/chat", status })).toBe(0);
+    },
+  );
+});
 
 describe("GET /metrics", () => {
   it("reports requests by route and status, answers by mode, stage latency and the index", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite } from "../store/pglite.ts";
+import { unavailableOr } from "../store/postgres.ts";
 import type { SqlClient } from "../store/sql-client.ts";
 import { classifyError } from "./error-classification.ts";
 
@@ -42,5 +43,44 @@ describe("text the database refuses", () => {
       severity: "ERROR",
     });
     expect(classifyError(error).errorCode).toBe("TEXT_NOT_STORABLE");
+  });
+});
+
+const socketError = (code: string) => Object.assign(new Error(`socket ${code}`), { code });
+
+describe("a reader who goes away", () => {
+  it.each([
+    { name: "ECONNRESET", error: socketError("ECONNRESET") },
+    { name: "EPIPE", error: socketError("EPIPE") },
+    { name: "ECONNABORTED", error: socketError("ECONNABORTED") },
+    { name: "a stream closed early", error: socketError("ERR_STREAM_PREMATURE_CLOSE") },
+    { name: "an AbortError", error: new DOMException("aborted", "AbortError") },
+    // The request signal's own reason, thrown as it is by an aborted fetch or stream.
+    { name: "the abort reason", error: "Client connection prematurely closed." },
+  ])("is a client disconnect (499), not a database failure, after $name", ({ error }) => {
+    expect(classifyError(error, { clientGone: true })).toMatchObject({
+      errorCode: "CLIENT_CLOSED_REQUEST",
+      status: 499,
+      errorType: "network",
+    });
+  });
+
+  it.each(["ECONNRESET", "EPIPE"])("leaves %s of unknown origin out of the database", (code) => {
+    expect(classifyError(socketError(code))).toMatchObject({
+      errorType: "network",
+      errorCode: "SERVICE_UNAVAILABLE",
+      retryable: true,
+    });
+  });
+
+  it("keeps a reset the database store reported as the database's, client gone or not", () => {
+    const reset = unavailableOr(socketError("ECONNRESET"));
+    for (const context of [{}, { clientGone: true }]) {
+      expect(classifyError(reset, context)).toMatchObject({
+        errorType: "database",
+        errorCode: "DATABASE_UNAVAILABLE",
+        status: 503,
+      });
+    }
   });
 });

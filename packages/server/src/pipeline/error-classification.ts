@@ -25,11 +25,11 @@ export interface ErrorContext {
  */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
+// ECONNRESET and EPIPE are not here: they say a socket broke, not which one. The reader's socket
+// breaks whenever a tab closes; the PostgreSQL store tags its own as DATABASE_UNAVAILABLE.
 const DATABASE_ERROR_CODES = new Set([
   "ECONNREFUSED",
-  "ECONNRESET",
   "ETIMEDOUT",
-  "EPIPE",
   "57P01",
   "57P02",
   "57P03",
@@ -43,7 +43,29 @@ const DATABASE_ERROR_CODES = new Set([
  */
 const INVALID_TEXT_CODES = new Set(["22P02", "22021", "22P05"]);
 
-export function classifyError(error: unknown): ErrorContext {
+/** Codes of a connection the other side closed or reset. */
+const DISCONNECT_CODES = new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ECONNABORTED",
+  "ERR_STREAM_PREMATURE_CLOSE",
+]);
+
+export interface FailureContext {
+  /** The reader's request was aborted: the client closed the connection or went away. */
+  clientGone?: boolean;
+}
+
+/**
+ * Classifies a failure. Once the reader has gone away, whatever broke because of it (a socket
+ * reset, a cancelled call) is CLIENT_CLOSED_REQUEST: no one reads the answer and the server did
+ * nothing wrong. Failures the code already named (DATABASE_UNAVAILABLE from the store…) keep
+ * their code.
+ */
+export function classifyError(error: unknown, context: FailureContext = {}): ErrorContext {
+  if (context.clientGone && !isLecternError(error)) {
+    return build("CLIENT_CLOSED_REQUEST", "network", false);
+  }
   if (isLecternError(error)) {
     const errorType = typeOf(error.code);
     return {
@@ -69,6 +91,8 @@ export function classifyError(error: unknown): ErrorContext {
   if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
     return build("TIMEOUT", "network", true);
   }
+  // A connection reset whose owner did not say it was the database's.
+  if (isDisconnect(error)) return build("SERVICE_UNAVAILABLE", "network", true);
   return build("INTERNAL_ERROR", "unknown", false);
 }
 
@@ -119,4 +143,10 @@ export function isDatabaseFailure(error: unknown): boolean {
 export function isInvalidText(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return error instanceof Error && typeof code === "string" && INVALID_TEXT_CODES.has(code);
+}
+
+/** A closed or reset connection (ECONNRESET, EPIPE, ECONNABORTED, a stream closed early). */
+export function isDisconnect(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === "string" && DISCONNECT_CODES.has(code);
 }

@@ -33,7 +33,9 @@ export async function openPostgres(
   }
   const wrap = (target: Pick<pg.Pool | pg.PoolClient, "query">): SqlQueryable => ({
     async query<Row>(sql: string, params: unknown[] = []) {
-      const result = await target.query(sql, params);
+      const result = await target.query(sql, params).catch((error: unknown) => {
+        throw unavailableOr(error);
+      });
       return result.rows as Row[];
     },
   });
@@ -41,13 +43,16 @@ export async function openPostgres(
     kind: "postgres",
     ...wrap(pool),
     async transaction(work) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((error: unknown) => {
+        throw unavailableOr(error);
+      });
       // A client whose ROLLBACK failed is in an unknown state: the pool must not hand it out again.
       let broken: Error | undefined;
+      const tx = wrap(client);
       try {
-        await client.query("BEGIN");
-        const result = await work(wrap(client));
-        await client.query("COMMIT");
+        await tx.query("BEGIN");
+        const result = await work(tx);
+        await tx.query("COMMIT");
         return result;
       } catch (error) {
         await client.query("ROLLBACK").catch((rollbackError: Error) => {
@@ -60,6 +65,19 @@ export async function openPostgres(
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * A system error of the socket to PostgreSQL (ECONNRESET, EPIPE, ETIMEDOUT…: a code but no
+ * SQLSTATE) becomes DATABASE_UNAVAILABLE here, where its origin is known: the same codes from a
+ * reader's socket are a client going away, not the database.
+ */
+export function unavailableOr(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (!(error instanceof Error) || typeof code !== "string" || !/^E[A-Z]+$/.test(code)) {
+    return error;
+  }
+  return createError("DATABASE_UNAVAILABLE", undefined, { cause: error });
 }
 
 /** Hides the password of a connection string in messages. */

@@ -33,9 +33,11 @@ function requestIdOf(context: Context<AppEnv>, newId: () => string): string {
 export function handleErrors(logger: Logger, newId: () => string): ErrorHandler<AppEnv> {
   return (error, context) => {
     const requestId = requestIdOf(context, newId);
-    const classified = classifyError(error);
+    const classified = classifyError(error, { clientGone: context.req.raw.signal.aborted });
     if (classified.status >= 500) {
       logger.error({ err: error, requestId, errorType: classified.errorType }, "request failed");
+    } else if (classified.errorCode === "CLIENT_CLOSED_REQUEST") {
+      logger.debug({ requestId, code: classified.errorCode }, "client disconnected");
     } else {
       logger.debug({ requestId, code: classified.errorCode }, classified.userSafeMessage);
     }

@@ -1,7 +1,7 @@
 import type { Handler } from "hono";
 import { streamSSE } from "hono/streaming";
 import { createError } from "../../errors.ts";
-import { classifyError } from "../../pipeline/error-classification.ts";
+import { classifyError, isDisconnect } from "../../pipeline/error-classification.ts";
 import { startChat, streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -51,7 +51,8 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
           "chat",
         );
       } catch (error) {
-        if (abort.signal.aborted || context.req.raw.signal.aborted) {
+        // Once the events flow, a reset or broken pipe of no one else's is the reader's socket.
+        if (abort.signal.aborted || context.req.raw.signal.aborted || isDisconnect(error)) {
           logger.info({ requestId }, "stream cancelled by the client");
           return;
         }
