@@ -349,6 +349,12 @@ const CONTENT_TYPES = [
   "APPLICATION/JSON",
 ];
 
+/** Where an emoji starts in turn: each offset around the 200- and 500-unit cuts of snippets. */
+const AROUND_CUTS = [195, 495].flatMap((first) =>
+  Array.from({ length: 11 }, (_, step) => first + step),
+);
+let aroundCut = 0;
+
 const VALUES: (() => unknown)[] = [
   () => null,
   () => true,
@@ -361,6 +367,7 @@ const VALUES: (() => unknown)[] = [
   () => " \t\n",
   () => "\u0000",
   () => "\ud800 lone \udfff",
+  () => `${"a".repeat(AROUND_CUTS[aroundCut++ % AROUND_CUTS.length] ?? 0)}🤖 and the servo holds`,
   () => "What is a node?",
   () => "x".repeat(100),
   () => "q".repeat(40_000),
