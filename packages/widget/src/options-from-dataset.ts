@@ -3,7 +3,7 @@ import type { LecternOptions } from "./options.ts";
 /**
  * Options from `data-*` attributes, as written on the script tag or on `<lectern-chat>`:
  * data-api, data-title, data-placeholder, data-primary-color, data-primary-text-color,
- * data-theme, data-persist, data-timeout-ms, data-max-question-chars, data-max-selection-chars,
+ * data-theme, data-persist, data-clear-on-close, data-timeout-ms, data-max-question-chars, data-max-selection-chars,
  * data-ask-about-selection, data-search, data-share, data-placement, data-suggestions (a JSON array of
  * strings) and data-strings (a JSON object).
  */
@@ -19,6 +19,8 @@ export function optionsFromDataset(dataset: DOMStringMap): LecternOptions | null
   if (theme === "auto" || theme === "light" || theme === "dark") options.theme = theme;
   const persist = booleanAttribute(dataset.persist);
   if (persist !== undefined) options.persist = persist;
+  const clearOnClose = booleanAttribute(dataset.clearOnClose);
+  if (clearOnClose !== undefined) options.clearOnClose = clearOnClose;
   const askAboutSelection = booleanAttribute(dataset.askAboutSelection);
   if (askAboutSelection !== undefined) options.askAboutSelection = askAboutSelection;
   const timeoutMs = numberAttribute(dataset.timeoutMs);

@@ -17,6 +17,11 @@ export interface LecternOptions {
   theme?: "auto" | "light" | "dark";
   /** Keep the session id and the visible messages in sessionStorage (default true). */
   persist?: boolean;
+  /**
+   * Closing the panel ends the conversation: its messages are cleared and its history deleted on
+   * the server (default false). With `persist: false`, nothing of it outlives the panel.
+   */
+  clearOnClose?: boolean;
   /** Longest the widget waits for a whole answer before showing a timeout (milliseconds). */
   timeoutMs?: number;
   /** Longest question, as the server enforces it (default 32,000 characters). */
@@ -43,6 +48,7 @@ export interface ResolvedOptions {
   primaryTextColor: string | null;
   theme: "auto" | "light" | "dark";
   persist: boolean;
+  clearOnClose: boolean;
   timeoutMs: number;
   maxQuestionChars: number;
   maxSelectionChars: number;
@@ -74,6 +80,7 @@ export function resolveOptions(options: LecternOptions): ResolvedOptions {
     primaryTextColor: options.primaryTextColor?.trim() || null,
     theme: options.theme ?? "auto",
     persist: options.persist ?? true,
+    clearOnClose: options.clearOnClose ?? false,
     timeoutMs: positiveOr(options.timeoutMs, DEFAULT_TIMEOUT_MS),
     maxQuestionChars: positiveOr(options.maxQuestionChars, DEFAULT_MAX_QUESTION_CHARS),
     maxSelectionChars: positiveOr(options.maxSelectionChars, DEFAULT_MAX_SELECTION_CHARS),

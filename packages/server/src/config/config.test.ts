@@ -121,6 +121,17 @@ const DEFAULTS: Config = {
   bodyTimeoutMs: 30_000,
 };
 
+describe("HISTORY=off", () => {
+  it.each([
+    ["history on", {}, "on"],
+    ["history off", { HISTORY: "off" }, "off"],
+    ["history off, the question log asked for", { HISTORY: "off", INSIGHTS: "on" }, "on"],
+    ["history on, the question log off", { INSIGHTS: "off" }, "off"],
+  ])("%s: the question log is %s", (_, env, mode) => {
+    expect(loadConfig({ env }).insights.mode).toBe(mode);
+  });
+});
+
 describe("the answer cache", () => {
   it("is read from ANSWER_CACHE and ANSWER_CACHE_TTL_S", () => {
     const config = loadConfig({

@@ -63,7 +63,8 @@ const answerCacheSchema = z
 
 const insightsSchema = z
   .object({
-    // The question log for authors (`lectern insights`, GET /admin): on unless INSIGHTS=off.
+    // The question log for authors (`lectern insights`, GET /admin): on unless INSIGHTS=off
+    // (or HISTORY=off without INSIGHTS=on).
     mode: z.enum(["on", "off"]).default("on"),
     retentionDays: z.number().min(0.001).max(3650).default(30), // logged questions older are purged
     // A reader's selected text is never logged unless this is set (it may quote private pages).
@@ -338,6 +339,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   checkTimeouts(parsed.data, origin);
   checkVectorBackend(parsed.data, origin);
+  // HISTORY=off keeps nothing of a conversation: the question log is off with it unless INSIGHTS
+  // turns it on explicitly.
+  const insights = raw.insights as { mode?: unknown } | undefined;
+  if (parsed.data.history.mode === "off" && insights?.mode === undefined) {
+    parsed.data.insights.mode = "off";
+  }
   const dataDir =
     parsed.data.dataDir ?? options.defaultDataDir?.(parsed.data.docsDir) ?? DEFAULT_DATA_DIR;
   const fromFile = loadSynonymsFile(parsed.data, path.dirname(path.resolve(cwd, fileName)), cwd);

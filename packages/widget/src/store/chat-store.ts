@@ -232,8 +232,16 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
       starterQuestions: initialOptions.suggestions,
 
       open: () => set({ isOpen: true, searchOpen: false }),
-      close: () => set({ isOpen: false }),
-      toggle: () => set((state) => ({ isOpen: !state.isOpen, searchOpen: false })),
+      close: () => {
+        set({ isOpen: false });
+        if (get().options.clearOnClose && get().messages.length > 0) void get().clearConversation();
+      },
+      toggle: () => {
+        if (get().isOpen) {
+          set({ searchOpen: false });
+          get().close();
+        } else set({ isOpen: true, searchOpen: false });
+      },
       openSearch: () => {
         if (get().options.search) set({ searchOpen: true });
       },

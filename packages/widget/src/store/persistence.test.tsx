@@ -37,6 +37,28 @@ function stored(): { sessionId: string; messages: { role: string; text: string }
 }
 
 describe("conversation persistence", () => {
+  it("keeps nothing once the panel closes with clearOnClose and persist off", async () => {
+    const calls = installFetch((call) =>
+      call.method === "DELETE" ? new Response(null, { status: 204 }) : answerInSession(call),
+    );
+    const widget = renderWidget({ persist: false, clearOnClose: true });
+    await widget.user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(widget.user, "What is a URDF?");
+    await waitFor(() => expect(widget.store.getState().status).toBe("success"));
+    expect(stored()).toBeNull();
+    const asked = sessionOf(calls[0]);
+
+    await widget.user.click(screen.getByRole("button", { name: "Close chat" }));
+    await waitFor(() => expect(calls.some((call) => call.method === "DELETE")).toBe(true));
+    expect(calls.find((call) => call.method === "DELETE")?.url).toContain(`/history/${asked}`);
+    expect(widget.store.getState().messages).toEqual([]);
+    expect(widget.store.getState().sessionId).not.toBe(asked);
+    expect(stored()).toBeNull();
+    // Opened again, the panel is empty: the conversation is gone.
+    await widget.user.click(screen.getByRole("button", { name: "Ask the book" }));
+    expect(screen.queryByRole("article", { name: "Your question" })).toBeNull();
+  });
+
   it("keeps the session id and the messages in sessionStorage across a reload", async () => {
     const calls = installFetch(answerInSession);
     const first = renderWidget();

@@ -97,4 +97,17 @@ describe("seed S0: POST /query", () => {
     );
     expect(again).toEqual(first);
   });
+
+  it("keeps no question log with HISTORY=off either, unless INSIGHTS=on asks for one", async () => {
+    const token = "a-token-of-thirty-two-characters-x";
+    const admin = (env: Record<string, string>) =>
+      createTestApp(book.lectern, { env: { LECTERN_ADMIN_TOKEN: token, ...env } }).app.request(
+        "/admin",
+        { headers: { authorization: `Bearer ${token}` } },
+      );
+    // Without a question log there are no insights to show: /admin is not there.
+    expect((await admin({ HISTORY: "off" })).status).toBe(404);
+    expect((await admin({ HISTORY: "off", INSIGHTS: "on" })).status).toBe(200);
+    expect((await admin({})).status).toBe(200);
+  });
 });
