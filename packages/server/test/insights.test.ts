@@ -358,4 +358,15 @@ describe("insights on the sample book", () => {
       ),
     ).toBe(false);
   });
+
+  it("proposes no synonym for the words of a question the book does not cover", async () => {
+    const question = "How do I send pizza and pasta messages to a subscriber node?";
+    const refused = await askChat(served.app, { query: question });
+    expect(refused.metadata.mode).toBe("no_results");
+    const report = await insights();
+    const pizza = report.vocabularyGaps.find((gap) => gap.word === "pizza");
+    expect(pizza?.questions).toContain(question);
+    expect(pizza?.proposal).toEqual({ kind: "glossary" });
+    expect(report.synonymsProposal).not.toMatch(/^pizza:/m);
+  });
 });

@@ -112,7 +112,11 @@ export async function buildInsights(
     topicsOptions,
   );
   const gaps = vocabularyGaps(
-    questions.map((entry) => ({ question: entry.question, unknownWords: entry.unknownWords })),
+    questions.map((entry) => ({
+      question: entry.question,
+      unknownWords: entry.unknownWords,
+      refused: entry.mode === "no_results",
+    })),
     book,
   );
   return {

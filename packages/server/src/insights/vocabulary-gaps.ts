@@ -34,6 +34,8 @@ export interface VocabularyGap {
 export interface GapQuestion {
   question: string;
   unknownWords: string[];
+  /** Whether it was refused as not covered by the book: its words name no book subject. */
+  refused?: boolean;
 }
 
 const QUESTIONS_SEARCHED = 5;
@@ -66,6 +68,11 @@ export function vocabularyGaps(
     }
   }
   const unknownOf = new Map(questions.map((entry) => [entry.question, entry.unknownWords]));
+  // A question the book was found not to cover ("pizza toppings?") says nothing about which of
+  // its words the book has another name for: only answered ones are searched again.
+  const answered = new Set(
+    questions.filter((entry) => !entry.refused).map((entry) => entry.question),
+  );
   const gaps: VocabularyGap[] = [];
   for (const [word, gap] of byWord) {
     const asked = [...gap.questions.entries()]
@@ -74,7 +81,9 @@ export function vocabularyGaps(
     const pages = new Map<string, GapPage>();
     const pointedChunks: ChunkRecord[] = [];
     const questionTerms = new Set<string>();
-    for (const question of asked.slice(0, QUESTIONS_SEARCHED)) {
+    for (const question of asked
+      .filter((asked) => answered.has(asked))
+      .slice(0, QUESTIONS_SEARCHED)) {
       const rest = withoutWords(question, unknownOf.get(question) ?? [word]);
       const restTerms = analyze(rest);
       for (const term of restTerms) questionTerms.add(term);
