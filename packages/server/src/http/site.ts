@@ -222,10 +222,15 @@ export const SITE_INLINE_SOURCES = {
   styles: [sha256(SITE_STYLE)],
 } as const;
 
-function sidebar(list: PageSummary[], current: PageSummary): string {
+/**
+ * The book's contents, grouped by category: a page's `_category_` labels, or, in a folder without
+ * one, the folder names as Docusaurus labels them ("02-ros2-basics" → "Ros2 basics").
+ */
+export function sidebar(list: PageSummary[], current: PageSummary | undefined): string {
   const groups = new Map<string, PageSummary[]>();
   for (const page of list) {
-    const group = page.categories.join(" › ");
+    const labels = page.categories.length > 0 ? page.categories : folderLabels(page.filePath);
+    const group = labels.join(" › ");
     groups.set(group, [...(groups.get(group) ?? []), page]);
   }
   const link = (page: PageSummary) =>
@@ -243,6 +248,20 @@ function sidebar(list: PageSummary[], current: PageSummary): string {
         `<ul>${order(pages).map(link).join("")}</ul>`,
     )
     .join("");
+}
+
+function folderLabels(filePath: string): string[] {
+  return filePath
+    .split("/")
+    .slice(0, -1)
+    .map((folder) =>
+      folder
+        .replace(/^\d+[-_.\s]*/, "")
+        .replace(/[-_]+/g, " ")
+        .trim(),
+    )
+    .filter((label) => label.length > 0)
+    .map((label) => label.charAt(0).toUpperCase() + label.slice(1));
 }
 
 function pageTemplate(
