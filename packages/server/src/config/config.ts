@@ -216,6 +216,9 @@ export const configSchema = z
     pgliteThread: z.enum(["auto", "main", "worker"]).default("auto"),
     redisUrl: z.string().min(1).optional(), // rate limits shared by every instance
     redisKeyPrefix: z.string().min(1).max(100).default("lectern:"), // one per deployment
+    // How long one Redis command may take before it is given up (a hung Redis is then treated
+    // like an unreachable one): 500 ms, many round trips of a Redis that is merely busy.
+    redisCommandTimeoutMs: z.number().int().min(10).max(60_000).default(500),
     port: z.number().int().min(0).max(65_535).default(3000),
     host: z.string().min(1).default("127.0.0.1"),
     logLevel: z

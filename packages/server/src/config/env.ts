@@ -59,6 +59,7 @@ export const ENV_BINDINGS: Record<string, EnvBinding> = {
   SHARE_ENABLED: { key: ["shareEnabled"], type: "boolean" },
   REDIS_URL: { key: ["redisUrl"], type: "string" },
   REDIS_KEY_PREFIX: { key: ["redisKeyPrefix"], type: "string" },
+  REDIS_COMMAND_TIMEOUT_MS: { key: ["redisCommandTimeoutMs"], type: "int" },
   ANSWER_CACHE: { key: ["answerCache", "backend"], type: "string" },
   ANSWER_CACHE_TTL_S: { key: ["answerCache", "ttlSeconds"], type: "int" },
   LECTERN_METRICS_TOKEN: { key: ["metricsToken"], type: "string" },

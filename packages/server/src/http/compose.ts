@@ -141,7 +141,7 @@ export function composeApp(
           }),
           feedback: new FeedbackStore(lectern.db),
           rateLimiters: redis
-            ? redisRateLimiters(redis.client, config, redis.warn, `${config.redisKeyPrefix}rl:`)
+            ? redisRateLimiters(redis.client, config, redis.onError, `${config.redisKeyPrefix}rl:`)
             : memoryRateLimiters(config),
         }
       : {}),
@@ -151,7 +151,7 @@ export function composeApp(
             store: new RedisAnswerStore(redis.client, `${config.redisKeyPrefix}answer:`),
             ttlSeconds: config.answerCache.ttlSeconds,
             scope: () => `${settings}:${lectern.indexVersion()}`,
-            onError: redis.warn,
+            onError: redis.onError,
           },
         }
       : {}),
@@ -175,17 +175,25 @@ export function composeApp(
 /**
  * With REDIS_URL, rate limits (and, with ANSWER_CACHE=redis, cached answers) live in Redis so every
  * instance shares them; a Redis that cannot be reached is logged and lets requests through, uncached.
+ *
+ * A Redis that hangs (stopped, frozen, behind a partition that drops packets) keeps its connection
+ * open and answers nothing, so every command is bounded by REDIS_COMMAND_TIMEOUT_MS, handshake
+ * included. A command that times out drops the connection: until Redis answers the handshake of
+ * a new one the client is not ready, and the limiter and the cache answer at once without it
+ * instead of each request waiting out the timeout again.
  */
 function sharedRedis(
   config: Config,
   logger: Logger,
 ):
-  | { client: Redis; warn: (error: unknown) => void; ready: Promise<void>; close: () => void }
+  | { client: Redis; onError: (error: unknown) => void; ready: Promise<void>; close: () => void }
   | undefined {
   if (!config.redisUrl) return undefined;
+  const timeoutMs = config.redisCommandTimeoutMs;
   const client = new Redis(config.redisUrl, {
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
+    commandTimeout: timeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2_000),
   });
   const ready = new Promise<void>((resolve) => {
@@ -193,16 +201,22 @@ function sharedRedis(
     setTimeout(resolve, 2_000).unref();
   });
   let lastWarning = 0;
-  const warn = (error: unknown) => {
+  const onError = (error: unknown) => {
+    const timedOut = error instanceof Error && /Command timed out/.test(error.message);
+    if (timedOut && client.status === "ready") client.disconnect(true);
     // One line a minute at most while Redis is down, and never the URL (it may hold a password).
     if (Date.now() - lastWarning < 60_000) return;
     lastWarning = Date.now();
-    const message = error instanceof Error ? error.message : String(error);
+    const message = timedOut
+      ? `no reply within ${timeoutMs} ms (REDIS_COMMAND_TIMEOUT_MS)`
+      : error instanceof Error
+        ? error.message
+        : String(error);
     logger.warn(
       { error: message },
       "Redis unavailable: rate limits are not applied and answers are not cached",
     );
   };
-  client.on("error", warn);
-  return { client, warn, ready, close: () => client.disconnect() };
+  client.on("error", onError);
+  return { client, onError, ready, close: () => client.disconnect() };
 }
