@@ -12,6 +12,7 @@ import {
 import { readEventStream } from "../../test/sse-client.ts";
 import { openTinyBook, type TinyBook } from "../../test/tiny-book.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
+import type { SqlClient } from "../store/sql-client.ts";
 import { SqlHistoryStore } from "../store/sql-history-store.ts";
 import { ChatResponseSchema, ConversationHistoryResponseSchema } from "./wire.ts";
 
@@ -293,6 +294,70 @@ describe("text with emoji where a snippet is cut", () => {
     const [stored] = await storedExchanges(app, body.session_id);
     expect(stored?.message_id).toBe(body.message_id);
     expect(stored?.selected_text).not.toMatch(loneSurrogate);
+  });
+});
+
+/** The SQLSTATE PostgreSQL (and PGlite) report when a write finds no space left on the disk. */
+function diskFullError() {
+  return Object.assign(
+    new Error('could not extend file "base/16384/16397": No space left on device'),
+    { code: "53100", severity: "ERROR" },
+  );
+}
+
+/**
+ * The book's database, whose disk fills up while `full` is set: inside a transaction, the write of
+ * the exchanges fails after the session row was written, as a real write that runs out of space.
+ */
+function fillingDisk(db: SqlClient) {
+  const disk = { full: true, refusedWrites: 0 };
+  const client: SqlClient = {
+    kind: db.kind,
+    query: (sql, params) => db.query(sql, params),
+    transaction: (work) =>
+      db.transaction((tx) =>
+        work({
+          query: async <Row = Record<string, unknown>>(sql: string, params?: unknown[]) => {
+            if (disk.full && /^INSERT INTO conversations/.test(sql)) {
+              disk.refusedWrites++;
+              throw diskFullError();
+            }
+            return tx.query<Row>(sql, params);
+          },
+        }),
+      ),
+    close: async () => {},
+  };
+  return { client, disk };
+}
+
+describe("a database out of disk space", () => {
+  it("answers 503 DATABASE_UNAVAILABLE with Retry-After, keeps nothing of the turn, and recovers", async () => {
+    const { client, disk } = fillingDisk(book.lectern.db);
+    const history = new SqlHistoryStore(client, { groupCommit: false, literalBatches: false });
+    const { app } = createTestApp(book.lectern, { history });
+    const sessionId = randomUUID();
+    const query = { query: "What is a node?", session_id: sessionId };
+
+    const refused = await postJson(app, "/chat", query);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    const body = await expectError(refused, 503, "DATABASE_UNAVAILABLE");
+    expect(JSON.stringify(body)).not.toMatch(/No space left|base\/16384/);
+    const events = await readEventStream(await postJson(app, "/chat/stream", query));
+    expect(events.at(-1)).toMatchObject({
+      name: "error",
+      data: { error: { error_code: "DATABASE_UNAVAILABLE", retry_able: true } },
+    });
+    expect(disk.refusedWrites).toBe(2);
+    // The session row written before the disk filled was rolled back with the exchange.
+    expect(await history.sessionExists(sessionId)).toBe(false);
+
+    disk.full = false;
+    expect((await postJson(app, "/chat", query)).status).toBe(200);
+    const stored = ConversationHistoryResponseSchema.parse(
+      await (await app.request(`/history/${sessionId}`)).json(),
+    );
+    expect(stored.entries.map((entry) => entry.query)).toEqual(["What is a node?"]);
   });
 });
 

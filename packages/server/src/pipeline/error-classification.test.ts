@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite } from "../store/pglite.ts";
 import { unavailableOr } from "../store/postgres.ts";
 import type { SqlClient } from "../store/sql-client.ts";
-import { classifyError } from "./error-classification.ts";
+import { classifyError, DATABASE_RETRY_AFTER_SECONDS } from "./error-classification.ts";
 
 /** What the database throws for this statement. */
 async function rejection(db: SqlClient, sql: string, params: unknown[]): Promise<unknown> {
@@ -83,4 +83,36 @@ describe("a reader who goes away", () => {
       });
     }
   });
+});
+
+describe("a database out of resources (SQLSTATE class 53)", () => {
+  it.each([
+    { code: "53000", name: "insufficient_resources", message: "insufficient resources" },
+    {
+      code: "53100",
+      name: "disk_full",
+      message: 'could not extend file "base/16384/16397": No space left on device',
+    },
+    { code: "53200", name: "out_of_memory", message: "out of memory" },
+    { code: "53300", name: "too_many_connections", message: "sorry, too many clients already" },
+    {
+      code: "53400",
+      name: "configuration_limit_exceeded",
+      message: "too many pending trigger events",
+    },
+  ])(
+    "answers $code ($name) with 503 DATABASE_UNAVAILABLE and Retry-After, not INTERNAL_ERROR",
+    ({ code, message }) => {
+      const error = Object.assign(new Error(message), { code, severity: "ERROR" });
+      expect(classifyError(error)).toMatchObject({
+        errorType: "database",
+        errorCode: "DATABASE_UNAVAILABLE",
+        status: 503,
+        retryable: true,
+        retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+      });
+      // The message shown is the code's own, never the database's (paths, file names).
+      expect(classifyError(error).userSafeMessage).not.toContain("base/");
+    },
+  );
 });

@@ -27,14 +27,15 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 // ECONNRESET and EPIPE are not here: they say a socket broke, not which one. The reader's socket
 // breaks whenever a tab closes; the PostgreSQL store tags its own as DATABASE_UNAVAILABLE.
-const DATABASE_ERROR_CODES = new Set([
-  "ECONNREFUSED",
-  "ETIMEDOUT",
-  "57P01",
-  "57P02",
-  "57P03",
-  "53300",
-]);
+const DATABASE_ERROR_CODES = new Set(["ECONNREFUSED", "ETIMEDOUT", "57P01", "57P02", "57P03"]);
+
+/**
+ * SQLSTATE classes of a database that cannot serve now but will again without anyone changing the
+ * request: 08 connection exception; 53 insufficient resources (53100 disk full, 53200 out of
+ * memory, 53300 too many connections, 53400 a configuration limit), which passes once space,
+ * memory or connections are freed.
+ */
+const DATABASE_ERROR_CLASSES = ["08", "53"];
 
 /**
  * SQLSTATEs of a value the database cannot read as its column's type or encoding:
@@ -128,11 +129,15 @@ function typeOf(code: ErrorCode): ErrorType {
   }
 }
 
-/** Connection-level failures of PostgreSQL or a closed PGlite. */
+/** Connection-level failures of PostgreSQL or a closed PGlite, and a database out of resources. */
 export function isDatabaseFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && (DATABASE_ERROR_CODES.has(code) || code.startsWith("08")))
+  if (
+    typeof code === "string" &&
+    (DATABASE_ERROR_CODES.has(code) ||
+      (code.length === 5 && DATABASE_ERROR_CLASSES.includes(code.slice(0, 2))))
+  )
     return true;
   return /PGlite is closed|Connection terminated|connection (is )?closed|Client has encountered a connection error|terminating connection|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(
     error.message,
