@@ -6,6 +6,11 @@ export const ERROR_CODES = {
   // Set-up and stored data
   CONFIG_INVALID: { status: 500, message: "The configuration is invalid." },
   DATA_DIR_CORRUPT: { status: 500, message: "The data directory is damaged." },
+  // The embedded database (PGlite) of a data directory has one owner process (store/data-dir-lock.ts).
+  DATA_DIR_IN_USE: {
+    status: 409,
+    message: "The data directory is in use by another process.",
+  },
   INDEX_EMPTY: { status: 409, message: "Nothing has been ingested yet." },
   BOOK_MISMATCH: { status: 409, message: "This index holds another book." },
   INGEST_LOCKED: { status: 409, message: "Another ingest of this book is running." },

@@ -31,6 +31,7 @@ import { Retriever } from "./search/retriever.ts";
 import { chunkSparseVector } from "./search/sparse-vector.ts";
 import { Synonyms } from "./search/synonyms.ts";
 import { type TermSource, TermStatistics } from "./search/term-statistics.ts";
+import { acquireDataDirLock, type DataDirLock } from "./store/data-dir-lock.ts";
 import { type ChunkRecord, DocumentStore } from "./store/document-store.ts";
 import { ExternalVectorBacklog } from "./store/external-backlog.ts";
 import { openDatabase } from "./store/open.ts";
@@ -60,6 +61,11 @@ type ProgressListener = (event: { done: number; total: number; file: string }) =
 export interface Lectern {
   readonly config: Config;
   readonly db: SqlClient;
+  /**
+   * The owner lock of the data directory's embedded database (store/data-dir-lock.ts), held until
+   * `close`; undefined with PostgreSQL (DATABASE_URL), which many processes share.
+   */
+  readonly dataDirLock: DataDirLock | undefined;
   readonly store: DocumentStore;
   readonly embedder: Embedder;
   /** The provider clients of this library; chat models are made from them too. */
@@ -128,9 +134,33 @@ export interface OpenOptions {
    * else for speed; with `pgliteThread` "auto", only a server runs it on a thread of its own.
    */
   workload?: "ingest" | "serve";
+  /** Who opens the data directory, as its owner lock records it; this process's command line. */
+  command?: string;
+  /** Told when the lock of a process that is gone is taken over; written to stderr by default. */
+  onNotice?: (message: string) => void;
 }
 
 export async function openLectern(config: Config, options: OpenOptions = {}): Promise<Lectern> {
+  // Before anything is loaded or opened: a second process must not touch the embedded database.
+  const dataDirLock = config.databaseUrl
+    ? undefined
+    : await acquireDataDirLock(config.dataDir, {
+        ...(options.command ? { command: options.command } : {}),
+        onNotice: options.onNotice ?? ((message) => process.stderr.write(`notice: ${message}\n`)),
+      });
+  try {
+    return await openLocked(config, options, dataDirLock);
+  } catch (error) {
+    await dataDirLock?.release();
+    throw error;
+  }
+}
+
+async function openLocked(
+  config: Config,
+  options: OpenOptions,
+  dataDirLock: DataDirLock | undefined,
+): Promise<Lectern> {
   const providers = new ProviderClients();
   // The model SDK loads only when there is an embedder: BM25 alone (an ingest without
   // embeddings, the default) does without it.
@@ -246,6 +276,7 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
     const lectern: Lectern = {
       config,
       db,
+      dataDirLock,
       store,
       embedder,
       providers,
@@ -326,7 +357,11 @@ export async function openLectern(config: Config, options: OpenOptions = {}): Pr
       close: async () => {
         await (embedder as { dispose?: () => Promise<void> }).dispose?.();
         await reranker?.dispose?.();
-        await db.close();
+        try {
+          await db.close();
+        } finally {
+          await dataDirLock?.release();
+        }
       },
     };
     /** Serves from this index or these statistics from now on. */

@@ -103,6 +103,10 @@ export async function startServer(
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
   logger.info({ url, chunks: lectern.terms.size, history: history.kind }, "Lectern is listening");
+  // A process refused the data directory can then say where its owner answers.
+  await lectern.dataDirLock
+    ?.update({ url })
+    .catch((error: unknown) => logger.warn({ err: error }, "could not record the URL in the lock"));
   // The first weak answer would otherwise wait for the part-of-speech tagger to load.
   warmWordClasses().catch((error: unknown) =>
     logger.warn({ err: error }, "The part-of-speech tagger did not load"),

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createError } from "../errors.ts";
+import { isRunning } from "../store/data-dir-lock.ts";
 
 /**
  * One ingest at a time per book and data directory. Two runs at once would each compare the
@@ -21,16 +22,6 @@ interface LockOwner {
 
 export function lockPath(dataDir: string, collection: string): string {
   return path.join(dataDir, `ingest-${collection}.lock`);
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 async function readOwner(file: string): Promise<LockOwner | undefined> {
