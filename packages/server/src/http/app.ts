@@ -11,6 +11,7 @@ import { corsForOrigins } from "./middleware/cors.ts";
 import { handleErrors, methodNotAllowed, notFound } from "./middleware/errors.ts";
 import { requestIds } from "./middleware/request-id.ts";
 import { securityHeaders } from "./middleware/security-headers.ts";
+import { refuseWhileStopping } from "./middleware/shutdown.ts";
 import { memoryRateLimiters } from "./rate-limit/memory-rate-limiter.ts";
 import { allowedMethods, honoPath } from "./route-spec.ts";
 import { ROUTES } from "./route-table.ts";
@@ -67,6 +68,8 @@ export function buildApp(deps: AppDeps) {
   app.use("*", securityHeaders(config.frameAncestors, SITE_INLINE_SOURCES));
   const cors = corsForOrigins(config.corsOrigins);
   if (cors) app.use("*", cors);
+  const { isShuttingDown } = deps;
+  if (isShuttingDown) app.use("*", refuseWhileStopping(isShuttingDown));
   app.onError(handleErrors(logger, newId));
   app.notFound(notFound(deps.site, newId));
 

@@ -56,6 +56,7 @@ export function composeApp(
     /** The demo book site and the feedback store (the server has them; API-only apps do not). */
     siteAndFeedback?: boolean;
     isShuttingDown?: () => boolean;
+    shutdownCutOff?: AbortSignal;
     overrides?: Partial<AppDeps>;
   },
 ) {
@@ -131,6 +132,7 @@ export function composeApp(
         }
       : {}),
     ...(options.isShuttingDown ? { isShuttingDown: options.isShuttingDown } : {}),
+    ...(options.shutdownCutOff ? { shutdownCutOff: options.shutdownCutOff } : {}),
     ...(options.siteAndFeedback
       ? {
           site: createSite({

@@ -59,8 +59,13 @@ export interface AppDeps {
   answerCache?: Omit<AnswerCacheOptions, "onResult">;
   /** What GET /metrics reports; omitted, the app makes its own from `checks`. */
   metrics?: Metrics;
-  /** True once shutdown has begun: /ready answers 503. */
+  /** True once shutdown has begun: /ready answers 503 and new requests 503 SERVICE_UNAVAILABLE. */
   isShuttingDown?: () => boolean;
+  /**
+   * Aborted when the shutdown timeout has passed: an answer still running ends with
+   * SERVICE_UNAVAILABLE (a 503, or an `error` event in a stream) before its connection is closed.
+   */
+  shutdownCutOff?: AbortSignal;
   newId?: () => string;
   now?: () => number;
   /** Wall clock for conversation states (seed S2's idle timeout); omitted, `new Date()`. */

@@ -1,4 +1,5 @@
-import type { AddressInfo } from "node:net";
+import type { Server as HttpServer, ServerResponse } from "node:http";
+import { type AddressInfo, Server as NetServer } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
 import { warmWordClasses } from "../answer/word-classes.ts";
@@ -32,6 +33,8 @@ export async function startServer(
   const logger = options.logger ?? createLogger(config);
   const lectern = options.lectern ?? (await openLectern(config, { workload: "serve" }));
   let shuttingDown = false;
+  // Aborted at the shutdown timeout: answers still running say so before their sockets close.
+  const cutOff = new AbortController();
   const {
     app,
     history,
@@ -43,6 +46,7 @@ export async function startServer(
     synthesizer: options.synthesizer,
     siteAndFeedback: true,
     isShuttingDown: () => shuttingDown,
+    shutdownCutOff: cutOff.signal,
   });
 
   const retentionMs = config.history.retentionDays * 86_400_000;
@@ -84,6 +88,7 @@ export async function startServer(
   }, config.indexRefreshMs);
   refreshTimer.unref();
 
+  // An HTTP/1.1 server: serve() makes one unless given another createServer.
   const server = serve({
     fetch: app.fetch,
     hostname: config.host,
@@ -94,11 +99,38 @@ export async function startServer(
       // Node checks the timeouts every 30 s by default, which would let a slow body stay longer.
       connectionsCheckingInterval: Math.max(25, Math.min(1_000, config.headersTimeoutMs / 2)),
     },
-  });
+  }) as HttpServer;
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
   });
+  // The responses not yet finished, so that shutdown can ask each to close its connection.
+  const unfinished = new Set<ServerResponse>();
+  let accepted = 0;
+  server.on("connection", () => {
+    accepted += 1;
+  });
+  server.on("request", (_request, response: ServerResponse) => {
+    if (shuttingDown) closeAfter(response);
+    unfinished.add(response);
+    response.once("close", () => unfinished.delete(response));
+  });
+  // Set once the port is closed and the last requests read: from then on a connection with no
+  // request in flight is one a client keeps open for later, and is closed.
+  let drained = false;
+  // A response sent while the server stops closes its connection; one whose headers already
+  // promised to keep it (a stream) has its connection closed once it is complete.
+  const closeAfter = (response: ServerResponse) => {
+    if (!response.headersSent) {
+      response.setHeader("Connection", "close");
+      return;
+    }
+    response.once("finish", () =>
+      setImmediate(() => {
+        if (drained) server.closeIdleConnections();
+      }),
+    );
+  };
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -123,15 +155,40 @@ export async function startServer(
         shuttingDown = true;
         clearInterval(purgeTimer);
         clearInterval(refreshTimer);
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // Idle keep-alive connections would hold the server open; busy ones finish first.
-        (server as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        for (const response of unfinished) closeAfter(response);
         const timedOut = new Promise<"timeout">((resolve) =>
           setTimeout(() => resolve("timeout"), config.shutdownTimeoutMs).unref(),
         );
+        let timeIsUp = false;
+        void timedOut.then(() => {
+          timeIsUp = true;
+        });
+        // Closing the port resets the connections the kernel has completed but Node has not yet
+        // accepted, and Node accepts one per turn of the event loop: keep accepting (each request
+        // then gets a 503) until a turn or two find no connection waiting.
+        for (let quietTurns = 0; quietTurns < 2 && !timeIsUp; ) {
+          const before = accepted;
+          await eventLoopTurns(1);
+          quietTurns = accepted === before ? quietTurns + 1 : 0;
+        }
+        // net's close: http's would also close idle connections, the ones not yet read among them.
+        const closed = new Promise<void>((resolve) =>
+          NetServer.prototype.close.call(server, () => resolve()),
+        );
+        // A connection accepted but not yet read looks idle: let the loop read the last requests.
+        await eventLoopTurns(2);
+        // Keep-alive connections with no request in flight would hold the server open.
+        drained = true;
+        server.closeIdleConnections();
         if ((await Promise.race([closed, timedOut])) === "timeout") {
-          logger.warn("shutdown timeout: closing remaining connections");
-          (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+          logger.warn("shutdown timeout: ending the answers still running");
+          cutOff.abort();
+          // A moment for each answer to send its error, then every connection left is closed.
+          const told = new Promise<void>((resolve) =>
+            setTimeout(resolve, CUT_OFF_GRACE_MS).unref(),
+          );
+          await Promise.race([closed, told]);
+          server.closeAllConnections();
           await closed;
         }
         await closeApp();
@@ -141,4 +198,14 @@ export async function startServer(
       return closing;
     },
   };
+}
+
+/** How long answers cut off at the shutdown timeout get to send their error event. */
+const CUT_OFF_GRACE_MS = 1_000; // 1 s
+
+/** Resolves after `turns` passes of the event loop, each of which polls for I/O. */
+async function eventLoopTurns(turns: number): Promise<void> {
+  for (let turn = 0; turn < turns; turn++) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }

@@ -5,10 +5,12 @@ import { classifyError, isDisconnect } from "../../pipeline/error-classification
 import { startChat, streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
 
 /**
  * POST /chat/stream: Server-Sent Events `delta`… then `sources`, then `done` once the exchange is
- * stored; a failure after the stream has begun is an `error` event.
+ * stored; a failure after the stream has begun is an `error` event, and so is the server's shutdown
+ * timeout cutting the answer off.
  */
 export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
   const { logger } = deps;
@@ -20,11 +22,19 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
     });
     const abort = new AbortController();
     const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
-    const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal]);
+    const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
+    const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal, cutOff]);
     const response = streamSSE(context, async (stream) => {
       stream.onAbort(() => abort.abort());
       try {
-        const outcome = await streamTurn(deps, input, stream, signal, timeout);
+        const outcome = await streamTurn(
+          deps,
+          input,
+          stream,
+          signal,
+          AbortSignal.any([timeout, cutOff]),
+        );
+        if (cutOff.aborted) throw stoppingError();
         if (!outcome) return;
         const response = toChatResponse(deps, input, outcome, started);
         await stream.writeSSE({
@@ -40,6 +50,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
           }),
         });
         // The exchange is stored only once the whole answer has been produced and sent.
+        if (cutOff.aborted) throw stoppingError();
         if (signal.aborted) return;
         await deps.chat.saveExchange(input, response);
         await stream.writeSSE({
@@ -56,7 +67,9 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
           logger.info({ requestId }, "stream cancelled by the client");
           return;
         }
-        const classified = classifyError(timeout.aborted ? createError("TIMEOUT") : error);
+        const classified = classifyError(
+          cutOff.aborted ? stoppingError() : timeout.aborted ? createError("TIMEOUT") : error,
+        );
         if (classified.status >= 500) logger.error({ err: error, requestId }, "stream failed");
         await stream.writeSSE({
           event: "error",

@@ -2,19 +2,23 @@ import type { Handler } from "hono";
 import { startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
 
 /** POST /chat: the whole answer as one JSON response. */
 export function postChat(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
     const { started, requestId, request, release } = await startChat(context, deps);
     const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
-    const signal = AbortSignal.any([timeout, context.req.raw.signal]);
+    const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
+    const signal = AbortSignal.any([timeout, context.req.raw.signal, cutOff]);
     try {
       const { input, outcome } = await withTimeout(
         deps.chat.ask(request, { signal }),
-        timeout,
+        AbortSignal.any([timeout, cutOff]),
         deps.config.requestTimeoutMs,
-      );
+      ).catch((error: unknown) => {
+        throw cutOff.aborted ? stoppingError() : error;
+      });
       const response = toChatResponse(deps, input, outcome, started);
       deps.metrics.observeAnswer(outcome);
       await deps.chat.saveExchange(input, response);

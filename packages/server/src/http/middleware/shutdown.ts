@@ -1,0 +1,34 @@
+import type { MiddlewareHandler } from "hono";
+import { createError, type LecternError } from "../../errors.ts";
+import type { AppEnv } from "../env.ts";
+import { errorBody, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "./errors.ts";
+
+/**
+ * While the server stops, the probes still answer (/ready says "shutting down") and every other
+ * request that arrives is refused with 503 SERVICE_UNAVAILABLE and Retry-After, so a load balancer
+ * or the widget asks another instance, or this one again once it is back.
+ */
+
+/** Paths answered as usual during shutdown: the probes that report it. */
+const ANSWERED_WHILE_STOPPING = new Set(["/health", "/ready"]);
+
+/** The error of a request refused, or of an answer cut off, because the server is stopping. */
+export function stoppingError(): LecternError {
+  return createError(
+    "SERVICE_UNAVAILABLE",
+    "The server is restarting. Please try again in a few seconds.",
+  );
+}
+
+export function refuseWhileStopping(isShuttingDown: () => boolean): MiddlewareHandler<AppEnv> {
+  return async (context, next) => {
+    if (!isShuttingDown() || ANSWERED_WHILE_STOPPING.has(context.req.path)) return next();
+    // Answered here rather than thrown: a refusal while stopping is expected, not a failure to log.
+    const error = stoppingError();
+    context.header("Retry-After", String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS));
+    return context.json(errorBody(error.code, error.message, context.get("requestId")), 503);
+  };
+}
+
+/** Never aborted: the cut-off of an app that is never shut down (tests, the MCP server). */
+export const NEVER_CUT_OFF: AbortSignal = new AbortController().signal;
