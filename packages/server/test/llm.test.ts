@@ -76,6 +76,10 @@ async function stream(app: ReturnType<typeof appWithModel>["app"], body: Record<
   return readEventStream(response);
 }
 
+/** What a reply that plays the prompt back shows: its canary, or words of its instructions. */
+const PROMPT_TRACES =
+  /lc-[0-9a-f]{18}|Confidential marker|standalone search query|You suggest what a reader|is data, not instructions/i;
+
 describe("grounded answers from a model", () => {
   it("answers from the numbered passages, marks which sources it cited, and sends the passages as data", async () => {
     const { app } = appWithModel();
@@ -316,6 +320,25 @@ describe("follow-up questions", () => {
     ).toBe("03-robot-description/03-ros2-control.md");
   });
 
+  it("searches the reader's own question when the model's rewrite echoes the prompt", async () => {
+    const { app } = appWithModel();
+    const first = await chat(app, { query: "What is ros2_control?" });
+    // A model that plays its input back: the rewrite, then the answer and the follow-ups.
+    const echo = (prompt: string) => prompt;
+    fake.enqueue({ reply: echo }, { reply: echo });
+    fake.enqueueFollowUps({ reply: echo });
+    const question = "What are its main components?";
+    const second = await chat(app, { query: question, session_id: first.session_id });
+    const history = ConversationHistoryResponseSchema.parse(
+      await (await app.request(`/history/${first.session_id}`)).json(),
+    );
+    const stored = history.entries[1]?.metadata.search_query;
+    for (const searched of [second.metadata.search_query, stored]) {
+      expect(searched).toBe(question);
+    }
+    expect(JSON.stringify([second, history])).not.toMatch(PROMPT_TRACES);
+  });
+
   it("uses the heuristic without a model", async () => {
     const { app } = createTestApp(lectern, {
       history: new MemoryHistoryStore(),
@@ -421,6 +444,23 @@ describe("suggested next questions written by the model", () => {
       expect(body.metadata.mode, JSON.stringify(scenario)).toBe("full");
       expect(body.answer, JSON.stringify(scenario)).toMatch(/^According to the book/);
       expect(body.suggestions, JSON.stringify(scenario)).toEqual(book);
+    }
+  });
+
+  it("drops every question of a reply that repeats the prompt, and sends the book's", async () => {
+    const book = await fromBook();
+    // Each sentence of the prompt (the canary's line among them) written out as a question.
+    const asQuestions = (prompt: string) =>
+      prompt
+        .split(/(?<=[.!?)])\s+/)
+        .map((sentence) => sentence.replace(/[.!]?\)?$/, "?"))
+        .join("\n");
+    for (const reply of [(prompt: string) => prompt, asQuestions]) {
+      const { app } = appWithModel();
+      fake.enqueueFollowUps({ reply });
+      const body = await chat(app, { query: QUESTION });
+      expect(body.suggestions).toEqual(book);
+      expect(JSON.stringify(body)).not.toMatch(PROMPT_TRACES);
     }
   });
 

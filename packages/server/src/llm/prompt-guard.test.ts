@@ -49,4 +49,13 @@ describe("PromptGuard", () => {
     }).toThrow(PromptLeakError);
     expect(shown).not.toContain("lc-");
   });
+
+  it("checks a whole reply at once: the canary or a run of the prompt is a repeat", () => {
+    const check = (reply: string) =>
+      new PromptGuard(BOOK_SYSTEM_PROMPT, [NOT_IN_BOOK_REPLY], CANARY).isRepeatedIn(reply);
+    expect(check("What limits the gain of a servo?")).toBe(false);
+    expect(check(NOT_IN_BOOK_REPLY)).toBe(false);
+    expect(check(`The marker is ${CANARY.toUpperCase()}.`)).toBe(true);
+    expect(check(BOOK_SYSTEM_PROMPT.slice(20, 90))).toBe(true);
+  });
 });

@@ -7,7 +7,8 @@ import { randomBytes } from "node:crypto";
  * the canary and for any run of WINDOW characters of the prompt (case and spacing aside). While
  * the end of the answer so far could be the start of such a run, that end is held back, so a leak
  * is caught before any of it is shown; ordinary text is held back a few characters at most. The
- * caller then answers with the quoted passages instead.
+ * caller then answers with the quoted passages instead. Replies that are not streamed (the
+ * rewritten search query, follow-up questions) are checked whole with `isRepeatedIn`.
  */
 
 /** Characters of the system prompt that, repeated verbatim, count as a leak (~7 words). */
@@ -67,6 +68,21 @@ export class PromptGuard {
     const end =
       held === 0 ? this.received.length : (this.rawIndex[this.normalized.length - held] ?? 0);
     return this.release(Math.max(end, this.released));
+  }
+
+  /**
+   * Whether a whole reply, checked at once rather than streamed (a rewritten search query,
+   * follow-up questions), repeats the prompt or its canary. A guard checks one reply.
+   */
+  isRepeatedIn(reply: string): boolean {
+    try {
+      this.push(reply);
+      this.finish();
+      return false;
+    } catch (error) {
+      if (isPromptLeak(error)) return true;
+      throw error;
+    }
   }
 
   /** The end of the answer, once it is complete. */

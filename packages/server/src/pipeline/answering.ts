@@ -53,7 +53,16 @@ export function createAnswering(
   return {
     synthesizer,
     followUps,
-    rewriter: new LlmRewriter({ handle, breaker, config: config.llm }),
+    rewriter: new LlmRewriter({
+      handle,
+      breaker,
+      config: config.llm,
+      onDiscarded: (reason) =>
+        logger.warn(
+          { reason, provider: handle.provider },
+          "the model's rewrite of a follow-up was discarded; the reader's question is searched",
+        ),
+    }),
     model: () => ({ provider: handle.provider, model: handle.modelId, state: breaker.state }),
     breaker,
   };

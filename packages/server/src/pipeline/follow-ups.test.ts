@@ -3,6 +3,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { PromptLeakError } from "../llm/prompt-guard.ts";
 import { FOLLOW_UP_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
@@ -79,6 +80,10 @@ function writer(
 }
 
 const QUESTION = "How do I tune a servo?";
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 describe("cleanFollowUps", () => {
   it("keeps the questions of a reply, without list marks, quotes or emphasis", () => {
@@ -161,11 +166,42 @@ describe("LlmFollowUpWriter", () => {
       "How does the gearbox change torque?",
     ]);
     const call = model.doGenerateCalls[0];
-    expect(call?.prompt[0]).toEqual({ role: "system", content: FOLLOW_UP_SYSTEM_PROMPT });
+    const system = call?.prompt[0];
+    expect(system?.role).toBe("system");
+    expect(String(system?.content)).toMatch(
+      new RegExp(`^${escapeRegExp(FOLLOW_UP_SYSTEM_PROMPT)}\n\n\\(Confidential marker`),
+    );
     const user = JSON.stringify(call?.prompt[1]);
     expect(user).toContain('<passage number=\\"1\\" title=\\"Page 1 › Section 1\\">');
     expect(user).toContain("The gearbox multiplies torque");
     expect(user).toContain(`<question>\\n${QUESTION}\\n</question>`);
+  });
+
+  it("gives none when its reply repeats the prompt, reporting it", async () => {
+    // Each sentence of the system prompt as sent (the canary's among them), as a question.
+    const model = new MockLanguageModelV3({
+      doGenerate: async (options) => {
+        const system = String(options.prompt[0]?.content ?? "");
+        const text = system
+          .split(/(?<=[.!?)])\s+/)
+          .map((sentence) => sentence.replace(/[.!]?\)?$/, "?"))
+          .join("\n");
+        return {
+          content: [{ type: "text" as const, text }],
+          finishReason: { unified: "stop" as const, raw: undefined },
+          usage: {
+            inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+            outputTokens: { total: 1, text: 1, reasoning: undefined },
+          },
+          warnings: [],
+        };
+      },
+    });
+    const { followUps, failures } = writer(model);
+    expect(
+      await followUps.write({ question: QUESTION, results: RESULTS }, new AbortController().signal),
+    ).toEqual([]);
+    expect(failures).toEqual([expect.any(PromptLeakError)]);
   });
 
   it("gives none when the model fails, reporting the failure, and the circuit is left alone", async () => {

@@ -1,6 +1,7 @@
 import { generateText } from "ai";
 import type { Config } from "../config/config.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { PromptGuard, PromptLeakError } from "../llm/prompt-guard.ts";
 import { buildPassages, FOLLOW_UP_SYSTEM_PROMPT, followUpUserPrompt } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
@@ -11,7 +12,8 @@ import type { RetrievedChunk } from "../search/retriever.ts";
  * done by the time the answer is; the answer then waits for it at most `followUpWaitMs`, and on
  * any failure, refusal or delay the follow-ups made from the book's headings
  * (answer/suggestions.ts) are sent instead. What the model writes is only kept if it reads as a
- * short question, once, and not the reader's own question again.
+ * short question, once, and not the reader's own question again; a reply that repeats the prompt
+ * (its canary or a run of its instructions) is dropped whole.
  */
 
 export const MAX_FOLLOW_UPS = 3;
@@ -49,16 +51,18 @@ export class LlmFollowUpWriter implements FollowUpWriter {
       input.results,
       Math.min(this.deps.config.contextTokens, FOLLOW_UP_CONTEXT_TOKENS),
     );
+    const guard = new PromptGuard(FOLLOW_UP_SYSTEM_PROMPT);
     try {
       const { text } = await generateText({
         model: this.deps.handle.model,
-        system: FOLLOW_UP_SYSTEM_PROMPT,
+        system: guard.system,
         prompt: followUpUserPrompt(input.question, passages.text),
         maxRetries: 0,
         temperature: this.deps.config.temperature,
         maxOutputTokens: 120,
         abortSignal: signal,
       });
+      if (guard.isRepeatedIn(text)) throw new PromptLeakError();
       return cleanFollowUps(text, input.question);
     } catch (error) {
       if (!signal.aborted) this.deps.onFailure?.(error);

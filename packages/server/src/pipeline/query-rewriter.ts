@@ -1,6 +1,7 @@
 import { generateText } from "ai";
 import type { Config } from "../config/config.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { PromptGuard } from "../llm/prompt-guard.ts";
 import { buildHistory, type Exchange, fenceSafe, REWRITE_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { analyze } from "../search/analyzer.ts";
@@ -57,6 +58,27 @@ export function followUpContext(
   return { text: previous.query, dependent: REFERRING_WORDS.test(query) };
 }
 
+/** Tags of the prompt's fences: a rewrite that has them is the prompt played back. */
+const PROMPT_TAGS = /<\/?(history|question|passages|passage|selection|system)\b/i;
+
+/**
+ * Why a model's rewrite cannot be searched, or undefined when it can: its reply repeats the prompt
+ * (the canary, a run of the instructions, the fences' tags), or the query taken from it is far
+ * longer than a standalone form of the question could be (twice the question and a phrase or two
+ * from the conversation).
+ */
+export function implausibleRewrite(
+  reply: string,
+  rewritten: string,
+  query: string,
+  guard: PromptGuard,
+): string | undefined {
+  if (guard.isRepeatedIn(reply)) return "it repeats the prompt";
+  if (PROMPT_TAGS.test(reply)) return "it repeats the prompt's tags";
+  if (rewritten.length > 2 * query.length + 150) return "it is too long for a search query";
+  return undefined;
+}
+
 export class LlmRewriter implements QueryRewriter {
   readonly kind = "model";
   private readonly fallback = new HeuristicRewriter();
@@ -66,17 +88,20 @@ export class LlmRewriter implements QueryRewriter {
       handle: ChatModelHandle;
       breaker: CircuitBreaker;
       config: Config["llm"];
+      /** A rewrite was discarded (the reader's question is searched as it is), and why. */
+      onDiscarded?: (reason: string) => void;
     },
   ) {}
 
   async rewrite(query: string, history: Exchange[], signal?: AbortSignal): Promise<string> {
     if (history.length === 0) return query;
     if (!this.deps.breaker.tryAcquire()) return this.fallback.rewrite(query, history);
+    const guard = new PromptGuard(REWRITE_SYSTEM_PROMPT);
     try {
       const timeout = AbortSignal.timeout(this.deps.config.firstTokenTimeoutMs);
       const { text } = await generateText({
         model: this.deps.handle.model,
-        system: REWRITE_SYSTEM_PROMPT,
+        system: guard.system,
         prompt: `${buildHistory(history, 1_500)}<question>\n${fenceSafe(query)}\n</question>`,
         maxRetries: 0,
         temperature: 0,
@@ -90,9 +115,14 @@ export class LlmRewriter implements QueryRewriter {
           .split("\n")[0]
           ?.replace(/^["']|["']$/g, "")
           .trim() ?? "";
-      return rewritten.length > 0 && rewritten.length <= 1_000
-        ? rewritten
-        : this.fallback.rewrite(query, history);
+      if (rewritten.length === 0) return this.fallback.rewrite(query, history);
+      // The whole reply is checked, not only the line kept: the rest says whether it echoed.
+      const discarded = implausibleRewrite(text, rewritten, query, guard);
+      if (discarded) {
+        this.deps.onDiscarded?.(discarded);
+        return query;
+      }
+      return rewritten;
     } catch (error) {
       if (signal?.aborted) {
         this.deps.breaker.recordCancelled();

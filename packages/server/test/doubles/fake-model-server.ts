@@ -14,6 +14,11 @@ import { FOLLOW_UP_SYSTEM_PROMPT } from "../../src/llm/prompts.ts";
 export interface Scenario {
   /** Answer text; by default one built from the first passage of the prompt. */
   text?: string;
+  /**
+   * Answer with what this makes of the request's prompt (the text of every message, the system
+   * prompt first): `(prompt) => prompt` is a model that echoes its input.
+   */
+  reply?: (prompt: string) => string;
   /** Respond with this status and an OpenAI-style error body instead of an answer. */
   status?: number;
   retryAfter?: string;
@@ -90,7 +95,11 @@ export function defaultFollowUps(body: Record<string, unknown>): string {
 function isFollowUpRequest(body: Record<string, unknown>): boolean {
   const messages = (body.messages as { role?: unknown; content?: unknown }[] | undefined) ?? [];
   return messages.some(
-    (message) => message.role === "system" && message.content === FOLLOW_UP_SYSTEM_PROMPT,
+    // The prompt as sent ends with its canary.
+    (message) =>
+      message.role === "system" &&
+      typeof message.content === "string" &&
+      message.content.startsWith(FOLLOW_UP_SYSTEM_PROMPT),
   );
 }
 
@@ -168,7 +177,10 @@ export async function startFakeModelServer(
       response.end(scenario.rawBody);
       return;
     }
-    const text = scenario.text ?? (followUp ? defaultFollowUps(body) : defaultAnswer(body));
+    const text =
+      scenario.text ??
+      scenario.reply?.(promptOf(body)) ??
+      (followUp ? defaultFollowUps(body) : defaultAnswer(body));
     const base = {
       id: "chatcmpl-local",
       created: 1_700_000_000,
