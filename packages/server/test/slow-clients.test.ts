@@ -59,6 +59,21 @@ function readUntilClosed(socket: Socket): Promise<string> {
   });
 }
 
+/** The status, headers and body of a whole response with a Content-Length. */
+function parseReply(text: string): { status: number; headers: Map<string, string>; body: string } {
+  const end = text.indexOf("\r\n\r\n");
+  const [statusLine = "", ...lines] = text.slice(0, Math.max(0, end)).split("\r\n");
+  const headers = new Map(
+    lines.map((line) => {
+      const colon = line.indexOf(":");
+      return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()] as const;
+    }),
+  );
+  const body = text.slice(end + 4);
+  expect(Buffer.byteLength(body), text).toBe(Number(headers.get("content-length")));
+  return { status: Number(statusLine.split(" ")[1]), headers, body };
+}
+
 const head = (path: string, length: number, extra = "") =>
   `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 
@@ -94,6 +109,24 @@ describe("clients that misbehave", () => {
     expect(text).toMatch(/^HTTP\/1\.1 200 /);
     expect(text).toMatch(/\r\nconnection: close\r\n/i);
     expect(text).toContain("event: done");
+  });
+
+  it("answers CONNECT with 405 METHOD_NOT_ALLOWED in the error shape instead of dropping it", async () => {
+    const socket = await open();
+    const answer = readUntilClosed(socket);
+    const requestId = crypto.randomUUID();
+    socket.write(
+      `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: ${requestId}\r\n\r\n`,
+    );
+    const reply = parseReply(await answer);
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get("x-request-id")).toBe(requestId);
+    expect(reply.headers.get("allow")).toContain("GET");
+    expect(reply.headers.get("connection")).toBe("close");
+    expect(JSON.parse(reply.body)).toMatchObject({
+      error_code: "METHOD_NOT_ALLOWED",
+      request_id: requestId,
+    });
   });
 
   it("lists the allowed methods in Allow when asked with OPTIONS", async () => {

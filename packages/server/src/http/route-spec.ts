@@ -65,7 +65,8 @@ export function honoPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ":$1");
 }
 
-const METHOD_ORDER: readonly HttpMethod[] = ["GET", "POST", "DELETE"];
+/** Every method a route is served with, in `Allow` order. */
+export const METHOD_ORDER: readonly HttpMethod[] = ["GET", "POST", "DELETE"];
 
 /** Each path with the methods served on it, as an `Allow` header value ("GET, DELETE"). */
 export function allowedMethods(routes: readonly RouteSpec[]): Map<string, string> {

@@ -1,5 +1,7 @@
-import type { Server as HttpServer, ServerResponse } from "node:http";
+import { randomUUID } from "node:crypto";
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from "node:http";
 import { type AddressInfo, Server as NetServer } from "node:net";
+import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
 import { warmWordClasses } from "../answer/word-classes.ts";
@@ -9,6 +11,8 @@ import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { createSafeLogger } from "../util/safe-log.ts";
 import { composeApp } from "./compose.ts";
+import { isUuidV4 } from "./request.ts";
+import { connectReply } from "./socket-replies.ts";
 
 export { createHistoryStore, VERSION } from "./compose.ts";
 
@@ -103,6 +107,11 @@ export async function startServer(
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
+  });
+  // Unhandled, a CONNECT has its socket destroyed without a word.
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => socket.destroy());
+    socket.end(connectReply(requestIdOf(request)));
   });
   // The responses not yet finished, so that shutdown can ask each to close its connection.
   const unfinished = new Set<ServerResponse>();
@@ -208,4 +217,10 @@ async function eventLoopTurns(turns: number): Promise<void> {
   for (let turn = 0; turn < turns; turn++) {
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
+}
+
+/** The caller's X-Request-Id when it is a UUID v4 (as the app takes it), otherwise a new one. */
+function requestIdOf(request: IncomingMessage): string {
+  const incoming = request.headers["x-request-id"];
+  return typeof incoming === "string" && isUuidV4(incoming) ? incoming : randomUUID();
 }
