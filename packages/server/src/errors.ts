@@ -53,6 +53,10 @@ export const ERROR_CODES = {
     message: "The request holds text that cannot be stored; remove unusual characters and retry.",
   },
   // How a request is sent
+  // Node's HTTP parser could not read the request line or headers (the connection is closed).
+  BAD_REQUEST: { status: 400, message: "The request is not valid HTTP." },
+  HEADERS_TOO_LARGE: { status: 431, message: "The request's headers are too large." },
+  REQUEST_TIMEOUT: { status: 408, message: "The request did not arrive in time." },
   INVALID_JSON: { status: 400, message: "The request body is not valid JSON." },
   PAYLOAD_TOO_LARGE: { status: 413, message: "The request body is too large." },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Send the request body as application/json." },

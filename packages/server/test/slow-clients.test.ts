@@ -74,6 +74,21 @@ function parseReply(text: string): { status: number; headers: Map<string, string
   return { status: Number(statusLine.split(" ")[1]), headers, body };
 }
 
+function expectErrorReply(
+  reply: ReturnType<typeof parseReply>,
+  status: number,
+  code: string,
+): void {
+  expect(reply.status).toBe(status);
+  expect(reply.headers.get("connection")).toBe("close");
+  expect(reply.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  expect(JSON.parse(reply.body)).toEqual({
+    error_code: code,
+    message: expect.any(String),
+    request_id: reply.headers.get("x-request-id"),
+  });
+}
+
 const head = (path: string, length: number, extra = "") =>
   `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 
@@ -82,7 +97,24 @@ describe("clients that misbehave", () => {
     const socket = await open();
     const answer = readUntilClosed(socket);
     socket.write(`${head("/chat", 100)}{"query": "wh`);
-    expect(await answer).toMatch(/^HTTP\/1\.1 408 /);
+    const text = await answer;
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expectErrorReply(parseReply(text), 408, "REQUEST_TIMEOUT");
+  });
+
+  it.each([
+    ["a request line that is not HTTP", "NOT-HTTP\r\n\r\n", 400, "BAD_REQUEST"],
+    [
+      "headers over Node's 16 KiB limit",
+      `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Filler: ${"x".repeat(20_000)}\r\n\r\n`,
+      431,
+      "HEADERS_TOO_LARGE",
+    ],
+  ])("answers %s in the error shape, with X-Request-Id", async (_, request, status, code) => {
+    const socket = await open();
+    const answer = readUntilClosed(socket);
+    socket.write(request);
+    expectErrorReply(parseReply(await answer), status, code);
   });
 
   it("logs a body the client abandoned as the client's doing, without an error or a stack", async () => {

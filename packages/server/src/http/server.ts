@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from "node:http";
-import { type AddressInfo, Server as NetServer } from "node:net";
+import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
@@ -12,7 +12,7 @@ import type { HistoryStore } from "../store/history-store.ts";
 import { createSafeLogger } from "../util/safe-log.ts";
 import { composeApp } from "./compose.ts";
 import { isUuidV4 } from "./request.ts";
-import { connectReply } from "./socket-replies.ts";
+import { clientErrorCode, connectReply, socketErrorReply } from "./socket-replies.ts";
 
 export { createHistoryStore, VERSION } from "./compose.ts";
 
@@ -112,6 +112,20 @@ export async function startServer(
   server.on("connect", (request: IncomingMessage, socket: Duplex) => {
     socket.on("error", () => socket.destroy());
     socket.end(connectReply(requestIdOf(request)));
+  });
+  // A request Node cannot parse, or that did not arrive in time: Node's own reply is a bare
+  // status line, without the error body or X-Request-Id every other response has.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // A reset, or a reply already begun: there is no one to answer, or it is too late to.
+    if (error.code === "ECONNRESET" || !socket.writable || (socket as Socket).bytesWritten > 0) {
+      socket.destroy();
+      return;
+    }
+    const code = clientErrorCode(error.code);
+    const requestId = randomUUID();
+    logger.debug({ requestId, code, parserCode: error.code }, "request Node could not read");
+    socket.on("error", () => socket.destroy());
+    socket.end(socketErrorReply(code, requestId));
   });
   // The responses not yet finished, so that shutdown can ask each to close its connection.
   const unfinished = new Set<ServerResponse>();

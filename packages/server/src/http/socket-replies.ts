@@ -40,3 +40,17 @@ export function connectReply(requestId: string): string {
     headers: { Allow: [...METHOD_ORDER, "OPTIONS"].join(", ") },
   });
 }
+
+/** The code of a request Node's parser gave up on, by the parser's error code. */
+export function clientErrorCode(parserCode: string | undefined): ErrorCode {
+  switch (parserCode) {
+    case "HPE_HEADER_OVERFLOW":
+      return "HEADERS_TOO_LARGE";
+    case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
+      return "PAYLOAD_TOO_LARGE";
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return "REQUEST_TIMEOUT";
+    default:
+      return "BAD_REQUEST";
+  }
+}
