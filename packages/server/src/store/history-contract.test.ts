@@ -368,6 +368,22 @@ for (const backend of backends) {
       expect(new Set(history?.entries.map((entry) => entry.id)).size).toBe(20);
     });
 
+    it("lists concurrent exchanges of a session with their timestamps in the same order", async () => {
+      // Writes that begin in one order and reach the session in another: a timestamp taken when
+      // a transaction began would then run backwards down the list.
+      for (let round = 0; round < 5; round++) {
+        const sessionId = randomUUID();
+        await h.store.saveExchange(exchange(sessionId, 0));
+        const exchanges = Array.from({ length: 20 }, (_, index) => exchange(sessionId, index + 1));
+        await Promise.all(exchanges.map((item) => h.store.saveExchange(item)));
+        const times = (await h.store.getHistory(sessionId, 100))?.entries.map((entry) =>
+          entry.timestamp.getTime(),
+        );
+        expect(times).toHaveLength(21);
+        expect(times).toEqual([...(times ?? [])].sort((a, b) => a - b));
+      }
+    });
+
     it("deletes a session with all its exchanges, once", async () => {
       const doomed = randomUUID();
       const kept = randomUUID();

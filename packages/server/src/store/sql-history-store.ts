@@ -56,7 +56,7 @@ export class SqlHistoryStore implements HistoryStore {
     const sessionIds = sessionsOf(batch);
     const exchangeRows = batch.map((_, index) => {
       const base = index * 8;
-      return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8})`;
+      return `($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7}, $${base + 8}, ${WRITTEN_AT})`;
     });
     await this.db.transaction(async (tx) => {
       await tx.query(
@@ -180,7 +180,15 @@ export class SqlHistoryStore implements HistoryStore {
 const UPSERT_SESSIONS = "INSERT INTO sessions (session_id) VALUES";
 const ON_CONFLICT = "ON CONFLICT (session_id) DO UPDATE SET last_active = now()";
 const INSERT_EXCHANGES =
-  "INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata) VALUES";
+  'INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata, "timestamp") VALUES';
+/**
+ * An exchange's time, read when its row is written. The column's default, now(), is when the
+ * transaction began; the session's row, locked by the upsert before the insert, makes writes to a
+ * session take their turns, so a write that began first may still be written second: its id
+ * would then be the later and its timestamp the earlier. Read after the lock, the clock runs in
+ * the same order as the ids.
+ */
+const WRITTEN_AT = "clock_timestamp()";
 
 function sessionsOf(batch: PreparedExchange[]): string[] {
   return [...new Set(batch.map((exchange) => exchange.sessionId.toLowerCase()))];
@@ -203,7 +211,9 @@ function exchangeValues(exchange: PreparedExchange): (string | null)[] {
 /** The same writes as one text of statements (see `SqlClient.script`). */
 function exchangesScript(batch: PreparedExchange[]): string {
   const sessions = sessionsOf(batch).map((id) => `(${sqlLiteral(id)})`);
-  const rows = batch.map((exchange) => `(${exchangeValues(exchange).map(sqlLiteral).join(", ")})`);
+  const rows = batch.map(
+    (exchange) => `(${exchangeValues(exchange).map(sqlLiteral).join(", ")}, ${WRITTEN_AT})`,
+  );
   // Statements sent in one text run as one implicit transaction: an error rolls all back.
   return `${UPSERT_SESSIONS} ${sessions.join(", ")} ${ON_CONFLICT};\n${INSERT_EXCHANGES} ${rows.join(", ")}`;
 }
