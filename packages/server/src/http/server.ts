@@ -127,12 +127,13 @@ export async function startServer(
     socket.on("error", () => socket.destroy());
     socket.end(socketErrorReply(code, requestId));
   });
-  // The responses not yet finished, so that shutdown can ask each to close its connection.
-  const unfinished = new Set<ServerResponse>();
+  // Connections accepted so far: shutdown accepts until a turn of the event loop adds none.
   let accepted = 0;
   server.on("connection", () => {
     accepted += 1;
   });
+  // The responses not yet finished, so that shutdown can ask each to close its connection.
+  const unfinished = new Set<ServerResponse>();
   server.on("request", (_request, response: ServerResponse) => {
     if (shuttingDown) closeAfter(response);
     unfinished.add(response);
