@@ -25,6 +25,8 @@ let docsDir: string;
 let standIn: QdrantStandIn;
 let embedder: FakeEmbedder;
 let lectern: Lectern;
+/** Closed before the data directory is opened again (one open at a time per directory). */
+let closed = false;
 const COLLECTION = "robotics-primer";
 
 function qdrantConfig(dataDir: string) {
@@ -61,7 +63,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await lectern?.close();
+  if (!closed) await lectern?.close();
   await standIn?.close();
   await rm(workDir, { recursive: true, force: true });
 });
@@ -181,6 +183,9 @@ describe("the sample book on Qdrant", () => {
   });
 
   it("opens again without embedding anything: the backlog is kept in the database", async () => {
+    // Its embedded database is open in one place at a time: the book is closed, then reopened.
+    await lectern.close();
+    closed = true;
     const reopenedEmbedder = createFakeEmbedder(64);
     const reopened = await openLectern(qdrantConfig(lectern.config.dataDir), {
       embedder: reopenedEmbedder,
