@@ -63,6 +63,21 @@ describe("snippets", () => {
     ).toBe("Setup Use ros2 run and the docs.");
   });
 
+  it.each([
+    [
+      "an identifier in code marks",
+      "Set `build_type` to `ament_python`.",
+      "Set build_type to ament_python.",
+    ],
+    ["an identifier in prose", "The my_node_name node runs.", "The my_node_name node runs."],
+    ["emphasis with underscores", "Use _this_ and __that__ only.", "Use this and that only."],
+    ["emphasis with stars", "A *rare* and **bold** word.", "A rare and bold word."],
+    ["a table row", "| `max_speed` | 2.0 |", "max_speed 2.0"],
+    ["a quote", "> Note: *mind* the gap", "Note: mind the gap"],
+  ])("keeps %s as written", (_what, markdown, plain) => {
+    expect(plainText(markdown)).toBe(plain);
+  });
+
   it("cuts a window around the matching words and marks where it was cut", () => {
     const words = Array.from({ length: 60 }, (_, at) => `w${at}`);
     words[40] = "gearbox";

@@ -180,7 +180,10 @@ export function plainText(markdown: string): string {
       .replace(/!\[([^\]]*)\]\([^)]*\)/g, "$1")
       .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
       .replace(/<[^>]+>/g, " ")
-      .replace(/[*_`|>]+/g, " ")
+      .replace(/`+/g, "")
+      // Emphasis marks sit at a word's edge; an underscore inside one (`ament_python`) is its own.
+      .replace(/(?<![\p{L}\p{N}])[*_]+|[*_]+(?![\p{L}\p{N}])/gu, " ")
+      .replace(/[|>]+/g, " ")
       .replace(/\s+/g, " ")
       .trim()
   );
