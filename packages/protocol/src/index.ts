@@ -44,7 +44,10 @@ export const SourceCitationSchema = z.object({
   section: z.string(),
   chunk_position: z.int().check(z.minimum(0)),
   similarity_score: z.number().check(z.minimum(0), z.maximum(1)),
-  /** First 200 characters of the passage. */
+  /**
+   * First 200 characters of the passage: of what the answer quotes from it when it is cited (the
+   * sentence set in bold, the lead passage), so a link's text fragment highlights that.
+   */
   snippet: z.string().check(z.maxLength(200)),
   file_path: z.string(),
   /** Page title and headings down to the section. */

@@ -278,7 +278,7 @@ export function renderCard(
   weights: CardWeights = CARD_WEIGHTS,
   /** A passage inside the section to mark instead: its sentences are the ones set in bold. */
   passage?: string,
-): { text: string; cut: boolean } {
+): { text: string; cut: boolean; highlight: string | undefined } {
   const blocks = section.blocks.filter((block) => block.kind !== "other");
   const match = blocks.map((block) => coverage(termsOf(blockWords(block)), question));
   const size = blocks.map((block) => wordCount(blockWords(block)));
@@ -313,6 +313,8 @@ export function renderCard(
   return {
     text: [`**${path}** [${citation}]`, ...lines].join("\n\n"),
     cut: kept.size < blocks.length,
+    // What the link highlights on the page: the first sentence in bold, else the section's first.
+    highlight: sentences.find((sentence) => marked.has(sentence)) ?? sentences[0],
   };
 }
 

@@ -213,8 +213,9 @@ describe("POST /chat", () => {
 });
 
 describe("text with emoji where a snippet is cut", () => {
-  // The first chunk's text is this page from its heading on; its 200th unit falls inside an emoji.
-  const page = `# Servos\n\n${"Servo motors hold an angle with a feedback loop. ".repeat(3)}${"🤖".repeat(60)} That is how a servo holds its angle.\n`;
+  // The first chunk's text is this page from its heading on; its 200th unit falls inside an emoji,
+  // and so does the 200th of the one sentence the answer quotes (where the snippet starts).
+  const page = `# Servos\n\n${"Servo motors hold an angle with a feedback loop, ".repeat(3)}${"🤖".repeat(60)} that is how a servo holds its angle.\n`;
   let emoji: TinyBook;
   beforeAll(async () => {
     emoji = await openTinyBook("emoji", { "servo.md": page });
@@ -237,7 +238,9 @@ describe("text with emoji where a snippet is cut", () => {
     expect(response.status).toBe(200);
     const body = ChatResponseSchema.parse(await response.json());
     const [source] = body.sources;
-    expect(source && "snippet" in source && source.snippet).toBe(chunk?.text.slice(0, 199));
+    const quoted = chunk?.text.slice(chunk.text.indexOf("Servo motors")) ?? "";
+    expect(quoted.charCodeAt(199).toString(16)).toBe("d83e");
+    expect(source && "snippet" in source && source.snippet).toBe(quoted.slice(0, 199));
     const [stored] = await storedExchanges(app, body.session_id);
     expect(stored?.message_id).toBe(body.message_id);
     expect(stored?.sources).toEqual(body.sources);

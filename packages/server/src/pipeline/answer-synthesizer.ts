@@ -64,6 +64,17 @@ export interface SynthesisOutput {
   extraSources?: RetrievedChunk[];
   /** Citations whose quote sits in a section merged into the chunk: the section to link to. */
   quotedSections?: QuotedSection[];
+  /**
+   * The passage each citation points at on the page (the card's sentence in bold, the lead
+   * passage): its source's snippet starts there, so the link's text fragment highlights what the
+   * answer quoted rather than the start of the chunk (a neighbouring section, or an overlap).
+   */
+  quotes?: CitedQuote[];
+}
+
+export interface CitedQuote {
+  citation: number;
+  text: string;
 }
 
 export interface AnswerSynthesizer {
@@ -110,6 +121,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       citedNumbers: quoted.cited,
       ...(extraSources.length > 0 ? { extraSources } : {}),
       ...(quotedSections.length > 0 ? { quotedSections } : {}),
+      ...(quoted.quotes.length > 0 ? { quotes: quoted.quotes } : {}),
     };
   }
 
@@ -201,14 +213,21 @@ function withSectionCard(
   input: SynthesisInput,
   passage: ExtractiveAnswer,
   weights: CardWeights,
-): ExtractiveAnswer {
-  if (input.results.length === 0) return passage;
+): ExtractiveAnswer & { quotes: CitedQuote[] } {
+  const leadQuote = (): CitedQuote[] => {
+    const citation = passage.cited[0];
+    const text = asOnThePage(passage.text.replace(/\s*\[\d+\]/g, "").replace(/\*\*/g, ""));
+    return citation !== undefined && passage.text && !passage.pointerOnly
+      ? [{ citation, text }]
+      : [];
+  };
+  if (input.results.length === 0) return { ...passage, quotes: leadQuote() };
   const question = questionWords(
     input.context ? `${input.question} ${input.context}` : input.question,
     input.idf ?? resultsIdf(input.results),
   );
   const best = bestSection(input.results, question, weights, input.pageChunks);
-  if (!best) return passage;
+  if (!best) return { ...passage, quotes: leadQuote() };
   const quotable = passage.text && !passage.pointerOnly ? passage.text : undefined;
   const lead = quotable !== undefined && !holdsPassage(best.section, squeezed(quotable));
   // A section from another chunk of a result's page is a source of its own, after the others.
@@ -235,12 +254,21 @@ function withSectionCard(
       section: best.section.section,
       headingPath: best.section.headingPath,
     });
+  const quotes = lead ? leadQuote() : [];
+  if (card.highlight && !quotes.some((quote) => quote.citation === citation))
+    quotes.push({ citation, text: asOnThePage(card.highlight) });
   return {
     text: lead ? `${passage.text}\n\n${card.text}` : card.text,
     cited: [...new Set([...(lead ? passage.cited : []), citation])],
     extraSources,
     quotedSections,
+    quotes,
   };
+}
+
+/** A quote's text as the page shows it: a link is its words (a text fragment matches those). */
+function asOnThePage(text: string): string {
+  return text.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1");
 }
 
 /** An idf over the results alone, for callers that give none of the book's. */

@@ -404,14 +404,18 @@ function quotedSources(
   const sections = new Map(
     (output.quotedSections ?? []).map((section) => [section.citation, section]),
   );
+  const quotes = new Map((output.quotes ?? []).map((quote) => [quote.citation, quote.text]));
   const sources = quoted.map((result, index) => {
     const number = index + 1 + offset;
     const section = sections.get(number);
+    const quote = quotes.get(number);
     return {
       ...toCitation(result, index + offset),
       ...(section
         ? { source_url: section.url, section: section.section, section_path: section.headingPath }
         : {}),
+      // The snippet starts at what the answer quoted: the link's text fragment is taken from it.
+      ...(quote ? { snippet: cutText(quote, SNIPPET_UNITS) } : {}),
       ...(cited ? { cited: cited.has(number) } : {}),
     };
   });

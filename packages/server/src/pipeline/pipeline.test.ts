@@ -414,6 +414,46 @@ describe("ChatPipeline: sources the answer adds", () => {
     expect(scores).toEqual([...scores].sort((left, right) => right - left));
   });
 
+  it("starts a cited source's snippet at what the answer quotes, so its link highlights that", async () => {
+    const packed: ChunkRecord = {
+      ...pageChunk(
+        "office",
+        0,
+        [
+          "A broker is a server that relays messages between clients.",
+          "## Print spooler",
+          "Jobs wait in line. A spooler is a queue that holds print jobs until the printer is free.",
+        ].join("\n\n"),
+        ["Office Terms", "Broker"],
+      ),
+      sectionAnchors: [
+        {
+          heading: "Print spooler",
+          anchor: "spooler",
+          headingPath: ["Office Terms", "Print spooler"],
+        },
+      ],
+    };
+    const other = pageChunk("queues", 0, "A message queue stores messages for a consumer.", [
+      "Queues",
+    ]);
+    const office = LexicalIndex.build([packed, other]);
+    const officeRetriever = new Retriever(office, { topK: 5, maxChunksPerPage: 1 });
+    const outcome = await new ChatPipeline({
+      retriever: () => officeRetriever,
+      synthesizer: new ExtractiveSynthesizer(),
+      pageChunks: (filePath) => office.chunksOfPage(filePath),
+    }).run(input("What does the print spooler queue hold?"));
+    const cited = outcome.sources.find((source) => "cited" in source && source.cited);
+    expect(cited).toMatchObject({ source_url: "/docs/office#spooler" });
+    // Not the chunk's first section: the sentence the answer sets in bold.
+    expect(cited?.snippet).toBe(
+      "A spooler is a queue that holds print jobs until the printer is free.",
+    );
+    const uncited = outcome.sources.find((source) => "cited" in source && !source.cited);
+    expect(uncited?.snippet).toBe("A message queue stores messages for a consumer.");
+  });
+
   it("keeps to the results when a section filter is set", async () => {
     const outcome = await book.run({
       ...input("What is a URDF?"),

@@ -1,6 +1,6 @@
 /** How many leading words of a snippet identify its passage on the page. */
 const FRAGMENT_WORDS = 8;
-/** The server's snippets are the first 200 characters of a passage. */
+/** The server's snippets are the first 200 characters of what the answer quotes of a passage. */
 const SNIPPET_LENGTH = 200;
 
 /**
