@@ -16,7 +16,7 @@ export type Block =
 export const MIN_WORDS = 4;
 const FENCE = /^\s*(`{3,}|~{3,})/;
 const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+\S/;
-const MAX_CODE_LINES = 15;
+const MAX_CODE_LINES = 40;
 const MAX_LIST_ITEMS = 8;
 
 export function toBlocks(text: string): Block[] {

@@ -127,7 +127,7 @@ describe("extractiveAnswer", () => {
   });
 
   it("brings the code block a sentence ending in ':' introduces, trimmed with valid fences", () => {
-    const code = Array.from({ length: 20 }, (_, index) => `colcon build --step ${index}`);
+    const code = Array.from({ length: 50 }, (_, index) => `colcon build --step ${index}`);
     const text = `Build the workspace with colcon from its root:\n\n\`\`\`bash\n${code.join("\n")}\n\`\`\`\n\nThe install folder appears next to src.`;
     const answer = extractiveAnswer("How do I build the workspace with colcon?", [
       result("build", text, "Building"),
@@ -137,8 +137,18 @@ describe("extractiveAnswer", () => {
     );
     const fences = answer.text.match(/^```/gm) ?? [];
     expect(fences).toHaveLength(2);
-    expect(answer.text).toContain("colcon build --step 14\n…\n```");
-    expect(answer.text).not.toContain("--step 15");
+    expect(answer.text).toContain("colcon build --step 39\n…\n```");
+    expect(answer.text).not.toContain("--step 40");
+  });
+
+  it("brings a program of a few dozen lines whole, its last lines included", () => {
+    const code = Array.from({ length: 37 }, (_, index) => `step_${index}()`);
+    const text = `Run every step of the build in order:\n\n\`\`\`python\n${code.join("\n")}\n\`\`\``;
+    const answer = extractiveAnswer("How do I run every step of the build?", [
+      result("build", text, "Building"),
+    ]);
+    expect(answer.text).toContain("step_36()\n```");
+    expect(answer.text).not.toContain("…");
   });
 
   it("brings a table a sentence ending in ':' introduces as a valid Markdown table", () => {

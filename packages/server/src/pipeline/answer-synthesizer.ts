@@ -13,6 +13,7 @@ import {
   holdsPassage,
   questionWords,
   renderCard,
+  sectionsOf,
   squeezed,
 } from "../answer/section-card.ts";
 import type { Exchange } from "../llm/prompts.ts";
@@ -258,12 +259,33 @@ function withSectionCard(
   if (card.highlight && !quotes.some((quote) => quote.citation === citation))
     quotes.push({ citation, text: asOnThePage(card.highlight) });
   return {
-    text: lead ? `${passage.text}\n\n${card.text}` : card.text,
+    text: lead ? `${underItsHeading(passage, input.results)}\n\n${card.text}` : card.text,
     cited: [...new Set([...(lead ? passage.cited : []), citation])],
     extraSources,
     quotedSections,
     quotes,
   };
+}
+
+/**
+ * The lead passage under the heading path of the section it quotes, as a card shows its own: the
+ * heading often names what the passage describes (the option, the command, the method).
+ */
+function underItsHeading(passage: ExtractiveAnswer, results: RetrievedChunk[]): string {
+  const citation = passage.cited[0];
+  if (citation === undefined) return passage.text;
+  const chunk =
+    citation <= results.length
+      ? results[citation - 1]?.chunk
+      : passage.extraSources[citation - results.length - 1]?.chunk;
+  if (!chunk) return passage.text;
+  const quoted = squeezed(passage.text);
+  const headingPath =
+    passage.quotedSections.find((section) => section.citation === citation)?.headingPath ??
+    sectionsOf(chunk, citation - 1).find((section) => holdsPassage(section, quoted))?.headingPath ??
+    chunk.headingPath;
+  const path = headingPath.filter((heading) => heading.trim()).join(" › ");
+  return path ? `**${path}**\n\n${passage.text}` : passage.text;
 }
 
 /** A quote's text as the page shows it: a link is its words (a text fragment matches those). */

@@ -350,9 +350,10 @@ describe("ChatPipeline: sources the answer adds", () => {
       citation_number: added,
       file_path: "urdf.md",
     });
-    // The definition leads; the section matching the question best follows as the card.
+    // The definition leads under its section's heading; the section matching the question best
+    // follows as the card.
     expect(outcome.answer).toBe(
-      `The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down. [${added}]\n\n**Describing a Robot with URDF › Checking a URDF** [1]\n\nRun check_urdf on a generated URDF file: check_urdf prints the URDF link tree and URDF errors.`,
+      `**Describing a Robot with URDF**\n\nThe Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down. [${added}]\n\n**Describing a Robot with URDF › Checking a URDF** [1]\n\nRun check_urdf on a generated URDF file: check_urdf prints the URDF link tree and URDF errors.`,
     );
   });
 
