@@ -240,7 +240,10 @@ function answerSets(): [string, string, string][] {
   return sets;
 }
 
-/** Every card the fit tries: the weights of CARD_WEIGHTS that choose the section. */
+/**
+ * Every card the fit tries: the weights of CARD_WEIGHTS that choose the section, then (with those
+ * at their defaults) whether and how a second section is shown, within the same word budget.
+ */
 function cardGrid(): CardWeights[] {
   const cards: CardWeights[] = [];
   for (const pages of [0, 1, 2, 3])
@@ -248,6 +251,11 @@ function cardGrid(): CardWeights[] {
       for (const heading of [0.5, 1, 2])
         for (const similarity of [0.5, 1, 2])
           cards.push({ ...CARD_WEIGHTS, heading, similarity, pages, pageSimilarity });
+  cards.push({ ...CARD_WEIGHTS, second: 0 });
+  for (const second of [0.5, 0.6, 0.75, 0.9])
+    for (const secondWords of [60, 100, 125])
+      if (second !== CARD_WEIGHTS.second || secondWords !== CARD_WEIGHTS.secondWords)
+        cards.push({ ...CARD_WEIGHTS, second, secondWords });
   return cards;
 }
 
@@ -275,13 +283,12 @@ if (fit) {
   const choose = (on: string[]) =>
     scored.reduce((best, entry) => (mean(entry, on) > mean(best, on) ? entry : best));
   const describe = (card: CardWeights) =>
-    `heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}`;
-  const current = scored.find(
-    (entry) =>
-      entry.card.heading === CARD_WEIGHTS.heading &&
-      entry.card.similarity === CARD_WEIGHTS.similarity &&
-      entry.card.pages === CARD_WEIGHTS.pages &&
-      entry.card.pageSimilarity === CARD_WEIGHTS.pageSimilarity,
+    `heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}, ${card.second ? `second ${card.second} × ${card.secondWords} words` : "no second"}`;
+  const fitted = ["heading", "similarity", "pages", "pageSimilarity", "second", "secondWords"];
+  const current = scored.find((entry) =>
+    fitted.every(
+      (key) => entry.card[key as keyof CardWeights] === CARD_WEIGHTS[key as keyof CardWeights],
+    ),
   );
   console.log("| held out | chosen on the other three | held-out share | the defaults' share |");
   console.log("|---|---|---:|---:|");

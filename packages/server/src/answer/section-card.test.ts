@@ -46,6 +46,14 @@ const bakeCode = [
   "```",
 ].join("\n");
 
+const signCode = [
+  "To sign a release archive, run the sign task with the key name:",
+  "",
+  "```sh",
+  "quill sign --key release",
+  "```",
+].join("\n");
+
 const twoSiblings = merged(
   "tools",
   [
@@ -110,6 +118,15 @@ const cases: {
     ],
     contains: ["**Bake** [2]", "quill bake"],
     lacks: ["preview server"],
+  },
+  {
+    name: "a second section matching nearly as well follows the best",
+    question: "How do I bake and sign a release archive?",
+    results: [
+      retrievedChunk("bake", bakeCode, "Bake", 0.8),
+      retrievedChunk("sign", signCode, "Sign", 0.8),
+    ],
+    contains: ["**Bake** [1]", "quill bake --target release", "**Sign** [2]", "quill sign --key"],
   },
 ];
 

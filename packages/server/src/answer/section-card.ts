@@ -20,9 +20,9 @@ export const CARD_WEIGHTS = {
   /** The question's words in the section's text, BM25-saturated and idf-weighted (share of all). */
   text: 1,
   /** Share of the question's words (idf-weighted) in the section's heading path: what it is about. */
-  heading: 2,
+  heading: 0.5,
   /** The chunk's calibrated search score: the ranking saw the whole chunk and the page. */
-  similarity: 1,
+  similarity: 2,
   /**
    * The sections of the first this-many result pages are candidates too, not only the chunks the
    * search returned: the right page is found far more often than the right chunk of it. Such a
@@ -30,6 +30,15 @@ export const CARD_WEIGHTS = {
    */
   pages: 2,
   pageSimilarity: 1,
+
+  /**
+   * A second section is shown after the best one when it scores at least this share of the best's
+   * score (0: never): the two best sections often come this close, and the fact asked for is as
+   * often in the second. The two share the word budget.
+   */
+  second: 0.75,
+  /** The second section's share of `maxWords` when it is shown. */
+  secondWords: 100,
 
   /** Most words shown before the card is cut (blocks stay whole; the least matching go first). */
   maxWords: 250,
@@ -230,17 +239,37 @@ export function bestSection(
   question: QuestionWords,
   weights: CardWeights = CARD_WEIGHTS,
   pageChunks?: (filePath: string) => ChunkRecord[],
-): { section: CardSection; score: number; similarity: number } | undefined {
-  let best: { section: CardSection; score: number; similarity: number } | undefined;
+): ScoredSection | undefined {
+  return rankedSections(results, question, weights, pageChunks)[0];
+}
+
+export interface ScoredSection {
+  section: CardSection;
+  score: number;
+  similarity: number;
+}
+
+/** The candidates of `bestSection`, best first. */
+export function rankedSections(
+  results: RetrievedChunk[],
+  question: QuestionWords,
+  weights: CardWeights = CARD_WEIGHTS,
+  pageChunks?: (filePath: string) => ChunkRecord[],
+): ScoredSection[] {
+  const candidates: ScoredSection[] = [];
   const consider = (chunk: ChunkRecord, source: number, similarity: number) => {
-    for (const section of sectionsOf(chunk, source)) {
-      const score = scoreSection(section, similarity, question, weights);
-      if (!best || score > best.score) best = { section, score, similarity };
-    }
+    for (const section of sectionsOf(chunk, source))
+      candidates.push({
+        section,
+        score: scoreSection(section, similarity, question, weights),
+        similarity,
+      });
   };
+  // Stable: among equal scores the earlier result, then the earlier section, comes first.
+  const ranked = () => candidates.sort((a, b) => b.score - a.score);
   for (const [source, result] of results.entries())
     consider(result.chunk, source, result.similarityScore);
-  if (!pageChunks || weights.pages < 1) return best;
+  if (!pageChunks || weights.pages < 1) return ranked();
   const seen = new Set(results.map((result) => result.chunk.id));
   const pages = new Map<string, number>();
   for (const result of results)
@@ -249,7 +278,7 @@ export function bestSection(
   for (const [filePath, similarity] of pages)
     for (const chunk of pageChunks(filePath))
       if (!seen.has(chunk.id)) consider(chunk, -1, similarity * weights.pageSimilarity);
-  return best;
+  return ranked();
 }
 
 /** The text of a block as a card shows it, to find a quoted passage in it. */

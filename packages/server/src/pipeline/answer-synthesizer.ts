@@ -7,12 +7,13 @@ import {
 } from "../answer/extractive.ts";
 import { asksForExample } from "../answer/question-weights.ts";
 import {
-  bestSection,
   CARD_WEIGHTS,
   type CardWeights,
   holdsPassage,
   questionWords,
+  rankedSections,
   renderCard,
+  type ScoredSection,
   sectionsOf,
   squeezed,
 } from "../answer/section-card.ts";
@@ -227,44 +228,93 @@ function withSectionCard(
     input.context ? `${input.question} ${input.context}` : input.question,
     input.idf ?? resultsIdf(input.results),
   );
-  const best = bestSection(input.results, question, weights, input.pageChunks);
+  const ranked = rankedSections(input.results, question, weights, input.pageChunks);
+  const best = ranked[0];
   if (!best) return { ...passage, quotes: leadQuote() };
   const quotable = passage.text && !passage.pointerOnly ? passage.text : undefined;
   const lead = quotable !== undefined && !holdsPassage(best.section, squeezed(quotable));
-  // A section from another chunk of a result's page is a source of its own, after the others.
+  const second = secondSection(ranked, weights, lead ? quotable : undefined);
   const extraSources = lead ? [...passage.extraSources] : [];
-  let citation = best.section.source + 1;
-  if (best.section.source < 0) {
-    const known = extraSources.findIndex((extra) => extra.chunk.id === best.section.chunk.id);
-    if (known < 0)
-      extraSources.push({
-        chunk: best.section.chunk,
-        score: 0,
-        similarityScore: best.similarity,
-        coverage: 0,
-      });
-    citation = input.results.length + (known < 0 ? extraSources.length : known + 1);
-  }
-  const card = renderCard(best.section, citation, question, weights, lead ? undefined : quotable);
-  // Without the lead only the card is quoted; with it, the lead's link wins a shared citation.
+  // Without the lead only the cards are quoted; with it, the lead's link wins a shared citation.
   const quotedSections = lead ? [...passage.quotedSections] : [];
-  if (best.section.merged && !quotedSections.some((quoted) => quoted.citation === citation))
-    quotedSections.push({
-      citation,
-      url: best.section.url,
-      section: best.section.section,
-      headingPath: best.section.headingPath,
-    });
   const quotes = lead ? leadQuote() : [];
-  if (card.highlight && !quotes.some((quote) => quote.citation === citation))
-    quotes.push({ citation, text: asOnThePage(card.highlight) });
+  const cited = lead ? [...passage.cited] : [];
+  const cards = (second ? [best, second] : [best]).map((shown, index) => {
+    const citation = citationOf(shown, input.results.length, extraSources);
+    const maxWords = !second
+      ? weights.maxWords
+      : index === 0
+        ? weights.maxWords - weights.secondWords
+        : weights.secondWords;
+    const card = renderCard(
+      shown.section,
+      citation,
+      question,
+      { ...weights, maxWords },
+      lead || index > 0 ? undefined : quotable,
+    );
+    if (shown.section.merged && !quotedSections.some((quoted) => quoted.citation === citation))
+      quotedSections.push({
+        citation,
+        url: shown.section.url,
+        section: shown.section.section,
+        headingPath: shown.section.headingPath,
+      });
+    if (card.highlight && !quotes.some((quote) => quote.citation === citation))
+      quotes.push({ citation, text: asOnThePage(card.highlight) });
+    cited.push(citation);
+    return card.text;
+  });
   return {
-    text: lead ? `${underItsHeading(passage, input.results)}\n\n${card.text}` : card.text,
-    cited: [...new Set([...(lead ? passage.cited : []), citation])],
+    text: [...(lead ? [underItsHeading(passage, input.results)] : []), ...cards].join("\n\n"),
+    cited: [...new Set(cited)],
     extraSources,
     quotedSections,
     quotes,
   };
+}
+
+/**
+ * The section shown after the best one: the next best that scores within `weights.second` of it,
+ * is in another chunk (a sibling packed with the best one shares its search score, so it would
+ * nearly always come close) and another section, and does not hold the lead passage (shown).
+ */
+function secondSection(
+  ranked: ScoredSection[],
+  weights: CardWeights,
+  leadPassage: string | undefined,
+): ScoredSection | undefined {
+  const [best, ...rest] = ranked;
+  if (!best || weights.second <= 0) return undefined;
+  const lead = leadPassage === undefined ? undefined : squeezed(leadPassage);
+  return rest.find(
+    (candidate) =>
+      candidate.score >= weights.second * best.score &&
+      candidate.section.chunk.id !== best.section.chunk.id &&
+      candidate.section.url !== best.section.url &&
+      !(lead && holdsPassage(candidate.section, lead)),
+  );
+}
+
+/**
+ * The citation of a shown section: its result's number, or, for a section from another chunk of
+ * a result's page, a source of its own after the results (added to `extraSources` once).
+ */
+function citationOf(
+  shown: ScoredSection,
+  resultCount: number,
+  extraSources: RetrievedChunk[],
+): number {
+  if (shown.section.source >= 0) return shown.section.source + 1;
+  const known = extraSources.findIndex((extra) => extra.chunk.id === shown.section.chunk.id);
+  if (known >= 0) return resultCount + known + 1;
+  extraSources.push({
+    chunk: shown.section.chunk,
+    score: 0,
+    similarityScore: shown.similarity,
+    coverage: 0,
+  });
+  return resultCount + extraSources.length;
 }
 
 /**
