@@ -841,6 +841,17 @@ describe("math", () => {
     ]);
   });
 
+  it.each([
+    [
+      "shell variables in bold",
+      "If the **$HOME** variable is set, then **$HOME/cache**.",
+      "If the $HOME variable is set, then $HOME/cache.",
+    ],
+    ["a price and a variable", "Pay $5 when **$TIER** is set.", "Pay $5 when $TIER is set."],
+  ])("reads dollar signs that are no math as prose: %s", (_what, source, text) => {
+    expect(textsOf(`${source}\n`)).toEqual([text]);
+  });
+
   it("leaves prices with dollar signs as they were written", () => {
     expect(textsOf("It costs $5 and $10 today.\n")).toEqual(["It costs $5 and $10 today."]);
   });

@@ -217,9 +217,23 @@ const mdxProcessor = unified()
   .use(remarkDirective)
   .use(remarkMath);
 const mdProcessor = unified().use(remarkParse).use(remarkGfm).use(remarkDirective).use(remarkMath);
+const mdxNoMath = unified().use(remarkParse).use(remarkMdx).use(remarkGfm).use(remarkDirective);
+const mdNoMath = unified().use(remarkParse).use(remarkGfm).use(remarkDirective);
 
+/**
+ * The page's syntax tree, with math unless the page's dollar signs are no math: a page whose
+ * "inline math" opens or closes on a space or holds emphasis marks (`**$HOME** … **$HOME/x**`,
+ * `${1} | ${2}` in a table) is read without math, as a site that does not enable it shows it.
+ */
 function parseTree(text: string, mdx: boolean): MdNode {
-  return (mdx ? mdxProcessor : mdProcessor).parse(text) as unknown as MdNode;
+  const tree = (mdx ? mdxProcessor : mdProcessor).parse(text) as unknown as MdNode;
+  if (!hasFalseMath(tree)) return tree;
+  return (mdx ? mdxNoMath : mdNoMath).parse(text) as unknown as MdNode;
+}
+
+function hasFalseMath(node: MdNode): boolean {
+  if (node.type === "inlineMath") return /^\s|\s$|\*\*|__/.test(node.value ?? "");
+  return (node.children ?? []).some(hasFalseMath);
 }
 
 const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
