@@ -216,28 +216,21 @@ function withSectionCard(
   passage: ExtractiveAnswer,
   weights: CardWeights,
 ): ExtractiveAnswer & { quotes: CitedQuote[] } {
-  const leadQuote = (): CitedQuote[] => {
-    const citation = passage.cited[0];
-    const text = asOnThePage(passage.text.replace(/\s*\[\d+\]/g, "").replace(/\*\*/g, ""));
-    return citation !== undefined && passage.text && !passage.pointerOnly
-      ? [{ citation, text }]
-      : [];
-  };
-  if (input.results.length === 0) return { ...passage, quotes: leadQuote() };
+  if (input.results.length === 0) return { ...passage, quotes: leadQuote(passage) };
   const question = questionWords(
     input.context ? `${input.question} ${input.context}` : input.question,
     input.idf ?? resultsIdf(input.results),
   );
   const ranked = rankedSections(input.results, question, weights, input.pageChunks);
   const best = ranked[0];
-  if (!best) return { ...passage, quotes: leadQuote() };
+  if (!best) return { ...passage, quotes: leadQuote(passage) };
   const quotable = passage.text && !passage.pointerOnly ? passage.text : undefined;
   const lead = quotable !== undefined && !holdsPassage(best.section, squeezed(quotable));
   const second = secondSection(ranked, weights, lead ? quotable : undefined);
   const extraSources = lead ? [...passage.extraSources] : [];
   // Without the lead only the cards are quoted; with it, the lead's link wins a shared citation.
   const quotedSections = lead ? [...passage.quotedSections] : [];
-  const quotes = lead ? leadQuote() : [];
+  const quotes = lead ? leadQuote(passage) : [];
   const cited = lead ? [...passage.cited] : [];
   const cards = (second ? [best, second] : [best]).map((shown, index) => {
     const citation = citationOf(shown, input.results.length, extraSources);
@@ -272,6 +265,13 @@ function withSectionCard(
     quotedSections,
     quotes,
   };
+}
+
+/** What the lead passage quotes, for its first citation; none for a pointer to the sources. */
+function leadQuote(passage: ExtractiveAnswer): CitedQuote[] {
+  const citation = passage.cited[0];
+  const text = asOnThePage(passage.text.replace(/\s*\[\d+\]/g, "").replace(/\*\*/g, ""));
+  return citation !== undefined && passage.text && !passage.pointerOnly ? [{ citation, text }] : [];
 }
 
 /**
