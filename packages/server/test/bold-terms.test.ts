@@ -40,7 +40,7 @@ describe("a definition question about a term the book sets in bold", () => {
     const outcome = await ask("What is a publisher?", 1);
     expect(outcome.sources[0]).toMatchObject({ file_path: "urdf.md" });
     expect(outcome.answer).toMatch(
-      /^Nodes that produce data create a publisher on the topic; nodes that consume it create a subscription\./,
+      /^(?:\*\*[^\n]+\*\*\n\n)?Nodes that produce data create a publisher on the topic; nodes that consume it create a subscription\./,
     );
     expect(outcome.answer).toContain("[2]");
     expect(outcome.sources[1]).toMatchObject({ file_path: "topics.md" });

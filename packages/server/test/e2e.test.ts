@@ -184,6 +184,10 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     await expect
       .poll(async () => (await lastAnswer(page).textContent()) ?? "", { timeout: 15_000 })
       .toMatch(/URDF/);
+    // The answer's actions show once it is complete, and so stored: a reload before would cut it.
+    await lastAnswer(page)
+      .getByRole("button", { name: "Copy answer as Markdown" })
+      .waitFor({ timeout: 15_000 });
     const sessionId = await page.evaluate(() => {
       for (const key of Object.keys(sessionStorage)) {
         const match = /"sessionId":"([0-9a-f-]{36})"/.exec(sessionStorage.getItem(key) ?? "");

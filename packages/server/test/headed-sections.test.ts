@@ -39,7 +39,9 @@ describe("a definition question", () => {
       .slice(0, 2)
       .map((source) => ("file_path" in source ? source.file_path : undefined));
     expect(retrieved).not.toContain("concepts.md");
-    expect(outcome.answer).toMatch(/^If something is "immutable", it can never be changed\./);
+    expect(outcome.answer).toMatch(
+      /^(?:\*\*[^\n]+\*\*\n\n)?If something is "immutable", it can never be changed\./,
+    );
     const cited = Number(/\[(\d+)\]/.exec(outcome.answer ?? "")?.[1]);
     expect(outcome.sources[cited - 1]).toMatchObject({
       file_path: "concepts.md",
