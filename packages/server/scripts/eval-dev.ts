@@ -20,13 +20,18 @@ import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { CARD_WEIGHTS, type CardWeights } from "../src/answer/section-card.ts";
 import { loadConfig } from "../src/config/config.ts";
-import { type EvalMetrics, evaluate } from "../src/eval/evaluate.ts";
+import { type EvalMetrics, type EvalQuestionResult, evaluate } from "../src/eval/evaluate.ts";
 import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { ExtractiveSynthesizer } from "../src/pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
-import { type DecisionThresholds, NEVER_REJECT } from "../src/search/retriever.ts";
+import {
+  type DecisionThresholds,
+  decide,
+  NEVER_REJECT,
+  type RetrievalSignals,
+} from "../src/search/retriever.ts";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const devsets = path.resolve(
@@ -214,8 +219,8 @@ async function askOverview(lectern: Lectern, book: string) {
   });
 }
 
-/** The pooled tuning questions' results with rejection off, for `--tune`. */
-async function tuningResults(lectern: Lectern, questions: EvalQuestion[]) {
+/** One set's tuning questions' results with rejection off, each tagged with the set, for `--tune`. */
+async function tuningResults(lectern: Lectern, set: string, questions: EvalQuestion[]) {
   const permissive = lectern.retriever.withThresholds({
     ...lectern.retriever.thresholds,
     ...NEVER_REJECT,
@@ -223,7 +228,28 @@ async function tuningResults(lectern: Lectern, questions: EvalQuestion[]) {
   const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), {
     retriever: permissive,
   });
-  return (await evaluate(pipeline, questions, K)).results;
+  return (await evaluate(pipeline, questions, K)).results.map((result) => ({ ...result, set }));
+}
+
+/** How thresholds chosen on the other sets do on each one held out: refusals of each kind. */
+function tuningLeaveOneOut(pooled: EvalQuestionResult[]) {
+  const sets = [...new Set(pooled.map((result) => result.set))];
+  console.log(
+    "| held out | thresholds chosen on the other sets | false rejection | off-topic rejected |",
+  );
+  console.log("|---|---|---:|---:|");
+  for (const held of sets) {
+    const { thresholds } = chooseThresholds(pooled.filter((result) => result.set !== held));
+    const heldOut = pooled.filter((result) => result.set === held && result.signals);
+    const refused = (result: EvalQuestionResult) =>
+      decide(result.signals as RetrievalSignals, result.resultCount, thresholds) === "no_results";
+    const share = (results: EvalQuestionResult[]) =>
+      results.length ? (results.filter(refused).length / results.length).toFixed(3) : "";
+    const { unknownWeight, minSupport, minScoreRatio, refuseUnknownAcronyms } = thresholds;
+    console.log(
+      `| ${held} | ${JSON.stringify({ unknownWeight, minSupport, minScoreRatio, refuseUnknownAcronyms })} | ${share(heldOut.filter((result) => result.expectedPages.length > 0))} | ${share(heldOut.filter((result) => result.expectedPages.length === 0))} |`,
+    );
+  }
 }
 
 /** The answer sets of every corpus there is: name, docs folder, answers file. */
@@ -315,10 +341,11 @@ if (tune) {
     const dir = path.join(devsets, "redux");
     pooled.push(
       ...(await withBook(path.join(dir, "docs"), async (lectern) =>
-        tuningResults(lectern, [
+        tuningResults(lectern, "redux", [
           ...(await loadQuestions(path.join(dir, "questions.jsonl"))),
           ...(await loadQuestions(path.join(dir, "questions_raw.jsonl"))),
           ...(await loadQuestions(path.join(dir, "followups.jsonl"))),
+          ...(await loadQuestions(path.join(dir, "answers.jsonl"))),
         ]),
       )),
     );
@@ -328,20 +355,21 @@ if (tune) {
     if (!existsSync(dir)) continue;
     pooled.push(
       ...(await withBook(path.join(dir, "docs"), async (lectern) =>
-        tuningResults(lectern, await loadQuestions(path.join(dir, "questions.jsonl"))),
+        tuningResults(lectern, corpus, await loadQuestions(path.join(dir, "questions.jsonl"))),
       )),
     );
   }
   pooled.push(
     ...(await withBook(path.join(sample, "docs"), async (lectern) =>
-      tuningResults(lectern, await loadQuestions(path.join(sample, "questions.jsonl"))),
+      tuningResults(lectern, "sample", await loadQuestions(path.join(sample, "questions.jsonl"))),
     )),
   );
   const chosen = chooseThresholds(pooled);
   tuned = chosen.thresholds;
   console.log(
-    `Tuned on ${pooled.length} pooled questions: ${JSON.stringify(chosen.thresholds)} (decision score ${chosen.decisionScore.toFixed(3)}, low-confidence F1 ${chosen.lowConfidenceF1.toFixed(2)})`,
+    `Tuned on ${pooled.length} pooled questions: ${JSON.stringify(chosen.thresholds)} (off-topic rejected in the worst set ${chosen.decisionScore.toFixed(3)}, low-confidence F1 ${chosen.lowConfidenceF1.toFixed(2)})`,
   );
+  tuningLeaveOneOut(pooled);
 }
 
 if (!existsSync(path.join(devsets, "redux"))) {

@@ -360,7 +360,7 @@ describe("insights on the sample book", () => {
   });
 
   it("proposes no synonym for the words of a question the book does not cover", async () => {
-    const question = "How do I send pizza and pasta messages to a subscriber node?";
+    const question = "How do I send pizza and pasta to a friend?";
     const refused = await askChat(served.app, { query: question });
     expect(refused.metadata.mode).toBe("no_results");
     const report = await insights();

@@ -167,9 +167,12 @@ describe("sample book", () => {
     const fresh = await loadQuestions(FRESH_QUESTIONS);
     const metrics = await evaluate(pipelineOver(lectern.retriever), fresh, 5);
     expect(metrics.hitAtK).toBeGreaterThanOrEqual(0.9);
-    expect(metrics.falseRejections / metrics.answerable).toBeLessThanOrEqual(0.05);
-    // 0.5625 before a weak best match with an unknown word was refused (minScoreRatio), 0.81 since.
-    expect(metrics.noAnswerRecall).toBeGreaterThanOrEqual(0.75);
+    expect(metrics.falseRejections / metrics.answerable).toBeLessThanOrEqual(0.03);
+    // The thresholds refuse at most 3 % of each dev book's answerable questions; on these the
+    // lexical signals then refuse 10 of 16 off-topic questions (14 under a 1 % pooled budget, which
+    // refused 15 % of another book's). The 0.75 goal needs a signal beyond the words: see
+    // "Where it falls short" in docs/retrieval.md.
+    expect(metrics.noAnswerRecall).toBeGreaterThanOrEqual(0.6);
     expect(metrics.noAnswerPrecision).toBeGreaterThanOrEqual(0.7);
   });
 });

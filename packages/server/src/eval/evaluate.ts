@@ -5,6 +5,8 @@ import type { EvalQuestion } from "./questions.ts";
 
 export interface EvalQuestionResult {
   id: string;
+  /** The set the question belongs to when several are pooled (tuning keeps each set's budget). */
+  set?: string;
   question: string;
   expectedPages: string[];
   rankedPages: string[];

@@ -88,6 +88,34 @@ describe("tuning", () => {
   });
 });
 
+describe("the refusal budget", () => {
+  it("holds for each set, so a large set of easy questions cannot spend a small set's budget", () => {
+    const easy = Array.from({ length: 60 }, (_, index) => ({
+      ...observed(false, { bestCoverage: 0.9, unknownShare: 0, scoreRatio: 4 + (index % 5) }),
+      set: "large",
+    }));
+    const small = Array.from({ length: 9 }, () => ({
+      ...observed(false, { bestCoverage: 0.9, unknownShare: 0, scoreRatio: 5 }),
+      set: "small",
+    }));
+    // A reader's wording: a word the book never uses and a weak match, like the off-topic one.
+    const readersWords = {
+      ...observed(false, { bestCoverage: 0.4, unknownShare: 0.4, scoreRatio: 1 }),
+      set: "small",
+    };
+    const offTopic = {
+      ...observed(true, { bestCoverage: 0.4, unknownShare: 0.4, scoreRatio: 1 }),
+      set: "small",
+    };
+    const pooled = chooseThresholds([...easy, ...small, readersWords, offTopic]);
+    expect(decide(readersWords.signals as RetrievalSignals, 5, pooled.thresholds)).toBe("answer");
+    // Without sets the same questions are one pool, where refusing it is within the budget.
+    const unlabelled = [...easy, ...small, readersWords, offTopic].map(({ set, ...rest }) => rest);
+    const { thresholds } = chooseThresholds(unlabelled);
+    expect(decide(readersWords.signals as RetrievalSignals, 5, thresholds)).toBe("no_results");
+  });
+});
+
 describe("the acronym rule", () => {
   // Two answerable questions have a reader's word the book never uses (not an acronym) and match
   // less well than the off-topic one below, so neither support nor the score ratio can refuse it.

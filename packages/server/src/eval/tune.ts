@@ -17,9 +17,10 @@ import type { EvalQuestion } from "./questions.ts";
  *
  * - no_results: among grid points (unknownWeight, minSupport, minScoreRatio, and whether an
  *   acronym the book never uses refuses) that refuse at most MAX_FALSE_REJECTION of the answerable
- *   questions, the one that refuses the most off-topic ones; among equally good points the middle
- *   one, so the boundary sits away from the examples, and the acronym rule only when it does
- *   better than without it.
+ *   questions of every set (a set is one book's questions: `EvalQuestionResult.set`), the one
+ *   whose worst set refuses the most off-topic ones, then the most on average over the sets;
+ *   among equally good points the middle one, so the boundary sits away from the examples, and
+ *   the acronym rule only when it does better than without it.
  * - low_confidence: with those, the lowConfidenceSupport (on the first source's support, see
  *   `firstSourceSupport`) whose flag best predicts a wrong answer (F1), wrong meaning an off-topic
  *   question answered or a first source from a page that does not answer the question; ties again
@@ -27,6 +28,7 @@ import type { EvalQuestion } from "./questions.ts";
  */
 
 interface Observation {
+  set: string;
   offTopic: boolean;
   signals: RetrievalSignals;
   resultCount: number;
@@ -38,14 +40,14 @@ interface Observation {
 /**
  * Refusing a question the book answers costs a reader more than answering an off-topic one (which
  * still shows its sources and the low-confidence flag): tuning only considers thresholds that
- * refuse at most this share of the answerable questions, and among those rejects the most
- * off-topic ones.
+ * refuse at most this share of each set's answerable questions, and among those rejects the most
+ * off-topic ones. Per set, because one book's readers must not pay for another's easy questions.
  */
-export const MAX_FALSE_REJECTION = 0.01;
+export const MAX_FALSE_REJECTION = 0.03;
 
 export interface TuneResult {
   thresholds: DecisionThresholds;
-  /** Share of off-topic questions refused minus the share of answerable ones refused. */
+  /** The share of off-topic questions refused, in the set where it is lowest. */
   decisionScore: number;
   lowConfidenceF1: number;
 }
@@ -77,6 +79,7 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
     result.signals && result.route === "question"
       ? [
           {
+            set: result.set ?? "",
             offTopic: result.expectedPages.length === 0,
             signals: result.signals,
             resultCount: result.resultCount,
@@ -86,10 +89,13 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
         ]
       : [],
   );
-  const offTopic = observations.filter((observation) => observation.offTopic);
-  const answerable = observations.filter((observation) => !observation.offTopic);
+  const sets = [...new Set(observations.map((observation) => observation.set))].map((set) => ({
+    offTopic: observations.filter((o) => o.set === set && o.offTopic),
+    answerable: observations.filter((o) => o.set === set && !o.offTopic),
+  }));
+  const scored = sets.filter((set) => set.offTopic.length > 0);
 
-  let best = Number.NEGATIVE_INFINITY;
+  let best = [Number.NEGATIVE_INFINITY];
   let optimal: {
     unknownWeight: number;
     minSupport: number;
@@ -110,13 +116,16 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
           const rejected = (observation: Observation) =>
             decide(observation.signals, observation.resultCount, thresholds) === "no_results";
           // Refuse only what the book does not cover: wrong refusals stay within the budget.
-          if (share(answerable, rejected) > MAX_FALSE_REJECTION) continue;
-          const score = share(offTopic, rejected) - share(answerable, rejected);
-          if (score > best + 1e-9) {
+          if (sets.some((set) => share(set.answerable, rejected) > MAX_FALSE_REJECTION)) continue;
+          const shares = scored.map((set) => share(set.offTopic, rejected));
+          const wrongly = sets.map((set) => share(set.answerable, rejected));
+          const score = [Math.min(1, ...shares), mean(shares), -mean(wrongly)];
+          const order = compareScores(score, best);
+          if (order > 0) {
             best = score;
             optimal = [];
           }
-          if (Math.abs(score - best) <= 1e-9)
+          if (order >= 0)
             optimal.push({ unknownWeight, minSupport, minScoreRatio, refuseUnknownAcronyms });
         }
   // The acronym rule is kept only when it refuses more than the best points without it.
@@ -180,9 +189,27 @@ export function chooseThresholds(results: EvalQuestionResult[]): TuneResult {
       refuseUnknownAcronyms,
       lowConfidenceSupport: median(optimalLow),
     },
-    decisionScore: best,
+    decisionScore: best[0] ?? 0,
     lowConfidenceF1: bestF1,
   };
+}
+
+/**
+ * Positive when `left` is better: the off-topic share of the worst set first, then the mean
+ * share, then the fewest answerable questions refused; equal within 1e-9.
+ */
+function compareScores(left: number[], right: number[]): number {
+  for (const [index, value] of left.entries()) {
+    const other = right[index] ?? Number.NEGATIVE_INFINITY;
+    if (Math.abs(value - other) > 1e-9) return value - other;
+  }
+  return 0;
+}
+
+function mean(values: number[]): number {
+  return values.length === 0
+    ? 0
+    : values.reduce((total, value) => total + value, 0) / values.length;
 }
 
 function share<T>(items: T[], predicate: (item: T) => boolean): number {
