@@ -179,6 +179,38 @@ describe("GET /metrics", () => {
     const families = await scrape(app, { authorization: `Bearer ${token}` });
     expect(families.has("lectern_http_request_duration_seconds")).toBe(true);
   });
+
+  it("answers 429 to a client after 10 wrong tokens, and counts them with the admin token's", async () => {
+    const token = "metrics-token-0123456789";
+    const app = memoryHistoryApp(book.lectern, {
+      LECTERN_METRICS_TOKEN: token,
+      LECTERN_ADMIN_TOKEN: "a-long-enough-admin-token",
+      RATE_LIMIT_ENABLED: "true",
+    });
+    const scrapeWith = (authorization: string) =>
+      app.request("/metrics", { headers: { authorization } });
+    // A scraper with the right token is never limited.
+    for (let request = 0; request < 12; request++) {
+      expect((await scrapeWith(`Bearer ${token}`)).status).toBe(200);
+    }
+    const guesses = await Promise.all(
+      Array.from({ length: 11 }, (_, guess) => scrapeWith(`Bearer wrong-guess-number-${guess}`)),
+    );
+    expect(guesses.map((response) => response.status).sort()).toEqual([
+      ...Array(10).fill(401),
+      429,
+    ]);
+    const limited = await scrapeWith(`Bearer ${token}`);
+    await expectError(limited, 429, "RATE_LIMITED");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(59);
+    await expectError(
+      await app.request("/admin", {
+        headers: { authorization: "Bearer a-long-enough-admin-token" },
+      }),
+      429,
+      "RATE_LIMITED",
+    );
+  });
 });
 
 describe("GET /metrics with a language model", () => {

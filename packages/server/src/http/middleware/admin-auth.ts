@@ -27,7 +27,7 @@ export function createAdminAuth(config: Config, failures: RateLimiter): AdminAut
     if (!attempt.allowed) {
       throw createError(
         "RATE_LIMITED",
-        `Too many wrong admin tokens. Please wait ${attempt.retryAfterSeconds} s and try again.`,
+        `Too many wrong tokens. Please wait ${attempt.retryAfterSeconds} s and try again.`,
         {
           details: { scope: "admin_token", retry_after: attempt.retryAfterSeconds },
           retryAfterSeconds: attempt.retryAfterSeconds,
