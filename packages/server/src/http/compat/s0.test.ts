@@ -5,7 +5,8 @@ import {
   postJson,
   sampleBookForSuite,
 } from "../../../test/http-fixture.ts";
-import { S0ErrorSchema, S0QueryResponseSchema } from "./s0.ts";
+import { S0ErrorSchema, S0QueryResponseSchema, toS0Response } from "./s0.ts";
+import type { AnsweredTurn } from "./shape.ts";
 
 /**
  * Seed S0's contract, written from its data model: the frontend posts `{question}` to /query and
@@ -109,5 +110,13 @@ describe("seed S0: POST /query", () => {
     expect((await admin({ HISTORY: "off" })).status).toBe(404);
     expect((await admin({ HISTORY: "off", INSIGHTS: "on" })).status).toBe(200);
     expect((await admin({})).status).toBe(200);
+  });
+
+  it("cuts an over-long answer between characters, never inside an emoji", () => {
+    const answer = `${"a".repeat(9_999)}😀 and more`;
+    const turn = { response: { answer, sources: [] } } as unknown as AnsweredTurn;
+    const cut = toS0Response(turn).answer;
+    expect(cut).toBe("a".repeat(9_999));
+    expect(cut).not.toMatch(/[\uD800-\uDFFF]$/);
   });
 });

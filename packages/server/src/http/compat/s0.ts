@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { renumberCitations } from "../../llm/citations.ts";
 import type { ErrorContext } from "../../pipeline/error-classification.ts";
 import type { ChatInput } from "../../pipeline/types.ts";
+import { cutText } from "../../util/cut-text.ts";
 import { answerText } from "./s4.ts";
 import { type AnsweredTurn, bookSources, type SeedError } from "./shape.ts";
 
@@ -75,8 +76,9 @@ export function toS0Response({ response }: AnsweredTurn): S0QueryResponse {
     book.map((source, index) => [source.citation_number, sources.indexOf(names[index] ?? "") + 1]),
   );
   return {
-    answer: renumberCitations(answerText(response), (citation) => places.get(citation)).slice(
-      0,
+    // S0's messages hold at most 10,000 characters, the answer's too; cut between characters.
+    answer: cutText(
+      renumberCitations(answerText(response), (citation) => places.get(citation)),
       S0_MAX_QUESTION_CHARS,
     ),
     sources,
