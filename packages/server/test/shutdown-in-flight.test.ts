@@ -2,12 +2,12 @@ import { cp, mkdtemp, rm } from "node:fs/promises";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createParser } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOURCE_CLI } from "./cli.ts";
 import { type FakeModelServer, startFakeModelServer } from "./doubles/fake-model-server.ts";
 import { openSampleBook } from "./http-fixture.ts";
 import { type ServeProcess, startServeProcess } from "./serve-process.ts";
-import { readEventStream } from "./sse-client.ts";
 
 /**
  * SIGTERM while readers' questions are on the wire: each one that reached the server is answered,
@@ -178,42 +178,83 @@ describe("SIGTERM with questions on the wire", () => {
     }
   }, 120_000);
 
-  it("ends a stream still running at the shutdown timeout with an error event", async () => {
-    const server = await serve("stream", {
-      LECTERN_SHUTDOWN_TIMEOUT_MS: "500",
-      LLM_PROVIDER: "openai-compatible",
-      LLM_BASE_URL: fake.baseUrl,
-      LLM_MODEL: "local-model",
-      LLM_MAX_RETRIES: "0",
-      LLM_FOLLOW_UPS: "false",
-      LLM_IDLE_TIMEOUT_MS: "60000",
-      LLM_TIMEOUT_MS: "60000",
-      LECTERN_REQUEST_TIMEOUT_MS: "60000",
-    });
-    try {
-      // The model sends two chunks of its answer and then nothing, until it is hung up on.
-      fake.enqueue({ stallAfterChunks: 2 });
-      const response = await fetch(`${server.url}/chat/stream`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ query: "How do topics work?" }),
+  // Lectern's own stream and S4's (`response_format: "stream"` on `/chat`), each in its own words.
+  it.each([
+    {
+      route: "/chat/stream",
+      body: { query: "How do topics work?" },
+      errorCode: (data: ErrorEventData) => data.error?.error_code,
+    },
+    {
+      route: "/chat (S4 stream)",
+      body: { query_text: "How do topics work?", response_format: "stream" },
+      errorCode: (data: ErrorEventData) => data.error_code,
+    },
+  ])(
+    "ends $route still running at the shutdown timeout with an error event",
+    async ({ route, body, errorCode }) => {
+      const server = await serve("stream", {
+        LECTERN_SHUTDOWN_TIMEOUT_MS: "500",
+        LLM_PROVIDER: "openai-compatible",
+        LLM_BASE_URL: fake.baseUrl,
+        LLM_MODEL: "local-model",
+        LLM_MAX_RETRIES: "0",
+        LLM_FOLLOW_UPS: "false",
+        LLM_IDLE_TIMEOUT_MS: "60000",
+        LLM_TIMEOUT_MS: "60000",
+        LECTERN_REQUEST_TIMEOUT_MS: "60000",
       });
-      expect(response.status).toBe(200);
-      let signalled = false;
-      const events = await readEventStream(response, (event) => {
-        if (event.name === "delta" && !signalled) {
-          signalled = true;
-          server.child.kill("SIGTERM");
-        }
-      });
-      expect(signalled).toBe(true);
-      const last = events.at(-1);
-      expect(last?.name).toBe("error");
-      expect(last?.name === "error" && last.data.error.error_code).toBe("SERVICE_UNAVAILABLE");
-      expect(await server.exited(30_000), server.output()).toBe(0);
-    } finally {
-      server.child.kill("SIGKILL");
-      fake.clearQueue();
-    }
-  }, 120_000);
+      try {
+        // The model sends two chunks of its answer and then nothing, until it is hung up on.
+        fake.enqueue({ stallAfterChunks: 2 });
+        const response = await fetch(`${server.url}${route.split(" ")[0]}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        expect(response.status).toBe(200);
+        let signalled = false;
+        const events = await rawEvents(response, (event) => {
+          if (event.name === "delta" && !signalled) {
+            signalled = true;
+            server.child.kill("SIGTERM");
+          }
+        });
+        expect(signalled).toBe(true);
+        const last = events.at(-1);
+        expect(last?.name).toBe("error");
+        expect(errorCode(last?.data ?? {})).toBe("SERVICE_UNAVAILABLE");
+        expect(await server.exited(30_000), server.output()).toBe(0);
+      } finally {
+        server.child.kill("SIGKILL");
+        fake.clearQueue();
+      }
+    },
+    120_000,
+  );
 });
+
+interface ErrorEventData {
+  error?: { error_code?: string };
+  error_code?: string;
+}
+
+/** The events of a Server-Sent Events response, each with its JSON data, in any route's words. */
+async function rawEvents(
+  response: Response,
+  onEvent: (event: { name: string }) => void,
+): Promise<{ name: string; data: ErrorEventData }[]> {
+  const events: { name: string; data: ErrorEventData }[] = [];
+  const parser = createParser({
+    onEvent(message) {
+      const event = { name: message.event ?? "message", data: JSON.parse(message.data) };
+      events.push(event);
+      onEvent(event);
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+  }
+  return events;
+}

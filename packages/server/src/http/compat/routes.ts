@@ -7,6 +7,8 @@ import type { ChatInput } from "../../pipeline/types.ts";
 import { streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts";
+import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
 import { isUuidV4, readJsonObject } from "../request.ts";
 import { getHealth } from "../routes/health.ts";
 import { type SourceCitation, SourceCitationSchema } from "../wire.ts";
@@ -170,7 +172,8 @@ async function answerS4(context: Context<AppEnv>, deps: RouteDeps, json: Record<
 /**
  * S4's `response_format: "stream"`: Server-Sent Events `delta` ({delta}) as the answer is
  * written, then `response` (the whole S4 ChatResponse) and `done`; a failure once the stream has
- * begun is an `error` event carrying S4's error body.
+ * begun is an `error` event carrying S4's error body, and so is the server's shutdown timeout
+ * cutting the answer off.
  */
 async function streamS4(
   context: Context<AppEnv>,
@@ -187,17 +190,29 @@ async function streamS4(
     throw error;
   }
   const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
+  const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
   const abort = new AbortController();
-  const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal]);
+  const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal, cutOff]);
   return streamSSE(context, async (stream) => {
     stream.onAbort(() => abort.abort());
     const sendError = (error: unknown) => {
-      const classified = classifyError(timeout.aborted ? createError("TIMEOUT") : error);
-      const failure = toS4Error(classified, request.sessionId, undefined);
+      const classified = classifyError(
+        cutOff.aborted ? stoppingError() : timeout.aborted ? createError("TIMEOUT") : error,
+      );
+      const retryAfter = cutOff.aborted ? SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS : undefined;
+      const failure = toS4Error(classified, request.sessionId, retryAfter);
       return stream.writeSSE({ event: "error", data: JSON.stringify(failure.body) });
     };
     try {
-      const outcome = await streamTurn(deps, input, stream, signal, timeout);
+      const outcome = await streamTurn(
+        deps,
+        input,
+        stream,
+        signal,
+        AbortSignal.any([timeout, cutOff]),
+      );
+      // Cut off at the shutdown timeout: the reader is told, and nothing half-done is stored.
+      if (cutOff.aborted) throw stoppingError();
       if (!outcome) return;
       const response = toChatResponse(deps, input, outcome, started);
       await deps.chat.saveExchange(input, response);
