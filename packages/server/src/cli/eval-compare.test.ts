@@ -14,7 +14,7 @@ import type { AnswerRun, RunComparison } from "../eval/answer-runs.ts";
 const QUESTIONS = [
   { id: "topics", question: "How do I publish messages on a topic?" },
   { id: "urdf", question: "What is URDF?" },
-  { id: "swarm", question: "What is swarm robotics?" },
+  { id: "swarm", question: "How does a swarm find food?" },
   { id: "ballast", question: "How does a ballast tank let an underwater robot dive?" },
   { id: "zmp", question: "What is the zero moment point?" },
 ].map((row) => ({ ...row, expected_pages: [] }));
@@ -149,7 +149,7 @@ describe("lectern eval --save and --compare", () => {
       "1 became unanswerable, 1 became answerable, 1 cite another page, 1 answers changed, 1 unchanged",
     );
     expect(stdout).toMatch(
-      /Became unanswerable \(1\):\n {2}swarm {2}What is swarm robotics\?\n {6}was answered from swarm-robotics\.md/,
+      /Became unanswerable \(1\):\n {2}swarm {2}How does a swarm find food\?\n {6}was answered from swarm-robotics\.md/,
     );
     expect(stdout).toMatch(
       /Became answerable \(1\):\n {2}ballast .*\n {6}now answered from underwater\.md/,
