@@ -9,6 +9,7 @@ import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts";
 import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
+import { publicOrigin } from "../public-origin.ts";
 import { isUuidV4, readJsonObject } from "../request.ts";
 import { getHealth } from "../routes/health.ts";
 import { type SourceCitation, SourceCitationSchema } from "../wire.ts";
@@ -166,7 +167,7 @@ async function answerS4(context: Context<AppEnv>, deps: RouteDeps, json: Record<
     const { status, body: failure } = s4RetrievalFailed(turn.response);
     return context.json(failure, status as 404);
   }
-  return context.json(toS4Response(turn, deps.now() - started));
+  return context.json(toS4Response(turn, deps.now() - started, publicOrigin(context, deps.config)));
 }
 
 /**
@@ -221,7 +222,11 @@ async function streamS4(
         await stream.writeSSE({ event: "error", data: JSON.stringify(failure.body) });
         return;
       }
-      const answer = toS4Response({ input, response }, deps.now() - started);
+      const answer = toS4Response(
+        { input, response },
+        deps.now() - started,
+        publicOrigin(context, deps.config),
+      );
       await stream.writeSSE({ event: "response", data: JSON.stringify(answer) });
       await stream.writeSSE({ event: "done", data: JSON.stringify({ done: true }) });
       deps.logger.info({ requestId: input.requestId, stream: true, seed: "S4" }, "chat (compat)");

@@ -58,7 +58,8 @@ describe("seed S4 on POST /chat", () => {
     ]);
     expect(body.session_id).toBe(sessionId);
     expect(body.answer_text).toMatch(/publish/i);
-    expect(body.sources[0]?.url).toMatch(/^\/docs\/ros2\/topics#/);
+    // A full URL, as S4's clients expect: the book's paths on the origin the request was sent to.
+    expect(body.sources[0]?.url).toMatch(/^http:\/\/localhost\/docs\/ros2\/topics#/);
     expect(body.sources[0]?.section_path).toMatch(/ > /);
     const scores = body.sources.map((source) => source.relevance_score);
     expect(scores).toEqual([...scores].sort((left, right) => right - left));
@@ -232,6 +233,19 @@ describe("seed S4 on POST /chat", () => {
     );
   });
 
+  it("links sources on the site that embeds the widget, when it is an allowed origin", async () => {
+    const app = memoryHistoryApp(book.lectern, { CORS_ORIGINS: "https://docs.example.com" });
+    const response = await app.request("/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://docs.example.com" },
+      body: JSON.stringify({ query_text: "How do I publish messages on a topic?" }),
+    });
+    const body = S4ChatResponseSchema.parse(await response.json());
+    expect(body.sources.length).toBeGreaterThan(0);
+    for (const source of body.sources)
+      expect(source.url).toMatch(/^https:\/\/docs\.example\.com\/docs[/#]/);
+  });
+
   it("leaves bodies without S4's fields to Lectern's own contract", async () => {
     const app = memoryHistoryApp(book.lectern);
     const own = await askChat(app, { query: "What is a URDF?" });
@@ -253,7 +267,9 @@ describe("seed S4 on POST /chat", () => {
     const body = S4ChatResponseSchema.parse(await response.json());
     // "Fact i [k]": the k-th source S4 lists is the one the answer cited as i.
     for (const [, cited, listed] of body.answer_text.matchAll(/Fact (\d+) \[(\d+)\]/g))
-      expect(body.sources[Number(listed) - 1]?.url).toBe(s1.sources[Number(cited) - 1]?.source_url);
+      expect(body.sources[Number(listed) - 1]?.url).toBe(
+        `http://localhost${s1.sources[Number(cited) - 1]?.source_url}`,
+      );
     const markers = markersOf(body.answer_text);
     expect(markers.length).toBe(body.sources.length);
     expect([...markers].sort((left, right) => left - right)).toEqual(

@@ -2,6 +2,7 @@ import * as z from "zod/mini";
 import { renumberCitations } from "../../llm/citations.ts";
 import type { ErrorContext } from "../../pipeline/error-classification.ts";
 import type { ChatInput } from "../../pipeline/types.ts";
+import { absoluteUrl } from "../public-origin.ts";
 import type { ChatResponse, Citation } from "../wire.ts";
 import { type AnsweredTurn, bookSources, excerpt, placesOf, type SeedError } from "./shape.ts";
 
@@ -96,13 +97,18 @@ export function s4Input(
  * Lectern's answer in S4's words. A selection is cited as a source of its own (S4 requires at
  * least one), pointing at the page it came from.
  */
-export function toS4Response(turn: AnsweredTurn, latencyMs: number): S4ChatResponse {
+/** `origin` makes the book's page links absolute, as S4's `url` is (see `publicOrigin`). */
+export function toS4Response(
+  turn: AnsweredTurn,
+  latencyMs: number,
+  origin?: string,
+): S4ChatResponse {
   const { input, response } = turn;
   const listed = s4Listed(response);
   return {
     // The markers follow the sources as S4 lists them: the selection first, then best first.
     answer_text: renumberCitations(answerText(response), placesOf(listed)),
-    sources: listed.map((source) => s4Source(input, source)),
+    sources: listed.map((source) => s4Source(input, source, origin)),
     confidence: response.confidence,
     session_id: response.session_id,
     latency_ms: Math.max(1, Math.round(latencyMs)),
@@ -120,7 +126,11 @@ function s4Listed(response: ChatResponse): Citation[] {
   return [...selection, ...bookSources(response.sources)].slice(0, 10);
 }
 
-function s4Source(input: ChatInput, source: Citation): S4ChatResponse["sources"][number] {
+function s4Source(
+  input: ChatInput,
+  source: Citation,
+  origin: string | undefined,
+): S4ChatResponse["sources"][number] {
   if (source.source_type === "selected_text")
     return {
       text: source.snippet || "(selected text)",
@@ -130,7 +140,7 @@ function s4Source(input: ChatInput, source: Citation): S4ChatResponse["sources"]
     };
   return {
     text: excerpt(source.snippet || source.title, 500),
-    url: source.source_url,
+    url: absoluteUrl(source.source_url, origin),
     section_path: source.section_path.join(" > ") || source.title,
     relevance_score: source.similarity_score,
   };
