@@ -71,6 +71,14 @@ module.exports = {
       to: { path: ["^packages/(server|widget|docusaurus-plugin)/"] },
     },
     {
+      name: "markdown-parser-for-ingest-only",
+      comment:
+        "markdown.ts loads the remark stack: only ingestion (reached by dynamic import) may import its values, so that answering from an existing index never loads it (markdown-text.ts has what others need).",
+      severity: "error",
+      from: { pathNot: [`${server}/ingest/(page|ingest|source-cache)\\.ts$`] },
+      to: { path: [`${server}/ingest/markdown\\.ts$`], dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "no-circular",
       severity: "error",
       from: { path: [`${server}/`] },

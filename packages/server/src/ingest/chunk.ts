@@ -2,7 +2,8 @@
 import type { SectionAnchor } from "../store/document-store.ts";
 import { cutText } from "../util/cut-text.ts";
 import { isReadingList, readsFor } from "../util/reading-list.ts";
-import { type Block, fence, fenceMarker, LIST_START } from "./markdown.ts";
+import type { Block } from "./markdown.ts";
+import { fence, fenceMarker, LIST_START } from "./markdown-text.ts";
 
 /**
  * Heading-aware chunking. A document is cut into sections at its headings; consecutive small

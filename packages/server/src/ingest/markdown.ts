@@ -7,6 +7,7 @@ import remarkMdx from "remark-mdx";
 import remarkParse from "remark-parse";
 import { unified } from "unified";
 import { createError } from "../errors.ts";
+import { fence, LIST_START } from "./markdown-text.ts";
 
 /**
  * Turns one Markdown/MDX source into plain, searchable blocks: headings (with any explicit
@@ -467,9 +468,6 @@ function figuresOf(parts: MdNode[]): string[] | null {
   return alts.length > 0 ? alts : null;
 }
 
-/** A list item's marker opening a prose block: the block is a list. */
-export const LIST_START = /^(?:[-*+]|\d{1,3}[.)])\s/;
-
 /** Plain text of inline content: code spans and link text kept, JSX text children kept. */
 export function inlineText(node: MdNode): string {
   switch (node.type) {
@@ -588,17 +586,6 @@ export function withoutMagicComments(code: string): string {
     .split("\n")
     .filter((line) => !MAGIC_COMMENT.test(line))
     .join("\n");
-}
-
-/** The longest run of backticks in the code, plus one (at least three). */
-export function fenceMarker(code: string): string {
-  const longestRun = Math.max(2, ...Array.from(code.matchAll(/`+/g), (match) => match[0].length));
-  return "`".repeat(longestRun + 1);
-}
-
-/** Code as a fenced block whose fence no line of the code can close. */
-export function fence(lang: string, code: string, marker = fenceMarker(code)): string {
-  return `${marker}${lang}\n${code}\n${marker}`;
 }
 
 /**
