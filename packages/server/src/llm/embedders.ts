@@ -1,4 +1,3 @@
-import { embedMany } from "ai";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
 import { type Embedder, embedInBatches, noneEmbedder } from "./embedder.ts";
@@ -37,6 +36,7 @@ export async function createEmbedder(
     default: {
       const handle = createRemoteEmbeddingModel(settings, config.llm, clients);
       const embedBatch = async (batch: string[], signal: AbortSignal | undefined) => {
+        const { embedMany } = await import("ai");
         const result = await withRetry(
           () =>
             embedMany({

@@ -1,4 +1,4 @@
-import { APICallError } from "ai";
+import { APICallError } from "@ai-sdk/provider";
 
 /**
  * One retry policy for model calls: retry 408, 409, 429 and 5xx answers and network failures, with

@@ -1,4 +1,3 @@
-import { generateText } from "ai";
 import type { Config } from "../config/config.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { PromptGuard, PromptLeakError } from "../llm/prompt-guard.ts";
@@ -53,6 +52,8 @@ export class LlmFollowUpWriter implements FollowUpWriter {
     );
     const guard = new PromptGuard(FOLLOW_UP_SYSTEM_PROMPT);
     try {
+      // The SDK is loaded with the first call: a server without a model never loads it.
+      const { generateText } = await import("ai");
       const { text } = await generateText({
         model: this.deps.handle.model,
         system: guard.system,

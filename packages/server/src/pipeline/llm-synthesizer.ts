@@ -1,4 +1,3 @@
-import { streamText } from "ai";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
@@ -142,6 +141,7 @@ export class LlmSynthesizer implements AnswerSynthesizer {
     let firstTokenSeconds: number | undefined;
     let usage: { inputTokens: number | undefined; outputTokens: number | undefined } | undefined;
     try {
+      const { streamText } = await import("ai");
       const result = streamText({
         model: handle.model,
         system: guard.system,

@@ -1,4 +1,3 @@
-import { generateText } from "ai";
 import type { Config } from "../config/config.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { PromptGuard } from "../llm/prompt-guard.ts";
@@ -99,6 +98,7 @@ export class LlmRewriter implements QueryRewriter {
     const guard = new PromptGuard(REWRITE_SYSTEM_PROMPT);
     try {
       const timeout = AbortSignal.timeout(this.deps.config.firstTokenTimeoutMs);
+      const { generateText } = await import("ai");
       const { text } = await generateText({
         model: this.deps.handle.model,
         system: guard.system,

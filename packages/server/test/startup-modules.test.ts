@@ -1,0 +1,75 @@
+import { spawn } from "node:child_process";
+import { readFile, rm } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SOURCE_CLI } from "./cli.ts";
+import { openSampleBook } from "./http-fixture.ts";
+
+/**
+ * What `lectern ask` loads to answer from an index that exists: not the Markdown parser (ingest
+ * needs it) and not the model SDK (no model is configured). Each would add hundreds of modules
+ * to every start.
+ */
+
+const RECORDER = pathToFileURL(
+  fileURLToPath(new URL("./fixtures/record-modules.mjs", import.meta.url)),
+).href;
+
+let dataDir: string;
+beforeAll(async () => {
+  const book = await openSampleBook();
+  await book.lectern.close();
+  dataDir = book.dataDir;
+}, 120_000);
+afterAll(async () => {
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+function askRecording(record: string): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--import", RECORDER, ...SOURCE_CLI, "ask", "What is URDF?", "--data-dir", dataDir],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          RECORD_MODULES_TO: record,
+        },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let stdout = "";
+    child.stdout.on("data", (data: Buffer) => {
+      stdout += data.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout }));
+  });
+}
+
+describe("lectern ask on an existing index", () => {
+  it("answers without loading the Markdown parser or the model SDK", async () => {
+    const record = path.join(dataDir, "modules.txt");
+    const { code, stdout } = await askRecording(record);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/URDF/);
+    const loaded = (await readFile(record, "utf8")).split("\n").filter(Boolean);
+    const packages = new Set(
+      loaded.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []),
+    );
+    // The recorder sees the modules: the database is loaded, to answer at all.
+    expect(packages.has("@electric-sql/pglite")).toBe(true);
+    for (const heavy of [
+      "unified",
+      "remark-parse",
+      "micromark",
+      "gray-matter",
+      "katex",
+      "ai",
+      "@opentelemetry/api",
+    ])
+      expect(packages.has(heavy), heavy).toBe(false);
+  }, 120_000);
+});
