@@ -93,7 +93,7 @@ describe.skipIf(skip)("the container image's steps, run in a temporary directory
       });
       expect(response.status).toBe(200);
       const answer = ChatResponseSchema.parse(await response.json());
-      expect(answer.sources[0]?.source_url).toMatch(/^\/docs\//);
+      expect(answer.sources[0]?.source_url).toMatch(/^http:\/\/[^/]+\/docs\//);
       const page = await fetch(server.url, { headers: { accept: "text/html" } });
       expect(await page.text()).toContain("Robotics Primer in a box");
 

@@ -93,10 +93,16 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     // The first citation chip of the answer (the passage it quotes may be any of the sources).
     const chip = answer.getByRole("link", { name: /^Source \d+:/ }).first();
     const href = await chip.getAttribute("href");
-    // The section's anchor, plus a Text Fragment that highlights the cited passage.
-    expect(href).toMatch(/^\/docs\/humanoids\/[\w-]+#[\w-]+(:~:text=.+)?$/);
+    // The page's full URL on the site's origin, the section's anchor, and a Text Fragment that
+    // highlights the cited passage.
+    const origin = new URL(page.url()).origin;
+    expect(href?.startsWith(`${origin}/`)).toBe(true);
+    const cited = new URL(href ?? "");
+    expect(`${cited.pathname}${cited.hash}`).toMatch(
+      /^\/docs\/humanoids\/[\w-]+#[\w-]+(:~:text=.+)?$/,
+    );
     await chip.click();
-    await page.waitForURL((url) => url.pathname === href?.split("#")[0]?.split(":~:")[0]);
+    await page.waitForURL((url) => url.pathname === cited.pathname);
     const anchor = new URL(page.url()).hash.replace(/^#/, "").split(":~:")[0] ?? "";
     expect(anchor.length).toBeGreaterThan(0);
     const heading = page.locator(`[id="${anchor}"]`);

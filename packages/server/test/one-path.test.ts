@@ -24,7 +24,9 @@ interface Source {
 
 function sourceKeys(sources: Source[]): string[] {
   return sources.map(
-    (source) => `${source.citation_number} ${source.source_url} ${source.similarity_score ?? ""}`,
+    // Over HTTP the book's paths come on the server's origin (publicOrigin); the CLI has none.
+    (source) =>
+      `${source.citation_number} ${source.source_url.replace(/^https?:\/\/[^/]+/, "")} ${source.similarity_score ?? ""}`,
   );
 }
 

@@ -35,7 +35,10 @@ describe("POST /chat", () => {
     expect(cited).toBeGreaterThanOrEqual(1);
     expect(cited).toBeLessThanOrEqual(body.sources.length);
     const first = body.sources[0];
-    expect(first && "source_url" in first && first.source_url).toMatch(/^\/docs\/ros2\/topics#/);
+    // A full URL (S1): the book's path on the origin the request was sent to.
+    expect(first && "source_url" in first && first.source_url).toMatch(
+      /^http:\/\/localhost\/docs\/ros2\/topics#/,
+    );
     expect(body.session_id).toMatch(UUID_V4);
     expect(body.metadata.request_id).toBe(response.headers.get("x-request-id"));
     // The chunks retrieved, then any other chunk the answer quotes.

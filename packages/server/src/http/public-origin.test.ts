@@ -5,13 +5,12 @@ import { absoluteUrl, publicOrigin } from "./public-origin.ts";
 async function originOf(
   url: string,
   headers: Record<string, string>,
-  config: { corsOrigins?: string[]; trustProxy?: boolean } = {},
+  config: { trustProxy?: boolean } = {},
 ) {
   const app = new Hono();
   app.get("*", (context) =>
     context.text(
       publicOrigin(context, {
-        corsOrigins: config.corsOrigins ?? [],
         rateLimit: { trustProxy: config.trustProxy ?? false },
       }) ?? "(none)",
     ),
@@ -29,17 +28,27 @@ describe("publicOrigin", () => {
       expected: "http://127.0.0.1:3000",
     },
     {
-      why: "the embedding site, when it is an allowed CORS origin",
+      why: "the embedding site (a CORS origin)",
       url: "http://api.internal:3000/chat",
       headers: { origin: "https://docs.example.com" },
-      config: { corsOrigins: ["https://docs.example.com"] },
       expected: "https://docs.example.com",
     },
     {
-      why: "not an origin that is not allowed",
+      why: "the asking page's origin: its own server's, behind whatever proxy",
       url: "http://127.0.0.1:3000/chat",
-      headers: { origin: "https://evil.example" },
-      config: { corsOrigins: ["https://docs.example.com"] },
+      headers: { origin: "https://docs.example.com" },
+      expected: "https://docs.example.com",
+    },
+    {
+      why: "not an opaque origin",
+      url: "http://127.0.0.1:3000/chat",
+      headers: { origin: "null" },
+      expected: "http://127.0.0.1:3000",
+    },
+    {
+      why: "not an Origin header that is no origin",
+      url: "http://127.0.0.1:3000/chat",
+      headers: { origin: "https://docs.example.com/path" },
       expected: "http://127.0.0.1:3000",
     },
     {

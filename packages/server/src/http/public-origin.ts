@@ -1,19 +1,20 @@
 import type { Context } from "hono";
-import type { Config } from "../config/config.ts";
 
 /**
  * The origin a response's page links are made absolute against when no LECTERN_BASE_URL is set
- * (ingest then stores them as paths, `/docs/…`): the page that asked, when it is one of the
- * CORS_ORIGINS (a docs site embedding the widget serves the pages itself); otherwise the origin the
- * request was sent to, as the proxy forwarded it when TRUST_PROXY is on. Undefined when nothing
- * usable is known.
+ * (ingest then stores them as paths, `/docs/…`). A browser names the page that asks in `Origin`,
+ * and can only read the answer when that page is the server's own (then `Origin` is the public
+ * origin, whatever proxies lie between) or one of CORS_ORIGINS (a docs site that embeds the
+ * widget and serves the pages): either way the page's origin is where the links lead. Without
+ * `Origin` (a client that is no browser page) it is the origin the request was sent to, as the
+ * proxy forwarded it when TRUST_PROXY is on. Undefined when nothing usable is known.
  */
 export function publicOrigin(
   context: Context,
-  config: Pick<Config, "corsOrigins"> & { rateLimit: { trustProxy: boolean } },
+  config: { rateLimit: { trustProxy: boolean } },
 ): string | undefined {
   const asked = context.req.header("origin");
-  if (asked && config.corsOrigins.includes(asked)) return asked;
+  if (asked && ORIGIN.test(asked)) return asked;
   let url: URL;
   try {
     url = new URL(context.req.url);
@@ -32,6 +33,9 @@ export function publicOrigin(
   return `${scheme}://${host}`;
 }
 
+/** A serialised http(s) origin: scheme, host and port, nothing else ("null" is none). */
+const ORIGIN = /^https?:\/\/([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?$/i;
+
 /** A host name or IP address, with an optional port: nothing that could add a path. */
 const HOST = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
 
@@ -43,4 +47,15 @@ export function absoluteUrl(url: string, origin: string | undefined): string {
 
 function firstValue(header: string | undefined): string | undefined {
   return header?.split(",")[0]?.trim().toLowerCase() || undefined;
+}
+
+/** Sources with their `source_url` made absolute against `origin` (`absoluteUrl`). */
+export function withAbsoluteSources<T>(sources: T[], origin: string | undefined): T[] {
+  if (!origin) return sources;
+  return sources.map((source) => {
+    const url = (source as { source_url?: unknown } | null)?.source_url;
+    return typeof url === "string" && absoluteUrl(url, origin) !== url
+      ? { ...source, source_url: absoluteUrl(url, origin) }
+      : source;
+  });
 }

@@ -6,6 +6,7 @@ import { startChat, streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
+import { publicOrigin, withAbsoluteSources } from "../public-origin.ts";
 
 /**
  * POST /chat/stream: Server-Sent Events `delta`… then `sources`, then `done` once the exchange is
@@ -40,7 +41,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
         await stream.writeSSE({
           event: "sources",
           data: JSON.stringify({
-            sources: response.sources,
+            sources: withAbsoluteSources(response.sources, publicOrigin(context, deps.config)),
             metadata: response.metadata,
             session_id: response.session_id,
             confidence: response.confidence,

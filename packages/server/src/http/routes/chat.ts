@@ -3,6 +3,7 @@ import { startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
+import { publicOrigin, withAbsoluteSources } from "../public-origin.ts";
 
 /** POST /chat: the whole answer as one JSON response. */
 export function postChat(deps: RouteDeps): Handler<AppEnv> {
@@ -31,7 +32,9 @@ export function postChat(deps: RouteDeps): Handler<AppEnv> {
         },
         "chat",
       );
-      return context.json(response);
+      // Stored with the book's paths; sent with full URLs (S1's source_url), see publicOrigin.
+      const origin = publicOrigin(context, deps.config);
+      return context.json({ ...response, sources: withAbsoluteSources(response.sources, origin) });
     } finally {
       release();
     }

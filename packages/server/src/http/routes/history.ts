@@ -2,6 +2,7 @@ import type { Context, Handler } from "hono";
 import { createError } from "../../errors.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
+import { publicOrigin, withAbsoluteSources } from "../public-origin.ts";
 import { invalidSession, isUuidV4 } from "../request.ts";
 
 /** GET /history/{session_id}: a session's exchanges, oldest first, the last `limit` of them. */
@@ -19,13 +20,14 @@ export function getHistory(deps: RouteDeps): Handler<AppEnv> {
     }
     const history = await deps.history.getHistory(sessionId, limit);
     if (!history) throw sessionNotFound();
+    const origin = publicOrigin(context, deps.config);
     return context.json({
       session_id: sessionId,
       entries: history.entries.map((entry) => ({
         timestamp: entry.timestamp.toISOString(),
         query: entry.query,
         response: entry.response,
-        sources: entry.sources,
+        sources: withAbsoluteSources(entry.sources, origin),
         selected_text: entry.selectedText,
         message_id: entry.messageId,
         request_id: entry.requestId,
