@@ -1,10 +1,12 @@
 import type { Context } from "hono";
 import { createError } from "../errors.ts";
 import { responseMetadata } from "../pipeline/chat-service.ts";
+import { classifyError, type ErrorContext } from "../pipeline/error-classification.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
 import { round } from "../util/numbers.ts";
 import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
+import { NEVER_CUT_OFF, stoppingError } from "./middleware/shutdown.ts";
 import { readChatInput } from "./request.ts";
 import type { ChatResponse } from "./wire.ts";
 
@@ -78,6 +80,27 @@ export async function streamTurn(
   if (signal.aborted) return undefined;
   deps.metrics.observeAnswer(outcome);
   return outcome;
+}
+
+/**
+ * The signals of one streamed answer, on every route that streams: `signal` stops the work (the
+ * client gone, the request timeout, the shutdown timeout), `deadline` is what `streamTurn` times;
+ * `failure` names what ended the answer, the shutdown or the timeout before the error they caused.
+ */
+export function streamSignals(deps: RouteDeps, context: Context<AppEnv>) {
+  const abort = new AbortController();
+  const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
+  const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
+  return {
+    abort,
+    cutOff,
+    signal: AbortSignal.any([abort.signal, timeout, context.req.raw.signal, cutOff]),
+    deadline: AbortSignal.any([timeout, cutOff]),
+    failure: (error: unknown): ErrorContext =>
+      classifyError(
+        cutOff.aborted ? stoppingError() : timeout.aborted ? createError("TIMEOUT") : error,
+      ),
+  };
 }
 
 /**

@@ -54,8 +54,8 @@ export function withAbsoluteSources<T>(sources: T[], origin: string | undefined)
   if (!origin) return sources;
   return sources.map((source) => {
     const url = (source as { source_url?: unknown } | null)?.source_url;
-    return typeof url === "string" && absoluteUrl(url, origin) !== url
-      ? { ...source, source_url: absoluteUrl(url, origin) }
-      : source;
+    if (typeof url !== "string") return source;
+    const absolute = absoluteUrl(url, origin);
+    return absolute === url ? source : { ...source, source_url: absolute };
   });
 }

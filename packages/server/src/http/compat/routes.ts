@@ -2,13 +2,12 @@ import type { Context, Handler } from "hono";
 import { streamSSE } from "hono/streaming";
 import type * as z from "zod/mini";
 import { createError } from "../../errors.ts";
-import { classifyError } from "../../pipeline/error-classification.ts";
 import type { ChatInput } from "../../pipeline/types.ts";
-import { streamTurn, toChatResponse } from "../chat-turn.ts";
+import { streamSignals, streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts";
-import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
+import { stoppingError } from "../middleware/shutdown.ts";
 import { publicOrigin } from "../public-origin.ts";
 import { isUuidV4, readJsonObject } from "../request.ts";
 import { getHealth } from "../routes/health.ts";
@@ -190,28 +189,17 @@ async function streamS4(
     release();
     throw error;
   }
-  const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
-  const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
-  const abort = new AbortController();
-  const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal, cutOff]);
+  const { abort, cutOff, signal, deadline, failure: endedBy } = streamSignals(deps, context);
   return streamSSE(context, async (stream) => {
     stream.onAbort(() => abort.abort());
     const sendError = (error: unknown) => {
-      const classified = classifyError(
-        cutOff.aborted ? stoppingError() : timeout.aborted ? createError("TIMEOUT") : error,
-      );
+      const classified = endedBy(error);
       const retryAfter = cutOff.aborted ? SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS : undefined;
       const failure = toS4Error(classified, request.sessionId, retryAfter);
       return stream.writeSSE({ event: "error", data: JSON.stringify(failure.body) });
     };
     try {
-      const outcome = await streamTurn(
-        deps,
-        input,
-        stream,
-        signal,
-        AbortSignal.any([timeout, cutOff]),
-      );
+      const outcome = await streamTurn(deps, input, stream, signal, deadline);
       // Cut off at the shutdown timeout: the reader is told, and nothing half-done is stored.
       if (cutOff.aborted) throw stoppingError();
       if (!outcome) return;

@@ -1,11 +1,10 @@
 import type { Handler } from "hono";
 import { streamSSE } from "hono/streaming";
-import { createError } from "../../errors.ts";
-import { classifyError, isDisconnect } from "../../pipeline/error-classification.ts";
-import { startChat, streamTurn, toChatResponse } from "../chat-turn.ts";
+import { isDisconnect } from "../../pipeline/error-classification.ts";
+import { startChat, streamSignals, streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
-import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
+import { stoppingError } from "../middleware/shutdown.ts";
 import { publicOrigin, withAbsoluteSources } from "../public-origin.ts";
 
 /**
@@ -21,20 +20,11 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
       release();
       throw error;
     });
-    const abort = new AbortController();
-    const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
-    const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
-    const signal = AbortSignal.any([abort.signal, timeout, context.req.raw.signal, cutOff]);
+    const { abort, cutOff, signal, deadline, failure } = streamSignals(deps, context);
     const response = streamSSE(context, async (stream) => {
       stream.onAbort(() => abort.abort());
       try {
-        const outcome = await streamTurn(
-          deps,
-          input,
-          stream,
-          signal,
-          AbortSignal.any([timeout, cutOff]),
-        );
+        const outcome = await streamTurn(deps, input, stream, signal, deadline);
         if (cutOff.aborted) throw stoppingError();
         if (!outcome) return;
         const response = toChatResponse(deps, input, outcome, started);
@@ -68,9 +58,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
           logger.info({ requestId }, "stream cancelled by the client");
           return;
         }
-        const classified = classifyError(
-          cutOff.aborted ? stoppingError() : timeout.aborted ? createError("TIMEOUT") : error,
-        );
+        const classified = failure(error);
         if (classified.status >= 500) logger.error({ err: error, requestId }, "stream failed");
         await stream.writeSSE({
           event: "error",
