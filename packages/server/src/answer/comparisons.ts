@@ -1,7 +1,5 @@
 import { analyzeQuery } from "../search/analyzer.ts";
-import type { RetrievedChunk } from "../search/retriever.ts";
-import type { ChunkRecord } from "../store/document-store.ts";
-import { type Candidate, forEachWindow, parsedChunk, type Unit } from "./units.ts";
+import type { Unit } from "./units.ts";
 
 /**
  * Questions comparing things ("What is the difference between the map frame and the odom
@@ -12,10 +10,6 @@ import { type Candidate, forEachWindow, parsedChunk, type Unit } from "./units.t
 
 const DIFFERENCE = /\bdifference between\s+(.+?)(?:\s+(?:for|in|when|on|of)\s+[^,]+)?\s*[?.!]*$/i;
 const VERSUS = /^(?:what(?:'s| is)\s+)?(.+?)\s+(?:versus|vs\.?)\s+(.+?)(?:\s*[:?.!].*)?$/i;
-/** How many chunks of the results' pages a comparison may add to the candidates. */
-const MAX_COMPARING_CHUNKS = 3;
-/** Only the pages of the first results: a lower one seldom holds the comparison. */
-const PAGES_LOOKED_AT = 3;
 
 /**
  * The things a question compares, each as its words (stemmed), less the words they all share
@@ -40,8 +34,18 @@ export function comparedItems(question: string): string[][] {
   return apart.every((words) => words.length > 0) ? apart : [];
 }
 
+/**
+ * Whether the unit, or the list or code it introduces, names one of the things a comparison
+ * question compares.
+ */
+export function namesCompared(items: string[][], unit: Unit): boolean {
+  return items.some((words) =>
+    words.some((word) => unit.terms.has(word) || unit.attachmentTerms.has(word)),
+  );
+}
+
 /** The things a question compares as the reader wrote them ("a topic", "a service"). */
-export function comparedPhrases(question: string): string[] {
+function comparedPhrases(question: string): string[] {
   const text = question.trim().replace(/\s+/g, " ");
   const difference = DIFFERENCE.exec(text);
   const versus = difference ? null : VERSUS.exec(text);
@@ -51,73 +55,4 @@ export function comparedPhrases(question: string): string[] {
       ? [versus[1] ?? "", versus[2] ?? ""]
       : [];
   return raw.map((item) => item.trim());
-}
-
-/**
- * When the first result does not compare the things (`comparesIn`, with `characterises` telling
- * whether a unit says what one of them is): the chunks of the first results' pages that name them
- * all, each weighed as the result whose page it is on. A lower result naming them all does not
- * stop this: it often names them in passing (a troubleshooting item's "no `map → odom`").
- */
-export function comparingChunks(
-  items: string[][],
-  results: RetrievedChunk[],
-  pageChunks: (filePath: string) => ChunkRecord[],
-  maxSentences: number,
-  characterises: (unit: Unit) => boolean = () => true,
-): Candidate[] {
-  const namesAll = (terms: Set<string>) =>
-    items.every((words) => words.some((word) => terms.has(word)));
-  const quotable = (result: RetrievedChunk) =>
-    comparesIn(parsedChunk(result.chunk).units, maxSentences, namesAll, characterises);
-  if (results[0] && quotable(results[0])) return [];
-  const seen = new Set(results.map((result) => result.chunk.id));
-  const pages = new Set<string>();
-  const found: Candidate[] = [];
-  for (const [rank, result] of results.slice(0, PAGES_LOOKED_AT).entries()) {
-    if (pages.has(result.chunk.filePath)) continue;
-    pages.add(result.chunk.filePath);
-    for (const chunk of pageChunks(result.chunk.filePath)) {
-      if (found.length >= MAX_COMPARING_CHUNKS) return found;
-      if (seen.has(chunk.id)) continue;
-      const parsed = parsedChunk(chunk);
-      if (!namesAll(parsed.allTerms)) continue;
-      seen.add(chunk.id);
-      found.push({ result: { ...result, chunk }, parsed, rank });
-    }
-  }
-  return found;
-}
-
-/**
- * Whether some passage of the units (a window an answer could quote) names every compared thing
- * and says what one of them is (`characterises`): a passage naming them all in passing ("Quality
- * of Service" beside a table row for topics) compares nothing.
- */
-function comparesIn(
-  units: Unit[],
-  maxSentences: number,
-  namesAll: (terms: Set<string>) => boolean,
-  characterises: (unit: Unit) => boolean,
-): boolean {
-  const says = units.map(characterises);
-  let found = false;
-  forEachWindow(units, maxSentences, (start, end) => {
-    if (found || !says.slice(start, end + 1).some(Boolean)) return;
-    const terms = new Set<string>();
-    for (const unit of units.slice(start, end + 1))
-      for (const term of [...unit.terms, ...unit.attachmentTerms]) terms.add(term);
-    found = namesAll(terms);
-  });
-  return found;
-}
-
-/**
- * Whether the unit, or the list or code it introduces, names one of the things a comparison
- * question compares.
- */
-export function namesCompared(items: string[][], unit: Unit): boolean {
-  return items.some((words) =>
-    words.some((word) => unit.terms.has(word) || unit.attachmentTerms.has(word)),
-  );
 }

@@ -47,17 +47,6 @@ describe("extractiveAnswer: when no sentence defines X", () => {
     ),
   ];
 
-  it("quotes the opening of the page whose title is X", () => {
-    const results = [retrieved(launchPage[1] as ChunkRecord, 0.9)];
-    const answer = extractiveAnswer("What is a launch file?", results, {
-      pageChunks: pagesOf(launchPage),
-    });
-    expect(answer.text).toBe(
-      "A real robot runs dozens of nodes. Starting each one in its own terminal does not scale. The launch system describes a whole system in one file that you start with a single command. [2]",
-    );
-    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["launch#0"]);
-  });
-
   it("keeps a sentence that defines X over the page's opening", () => {
     const glossary = retrievedChunk(
       "glossary",
@@ -466,23 +455,6 @@ describe("extractiveAnswer: how-to passages", () => {
 });
 
 describe("extractiveAnswer: X's own word, and the sections headed by it", () => {
-  const library = pageChunk(
-    "prior-art",
-    1,
-    "Immutable is a JavaScript library implementing persistent data structures. It is performant and has an idiomatic JavaScript API.",
-    ["Prior Art", "Immutable"],
-  );
-  const section = pageChunk(
-    "concepts",
-    2,
-    'If something is "immutable", it can never be changed. JavaScript objects and arrays are all mutable by default.',
-    ["Concepts", "Immutability"],
-  );
-  const opening = pageChunk("concepts", 1, "Redux keeps the whole state in one store.", [
-    "Concepts",
-  ]);
-  const pages = pagesOf([library, opening, section]);
-
   it("does not read a word of the same stem as X defined ('Immutable is …' for immutability)", () => {
     const parsed = parseText(
       "Immutable is a JavaScript library implementing persistent data structures. Immutability is the property of a value that can never be changed.",
@@ -491,17 +463,6 @@ describe("extractiveAnswer: X's own word, and the sections headed by it", () => 
     const [library, property] = parsed.units.map((unit) => definitionStrength(query, unit));
     expect(library).toBe(0);
     expect(property).toBeGreaterThanOrEqual(DEFINES);
-  });
-
-  it("quotes the opening of a section of the book headed by X alone, wherever it is", () => {
-    const answer = extractiveAnswer("What is immutability?", [retrieved(library, 0.9)], {
-      pageChunks: pages,
-      sectionsHeaded: (heading) => (heading === "immutability" ? [section] : []),
-    });
-    expect(answer.text).toBe(
-      'If something is "immutable", it can never be changed. JavaScript objects and arrays are all mutable by default. [2]',
-    );
-    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["concepts#2"]);
   });
 
   it("still reads an inflected form of X as X ('A dispatching function is …')", () => {
@@ -523,142 +484,6 @@ describe("extractiveAnswer: X's own word, and the sections headed by it", () => 
       { pageChunks: pagesOf([glossary, other]) },
     );
     expect(answer.text).toMatch(/^A dispatching function is a function/);
-  });
-});
-
-describe("extractiveAnswer: the sentence that sets X in bold", () => {
-  const robotState = pageChunk(
-    "urdf",
-    3,
-    "The URDF is made available to the rest of the system by the robot_state_publisher node. It takes the model as its robot_description parameter and publishes the frames.",
-    ["Describing a Robot with URDF", "Publishing the model: robot_state_publisher"],
-  );
-  const topics: ChunkRecord = {
-    ...pageChunk(
-      "topics",
-      0,
-      "A topic is a named channel that carries a stream of messages of one type. Nodes that produce data create a publisher on the topic; nodes that consume it create a subscription. Neither side knows, or cares, who is on the other end.",
-      ["Topics and Messages"],
-    ),
-    boldTerms: ["topic", "messages", "publisher", "subscription"],
-  };
-  const qos: ChunkRecord = {
-    ...pageChunk(
-      "topics",
-      2,
-      "A best effort publisher cannot serve a reliable subscription. The reverse works.",
-      ["Topics and Messages", "Compatibility"],
-    ),
-    boldTerms: ["publisher"],
-  };
-  const book = [robotState, topics, qos];
-  const chunksBolding = (term: string) =>
-    book.filter((chunk) => chunk.boldTerms?.some((bold) => bold === term.toLowerCase()));
-
-  it("quotes where the book sets X in bold, first in book order, cited after the results", () => {
-    const results = [retrieved(robotState, 0.9), retrieved(qos, 0.5)];
-    const answer = extractiveAnswer("What is a publisher?", results, {
-      pageChunks: pagesOf(book),
-      chunksBolding,
-    });
-    expect(answer.text).toBe(
-      "Nodes that produce data create a publisher on the topic; nodes that consume it create a subscription. Neither side knows, or cares, who is on the other end. [3]",
-    );
-    expect(answer.extraSources.map((source) => source.chunk.id)).toEqual(["topics#0"]);
-    expect(answer.cited).toEqual([3]);
-  });
-
-  it("finds X bolded among the results without a lookup, up to inflection", () => {
-    const answer = extractiveAnswer(
-      "What are publishers?",
-      [retrieved(robotState, 0.9), retrieved(topics, 0.6)],
-      { pageChunks: pagesOf([robotState, topics]) },
-    );
-    expect(answer.text).toMatch(/^Nodes that produce data create a publisher on the topic;/);
-    expect(answer.cited).toEqual([2]);
-  });
-
-  it("leaves the answer to a first result whose page or heading names X", () => {
-    const fusion = pageChunk(
-      "fusion",
-      0,
-      "A gyroscope reacts instantly but drifts; wheel odometry is smooth but wanders off. Sensor fusion combines readings whose errors differ so that each covers the others' weaknesses.",
-      ["Sensor Fusion"],
-    );
-    const calibration: ChunkRecord = {
-      ...pageChunk(
-        "sensors",
-        1,
-        "Calibration removes bias and scale errors; filtering and fusion reduce the effect of noise.",
-        ["Sensors", "Errors"],
-      ),
-      boldTerms: ["fusion"],
-    };
-    const answer = extractiveAnswer("What is fusion?", [retrieved(fusion, 0.9)], {
-      pageChunks: pagesOf([fusion, calibration]),
-      chunksBolding: () => [calibration],
-    });
-    expect(answer.text).toContain("Sensor fusion combines readings");
-    expect(answer.extraSources).toEqual([]);
-  });
-
-  it("leaves the answer to a sentence that reads as defining X, even in part", () => {
-    const defined = pageChunk(
-      "nodes",
-      1,
-      "A ROS publisher is the object a node sends messages through. Create one per topic.",
-      ["Nodes", "Talking to others"],
-    );
-    const answer = extractiveAnswer(
-      "What is a publisher?",
-      [retrieved(robotState, 0.9), retrieved(defined, 0.6)],
-      { pageChunks: pagesOf([...book, defined]), chunksBolding },
-    );
-    // "A ROS publisher is …" defines X only in part (strength 0.5): the passages are scored as usual.
-    expect(answer.text).not.toContain("Nodes that produce data");
-    expect(answer.extraSources).toEqual([]);
-  });
-
-  it("quotes the sentence before a bold one that leans on it", () => {
-    const leaning: ChunkRecord = {
-      ...pageChunk(
-        "nodes",
-        0,
-        "Every program creates a node and hands it over. It then spins the node so that its callbacks run. Nothing happens in a node that is never spun.",
-        ["Nodes"],
-      ),
-      boldTerms: ["spins"],
-    };
-    const waiting = pageChunk(
-      "executors",
-      0,
-      "An executor waits for work and spins the callbacks that are ready.",
-      ["Executors"],
-    );
-    const answer = extractiveAnswer("What is a spin?", [retrieved(waiting, 0.9)], {
-      pageChunks: pagesOf([waiting, leaning]),
-      chunksBolding: () => [leaning],
-    });
-    expect(answer.text).toBe(
-      "Every program creates a node and hands it over. It then spins the node so that its callbacks run. [2]",
-    );
-  });
-
-  it("takes only the first mention of X for the bold one, not a later sentence using X", () => {
-    const unquotable: ChunkRecord = {
-      ...pageChunk(
-        "sensors",
-        1,
-        "| Sensor | Bias |\n| --- | --- |\n| gyroscope | drifts |\n\nAveraging the gyroscope while the robot stands still gives a good bias estimate.",
-        ["Sensors"],
-      ),
-      boldTerms: ["bias"],
-    };
-    const answer = extractiveAnswer("What is bias?", [retrieved(robotState, 0.9)], {
-      pageChunks: pagesOf([robotState, unquotable]),
-      chunksBolding: () => [unquotable],
-    });
-    expect(answer.extraSources).toEqual([]);
   });
 });
 

@@ -1,11 +1,9 @@
-import { analyze, headingKey, plainWordForms } from "../search/analyzer.ts";
-import type { RetrievedChunk } from "../search/retriever.ts";
-import type { ChunkRecord } from "../store/document-store.ts";
+import { analyze, plainWordForms } from "../search/analyzer.ts";
 import { sum } from "../util/numbers.ts";
 import { namesCompared } from "./comparisons.ts";
-import { DEFINES, definitionStrength, headedBy } from "./definitions.ts";
+import { definitionStrength } from "./definitions.ts";
 import { anyOf, shareOf, taskPhrase, type WeightedQuestion } from "./question-weights.ts";
-import { type Candidate, forEachWindow, parsedChunk, type Unit } from "./units.ts";
+import { type Candidate, forEachWindow, type Unit } from "./units.ts";
 
 /**
  * Scoring windows of consecutive units into the passage an answer quotes (the weights are in
@@ -22,7 +20,6 @@ export interface Passage {
   score: number;
 }
 
-const PROHIBITION = /^(?:never|avoid|do not|don't)\b/i;
 const QUESTION = /\?["”’)]*\s*$/;
 /**
  * How much the source's similarity score counts in a passage's score. The search ranked the
@@ -57,8 +54,6 @@ const COMPARED_DEFINED_WEIGHT = 0.2;
 const SCORE_EPSILON = 1e-9;
 /** Shorter units ("Symptom.") are too common to say a passage repeats the text to avoid. */
 const AVOID_MIN_LENGTH = 20;
-/** How many sentences past a how-to passage its fix may sit. */
-const FIX_LOOKAHEAD = 3;
 
 /** One question per compared thing, that thing as its subject, for `definitionStrength`. */
 export function comparedSubjects(query: WeightedQuestion): WeightedQuestion[] {
@@ -434,71 +429,6 @@ function someUnit(
   return false;
 }
 
-/** Reads as a way out ("Instead, use …", "To fix this, run …"), not only as a warning ("Never …"). */
-function givesFix(unit: Unit): boolean {
-  return unit.actionable && !PROHIBITION.test(unit.text.replace(/^(?:[-*+]|\d{1,3}[.)])\s+/, ""));
-}
-
-/**
- * A how-to passage that stops at the problem ("… so the node freezes forever. Never call …")
- * runs on to the sentence that gives the fix when it follows within FIX_LOOKAHEAD sentences of
- * the same passage of text.
- */
-export function throughTheFix(passage: Passage, candidates: Candidate[]): Passage {
-  if (passage.units.some(givesFix)) return passage;
-  const units = candidates[passage.source]?.parsed.units ?? [];
-  const last = passage.units[passage.units.length - 1];
-  const end = last ? units.indexOf(last) : -1;
-  if (!last || end < 0) return passage;
-  for (let index = end + 1; index <= end + FIX_LOOKAHEAD; index++) {
-    const unit = units[index];
-    if (!unit || unit.run !== last.run || unit.section !== last.section) break;
-    if (givesFix(unit))
-      return { ...passage, units: [...passage.units, ...units.slice(end + 1, index + 1)] };
-  }
-  return passage;
-}
-
-/** Questions asking for a cause: "Why?", "What are the usual causes?", "What should I check?". */
-export const ASKS_CAUSE =
-  /\bwhy\b|\bwhat (?:could|would|might|can) (?:cause|be causing)\b|\b(?:usual|common|likely|possible) causes?\b|\bwhat should i (?:check|look)\b|\bwhere should i look\b/i;
-
-/**
- * A passage asked for a cause that stops where the book goes on to list the causes ("Symptom. …
- * Causes and fixes: 1. …") runs on through that list: the symptom alone only restates the
- * question.
- */
-export function throughTheCauses(passage: Passage, candidates: Candidate[]): Passage {
-  const last = passage.units.at(-1);
-  if (!last || last.attachment) return passage;
-  const units = candidates[passage.source]?.parsed.units ?? [];
-  const end = units.indexOf(last);
-  const next = end < 0 ? undefined : units[end + 1];
-  if (!next?.attachmentItems || next.run !== last.run || next.section !== last.section)
-    return passage;
-  return { ...passage, units: [...passage.units, next] };
-}
-
-/**
- * The opening of the first source with something to quote, for questions none of whose words the
- * passages contain. A source that is only code or a reading list has no quotable unit; the next
- * one down may still say what the pages are about. Only the results (`rankCount`) are looked at.
- */
-export function openingPassage(candidates: Candidate[], rankCount: number): Passage | null {
-  for (const [source, candidate] of candidates.slice(0, rankCount).entries()) {
-    const units: Unit[] = [];
-    for (const unit of candidate.parsed.units) {
-      if (unit.labelsCode) continue;
-      if (units.length === 0 && unit.pointsBack) continue;
-      const opener = units[0];
-      if (opener && (unit.run !== opener.run || units.length >= 2)) break;
-      units.push(unit);
-    }
-    if (units.length > 0) return { source, units, coverage: 0, newCoverage: 0, score: 0 };
-  }
-  return null;
-}
-
 // Units are parsed once per chunk and kept (units.ts), so their normalised text can be too.
 const normalizedUnits = new WeakMap<Unit, string>();
 
@@ -516,202 +446,4 @@ function normalize(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
-}
-
-/**
- * How clearly the sentence of the candidates that best defines the subject of a "what is X"
- * question does (`definitionStrength`); 0 when none reads as defining it, or there is no subject.
- */
-export function strongestDefinition(query: WeightedQuestion, candidates: Candidate[]): number {
-  if (!query.subject) return 0;
-  let strongest = 0;
-  for (const candidate of candidates)
-    for (const unit of candidate.parsed.units) {
-      strongest = Math.max(strongest, definitionStrength(query, unit));
-      if (strongest >= DEFINES) return strongest;
-    }
-  return strongest;
-}
-
-/**
- * For a "what is X" question that no sentence of the candidates defines (`strongestDefinition`
- * below DEFINES): the opening of the page whose title is about X, else of a section whose heading
- * is (`headedBy`), best-ranked first. A page or section about X starts by saying what X is for,
- * even without the words "X is"; a sentence elsewhere that only uses X says less. A chunk opens its
- * section when it is the page's first or follows a chunk under other headings (`pageChunks`); a
- * heading line inside a chunk always opens one. Null when nothing is named after X.
- */
-export function namedOpening(
-  query: WeightedQuestion,
-  candidates: Candidate[],
-  options: { maxSentences: number; pageChunks?: (filePath: string) => ChunkRecord[] },
-): Passage | null {
-  if (!query.subject) return null;
-  const order = [...candidates.keys()].sort(
-    (left, right) => (candidates[left]?.rank ?? 0) - (candidates[right]?.rank ?? 0),
-  );
-  let section: { source: number; section: number } | null = null;
-  for (const titles of [true, false]) {
-    for (const position of order) {
-      const candidate = candidates[position] as Candidate;
-      const { chunk } = candidate.result;
-      if (titles) {
-        if (chunk.chunkIndex === 0 && headedBy(query, chunk.title))
-          section = { source: position, section: 0 };
-      } else {
-        const opens = opensSection(chunk, options.pageChunks);
-        const named = candidate.parsed.headings.findIndex(
-          (heading, index) =>
-            (index > 0 || (opens && chunk.headingPath.length > 1)) && headedBy(query, heading),
-        );
-        if (named >= 0) section = { source: position, section: named };
-      }
-      if (section) break;
-    }
-    if (section) break;
-  }
-  if (!section) return null;
-  const units: Unit[] = [];
-  for (const unit of candidates[section.source]?.parsed.units ?? []) {
-    if (unit.section !== section.section || unit.labelsCode) continue;
-    const opener = units[0];
-    if (opener && unit.run !== opener.run) break;
-    // One paragraph, or two when the first is a single sentence.
-    const previous = units.at(-1);
-    if (previous && previous.paragraph !== unit.paragraph && units.length >= 2) break;
-    if (units.length >= options.maxSentences) break;
-    units.push(unit);
-  }
-  // Nor does it stop on a question the book asks.
-  while (units.length > 1 && QUESTION.test(units.at(-1)?.text ?? "")) units.pop();
-  if (units.length === 0) return null;
-  return { source: section.source, units, coverage: 1, newCoverage: 1, score: 0 };
-}
-
-/**
- * Whether a chunk starts its section: it is the page's first, or the chunk before it holds neither
- * that section nor, among the sections merged into it, that one. Unknown without the page: false.
- */
-export function opensSection(
-  chunk: ChunkRecord,
-  pageChunks?: (filePath: string) => ChunkRecord[],
-): boolean {
-  if (chunk.chunkIndex === 0) return true;
-  const previous = pageChunks?.(chunk.filePath).find(
-    (other) => other.chunkIndex === chunk.chunkIndex - 1,
-  );
-  if (!previous) return false;
-  const section = chunk.headingPath.join("\n");
-  return ![previous.headingPath, ...(previous.sectionAnchors ?? []).map((at) => at.headingPath)]
-    .map((path) => path.join("\n"))
-    .includes(section);
-}
-
-/** Most chunks setting X in bold that are read for a sentence to quote. */
-const MAX_BOLDING_CHUNKS = 3;
-
-/**
- * For a "what is X" question that no sentence of the candidates reads as defining, even in part
- * (`strongestDefinition` 0), and no page or section is named after (`namedOpening`): the sentence
- * where the book sets X in bold, as a book introduces a term in passing ("Nodes that produce data
- * create a **publisher** on the topic; …"). `bolding` are the chunks of the book that set X in
- * bold, first in book order; the candidates' own chunks that do follow them. The first such chunk
- * with a quotable sentence holding X is quoted, weighed as the first result when it is not a
- * candidate already (it is then added to `candidates`). The
- * sentence is quoted with its neighbour where the passage rules ask for one: the sentence before
- * when it leans on it ("It …"), the next one of its paragraph when it would stand alone (2–4
- * sentences read better), never ending on a question. Null when no chunk sets X in bold.
- */
-export function boldedPassage(
-  query: WeightedQuestion,
-  candidates: Candidate[],
-  bolding: ChunkRecord[],
-  first: RetrievedChunk | undefined,
-): Passage | null {
-  if (!query.subject || !first) return null;
-  const key = headingKey(query.subjectText);
-  const setsInBold = (chunk: ChunkRecord) =>
-    (chunk.boldTerms ?? []).filter((term) => headingKey(term) === key);
-  const chunks = new Map<string, ChunkRecord>();
-  for (const chunk of [...bolding, ...candidates.map((candidate) => candidate.result.chunk)])
-    if (!chunks.has(chunk.id) && setsInBold(chunk).length > 0) chunks.set(chunk.id, chunk);
-  for (const chunk of [...chunks.values()].slice(0, MAX_BOLDING_CHUNKS)) {
-    const known = candidates.findIndex((candidate) => candidate.result.chunk.id === chunk.id);
-    const parsed = known >= 0 ? (candidates[known] as Candidate).parsed : parsedChunk(chunk);
-    const at = boldUnit(chunk.text, parsed.units, setsInBold(chunk).map(wordPattern));
-    if (at < 0) continue;
-    const units = parsed.units;
-    const unit = units[at] as Unit;
-    if (QUESTION.test(unit.text)) continue;
-    const sameRun = (other: Unit | undefined): other is Unit =>
-      other !== undefined && other.run === unit.run && other.section === unit.section;
-    let start = at;
-    const before = units[at - 1];
-    if (unit.pointsBack && sameRun(before)) start = at - 1;
-    let end = at;
-    const after = units[at + 1];
-    if (
-      start === end &&
-      !unit.item &&
-      !unit.attachment &&
-      sameRun(after) &&
-      after.paragraph === unit.paragraph &&
-      !QUESTION.test(after.text)
-    )
-      end = at + 1;
-    let source = known;
-    if (source < 0) {
-      source = candidates.length;
-      candidates.push({ result: { ...first, chunk }, parsed, rank: 0 });
-    }
-    return { source, units: units.slice(start, end + 1), coverage: 1, newCoverage: 1, score: 0 };
-  }
-  return null;
-}
-
-/**
- * The unit holding the first mention of the term in the chunk's text outside its heading lines,
- * where a book sets a term in bold as it introduces it; -1 when that mention is in no quotable
- * unit (a sentence too long to quote, a table), so that a later sentence only using the term is
- * not taken for it.
- */
-function boldUnit(text: string, units: Unit[], terms: RegExp[]): number {
-  const flat = text
-    .replace(/^#{1,6} .*$/gm, (heading) => " ".repeat(heading.length))
-    .replace(/\s/g, " ");
-  let first = -1;
-  for (const term of terms) {
-    const found = flat.search(term);
-    if (found >= 0 && (first < 0 || found < first)) first = found;
-  }
-  if (first < 0) return -1;
-  // Units are found in the text in order; their text has its spaces collapsed.
-  const collapsed = collapseSpaces(flat);
-  const position = collapsed.offsetOf(first);
-  let from = 0;
-  for (const [index, unit] of units.entries()) {
-    const start = collapsed.text.indexOf(unit.text, from);
-    if (start < 0) continue;
-    if (start > position) return -1;
-    if (position < start + unit.text.length) return index;
-    from = start + unit.text.length;
-  }
-  return -1;
-}
-
-/** A text with each run of spaces as one, and where an offset of the original falls in it. */
-function collapseSpaces(text: string): { text: string; offsetOf: (offset: number) => number } {
-  let collapsed = "";
-  const offsets: number[] = [];
-  for (let index = 0; index < text.length; index++) {
-    offsets.push(collapsed.length);
-    if (text[index] !== " " || !collapsed.endsWith(" ")) collapsed += text[index];
-  }
-  return { text: collapsed, offsetOf: (offset) => offsets[offset] ?? collapsed.length };
-}
-
-/** A bold term as whole words of a sentence, in any case. */
-function wordPattern(term: string): RegExp {
-  const escaped = term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(?<![\\p{L}\\p{N}_])${escaped}(?![\\p{L}\\p{N}_])`, "iu");
 }

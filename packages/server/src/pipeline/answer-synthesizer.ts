@@ -41,8 +41,6 @@ export interface SynthesisInput {
   glossaryPages?: string[];
   /** The chunks opening a page or section titled exactly a definition question's subject. */
   sectionsHeaded?: (heading: string) => ChunkRecord[];
-  /** The chunks setting a definition question's subject in bold, in book order. */
-  chunksBolding?: (term: string) => ChunkRecord[];
   /** The earlier question the results were searched with, for a follow-up that leans on it. */
   context?: string;
   /** The book's inverse document frequency of an analysed term, to weigh the question's words. */
@@ -110,7 +108,6 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
       ...(input.glossaryPages ? { glossaryPages: input.glossaryPages } : {}),
       ...(input.sectionsHeaded ? { sectionsHeaded: input.sectionsHeaded } : {}),
-      ...(input.chunksBolding ? { chunksBolding: input.chunksBolding } : {}),
       ...(input.context ? { context: input.context } : {}),
     });
     const quoted = withSectionCard(input, passage, this.card);

@@ -97,7 +97,6 @@ export function createChatPipeline(
       ? {
           pageChunks: (filePath: string) => lectern.index?.chunksOfPage(filePath) ?? [],
           sectionsHeaded: (heading: string) => lectern.index?.sectionsHeaded(heading) ?? [],
-          chunksBolding: (term: string) => lectern.index?.chunksBolding(term) ?? [],
         }
       : { loadPages: (filePaths: string[]) => lectern.chunksOfPages(filePaths) }),
     glossaryPages: () => lectern.terms.pagesTitledLike(GLOSSARY_TITLE),

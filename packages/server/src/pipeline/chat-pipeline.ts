@@ -56,11 +56,6 @@ export class ChatPipeline {
        * questions also look; absent when no chunks are held in memory (LEXICAL_BACKEND=qdrant).
        */
       sectionsHeaded?: (heading: string) => ChunkRecord[];
-      /**
-       * The chunks setting a term in bold, book-wide, where definition questions also look when no
-       * sentence defines the term; absent when no chunks are held in memory.
-       */
-      chunksBolding?: (term: string) => ChunkRecord[];
       /** Follow-up questions written by the model beside the answer (follow-ups.ts). */
       followUps?: ModelFollowUps;
       /** The book's inverse document frequency of an analysed term. */
@@ -320,9 +315,6 @@ export class ChatPipeline {
             // Like the glossary, they may lie outside what a filter allows.
             ...(this.deps.sectionsHeaded && !input.filters
               ? { sectionsHeaded: this.deps.sectionsHeaded }
-              : {}),
-            ...(this.deps.chunksBolding && !input.filters
-              ? { chunksBolding: this.deps.chunksBolding }
               : {}),
             ...(retrieval.context ? { context: retrieval.context } : {}),
             ...(this.deps.idf ? { idf: this.deps.idf } : {}),

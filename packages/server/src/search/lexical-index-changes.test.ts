@@ -103,59 +103,6 @@ describe("a lookup after the index changes", () => {
   });
 });
 
-describe("chunks setting a term in bold", () => {
-  function bolding(filePath: string, chunkIndex: number, boldTerms: string[]): ChunkRecord {
-    return { ...section(filePath, chunkIndex, [filePath], `Text ${chunkIndex}.`), boldTerms };
-  }
-
-  const ids = (chunks: ChunkRecord[]) => chunks.map((chunk) => chunk.id);
-
-  it("are listed by the term up to inflection and a leading article, in book order", () => {
-    const index = LexicalIndex.build([
-      bolding("topics.md", 1, ["publishers"]),
-      bolding("nodes.md", 0, ["node", "publisher"]),
-      bolding("topics.md", 0, ["topic", "the publisher"]),
-    ]);
-    expect(ids(index.chunksBolding("publisher"))).toEqual([
-      "nodes.md#0",
-      "topics.md#0",
-      "topics.md#1",
-    ]);
-    expect(ids(index.chunksBolding("Publishers"))).toEqual(ids(index.chunksBolding("publisher")));
-    expect(index.chunksBolding("subscriber")).toEqual([]);
-  });
-
-  it("follow a page that changes or is removed", () => {
-    const index = LexicalIndex.build([
-      bolding("nodes.md", 0, ["node"]),
-      bolding("topics.md", 0, ["topic", "publisher"]),
-    ]);
-    // The page is ingested again: its old chunk goes, a new one bolds other terms.
-    index.remove(["topics.md#0"]);
-    index.add([{ ...bolding("topics.md", 0, ["subscription"]), id: "topics.md#0b" }]);
-    expect(index.chunksBolding("publisher")).toEqual([]);
-    expect(ids(index.chunksBolding("subscription"))).toEqual(["topics.md#0b"]);
-    index.add([bolding("actions.md", 0, ["subscription"])]);
-    expect(ids(index.chunksBolding("subscription"))).toEqual(["actions.md#0", "topics.md#0b"]);
-    index.remove(["topics.md#0b", "actions.md#0"]);
-    expect(index.chunksBolding("subscription")).toEqual([]);
-    expect(ids(index.chunksBolding("node"))).toEqual(["nodes.md#0"]);
-  });
-
-  it("are listed when an index is loaded from its snapshot", async () => {
-    const chunks = [bolding("nodes.md", 0, ["node"]), bolding("topics.md", 0, ["publisher"])];
-    const directory = await mkdtemp(path.join(tmpdir(), "lectern-bold-"));
-    try {
-      const file = path.join(directory, "book.bm25.json");
-      await LexicalIndex.build(chunks).save(file, 1);
-      const loaded = await LexicalIndex.load(file, 1, chunks);
-      expect(ids(loaded?.chunksBolding("publishers") ?? [])).toEqual(["topics.md#0"]);
-    } finally {
-      await rm(directory, { recursive: true, force: true });
-    }
-  });
-});
-
 /**
  * The sections headed by `heading` as grouping the whole book afresh finds them: pages in path
  * order, each page's chunks in page order, the chunk opening a page by its title, the first chunk

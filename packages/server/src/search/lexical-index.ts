@@ -222,8 +222,6 @@ export class LexicalIndex {
    */
   private readonly pages = new Map<string, ChunkRecord[]>();
   private readonly headed = new ChunksByKey();
-  /** The chunks setting a term in bold, by the term's key, in path order; kept as `headed` is. */
-  private readonly bolded = new ChunksByKey();
 
   /**
    * The chunks that open a page titled, or a section headed, exactly `heading` (as headingKey reads
@@ -233,15 +231,6 @@ export class LexicalIndex {
    */
   sectionsHeaded(heading: string): ChunkRecord[] {
     return this.headed.get(headingKey(heading));
-  }
-
-  /**
-   * The chunks whose prose sets `term` in bold (as headingKey reads it: case, plural and a leading
-   * article aside), in path order. A book often introduces a term this way, in passing ("Nodes
-   * that produce data create a **publisher** on the topic"), with no sentence saying "X is …".
-   */
-  chunksBolding(term: string): ChunkRecord[] {
-    return this.bolded.get(headingKey(term));
   }
 
   /** The chunks of one page, in page order (a copy: the caller may change it). */
@@ -258,7 +247,7 @@ export class LexicalIndex {
     return page;
   }
 
-  /** Puts the changed pages' chunks back in page order and lists their headings and bold terms again. */
+  /** Puts the changed pages' chunks back in page order and lists their headings again. */
   private refreshPages(filePaths: Set<string>): void {
     // A book repeats its headings ("Overview", "Examples"): each is read once per change.
     const keys = new Map<string, string>();
@@ -269,7 +258,6 @@ export class LexicalIndex {
       if (page.length === 0) this.pages.delete(filePath);
       this.retitle(filePath, page[0]?.title);
       this.headed.replacePage(filePath, openingsOf(page, keys));
-      this.bolded.replacePage(filePath, boldingOf(page));
     }
   }
 
@@ -452,19 +440,6 @@ function openingsOf(page: ChunkRecord[], keys: Map<string, string>): Map<string,
     previous = path;
   }
   return opening;
-}
-
-/** A page's chunks by the key of each term they set in bold, in page order, each chunk once. */
-function boldingOf(page: ChunkRecord[]): Map<string, ChunkRecord[]> {
-  const bolding = new Map<string, ChunkRecord[]>();
-  for (const chunk of page)
-    for (const term of chunk.boldTerms ?? []) {
-      const key = headingKey(term);
-      const found = bolding.get(key);
-      if (!found) bolding.set(key, [chunk]);
-      else if (found.at(-1) !== chunk) found.push(chunk);
-    }
-  return bolding;
 }
 
 /**
