@@ -4,7 +4,7 @@
  * next to the repository, which a plain clone does not have: then it says so and stops. Also
  * reports the sample book's question files, so every change is seen on both.
  *
- *   npm run eval:dev [-- --details] [-- --json] [-- --tune]
+ *   npm run eval:dev [-- --details] [-- --json] [-- --tune] [-- --answers] [-- --answers-out FILE]
  *
  * `--tune` chooses the no-results and low-confidence thresholds on the pooled questions of
  * different styles (the dev set's paraphrased and raw titles with its off-topic controls, its
@@ -13,14 +13,19 @@
  * questions-fresh.jsonl never takes part in tuning: it checks that the thresholds generalise.
  */
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { CARD_WEIGHTS, type CardWeights } from "../src/answer/section-card.ts";
 import { loadConfig } from "../src/config/config.ts";
-import { type EvalMetrics, type EvalQuestionResult, evaluate } from "../src/eval/evaluate.ts";
+import {
+  type EvalMetrics,
+  type EvalQuestionResult,
+  evaluate,
+  LEAD_WORDS,
+} from "../src/eval/evaluate.ts";
 import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
@@ -44,6 +49,13 @@ const answersOnly = process.argv.includes("--answers");
 /** Fit the section card's weights on the answer sets, reported leave one corpus out. */
 const fit = process.argv.includes("--fit");
 const json = process.argv.includes("--json");
+/**
+ * `--answers-out FILE`: every answer of the answer sets, one Markdown section per row, to read
+ * side by side with a run before a change (`diff`).
+ */
+const answersOutAt = process.argv.indexOf("--answers-out");
+const answersOut = answersOutAt >= 0 ? process.argv[answersOutAt + 1] : undefined;
+if (answersOut) await writeFile(answersOut, "");
 const tune = process.argv.includes("--tune");
 const K = 5;
 
@@ -52,6 +64,8 @@ interface AnswerRow {
   n: number;
   /** Answers containing one of the row's phrases. */
   contains: number;
+  /** Answers whose first LEAD_WORDS words contain one of the phrases. */
+  lead: number;
   /** Rows whose first five sources hold a phrase (context recall@5). */
   contextHas: number;
   refused: number;
@@ -79,10 +93,21 @@ async function runAnswers(
     lectern.index?.chunksOfPage(filePath)[position]?.text;
   const metrics = await evaluate(pipeline, rowsWithPhrases, K, sourceText);
   const results = metrics.results;
+  if (answersOut)
+    await appendFile(
+      answersOut,
+      results
+        .map(
+          (r) =>
+            `## ${corpus} ${r.id} ${r.containsPhrase ? "has the fact" : "misses it"}: ${r.question}\n\n${r.answer ?? "(refused)"}\n`,
+        )
+        .join("\n"),
+    );
   into.push({
     corpus,
     n: results.length,
     contains: results.filter((result) => result.containsPhrase).length,
+    lead: results.filter((result) => result.leadHasPhrase).length,
     contextHas: results.filter((result) => result.contextHasPhrase).length,
     refused: results.filter((result) => result.predictedNoResults).length,
     opener: results.filter((result) => result.answer?.startsWith(OPENER)).length,
@@ -105,20 +130,30 @@ function printAnswerRows(): void {
       corpus: "pooled",
       n: total.n + r.n,
       contains: total.contains + r.contains,
+      lead: total.lead + r.lead,
       contextHas: total.contextHas + r.contextHas,
       refused: total.refused + r.refused,
       opener: total.opener + r.opener,
       openerRight: total.openerRight + r.openerRight,
     }),
-    { corpus: "pooled", n: 0, contains: 0, contextHas: 0, refused: 0, opener: 0, openerRight: 0 },
+    {
+      corpus: "pooled",
+      n: 0,
+      contains: 0,
+      lead: 0,
+      contextHas: 0,
+      refused: 0,
+      opener: 0,
+      openerRight: 0,
+    },
   );
   console.log(
-    "\n| answer set | n | answer contains the fact | context recall@5 | refused | “does not mention” (of them right) |",
+    `\n| answer set | n | answer contains the fact | in its first ${LEAD_WORDS} words | context recall@5 | refused | “does not mention” (of them right) |`,
   );
-  console.log("|---|---:|---:|---:|---:|---:|");
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
   for (const r of [...answerRows, pooled])
     console.log(
-      `| ${r.corpus} | ${r.n} | ${r.contains} (${(r.contains / r.n).toFixed(3)}) | ${r.contextHas} (${(r.contextHas / r.n).toFixed(3)}) | ${r.refused} | ${r.opener} (${r.openerRight}) |`,
+      `| ${r.corpus} | ${r.n} | ${r.contains} (${(r.contains / r.n).toFixed(3)}) | ${r.lead} (${(r.lead / r.n).toFixed(3)}) | ${r.contextHas} (${(r.contextHas / r.n).toFixed(3)}) | ${r.refused} | ${r.opener} (${r.openerRight}) |`,
     );
 }
 

@@ -1,5 +1,4 @@
 import { analyzeQuery } from "../search/analyzer.ts";
-import type { Unit } from "./units.ts";
 
 /**
  * Questions comparing things ("What is the difference between the map frame and the odom
@@ -32,16 +31,6 @@ export function comparedItems(question: string): string[][] {
     distinct[index]?.length === 0 ? words : words.filter((word) => !innerWords.includes(word)),
   );
   return apart.every((words) => words.length > 0) ? apart : [];
-}
-
-/**
- * Whether the unit, or the list or code it introduces, names one of the things a comparison
- * question compares.
- */
-export function namesCompared(items: string[][], unit: Unit): boolean {
-  return items.some((words) =>
-    words.some((word) => unit.terms.has(word) || unit.attachmentTerms.has(word)),
-  );
 }
 
 /** The things a question compares as the reader wrote them ("a topic", "a service"). */

@@ -1,14 +1,10 @@
-import { analyze, plainWordForms } from "../search/analyzer.ts";
-import { sum } from "../util/numbers.ts";
-import { namesCompared } from "./comparisons.ts";
 import { definitionStrength } from "./definitions.ts";
-import { anyOf, shareOf, taskPhrase, type WeightedQuestion } from "./question-weights.ts";
+import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, type Unit } from "./units.ts";
 
 /**
- * Scoring windows of consecutive units into the passage an answer quotes (the weights are in
- * extractive.ts), running a how-to passage on to its fix, and the opening passage for questions
- * none of whose words the candidates contain.
+ * Scoring windows of consecutive units into the passage an answer quotes (extractive.ts says
+ * what counts).
  */
 
 export interface Passage {
@@ -20,57 +16,25 @@ export interface Passage {
   score: number;
 }
 
-const QUESTION = /\?["”’)]*\s*$/;
 /**
  * How much the source's similarity score counts in a passage's score. The search ranked the
  * sources on the whole book's word statistics, titles and headings; the passage scoring weighs a
  * question word by how rare it is among the few sources, so a word only a weak source contains
- * would otherwise draw the answer there ("My editor app needs undo and redo…" quoting an editor
- * tip from the TypeScript page over the undo history page ranked first).
+ * would otherwise draw the answer there.
  * A "what is X" question has a stronger sign of its own, the sentence defining X, which a
  * glossary ranked below a page using X often holds: there the source counts less.
  */
 const SOURCE_WEIGHT = 0.6;
 const DEFINITION_SOURCE_WEIGHT = 0.2;
 /**
- * A section headed by a question that shares two or more of the reader's words ("Will caching
- * remote data cause memory problems?") is the author answering that question: the share of the
- * question's weight its heading holds counts this much more, on top of any heading's 0.15.
- */
-const ASKING_HEADING_WEIGHT = 0.5;
-/**
  * What a passage opening right after the reader's selection gains: it is the book going on from
  * what they asked about. As much as an instruction counts for a how-to question.
  */
 const FOLLOWS_SELECTION_WEIGHT = 0.1;
-/**
- * A comparison's passage that says what the compared things are ("Topics are a one-way stream. …
- * ROS 2 offers services, a remote procedure call pattern …") counts this much more, times the
- * mean strength with which it defines each (definitions.ts), than one naming them in passing
- * ("Remapping renames a topic, service or action").
- */
-const COMPARED_DEFINED_WEIGHT = 0.2;
 /** Scores closer than this are equal: sums of the same weights in another order differ by rounding. */
 const SCORE_EPSILON = 1e-9;
 /** Shorter units ("Symptom.") are too common to say a passage repeats the text to avoid. */
 const AVOID_MIN_LENGTH = 20;
-
-/** One question per compared thing, that thing as its subject, for `definitionStrength`. */
-export function comparedSubjects(query: WeightedQuestion): WeightedQuestion[] {
-  return query.compared.map((words) => {
-    const subject = new Map(words.map((word) => [word, query.weights.get(word) ?? 1]));
-    return {
-      ...query,
-      subject,
-      subjectTotal: sum(subject.values()),
-      subjectWords: new Set(words),
-      subjectForms: new Map(),
-      subjectIdentifiers: new Set<string>(),
-      subjectText: "",
-      acronym: null,
-    };
-  });
-}
 
 export function bestWindow(
   query: WeightedQuestion,
@@ -81,8 +45,6 @@ export function bestWindow(
     exclude?: Passage;
     /** Text whose sentences no passage may quote (a reader's selection, already before them). */
     avoid?: string;
-    /** Quote a list whole, never as the items that answer (the causes of a "why" question). */
-    wholeLists?: boolean;
   },
 ): Passage | null {
   if (query.total === 0) return null;
@@ -93,12 +55,6 @@ export function bestWindow(
     for (const term of [...unit.terms, ...unit.attachmentTerms]) alreadyCovered.add(term);
   const weights = [...query.weights];
   let best: Passage | null = null;
-  const opensOnCompared =
-    query.compared.length > 0 &&
-    candidates.some((candidate) =>
-      candidate.parsed.units.some((unit) => namesCompared(query.compared, unit)),
-    );
-  const compared = comparedSubjects(query);
   for (const [position, candidate] of candidates.entries()) {
     if (options.exclude && position === options.exclude.source) continue;
     const source = candidate.parsed;
@@ -131,12 +87,6 @@ export function bestWindow(
         avoided.includes(normalizedText(previous))
       );
     });
-    const asks = all.map((unit) => QUESTION.test(unit.text));
-    const namingCache = new Map<number, ReturnType<typeof itemsAnswering>>();
-    const namingItems = (index: number) => {
-      if (!namingCache.has(index)) namingCache.set(index, itemsAnswering(query, all[index]));
-      return namingCache.get(index) ?? null;
-    };
     const matches = all.map(
       (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
     );
@@ -162,80 +112,19 @@ export function bestWindow(
       }
       return share;
     };
-    const askingShares = new Map<number, number>();
-    const askingShare = (section: number) => {
-      let share = askingShares.get(section);
-      if (share === undefined) {
-        share = askedInHeading(query, source.headings[section] ?? "");
-        askingShares.set(section, share);
-      }
-      return share;
-    };
-    const definesOther = (start: number, end: number) => {
-      for (let index = start + 1; index <= end; index++) {
-        const unit = all[index] as Unit;
-        if (unit.opensParagraph && unit.definienda.length > 0 && strength(index) === 0) return true;
-      }
-      return false;
-    };
-    // For a comparison: how clearly each unit says what each compared thing is.
-    const comparedStrengths = compared.map(() => [] as (number | undefined)[]);
-    const characterises = (start: number, end: number) => {
-      let total = 0;
-      for (const [item, itemQuery] of compared.entries()) {
-        const cache = comparedStrengths[item] as (number | undefined)[];
-        let best = 0;
-        for (let index = start; index <= end; index++) {
-          let strength = cache[index];
-          if (strength === undefined) {
-            strength = definitionStrength(itemQuery, all[index] as Unit);
-            cache[index] = strength;
-          }
-          best = Math.max(best, strength);
-        }
-        total += best;
-      }
-      return total / compared.length;
-    };
     forEachWindow(all, options.maxSentences, (start, end) => {
       const opener = all[start];
-      // A comparison's passage opens on one of the things compared, not on the row or sentence
-      // before them that shares another word of the question.
-      if (opensOnCompared && opener && !namesCompared(query.compared, opener)) return;
       // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
       if (!opener) return;
-      if (opener.labelsCode) {
-        // A heading stands in for the lead-in of the code opening its section only when it names
-        // the task asked, and only where that code opens the section.
-        const heading = source.headings[opener.section] ?? "";
-        if (!headsTask(query, heading) || (opener.section === 0 && !candidate.opensSection)) return;
-      } else if (
-        !canOpen(opener) &&
-        !(followsAvoided[start] && canOpen({ ...opener, pointsBack: false }))
-      )
+      if (!canOpen(opener) && !(followsAvoided[start] && canOpen({ ...opener, pointsBack: false })))
         return;
       if (repeats && someIn(repeats, start, end)) return;
-      // Nor does it stop on a question the book asks: its answer comes after ("So, how can we …?").
-      if (asks[end]) return;
       // A second passage stays short: no list, code or table of its own.
       if (options.exclude && someUnit(all, start, end, (unit) => Boolean(unit.attachment))) return;
       if (!someIn(matches, start, end)) return;
-      // A definition's passage ends where a paragraph defining another term starts (a glossary's
-      // next entry): "Singularity — …" does not run on into "Support polygon — …".
-      if (query.subject && end > start && strength(start) > 0 && definesOther(start, end)) return;
       // The heading above a passage is part of what it says ("Building with colcon"): its words
       // count half, as do words found only in a list or code block the window brings along.
       const heading = source.headingTerms[opener.section];
-      // A list whose lead-in says nothing of the question, one or two of whose items do ("…
-      // intermediate steps that catch problems while they are still cheap: 1. Log replay. Record
-      // sensor data … and replay it …"), is quoted as those items: their words count in full.
-      const naming = options.wholeLists ? null : namingItems(end);
-      // Asked for an example or how to do something, a passage ending where code follows brings
-      // that code along.
-      const codeAfter =
-        (query.example || query.howTo) && !naming && !options.exclude
-          ? all[end]?.followingCode
-          : undefined;
       let coverage = 0;
       let newCoverage = 0;
       for (const [term, weight] of weights) {
@@ -243,21 +132,14 @@ export function bestWindow(
         for (let index = start; index <= end && share < 1; index++) {
           const unit = all[index] as Unit;
           if (unit.terms.has(term)) share = 1;
-          else if (naming && index === end) {
-            if (naming.terms.has(term)) share = 1;
-          } else if (unit.attachmentTerms.has(term)) share = 0.5;
-          else if (codeAfter && index === end && codeAfter.terms.has(term)) share = 0.5;
+          else if (unit.attachmentTerms.has(term)) share = 0.5;
         }
         coverage += share * weight;
         if (!alreadyCovered.has(term)) newCoverage += share * weight;
       }
       coverage /= query.total;
       newCoverage /= query.total;
-      let score =
-        coverage +
-        0.15 * headingShare(opener.section) +
-        ASKING_HEADING_WEIGHT * askingShare(opener.section) +
-        rankScore;
+      let score = coverage + 0.15 * headingShare(opener.section) + rankScore;
       if (query.subject) {
         // A defining sentence that leans on the one before it ("For this ROS 2 offers services, a
         // …") cannot open the passage; with its one sentence of context it still counts as opening.
@@ -284,11 +166,10 @@ export function bestWindow(
       // "Keep the returned handle…" before the passage that answers would otherwise pull it in.
       if (query.howTo && someIn(instructs, start, end)) score += 0.1;
       // So does code or a sentence giving an example, when the reader asks for one.
-      if (query.example && (codeAfter || someIn(exemplifies, start, end))) score += 0.1;
+      if (query.example && someIn(exemplifies, start, end)) score += 0.1;
       // What the book says right after the reader's selection goes on from it ("How do I fix
       // it?" after a sentence naming a QoS mismatch: "Subscribe with the sensor-data profile…").
       if (followsAvoided[start]) score += FOLLOWS_SELECTION_WEIGHT;
-      if (compared.length > 0) score += COMPARED_DEFINED_WEIGHT * characterises(start, end);
       for (let index = start; index <= end; index++) {
         if (!matches[index]) score -= 0.03;
         // A lead-in going on from the list or code before it continues the passage.
@@ -312,16 +193,9 @@ export function bestWindow(
         score > best.score + SCORE_EPSILON ||
         (score >= best.score - SCORE_EPSILON && saidBefore(candidate, candidates[best.source]))
       ) {
-        // The last unit as quoted: with only the items that answer, or with the code after it.
-        const last = all[end] as Unit;
-        const quoted = naming
-          ? { ...last, ...naming.trimmed }
-          : codeAfter
-            ? { ...last, attachment: codeAfter.text, attachmentTerms: codeAfter.terms }
-            : last;
         best = {
           source: position,
-          units: [...all.slice(start, end), quoted],
+          units: all.slice(start, end + 1),
           coverage,
           newCoverage,
           score,
@@ -336,36 +210,9 @@ export function bestWindow(
 const EXAMPLE_GIVEN =
   /(?:^|\W)(?:for (?:example|instance)|e\.g\.|such as|as an example|an example|this example|the example|looks like this|like this:|here'?s how)/i;
 
-/** A list this long or longer may be quoted as the one or two items that answer. */
-const MIN_TRIMMED_LIST = 3;
-/** At most this many of a list's items stand for it. */
-const MAX_NAMING_ITEMS = 2;
-/** The share of the question's weight those items must hold: most of what is asked. */
-const NAMING_ITEMS_SHARE = 0.5;
-
-/**
- * The items of the list a unit introduces that answer the question on their own: the unit holds
- * none of its words, one or two items hold them, and those hold at least half of the question's
- * weight. What the passage quotes of the list, with the words it brings; null when the whole list
- * stays (its lead-in is about the question, many items are, or the items touch it in passing).
- */
-function itemsAnswering(
-  query: WeightedQuestion,
-  unit: Unit | undefined,
-): { terms: Set<string>; trimmed: Pick<Unit, "attachment" | "attachmentTerms"> } | null {
-  const items = unit?.attachmentItems;
-  if (!unit || !items || items.length < MIN_TRIMMED_LIST) return null;
-  if (anyOf(query.weights, unit.terms)) return null;
-  const naming = items.filter((item) => anyOf(query.weights, new Set(analyze(item))));
-  if (naming.length === 0 || naming.length > MAX_NAMING_ITEMS) return null;
-  const terms = new Set(naming.flatMap((item) => analyze(item)));
-  if (shareOf(query.weights, query.total, terms) < NAMING_ITEMS_SHARE) return null;
-  return { terms, trimmed: { attachment: naming.join("\n"), attachmentTerms: terms } };
-}
-
 /** Whether a passage may open on a unit: not one leaning on the one before, nor a list's middle. */
 export function canOpen(unit: Unit): boolean {
-  return !unit.pointsBack && !(unit.item && !unit.opensParagraph) && !unit.labelsCode;
+  return !unit.pointsBack && !(unit.item && !unit.opensParagraph);
 }
 
 /** Whether a candidate comes before another in the same page. */
@@ -374,33 +221,6 @@ function saidBefore(candidate: Candidate, other: Candidate | undefined): boolean
   const chunk = candidate.result.chunk;
   const otherChunk = other.result.chunk;
   return chunk.filePath === otherChunk.filePath && chunk.chunkIndex < otherChunk.chunkIndex;
-}
-
-/**
- * The share of the question's weight in a heading that asks a question, counting its plain words
- * only ("Map" is not in "Why doesn't mapDispatchToProps allow…?"), and 0 unless it holds two or
- * more of the reader's words: one shared word ("allowed") is no sign the author asks the same.
- */
-export function askedInHeading(query: WeightedQuestion, heading: string): number {
-  if (!QUESTION.test(heading)) return 0;
-  const terms = new Set(plainWordForms(heading).keys());
-  let shared = 0;
-  for (const term of query.weights.keys()) if (terms.has(term)) shared++;
-  return shared >= 2 ? shareOf(query.weights, query.total, terms) : 0;
-}
-
-/**
- * Whether a heading names the task a how-to question asks: it opens with the question's verb in
- * its "-ing" form, acting on the same thing when it names one ("Looking up a transform" for "How
- * do I look up a transform?", "Publishing and subscribing" for "How do I publish a message?"; not
- * "Writing reducers" for "How do I write tests for a reducer?").
- */
-export function headsTask(query: WeightedQuestion, heading: string): boolean {
-  const task = query.task;
-  if (!task || !/^\s*[A-Za-z]+ing\b/.test(heading)) return false;
-  const named = taskPhrase(heading.trim());
-  if (!named || named.verb !== task.verb) return false;
-  return named.object === null || task.object === null || named.object === task.object;
 }
 
 /** The object of its last verb is a pronoun ("… standardises it."), not "… around all of them.". */

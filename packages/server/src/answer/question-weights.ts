@@ -37,12 +37,6 @@ export interface WeightedQuestion {
   howTo: boolean;
   /** Asks for an example ("Show me an example of a launch file"): code or "for example" answers. */
   example: boolean;
-  /**
-   * What a "how do I" question asks to do: its verb, and the first word of what the verb acts on
-   * ("look" and "transform" in "How do I look up a transform?"), as terms; null for other
-   * questions, and the object null when the verb has none.
-   */
-  task: Task | null;
   /** The things a comparison question compares, each as its words (comparisons.ts); [] if none. */
   compared: string[][];
 }
@@ -201,7 +195,6 @@ export function weighQuestion(
     ),
     howTo: HOW_TO.test(normalized),
     example: ASKS_EXAMPLE.test(normalized),
-    task: taskOf(normalized),
     compared,
     acronym: /^[A-Z]{2,6}$/.test(subjectText.trim())
       ? new RegExp(
@@ -210,44 +203,6 @@ export function weighQuestion(
         )
       : null,
   };
-}
-
-/** A task: the term of its verb and of the first word of its object (null when it has none). */
-export interface Task {
-  verb: string;
-  object: string | null;
-}
-
-/** The verb right after "how do I" and what it acts on ("How can I quickly …" names none). */
-function taskOf(question: string): Task | null {
-  const asked = /^(?:how (?:do|can|should|would|could) (?:i|you|we)|how to)\s+(.*)$/i.exec(
-    question,
-  );
-  const rest = asked?.[1] ?? "";
-  // An adverb or a gerund first ("How can I quickly …") is no verb to match a heading with.
-  if (/^[a-z]+(?:ly|ing)\b/i.test(rest)) return null;
-  return taskPhrase(rest);
-}
-
-/** Small words between a verb and its object: particles, articles, possessives. */
-const BEFORE_OBJECT = new Set(
-  "up out down off back over in on a an the my your our their its this that these those some all each every one".split(
-    " ",
-  ),
-);
-
-/**
- * A verb phrase's verb and the first word of its object, as terms: "look up a transform" →
- * look, transform; "Publishing and subscribing" → publish, no object.
- */
-export function taskPhrase(text: string): Task | null {
-  const words = text.split(/\s+/).filter(Boolean);
-  const verb = analyze(words[0]?.replace(/[^\p{L}]/gu, "") ?? "")[0];
-  if (!verb) return null;
-  let index = 1;
-  while (index < words.length && BEFORE_OBJECT.has((words[index] ?? "").toLowerCase())) index++;
-  const object = analyze(words[index]?.replace(/[^\p{L}\p{N}_]/gu, "") ?? "")[0] ?? null;
-  return { verb, object };
 }
 
 export function shareOf(weights: Map<string, number>, total: number, terms: Set<string>): number {

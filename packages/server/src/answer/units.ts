@@ -2,7 +2,6 @@ import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { READING_LIST } from "../util/reading-list.ts";
 import {
-  type Block,
   blockText,
   isSeparatorRow,
   MIN_WORDS,
@@ -24,14 +23,6 @@ export interface Unit {
   attachmentTerms: Set<string>;
   /** The list or code block introduced by a sentence ending in ":" (or "below", "as follows"). */
   attachment: string | null;
-  /** The items of an attached list, as shown; absent for code and tables. */
-  attachmentItems?: string[];
-  /**
-   * The code block right after the paragraph this unit ends, when no sentence introduces it (the
-   * paragraph ends on "."): an example of what the paragraph says, brought along only for a
-   * question asking for an example or how to do something (passages.ts).
-   */
-  followingCode?: { text: string; terms: Set<string> };
   /** Index of the heading the unit sits under inside its chunk (0 = the chunk's own heading). */
   section: number;
   /** Units of one run follow each other in the text with nothing unquotable in between. */
@@ -56,12 +47,6 @@ export interface Unit {
   opensParagraph: boolean;
   /** Reads as an instruction ("Use …", "Run …", "Instead, call …"). */
   actionable: boolean;
-  /**
-   * The unit is its section's heading standing in for the lead-in sentence of the code block that
-   * opens the section ("Calling services from the command line:" and the commands): quotable only
-   * for a how-to question asking that task (passages.ts).
-   */
-  labelsCode?: boolean;
 }
 
 /** The words a sentence defines: their terms, and each plain word's form by its term. */
@@ -179,25 +164,7 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
   let readingList = READING_LIST.test(ownHeading.trim());
   let section = 0;
   let run = 0;
-  // Whether the current section has shown text, a list, a table or code yet.
-  let sectionShown = false;
   for (const [position, block] of blocks.entries()) {
-    if (block.kind !== "heading" && block.kind !== "other") {
-      const opensSection = !sectionShown;
-      sectionShown = true;
-      if (opensSection && block.kind === "code" && !readingList) {
-        const label = labelOf(headings[section] ?? "", block, {
-          section,
-          run,
-          paragraph: position,
-        });
-        if (label) {
-          units.push(label);
-          run++;
-          continue;
-        }
-      }
-    }
     // Where a unit of this block sits; `run` is read when the unit is made.
     const place = (item: boolean, first: boolean) => ({
       section,
@@ -207,7 +174,6 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
       first,
     });
     if (block.kind === "heading") {
-      sectionShown = false;
       section++;
       run++;
       headingTerms[section] = new Set([...(headingTerms[0] ?? []), ...analyze(block.text)]);
@@ -329,7 +295,6 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
           unit.run = previous.run;
         unit.attachment = renderBlock(attachable);
         unit.attachmentTerms = new Set(analyze(blockText(attachable)));
-        if (attachable.kind === "list") unit.attachmentItems = attachable.items;
         blocks[position + 1] = { kind: "other" };
         // What follows the list or code is a new run: it does not continue the sentence.
         units.push(unit);
@@ -337,55 +302,15 @@ export function parseText(text: string, heading = "", ownHeading = heading): Par
         continue;
       }
       units.push(unit);
-      if (last && attachable?.kind === "code") unit.followingCode = shownBlock(attachable);
     }
   }
   const allTerms = new Set<string>();
   for (const terms of headingTerms) for (const term of terms ?? []) allTerms.add(term);
-  // A heading standing in for a lead-in adds no word of its own: how rare a word is among the
-  // sources stays what the text says, whichever question is asked.
   for (const unit of units) {
-    if (unit.labelsCode) continue;
     for (const term of unit.terms) allTerms.add(term);
     for (const term of unit.attachmentTerms) allTerms.add(term);
   }
   return { headingTerms, headings, units, allTerms };
-}
-
-/** A block as an answer shows it, with the words it holds. */
-export function shownBlock(block: Block): { text: string; terms: Set<string> } {
-  return { text: renderBlock(block), terms: new Set(analyze(blockText(block))) };
-}
-
-/** The heading of a section that opens on code, as the lead-in of that code. */
-function labelOf(
-  heading: string,
-  code: Extract<Block, { kind: "code" }>,
-  place: { section: number; run: number; paragraph: number },
-): Unit | null {
-  const text = heading
-    .replace(/\s*\{#[^}]*\}\s*$/, "")
-    .replace(/[\s.:;,]+$/, "")
-    .trim();
-  if (text.split(/\s+/).length < 2) return null;
-  return {
-    text: `${text}:`,
-    terms: new Set(analyze(text)),
-    attachmentTerms: new Set(analyze(blockText(code))),
-    attachment: renderBlock(code),
-    section: place.section,
-    run: place.run,
-    paragraph: place.paragraph,
-    item: false,
-    pointsBack: false,
-    definienda: [],
-    appositions: [],
-    actionable: false,
-    leadTerms: new Set(),
-    expandsLead: false,
-    opensParagraph: true,
-    labelsCode: true,
-  };
 }
 
 function startsWith(sentence: string, pattern: RegExp): boolean {
@@ -516,11 +441,6 @@ export interface Candidate {
   parsed: ParsedChunk;
   /** Rank of the result it is (or whose page it belongs to), from 0. */
   rank: number;
-  /**
-   * The chunk starts its section (no earlier chunk of the page holds that section): the code it
-   * opens on opens the section, and the heading may stand in for its lead-in (`labelsCode`).
-   */
-  opensSection?: boolean;
 }
 
 /** Calls `visit(start, end)` for every window of 1..max consecutive units of one run. */

@@ -28,6 +28,11 @@ export interface EvalQuestionResult {
   /** Whether the answer contains one of the row's `must_contain_any` phrases (undefined: none given). */
   containsPhrase: boolean | undefined;
   /**
+   * Whether the answer's first LEAD_WORDS words (what a reader sees first) contain one of the
+   * phrases (undefined: none given).
+   */
+  leadHasPhrase: boolean | undefined;
+  /**
    * Whether the full text of the first k sources holds one of the phrases: the most an answer
    * written from them can contain (undefined: no phrases, or no source texts given).
    */
@@ -118,6 +123,7 @@ export async function evaluate(
       route: outcome.route,
       answer,
       containsPhrase: phrases ? containsAny(answer ?? "", phrases) : undefined,
+      leadHasPhrase: phrases ? containsAny(leadOf(answer ?? ""), phrases) : undefined,
       contextHasPhrase:
         phrases && sourceText
           ? containsAny(
@@ -151,6 +157,15 @@ export function matchableText(text: string): string {
     .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
     .toLowerCase()
     .replace(/\s+/g, " ");
+}
+
+/** How many words of an answer count as its lead: about what a phone shows above the fold. */
+export const LEAD_WORDS = 60;
+
+/** The answer's first LEAD_WORDS words, with the line breaks between them. */
+export function leadOf(answer: string): string {
+  const words = answer.split(/(\s+)/);
+  return words.slice(0, LEAD_WORDS * 2).join("");
 }
 
 /** Whether the text holds one of the phrases, both made matchable. */

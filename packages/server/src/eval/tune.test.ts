@@ -30,6 +30,7 @@ function observed(
     route: "question",
     answer: "…",
     containsPhrase: undefined,
+    leadHasPhrase: undefined,
     contextHasPhrase: undefined,
     latencyMs: 1,
   };
