@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { cp, readFile, rm } from "node:fs/promises";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { percentile } from "../src/eval/evaluate.ts";
@@ -303,4 +304,106 @@ export async function benchHistoryRounds(
       await rm(`${dataDir}-${index}.gc.json`, { force: true });
     }
   }
+}
+
+/** One server of the CPU bench: CPU per request in each round, and the median of them. */
+export interface CpuBenchRow {
+  server: string;
+  /** Bytes of the `/chat` response body. */
+  bodyBytes: number;
+  cpuMsPerRequest: number[];
+  medianCpuMs: number;
+  requestsPerSecond: number;
+  /** Median CPU per request over the bare route's median. */
+  ratio: number;
+}
+
+const bareHono = fileURLToPath(new URL("./bare-hono.ts", import.meta.url));
+
+/**
+ * CPU per request of `POST /chat` (retrieval-only answers on the sample book, history and the
+ * question log off, then with the defaults) against a bare Hono route answering the same-sized
+ * body, in interleaved rounds so that both see the same machine. The server's CPU time comes from
+ * /proc, so a busy machine inflates it far less than it does latency.
+ */
+export async function benchCpu(
+  dataDir: string,
+  seconds = 5,
+  rounds = 3,
+  connections = 50,
+): Promise<CpuBenchRow[]> {
+  const bodies = await questionBodies();
+  // One process per data directory: the second server reads a copy of the book.
+  const defaultsDir = `${dataDir}-defaults`;
+  await cp(dataDir, defaultsDir, { recursive: true });
+  const bodyFile = path.join(dataDir, "..", `bench-cpu-body-${process.pid}.json`);
+  const started: ChildProcess[] = [];
+  try {
+    const lectern = await startServe(dataDir, { HISTORY: "off", INSIGHTS: "off" });
+    started.push(lectern.child);
+    const defaults = await startServe(defaultsDir, {});
+    started.push(defaults.child);
+    const sample = await fetch(`${lectern.url}/chat`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: bodies[0] ?? "{}",
+    });
+    const sampleBody = await sample.text();
+    await writeFile(bodyFile, sampleBody);
+    const bare = await startBare(bodyFile);
+    started.push(bare.child);
+    const servers = [
+      { name: "bare Hono route, same-sized body", ...bare },
+      { name: "Lectern /chat, history and question log off", ...lectern },
+      { name: "Lectern /chat, defaults (history and question log on PGlite)", ...defaults },
+    ];
+    for (const server of servers) await run(server.url, 10, bodies, 2); // warm-up
+    const cpu = servers.map(() => [] as number[]);
+    const rates = servers.map(() => [] as number[]);
+    for (let round = 0; round < rounds; round++)
+      for (const [index, server] of servers.entries()) {
+        const row = await run(server.url, connections, bodies, seconds, { pid: server.child.pid });
+        if (row.serverCpuMsPerRequest !== undefined) cpu[index]?.push(row.serverCpuMsPerRequest);
+        rates[index]?.push(row.requestsPerSecond);
+      }
+    const median = (values: number[]) =>
+      percentile(
+        [...values].sort((left, right) => left - right),
+        0.5,
+      );
+    const floor = median(cpu[0] ?? []);
+    return servers.map((server, index) => ({
+      server: server.name,
+      bodyBytes: Buffer.byteLength(sampleBody),
+      cpuMsPerRequest: cpu[index] ?? [],
+      medianCpuMs: median(cpu[index] ?? []),
+      requestsPerSecond: median(rates[index] ?? []),
+      ratio: floor > 0 ? median(cpu[index] ?? []) / floor : Number.NaN,
+    }));
+  } finally {
+    for (const child of started) {
+      if (child.exitCode !== null) continue;
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    await rm(bodyFile, { force: true });
+    await rm(defaultsDir, { recursive: true, force: true });
+  }
+}
+
+async function startBare(bodyFile: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [tsxCli, bareHono], {
+    env: { ...process.env, BENCH_BODY_FILE: bodyFile },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = "";
+    child.stdout?.on("data", (data: Buffer) => {
+      output += data.toString();
+      const match = /answering at (http:\/\/[^\s]+)/.exec(output);
+      if (match?.[1]) resolve(match[1]);
+    });
+    child.once("exit", (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  return { url, child };
 }

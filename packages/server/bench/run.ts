@@ -7,7 +7,7 @@ import pg from "pg";
 import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
-import { benchHistoryRounds, benchHttp, type HistoryRound } from "./http.ts";
+import { benchCpu, benchHistoryRounds, benchHttp, type HistoryRound } from "./http.ts";
 import { benchEmbeddingTopics, benchInsights } from "./insights.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
@@ -33,7 +33,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "20" }, // processes per start-up row
     "database-url": { type: "string" }, // --only http: also history and the book in PostgreSQL
     "redis-url": { type: "string" }, // --only http: also answers from the Redis answer cache
-    rounds: { type: "string", default: "5" }, // --only history-rounds: rounds of the four servers
+    rounds: { type: "string", default: "5" }, // --only history-rounds / cpu: interleaved rounds
     "node-flags": { type: "string" }, // --only history-rounds: Node/V8 flags for every server
     "compare-flags": { type: "string" }, // --only history-rounds: on and off, without and with these flags
   },
@@ -352,6 +352,24 @@ if (values.only === undefined || values.only === "http") {
     );
   }
   results.http = rows;
+  await rm(dataDir, { recursive: true, force: true });
+}
+if (values.only === "cpu") {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-cpu-"));
+  await ingestSampleBook(dataDir);
+  const rounds = Number(values.rounds);
+  const rows = await benchCpu(dataDir, Number(values.seconds), rounds);
+  console.log(
+    `\n## CPU per request (sample book, retrieval-only, 50 connections, ${rounds} interleaved rounds of ${values.seconds} s)\n`,
+  );
+  console.log(
+    "| server | response bytes | CPU ms/request (median) | each round | requests/s (median) | × the bare route |\n|---|---:|---:|---|---:|---:|",
+  );
+  for (const row of rows)
+    console.log(
+      `| ${row.server} | ${row.bodyBytes} | ${row.medianCpuMs.toFixed(2)} | ${row.cpuMsPerRequest.map((ms) => ms.toFixed(2)).join(", ")} | ${row.requestsPerSecond.toFixed(0)} | ${row.ratio.toFixed(1)} |`,
+    );
+  results.cpu = rows;
   await rm(dataDir, { recursive: true, force: true });
 }
 if (values.only === "history-rounds") {
