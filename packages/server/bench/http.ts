@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { percentile } from "../src/eval/evaluate.ts";
+import { answeringAt } from "./answering-at.ts";
 import { type RowUsage, rowUsage, sampleUsage } from "./server-usage.ts";
 
 /**
@@ -71,15 +72,7 @@ async function startServe(
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = "";
-    child.stdout?.on("data", (data: Buffer) => {
-      output += data.toString();
-      const match = /answering at (http:\/\/[^\s]+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  const url = await answeringAt(child);
   return { url, child };
 }
 
@@ -396,14 +389,6 @@ async function startBare(bodyFile: string): Promise<{ url: string; child: ChildP
     env: { ...process.env, BENCH_BODY_FILE: bodyFile },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = "";
-    child.stdout?.on("data", (data: Buffer) => {
-      output += data.toString();
-      const match = /answering at (http:\/\/[^\s]+)/.exec(output);
-      if (match?.[1]) resolve(match[1]);
-    });
-    child.once("exit", (code) => reject(new Error(`bare server exited with ${code}`)));
-  });
+  const url = await answeringAt(child, "bare server");
   return { url, child };
 }

@@ -11,6 +11,7 @@ import { openLectern } from "../src/lectern.ts";
 import { snapshotPath, termStatisticsPath } from "../src/search/index-store.ts";
 import { startFakeModelServer } from "../test/doubles/fake-model-server.ts";
 import { startQdrantStandIn } from "../test/doubles/qdrant-stand-in.ts";
+import { answeringAt } from "./answering-at.ts";
 import { createRandom, foreignWord, TextGenerator } from "./corpus.ts";
 
 /**
@@ -152,15 +153,7 @@ async function serveRss(
     },
   );
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      child.stdout?.on("data", (data: Buffer) => {
-        output += data.toString();
-        const match = /answering at (http:\/\/[^\s]+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-    });
+    const url = await answeringAt(child);
     const pid = await serverPid(child);
     const started = (await processStatus(pid)).rssMb;
     for (const query of queries) {

@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
+import { answeringAt } from "./answering-at.ts";
 
 /**
  * RSS of `lectern serve` (PGlite, history on) across rounds of /chat load and after idling:
@@ -62,15 +63,7 @@ async function main(): Promise<void> {
     },
   );
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      child.stdout?.on("data", (data: Buffer) => {
-        output += data.toString();
-        const match = /answering at (http:\/\/[^\s]+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-    });
+    const url = await answeringAt(child);
     const pid = await serverPid(child);
     const questions = (await readFile(questionsFile, "utf8"))
       .split("\n")

@@ -8,6 +8,7 @@ import { loadConfig } from "../src/config/config.ts";
 import { percentile } from "../src/eval/evaluate.ts";
 import { openLectern } from "../src/lectern.ts";
 import { startFakeModelServer } from "../test/doubles/fake-model-server.ts";
+import { answeringAt } from "./answering-at.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 
 /**
@@ -56,15 +57,7 @@ export async function benchTimeToFirstToken(dataDir: string, requests = 60) {
         stdio: ["ignore", "pipe", "inherit"],
       },
     );
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      child?.stdout?.on("data", (data: Buffer) => {
-        output += data.toString();
-        const match = /answering at (http:\/\/[^\s]+)/.exec(output);
-        if (match?.[1]) resolve(match[1]);
-      });
-      child?.once("exit", (code) => reject(new Error(`server exited with ${code}`)));
-    });
+    const url = await answeringAt(child);
     const direct: number[] = [];
     const viaLectern: number[] = [];
     for (let round = 0; round < requests + 5; round++) {

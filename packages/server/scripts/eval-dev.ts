@@ -93,7 +93,7 @@ async function runAnswers(
     lectern.index?.chunksOfPage(filePath)[position]?.text;
   const metrics = await evaluate(pipeline, rowsWithPhrases, K, sourceText);
   const results = metrics.results;
-  if (answersOut)
+  if (answersOut && into === answerRows)
     await appendFile(
       answersOut,
       results
