@@ -3,7 +3,14 @@ import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { retrievedChunk } from "../search/test-builders.ts";
 import type { RetrievedChunk } from "../search/types.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { CARD_WEIGHTS, questionWords, renderCard, sectionsOf } from "./section-card.ts";
+import {
+  CARD_WEIGHTS,
+  holdsPassage,
+  questionWords,
+  renderCard,
+  sectionsOf,
+  squeezed,
+} from "./section-card.ts";
 
 /**
  * The section card, table-driven: each row is a question, the chunks search found, and what the
@@ -195,6 +202,37 @@ describe("sections of a chunk", () => {
       "heading",
       "paragraph",
     ]);
+  });
+});
+
+describe("whether a section holds a quoted passage", () => {
+  const text = [
+    "The queue drops the oldest message when it is full.",
+    "",
+    "Warning: Never block inside a handler of the queue. The queue stops delivering.",
+  ].join("\n");
+  const [section] = sectionsOf(retrievedChunk("queue", text, "Queue").chunk, 0);
+  const rows: { passage: string; holds: boolean }[] = [
+    { passage: "Never block inside a handler of the queue.", holds: true },
+    // A passage running from one paragraph into an admonition quotes it without its label.
+    {
+      passage:
+        "The queue drops the oldest message when it is full. Never block inside a handler of the queue.",
+      holds: true,
+    },
+    { passage: "The queue drops the newest message when it is full.", holds: false },
+  ];
+  for (const row of rows)
+    it(`${row.holds ? "holds" : "does not hold"}: ${row.passage}`, () => {
+      if (!section) throw new Error("no section");
+      expect(holdsPassage(section, squeezed(row.passage))).toBe(row.holds);
+    });
+
+  it("marks the quoted sentence of an admonition, label and all", () => {
+    if (!section) throw new Error("no section");
+    const question = questionWords("Can I block in a queue handler?", () => 1);
+    const card = renderCard(section, 1, question, CARD_WEIGHTS, rows[1]?.passage);
+    expect(card.text).toContain("**Warning: Never block inside a handler of the queue.**");
   });
 });
 

@@ -287,9 +287,13 @@ function shownText(block: Block): string {
   return renderBlock(block);
 }
 
-/** Whether the section holds the (squeezed) passage. */
+/**
+ * Whether the section holds the (squeezed) passage, sentence by sentence: a passage running on
+ * from a paragraph into an admonition quotes the admonition without its label ("Warning:").
+ */
 export function holdsPassage(section: CardSection, quoted: string): boolean {
-  return squeezed(section.blocks.map(shownText).join(" ")).includes(quoted);
+  const text = squeezed(section.blocks.map(shownText).join(" "));
+  return quoted.split(/(?<=[.!?])\s+/).every((sentence) => text.includes(sentence));
 }
 
 /** A sentence boundary: end punctuation, then space and what opens a sentence. */
@@ -361,12 +365,17 @@ export function squeezed(text: string): string {
     .toLowerCase();
 }
 
+/** An admonition's label as a squeezed sentence opens with it; a quoted passage leaves it out. */
+const ADMONITION_LABEL = /^(?:note|tip|info|warning|caution|danger|important): /;
+
 /** The paragraph sentences of the blocks that the passage quotes; undefined when none. */
 function sentencesWithin(blocks: Block[], passage: string): Set<string> | undefined {
   const quoted = squeezed(passage);
   const within = blocks.flatMap((block) =>
     block.kind === "paragraph"
-      ? block.text.split(SENTENCE_END).filter((sentence) => quoted.includes(squeezed(sentence)))
+      ? block.text
+          .split(SENTENCE_END)
+          .filter((sentence) => quoted.includes(squeezed(sentence).replace(ADMONITION_LABEL, "")))
       : [],
   );
   return within.length > 0 ? new Set(within) : undefined;
