@@ -1419,7 +1419,7 @@ describe("extractiveAnswer: a how-to whose section opens on code", () => {
       "  This makes it easier for bundling tools to cut out unneeded modules.",
       "- Ever wondered what applyMiddleware itself is? It is a store enhancer.",
     ].join("\n");
-    const units = parseText(tips, "Tips").units;
+    const units = parseText(tips).units;
     const item = units.find((unit) => unit.text.includes("only when it is needed:"));
     expect(item?.attachment).toBe(
       "```js\nlet middleware = [a, b]\n\nconst store = createStore(\n  reducer,\n  applyMiddleware(...middleware)\n)\n```",

@@ -188,6 +188,20 @@ describe("the section card", () => {
 });
 
 describe("sections of a chunk", () => {
+  it("are made of the blocks stored with the chunk, its text not read again", () => {
+    const chunk: ChunkRecord = {
+      ...retrievedChunk("stored", "Text as it was written.", "Stored").chunk,
+      blocks: [
+        { kind: "paragraph", text: "As ingest read it." },
+        { kind: "table", rows: ["| a | b |", "| --- | --- |", "| 1 | 2 |"] },
+      ],
+    };
+    expect(sectionsOf(chunk, 0)[0]?.blocks.map((block) => block.kind)).toEqual([
+      "paragraph",
+      "table",
+    ]);
+  });
+
   it("folds a sub-section into the section above it", () => {
     const chunk = merged(
       "api",

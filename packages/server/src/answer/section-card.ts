@@ -1,7 +1,13 @@
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/types.ts";
+import {
+  type ChunkBlock as Block,
+  blocksOf,
+  isSeparatorRow,
+  renderBlock,
+  tableCells,
+} from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { type Block, isSeparatorRow, renderBlock, tableCells, toBlocks } from "./blocks.ts";
 
 /**
  * The section card: the answer's core when no model writes one. The section of the book that best
@@ -105,7 +111,7 @@ const MAX_PARSED_CHUNKS = 5_000;
 
 function parseSections(chunk: ChunkRecord): Omit<CardSection, "chunk" | "source">[] {
   const source = -1;
-  const blocks = toBlocks(chunk.text);
+  const blocks = blocksOf(chunk);
   const anchors = [...(chunk.sectionAnchors ?? [])];
   const sections: CardSection[] = [];
   let current: CardSection = {

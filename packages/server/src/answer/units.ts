@@ -1,14 +1,16 @@
 import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
-import { READING_LIST } from "../util/reading-list.ts";
 import {
+  blocksOf,
   blockText,
+  type ChunkBlock,
+  chunkBlocks,
   isSeparatorRow,
   MIN_WORDS,
   renderBlock,
   tableCells,
-  toBlocks,
-} from "./blocks.ts";
+} from "../store/chunk-blocks.ts";
+import { READING_LIST } from "../util/reading-list.ts";
 
 /**
  * A chunk parsed into quotable units (sentences and list items, with what each one defines,
@@ -140,7 +142,7 @@ export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
   const key = `${chunk.id}:${chunk.contentHash}`;
   let parsed = parsedChunks.get(key);
   if (!parsed) {
-    parsed = parseText(chunk.text, chunk.headingPath.join(" "), chunk.headingPath.at(-1));
+    parsed = parseBlocks(blocksOf(chunk), chunk.headingPath.join(" "), chunk.headingPath.at(-1));
     if (parsedChunks.size >= 5_000) parsedChunks.clear();
     parsedChunks.set(key, parsed);
   }
@@ -154,8 +156,14 @@ export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
 const READING_POINTER =
   /(?:\b(?:see|read|check out)(?: also)?(?: the following(?: \w+)?)?|^for (?:more|further) (?:info|information|details|reading)\b.*|^(?:see|check out)\b.*):$/i;
 
-export function parseText(text: string, heading = "", ownHeading = heading): ParsedChunk {
-  const blocks = toBlocks(text);
+/** A text that is no chunk (a reader's selection) as units. */
+export function parseText(text: string): ParsedChunk {
+  return parseBlocks(chunkBlocks(text));
+}
+
+function parseBlocks(stored: ChunkBlock[], heading = "", ownHeading = heading): ParsedChunk {
+  // A copy: a list item's code is marked as taken below, and the stored blocks stay as they are.
+  const blocks = [...stored];
   const headingTerms = [new Set(analyze(heading))];
   const headings = [ownHeading];
   const units: Unit[] = [];

@@ -219,7 +219,6 @@ describe("chunkSections on small input", () => {
         headingPath: ["Guide", "Install"],
         anchor: "install",
         sectionAnchors: [],
-        boldTerms: [],
       },
     ]);
   });
@@ -250,7 +249,6 @@ describe("chunkSections on small input", () => {
           { heading: "A", anchor: "a", headingPath: ["Page", "A"] },
           { heading: "Deeper", anchor: "deeper", headingPath: ["Page", "A", "Deeper"] },
         ],
-        boldTerms: [],
       },
     ]);
   });
@@ -897,99 +895,6 @@ describe("chunkSections invariants over all seeds", () => {
       if (options.overlapRatio === 0 || options.targetTokens > 350) continue;
       expect(overlapBoundaries.get(options), JSON.stringify(options)).toBeGreaterThan(0);
     }
-  });
-});
-
-describe("bold terms of a chunk", () => {
-  const options: ChunkingOptions = { targetTokens: 350, maxTokens: 500, overlapRatio: 0.15 };
-
-  function bold(text: string, strong: string[]): Block {
-    return { kind: "prose", text, line: 1, strong };
-  }
-
-  it("keeps the terms its prose sets in bold, lower-cased and each once", () => {
-    const [chunk] = chunkSections(
-      [
-        section(
-          [
-            bold("A Topic is a named channel. Nodes create a Publisher on the topic.", [
-              "Topic",
-              "Publisher",
-            ]),
-            bold("Each publisher has a topic.", ["topic"]),
-          ],
-          "Topics",
-          "topics",
-        ),
-      ],
-      options,
-    );
-    expect(chunk?.boldTerms).toEqual(["topic", "publisher"]);
-  });
-
-  it("reads labels, stressed sentences and reading lists' bold as no term", () => {
-    const [chunk] = chunkSections(
-      [
-        section(
-          [
-            bold("Symptom. The node does not start. Note: check the logs.", ["Symptom.", "Note:"]),
-            bold("Reducers must never mutate the state they are given, ever.", [
-              "Reducers must never mutate the state they are given",
-            ]),
-            bold('A "slice" is a part of the state.', ['"slice"']),
-          ],
-          "Basics",
-          "basics",
-        ),
-        section(
-          [bold("- Probabilistic Robotics, by Thrun", ["Probabilistic Robotics"])],
-          "See also",
-          "see-also",
-        ),
-      ],
-      options,
-    );
-    expect(chunk?.boldTerms).toEqual(["slice"]);
-  });
-
-  it("keeps a term with the chunk whose text holds the sentence bolding it", () => {
-    const chunks = chunkSections(
-      [
-        section([bold(sentences("first", 300), [])], "A", "a"),
-        section(
-          [bold(`An executor runs callbacks. ${sentences("second", 300)}`, ["executor"])],
-          "B",
-          "b",
-        ),
-      ],
-      options,
-    );
-    expect(chunks.map((chunk) => [chunk.anchor, chunk.boldTerms])).toEqual([
-      ["a", []],
-      ["b", ["executor"]],
-    ]);
-  });
-
-  it("counts a bold word for the sentences holding it as a word only", () => {
-    const chunks = chunkSections(
-      [section([bold(`Robots act. ${sentences("long", 700)} Actions take long.`, ["act"])])],
-      options,
-    );
-    expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks.at(-1)?.text).toContain("Actions take long.");
-    expect(chunks.map((chunk) => chunk.boldTerms)).toEqual([
-      ["act"],
-      ...chunks.slice(1).map(() => []),
-    ]);
-  });
-
-  it("keeps at most twelve terms for one chunk", () => {
-    const terms = Array.from({ length: 20 }, (_, index) => `term${index}`);
-    const [chunk] = chunkSections(
-      [section([bold(`Words ${terms.join(" and ")} here.`, terms)])],
-      options,
-    );
-    expect(chunk?.boldTerms).toEqual(terms.slice(0, 12));
   });
 });
 

@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
 import type { SectionAnchor } from "../store/document-store.ts";
 import { cutText } from "../util/cut-text.ts";
-import { isReadingList, readsFor } from "../util/reading-list.ts";
+import { readsFor } from "../util/reading-list.ts";
 import type { Block } from "./markdown.ts";
 import { fence, fenceMarker, LIST_START } from "./markdown-text.ts";
 
@@ -37,8 +37,6 @@ export interface ChunkDraft {
   anchor: string | undefined;
   /** The sections merged into the chunk after its first, by their heading lines in the text. */
   sectionAnchors: SectionAnchor[];
-  /** The terms the chunk's prose sets in bold, lower-cased, each once (see `boldTermsOf`). */
-  boldTerms: string[];
 }
 
 /** Rough token count (≈ 4 characters per token for English prose and code). */
@@ -97,8 +95,6 @@ interface Unit {
   heading: boolean;
   /** Index of the section the unit belongs to. */
   section: number;
-  /** The terms the unit sets in bold (`boldTerm`). */
-  bold: string[];
 }
 
 /**
@@ -130,7 +126,6 @@ export function chunkSections(sections: Section[], options: ChunkingOptions): Ch
       headingPath: section.headingPath,
       anchor: section.anchor,
       sectionAnchors: innerSections(units, sections),
-      boldTerms: boldTermsOf(units),
     });
   }
   return drafts;
@@ -148,13 +143,12 @@ function headingUnit(section: Section, index: number): Unit {
     whole: false,
     heading: true,
     section: index,
-    bold: [],
   };
 }
 
 function sectionUnits(section: Section, index: number, options: ChunkingOptions): Unit[] {
   const units: Unit[] = [headingUnit(section, index)];
-  const push = (text: string, joiner: string, whole: boolean, bold: string[] = []) =>
+  const push = (text: string, joiner: string, whole: boolean) =>
     units.push({
       text,
       tokens: estimateTokens(text),
@@ -162,10 +156,7 @@ function sectionUnits(section: Section, index: number, options: ChunkingOptions)
       whole,
       heading: false,
       section: index,
-      bold,
     });
-  // A reading list's bold names works and authors, not terms the page introduces.
-  const readingList = isReadingList(section.heading);
   for (const block of section.blocks) {
     if (block.kind === "prose" && block.table) {
       for (const piece of splitTable(block.text, options.maxTokens)) push(piece, "\n\n", true);
@@ -186,27 +177,21 @@ function sectionUnits(section: Section, index: number, options: ChunkingOptions)
       continue;
     }
     if (block.kind !== "prose") continue;
-    const terms = readingList ? [] : (block.strong ?? []).flatMap((text) => boldTerm(text) ?? []);
     if (LIST_START.test(block.text)) {
       // A list cut between its items leaves the items after the cut without the sentence that
       // introduces them ("There are several approaches that can be used:"): it stays whole where
       // it fits, else each item stays whole where it fits.
       if (estimateTokens(block.text) <= options.maxTokens) {
-        push(block.text, "\n\n", true, termsIn(block.text, terms));
+        push(block.text, "\n\n", true);
         continue;
       }
       for (const [itemIndex, item] of listItems(block.text).entries()) {
         if (estimateTokens(item) <= options.maxTokens) {
-          push(item, itemIndex === 0 ? "\n\n" : "\n", false, termsIn(item, terms));
+          push(item, itemIndex === 0 ? "\n\n" : "\n", false);
           continue;
         }
         for (const [pieceIndex, piece] of splitLongText(item, options.maxTokens).entries()) {
-          push(
-            piece,
-            pieceIndex > 0 ? " " : itemIndex === 0 ? "\n\n" : "\n",
-            false,
-            termsIn(piece, terms),
-          );
+          push(piece, pieceIndex > 0 ? " " : itemIndex === 0 ? "\n\n" : "\n", false);
         }
       }
       continue;
@@ -219,7 +204,7 @@ function sectionUnits(section: Section, index: number, options: ChunkingOptions)
         const joiner = firstOfBlock ? "\n\n" : sentenceIndex === 0 ? "\n" : " ";
         firstOfBlock = false;
         for (const [pieceIndex, piece] of splitLongText(sentence, options.maxTokens).entries()) {
-          push(piece, pieceIndex === 0 ? joiner : " ", false, termsIn(piece, terms));
+          push(piece, pieceIndex === 0 ? joiner : " ", false);
         }
       }
     }
@@ -363,53 +348,6 @@ function innerSections(units: Unit[], sections: Section[]): SectionAnchor[] {
       });
   }
   return found;
-}
-
-/** Most bold terms kept for one chunk: a page that bolds whole sentences still stores a short list. */
-const MAX_BOLD_TERMS = 12;
-/** Longest bold text read as a term, in words: longer bold is a sentence stressed, not a name. */
-const MAX_BOLD_WORDS = 5;
-
-/**
- * Bold text as a term, lower-cased, or undefined when it reads as something else: a label ending
- * in punctuation ("**Symptom.**", "**Note:**"), a phrase stressed in a sentence (more than
- * MAX_BOLD_WORDS words), or no word at all. Quotes around it are not part of it.
- */
-export function boldTerm(text: string): string | undefined {
-  const term = text
-    .replace(/\s+/g, " ")
-    .trim()
-    .replace(/^["'“‘`]+|["'”’`]+$/g, "")
-    .trim()
-    .toLowerCase();
-  if (!term || term.length > 60 || /[.:;,!?]$/.test(term)) return undefined;
-  if (!/\p{L}/u.test(term) || term.split(" ").length > MAX_BOLD_WORDS) return undefined;
-  return term;
-}
-
-/** The terms whose bold text a piece of prose holds (a sentence of the block they were set in). */
-function termsIn(piece: string, terms: string[]): string[] {
-  if (terms.length === 0) return terms;
-  const lower = piece.toLowerCase();
-  return terms.filter((term) => {
-    // As whole words: "act" is not in "actions".
-    for (let at = lower.indexOf(term); at >= 0; at = lower.indexOf(term, at + 1)) {
-      const before = lower[at - 1] ?? " ";
-      const after = lower[at + term.length] ?? " ";
-      if (!WORD_CHARACTER.test(before) && !WORD_CHARACTER.test(after)) return true;
-    }
-    return false;
-  });
-}
-
-const WORD_CHARACTER = /[\p{L}\p{N}_]/u;
-
-/** The distinct bold terms of a chunk's units, in order, at most MAX_BOLD_TERMS. */
-function boldTermsOf(units: Unit[]): string[] {
-  const terms = new Set<string>();
-  for (const unit of units)
-    for (const term of unit.bold) if (terms.size < MAX_BOLD_TERMS) terms.add(term);
-  return [...terms];
 }
 
 /** The chunk's text; heading lines that open it are left out (the chunk's metadata names them). */

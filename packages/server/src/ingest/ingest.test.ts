@@ -85,6 +85,15 @@ describe("incremental ingestion", () => {
     const torque = chunks.find((chunk) => chunk.filePath === "01-basics/01-torque.md");
     expect(torque?.url).toBe("https://gears.example/docs/basics/torque#limits");
     expect(torque?.headingPath).toEqual(["Torque", "Torque limits"]);
+    // Its blocks are read once, here, and stored with it.
+    const stored = await lectern.db.query<{ blocks: unknown }>(
+      "SELECT blocks FROM chunks WHERE file_path = $1",
+      ["01-basics/01-torque.md"],
+    );
+    const blocks = stored[0]?.blocks;
+    expect(typeof blocks === "string" ? JSON.parse(blocks) : blocks).toEqual([
+      { kind: "paragraph", text: "Torque is measured in newton metres." },
+    ]);
     // The partial's text counts where the page renders it.
     const care = chunks.find((chunk) => chunk.filePath === "01-basics/02-care.mdx");
     expect(care?.text).toContain("Lubrication keeps the bearings cool.");

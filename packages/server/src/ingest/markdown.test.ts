@@ -660,50 +660,6 @@ describe("Markdown constructs", () => {
   });
 });
 
-describe("bold terms", () => {
-  /** The bold text each prose block keeps, by its text. */
-  function strongOf(source: string, options: Partial<ParseOptions> = {}) {
-    return blocksOf(source, options).flatMap((block) =>
-      block.kind === "prose" ? [[block.text, block.strong ?? []]] : [],
-    );
-  }
-
-  it("keeps what a paragraph or list item sets in bold, in ** or __", () => {
-    expect(
-      strongOf(
-        "Nodes create a **publisher** on the topic and a __subscription__.\n\n- A **gyroscope** drifts.\n  - A nested **bias** too.\n",
-      ),
-    ).toEqual([
-      ["Nodes create a publisher on the topic and a subscription.", ["publisher", "subscription"]],
-      ["- A gyroscope drifts.\n  - A nested bias too.", ["gyroscope", "bias"]],
-    ]);
-  });
-
-  it("keeps <strong> and <b> in MDX and in the HTML of a .md page", () => {
-    expect(strongOf("An <strong>executor</strong> calls <b>callbacks</b>.\n")).toEqual([
-      ["An executor calls callbacks.", ["executor", "callbacks"]],
-    ]);
-    const html = strongOf("An <strong>executor</strong> calls <b>callbacks</b>.\n", {
-      format: "md",
-    });
-    expect(html.map(([, terms]) => terms)).toEqual([["executor", "callbacks"]]);
-  });
-
-  it("keeps none from headings, labels standing alone, links, tables and ordered lists", () => {
-    const strong = strongOf(
-      [
-        "## The **node** heading",
-        "**Articles**",
-        "See **[the guide](https://example.com)** and [**a page**](https://example.com).",
-        "- **Redux Toolkit**: [docs](https://example.com)",
-        "| **Term** | Meaning |\n|---|---|\n| **x** | y |",
-        "1. **Getting started** explains the basics.",
-      ].join("\n\n"),
-    );
-    expect(strong.map(([, terms]) => terms)).toEqual([[], [], [], [], []]);
-  });
-});
-
 describe(".md files", () => {
   it("drops HTML comments and keeps the text of HTML elements", () => {
     const texts = textsOf(readFixture("legacy-page.md"), {

@@ -25,12 +25,6 @@ export type Block =
       kind: "prose";
       text: string;
       line: number;
-      /**
-       * What the prose sets in bold (`**x**`, `__x__`, `<strong>`, `<b>`), as written, where it
-       * introduces a term: not a paragraph that is bold alone (a label such as "**Articles**"),
-       * bold link text, a list item of links, nor an ordered list. Absent when there is none.
-       */
-      strong?: string[];
       /** A table, one row a line, cells separated by " | ", the header first. */
       table?: true;
     }
@@ -318,14 +312,13 @@ class BlockWalker {
     return (node.position?.start.line ?? 1) + this.lineOffset;
   }
 
-  private prose(text: string, node: MdNode, strong: string[] = [], table = false): void {
+  private prose(text: string, node: MdNode, table = false): void {
     const trimmed = text.replace(/[ \t]+\n/g, "\n").trim();
     if (trimmed)
       this.blocks.push({
         kind: "prose",
         text: trimmed,
         line: this.line(node),
-        ...(strong.length > 0 ? { strong } : {}),
         ...(table ? { table: true as const } : {}),
       });
   }
@@ -376,7 +369,7 @@ class BlockWalker {
           this.prose(figures.map((alt) => `![${alt}]()`).join("\n"), node);
           return;
         }
-        this.prose(inlineText(node), node, paragraphStrong(node));
+        this.prose(inlineText(node), node);
         return;
       }
       case "code":
@@ -391,10 +384,10 @@ class BlockWalker {
         this.math(node.value ?? "", node);
         return;
       case "table":
-        this.prose(tableText(node), node, [], true);
+        this.prose(tableText(node), node, true);
         return;
       case "list":
-        this.prose(listText(node, 0), node, listStrong(node));
+        this.prose(listText(node, 0), node);
         return;
       case "html":
         this.prose(stripTags(node.value ?? ""), node);
@@ -493,76 +486,6 @@ export function inlineText(node: MdNode): string {
     default:
       return (node.children ?? []).map(inlineText).join(node.type === "tableRow" ? " | " : "");
   }
-}
-
-/** The text a paragraph sets in bold, unless the bold is all there is to it (a label). */
-function paragraphStrong(node: MdNode): string[] {
-  const found = strongText(node);
-  if (found.length === 0) return found;
-  const rest = (node.children ?? []).filter(
-    (child) => !isStrong(child) && !/^[\s.:—–-]*$/.test(inlineText(child)),
-  );
-  return rest.length === 0 ? [] : found;
-}
-
-/**
- * The text a list's items set in bold, nested lists included. Items holding a link are left out (a
- * reading list), and so are ordered lists: they set out steps, causes or the parts of something in
- * order, and their bold labels an item ("1. **The workspace is not sourced** in this terminal", a
- * book's parts on its home page) rather than introducing a term.
- */
-function listStrong(node: MdNode): string[] {
-  const found: string[] = [];
-  if (node.ordered) return found;
-  for (const item of node.children ?? []) {
-    if (holdsLink(item)) continue;
-    for (const child of item.children ?? [])
-      found.push(...(child.type === "list" ? listStrong(child) : strongText(child)));
-  }
-  return found;
-}
-
-/**
- * The text of each bold span among a node's inline descendants, in order: Markdown strong, MDX
- * `<strong>`/`<b>`, and raw HTML `<strong>…</strong>`/`<b>…</b>` within one paragraph. Bold inside
- * link text, or holding a link, names a page rather than a term.
- */
-function strongText(node: MdNode): string[] {
-  const found: string[] = [];
-  let open: { tag: string; parts: MdNode[] } | null = null;
-  for (const child of node.children ?? []) {
-    if (open) {
-      if (child.type === "html" && child.value?.trim().toLowerCase() === `</${open.tag}>`) {
-        const text = open.parts.map(inlineText).join("").trim();
-        if (text && !open.parts.some(holdsLink)) found.push(text);
-        open = null;
-      } else open.parts.push(child);
-      continue;
-    }
-    const tag =
-      child.type === "html" ? HTML_STRONG.exec(child.value?.trim() ?? "")?.[1] : undefined;
-    if (tag) open = { tag: tag.toLowerCase(), parts: [] };
-    else if (isStrong(child)) {
-      const text = inlineText(child).trim();
-      if (text && !holdsLink(child)) found.push(text);
-    } else if (child.type !== "link" && child.type !== "linkReference")
-      found.push(...strongText(child));
-  }
-  return found;
-}
-
-const HTML_STRONG = /^<(strong|b)(?:\s[^>]*)?>$/i;
-
-function isStrong(node: MdNode): boolean {
-  return (
-    node.type === "strong" ||
-    (node.type === "mdxJsxTextElement" && (node.name === "strong" || node.name === "b"))
-  );
-}
-
-function holdsLink(node: MdNode): boolean {
-  if (node.type === "link" || node.type === "linkReference") return true;
-  return (node.children ?? []).some(holdsLink);
 }
 
 function tableText(node: MdNode): string {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestSchema, requirePostgres } from "../../test/postgres.ts";
+import { chunkBlocks } from "./chunk-blocks.ts";
 import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document-store.ts";
 import { migrate } from "./migrations.ts";
 import { openPglite } from "./pglite.ts";
@@ -24,32 +25,42 @@ function documentRecord(filePath: string, hash = "h1", chunkCount = 2): Document
 }
 
 function chunkRecords(filePath: string, count = 2, label = "v1"): ChunkRecord[] {
-  return Array.from({ length: count }, (_, index) => ({
-    id: `${filePath}-${index}-${label}`,
-    collection: "default",
-    version: "",
-    filePath,
-    chunkIndex: index,
-    totalChunks: count,
-    title: `Title of ${filePath}`,
-    section: `Section ${index}`,
-    headingPath: [`Title of ${filePath}`, `Section ${index}`],
-    url: `https://book.example/docs/x#section-${index}`,
-    tags: ["ros2"],
-    searchText: `Nodes that publish "topics" ${label}`,
-    // The first chunk has a small section merged into it, and sets terms in bold.
-    ...(index === 0
-      ? {
-          sectionAnchors: [
-            { heading: "Sub “quoted”", anchor: "sub-quoted", headingPath: ["T", "Sub “quoted”"] },
-          ],
-          boldTerms: ["publisher", "“quoted” term"],
-        }
-      : {}),
-    text: `Chunk ${index} of ${filePath} (${label}) with "quotes" and ünïcödé.`,
-    contentHash: `hash-${index}-${label}`,
-    tokenCount: 12,
-  }));
+  return Array.from({ length: count }, (_, index) => {
+    const text = `Chunk ${index} of ${filePath} (${label}) with "quotes" and ünïcödé.`;
+    return {
+      id: `${filePath}-${index}-${label}`,
+      collection: "default",
+      version: "",
+      filePath,
+      chunkIndex: index,
+      totalChunks: count,
+      title: `Title of ${filePath}`,
+      section: `Section ${index}`,
+      headingPath: [`Title of ${filePath}`, `Section ${index}`],
+      url: `https://book.example/docs/x#section-${index}`,
+      tags: ["ros2"],
+      searchText: `Nodes that publish "topics" ${label}`,
+      // The first chunk has a small section merged into it.
+      ...(index === 0
+        ? {
+            sectionAnchors: [
+              { heading: "Sub “quoted”", anchor: "sub-quoted", headingPath: ["T", "Sub “quoted”"] },
+            ],
+          }
+        : {}),
+      // Blocks are stored as given, not read again from the text: the first chunk's say otherwise.
+      blocks:
+        index === 0
+          ? [
+              { kind: "heading", text: "Stored" },
+              { kind: "list", items: ["- as ingest read it"] },
+            ]
+          : chunkBlocks(text),
+      text,
+      contentHash: `hash-${index}-${label}`,
+      tokenCount: 12,
+    } satisfies ChunkRecord;
+  });
 }
 
 const adapters: {
@@ -187,51 +198,27 @@ for (const adapter of adapters) {
   });
 }
 
-describe("chunks stored before bold terms, on pglite", () => {
-  it("gain an empty list when the migration adds the column, and new chunks keep theirs", async () => {
+describe("chunks stored before their blocks were, on pglite", () => {
+  it("have their blocks read from their text when loaded", async () => {
     const db = await openPglite();
     try {
       await migrate(db);
-      // The database as the version before the bold terms left it, with a chunk in it.
-      await db.query("ALTER TABLE chunks DROP COLUMN bold_terms");
-      await db.query("DELETE FROM lectern_migrations WHERE version = 15");
       const store = new DocumentStore(db);
-      const [old] = chunkRecords("old.md", 1);
-      const { boldTerms: _, ...before } = old as ChunkRecord;
-      await db.query(
-        `INSERT INTO documents (collection, file_path, title, url, source_hash, chunk_count)
-         VALUES ('default', 'old.md', 'Old', 'https://book.example/old', 'h', 1)`,
-      );
-      await db.query(
-        `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title,
-           section, heading_path, url, tags, text, content_hash, token_count, search_text,
-           section_anchors)
-         VALUES ($1, 'default', '', 'old.md', 0, 1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [
-          before.id,
-          before.title,
-          before.section,
-          JSON.stringify(before.headingPath),
-          before.url,
-          JSON.stringify(before.tags),
-          before.text,
-          before.contentHash,
-          before.tokenCount,
-          before.searchText,
-          JSON.stringify(before.sectionAnchors),
-        ],
-      );
-      await migrate(db);
-      expect(await store.allChunks()).toEqual([before]);
       await store.apply({
         upserts: [
-          { document: documentRecord("new.md", "h1", 1), chunks: chunkRecords("new.md", 1) },
+          { document: documentRecord("old.md", "h1", 1), chunks: chunkRecords("old.md", 1) },
         ],
         deletes: [],
         settingsHash: "s",
       });
-      const fresh = (await store.allChunks()).find((chunk) => chunk.filePath === "new.md");
-      expect(fresh?.boldTerms).toEqual(["publisher", "“quoted” term"]);
+      // The database as the version before blocks left it.
+      await db.query("ALTER TABLE chunks DROP COLUMN blocks");
+      await db.query("DELETE FROM lectern_migrations WHERE version = 17");
+      await migrate(db);
+      const [loaded] = await store.allChunks();
+      expect(loaded?.blocks).toEqual([
+        { kind: "paragraph", text: 'Chunk 0 of old.md (v1) with "quotes" and ünïcödé.' },
+      ]);
     } finally {
       await db.close();
     }

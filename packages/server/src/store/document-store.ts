@@ -1,3 +1,5 @@
+import { storableJsonText } from "../util/storable-text.ts";
+import { type ChunkBlock, chunkBlocks } from "./chunk-blocks.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
 /** A source page as stored: one row per Markdown/MDX file that renders as a page. */
@@ -60,10 +62,10 @@ export interface ChunkRecord {
    */
   sectionAnchors?: SectionAnchor[];
   /**
-   * The terms the chunk's prose sets in bold, lower-cased, each once and few: where a book
-   * introduces a term without a sentence defining it. Absent or empty when none.
+   * The chunk's text as blocks (chunk-blocks.ts), read at ingest. Stored with the chunk; a chunk
+   * stored before blocks were has them read from its text when it is loaded.
    */
-  boldTerms?: string[];
+  blocks?: ChunkBlock[];
   text: string;
   contentHash: string;
   tokenCount: number;
@@ -232,7 +234,7 @@ export class DocumentStore {
           chunk.tokenCount,
           chunk.searchText ?? "",
           JSON.stringify(chunk.sectionAnchors ?? []),
-          JSON.stringify(chunk.boldTerms ?? []),
+          storableJsonText(chunk.blocks ?? chunkBlocks(chunk.text)),
         );
         const base = row * columns;
         return `(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(", ")})`;
@@ -240,7 +242,7 @@ export class DocumentStore {
       await tx.query(
         `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
            heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors,
-           bold_terms)
+           blocks)
          VALUES ${tuples.join(", ")}`,
         params,
       );
@@ -251,7 +253,7 @@ export class DocumentStore {
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
               url, tags, text, content_hash, token_count, search_text, section_anchors,
-              bold_terms
+              blocks
          FROM chunks WHERE collection = $1 AND version = $2
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version],
@@ -265,7 +267,7 @@ export class DocumentStore {
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
               url, tags, text, content_hash, token_count, search_text, section_anchors,
-              bold_terms
+              blocks
          FROM chunks WHERE collection = $1 AND version = $2 AND id = ANY($3::text[])`,
       [this.collection, this.version, [...ids]],
     );
@@ -277,7 +279,7 @@ export class DocumentStore {
     const rows = await this.db.query<ChunkRow>(
       `SELECT DISTINCT ON (file_path) id, collection, version, file_path, chunk_index, total_chunks, title,
               section, heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors,
-              bold_terms
+              blocks
          FROM chunks WHERE collection = $1 AND version = $2
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version],
@@ -292,7 +294,7 @@ export class DocumentStore {
     const rows = await this.db.query<ChunkRow>(
       `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
               url, tags, text, content_hash, token_count, search_text, section_anchors,
-              bold_terms
+              blocks
          FROM chunks WHERE collection = $1 AND version = $2 AND file_path = ANY($3::text[])
         ORDER BY file_path, chunk_index`,
       [this.collection, this.version, [...filePaths]],
@@ -413,7 +415,7 @@ interface ChunkRow {
   token_count: number;
   search_text: string;
   section_anchors: SectionAnchor[] | string | null;
-  bold_terms: string[] | string | null;
+  blocks: ChunkBlock[] | string | null;
 }
 
 function parseJson<T>(value: T | string): T {
@@ -422,7 +424,6 @@ function parseJson<T>(value: T | string): T {
 
 function toChunk(row: ChunkRow): ChunkRecord {
   const sectionAnchors = parseJson(row.section_anchors ?? []);
-  const boldTerms = parseJson(row.bold_terms ?? []);
   return {
     id: row.id,
     collection: row.collection,
@@ -437,7 +438,7 @@ function toChunk(row: ChunkRow): ChunkRecord {
     tags: parseJson(row.tags),
     searchText: row.search_text,
     ...(sectionAnchors.length > 0 ? { sectionAnchors } : {}),
-    ...(boldTerms.length > 0 ? { boldTerms } : {}),
+    blocks: row.blocks === null ? chunkBlocks(row.text) : parseJson(row.blocks),
     text: row.text,
     contentHash: row.content_hash,
     tokenCount: row.token_count,

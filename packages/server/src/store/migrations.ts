@@ -215,7 +215,8 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS section_anchors JSONB NOT NULL DEFAULT '[]'`,
   },
   {
-    // A book often introduces a term only by setting it in bold: a definition question looks there.
+    // No longer written or read (the answer found no use for it); kept for servers of the version
+    // before during a rolling upgrade.
     version: 15,
     name: "terms a chunk sets in bold",
     sql: `ALTER TABLE chunks ADD COLUMN IF NOT EXISTS bold_terms JSONB NOT NULL DEFAULT '[]'`,
@@ -224,6 +225,13 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     version: 16,
     name: "sessions that were ended",
     sql: "ALTER TABLE sessions ADD COLUMN ended_at TIMESTAMPTZ;",
+  },
+  {
+    // A chunk's blocks are read once, at ingest; chunks stored before keep NULL, and are read from
+    // their text when they are loaded (document-store.ts).
+    version: 17,
+    name: "each chunk's blocks",
+    sql: "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS blocks JSONB",
   },
 ];
 

@@ -1,9 +1,12 @@
+import type { ChunkRecord } from "./document-store.ts";
+
 /**
- * A chunk's Markdown as blocks (headings, paragraphs, lists, code, tables), and the lists, code
- * blocks and tables an answer may bring along, rendered as valid Markdown.
+ * A chunk's Markdown as blocks (headings, paragraphs, lists, code, tables): read once, when the
+ * chunk is ingested, and stored with it, so that answering never parses a chunk's text again; and
+ * blocks rendered back as valid Markdown, for the lists, code and tables an answer brings along.
  */
 
-export type Block =
+export type ChunkBlock =
   /** `inferred`: a short line standing alone ("**Articles**"), read as a heading. */
   | { kind: "heading"; text: string; inferred?: boolean }
   | { kind: "paragraph"; text: string }
@@ -19,8 +22,17 @@ const LIST_ITEM = /^\s*(?:[-*+]|\d{1,3}[.)])\s+\S/;
 const MAX_CODE_LINES = 40;
 const MAX_LIST_ITEMS = 8;
 
-export function toBlocks(text: string): Block[] {
-  const blocks: Block[] = [];
+/**
+ * A chunk's blocks: those stored with it, or, for a record built without ingest (by hand, in a
+ * tool), its text read now.
+ */
+export function blocksOf(chunk: Pick<ChunkRecord, "blocks" | "text">): ChunkBlock[] {
+  return chunk.blocks ?? chunkBlocks(chunk.text);
+}
+
+/** The blocks of a chunk's Markdown text (what ingest stores, and a reader's selection read alike). */
+export function chunkBlocks(text: string): ChunkBlock[] {
+  const blocks: ChunkBlock[] = [];
   const lines = text.split("\n");
   let paragraph: string[] = [];
   let list: string[] | null = null;
@@ -117,7 +129,7 @@ export function toBlocks(text: string): Block[] {
   return blocks;
 }
 
-export function blockText(block: Block): string {
+export function blockText(block: ChunkBlock): string {
   if (block.kind === "list") return block.items.join(" ");
   if (block.kind === "code") return block.lines.join(" ");
   if (block.kind === "table") return block.rows.join(" ");
@@ -149,7 +161,7 @@ function renderTable(rows: string[]): string {
   return [line(header), `| ${header.map(() => "---").join(" | ")} |`, ...shown].join("\n");
 }
 
-export function renderBlock(block: Block): string {
+export function renderBlock(block: ChunkBlock): string {
   if (block.kind === "table") return renderTable(block.rows);
   if (block.kind === "code") {
     const fenceMark = /^\s*(`{3,}|~{3,})/.exec(block.fence)?.[1] ?? "```";
