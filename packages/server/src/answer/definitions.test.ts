@@ -455,16 +455,6 @@ describe("extractiveAnswer: how-to passages", () => {
 });
 
 describe("extractiveAnswer: X's own word, and the sections headed by it", () => {
-  it("does not read a word of the same stem as X defined ('Immutable is …' for immutability)", () => {
-    const parsed = parseText(
-      "Immutable is a JavaScript library implementing persistent data structures. Immutability is the property of a value that can never be changed.",
-    );
-    const query = weighQuestion("What is immutability?", [parsed]);
-    const [library, property] = parsed.units.map((unit) => definitionStrength(query, unit));
-    expect(library).toBe(0);
-    expect(property).toBeGreaterThanOrEqual(DEFINES);
-  });
-
   it("still reads an inflected form of X as X ('A dispatching function is …')", () => {
     const glossary = pageChunk(
       "glossary",
@@ -527,62 +517,6 @@ describe("extractiveAnswer: 'what is X, and how …' asks two things", () => {
 });
 
 describe("extractiveAnswer: X written as a code identifier", () => {
-  it("does not read a sentence defining a part of X as defining X ('A selector is …' for useSelector)", () => {
-    const parsed = parseText(
-      "A selector is a function that takes the whole state and returns a value. useSelector accepts a single function, which we call a selector.",
-    );
-    const query = weighQuestion("What is useSelector?", [parsed]);
-    const [part, whole] = parsed.units.map((unit) => definitionStrength(query, unit));
-    expect(part).toBe(0);
-    expect(whole).toBeGreaterThan(0);
-    // The same sentence still defines the word when the reader asks about the word.
-    const plain = weighQuestion("What is a selector?", [parsed]);
-    expect(definitionStrength(plain, parsed.units[0] as never)).toBeGreaterThanOrEqual(DEFINES);
-  });
-
-  it("reads a sentence whose subject is X, qualified by names, as saying what X does", () => {
-    const parsed = parseText(
-      "The React-Redux useDispatch hook gives us the store's dispatch method as its result. Redux Toolkit's createAsyncThunk API generates thunks that dispatch actions. But, useDispatch takes care of that.",
-    );
-    const dispatchQuery = weighQuestion("What is useDispatch?", [parsed]);
-    const thunkQuery = weighQuestion("What is createAsyncThunk?", [parsed]);
-    const [hook, api, but] = parsed.units;
-    expect(definitionStrength(dispatchQuery, hook as never)).toBeGreaterThan(0);
-    expect(definitionStrength(dispatchQuery, hook as never)).toBeLessThan(DEFINES);
-    expect(definitionStrength(thunkQuery, api as never)).toBeGreaterThan(0);
-    // A sentence opening on a connective, or a caption ("useDispatch: …"), is not about X.
-    expect(definitionStrength(dispatchQuery, but as never)).toBe(0);
-    const caption = parseText("useDispatch: dispatches the pending action to the store.");
-    expect(definitionStrength(dispatchQuery, caption.units[0] as never)).toBe(0);
-  });
-
-  it("does not take a heading naming a part of X as about X ('Dispatching Function' for useDispatch)", () => {
-    const glossary = pageChunk(
-      "glossary",
-      3,
-      "A dispatching function is a function that accepts an action and may dispatch actions to the store.",
-      ["Glossary", "Dispatching Function"],
-    );
-    const hooks = pageChunk(
-      "hooks",
-      1,
-      "The useDispatch hook gives us the store's dispatch method as its result. Call it once in each component that dispatches.",
-      ["Hooks", "Dispatching actions with useDispatch"],
-    );
-    const before = pageChunk(
-      "glossary",
-      2,
-      "An action creator is a function that creates an action.",
-      ["Glossary", "Action Creator"],
-    );
-    const answer = extractiveAnswer(
-      "What is useDispatch?",
-      [retrieved(glossary, 0.9), retrieved(hooks, 0.8)],
-      { pageChunks: pagesOf([before, glossary, hooks]) },
-    );
-    expect(answer.text).toMatch(/^The useDispatch hook gives us the store's dispatch method/);
-  });
-
   it("prefers, of two equal passages of one page, the one the page says first", () => {
     const opening = pageChunk(
       "hooks",

@@ -2,7 +2,7 @@ import { analyze, plainWordForm } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { shareOf, type WeightedQuestion } from "./question-weights.ts";
-import { type Candidate, type Named, parsedChunk, type Unit } from "./units.ts";
+import { type Candidate, parsedChunk, type Unit } from "./units.ts";
 
 /**
  * Definitions for "what is X" questions: how clearly a sentence defines X, and the chunks of the
@@ -14,16 +14,15 @@ const GENERIC_HEADS = new Set(analyze("function file object value type class pat
 
 /**
  * How clearly a unit defines the question's subject: up to 1 for "X is …" where X is the subject
- * and little else ("The ros2 topic command is …" does not define "topic"), 0.5 for a paragraph
- * opening on the subject and its expansion without a copula ("A lidar (…) measures …").
+ * and little else ("The ros2 topic command is …" does not define "topic"), 0.8 for an apposition
+ * naming it alone.
  */
 export function definitionStrength(query: WeightedQuestion, unit: Unit): number {
   const subject = query.subject;
   if (!subject) return 0;
   let strength = 0;
   for (const named of unit.definienda) {
-    if (!namesIdentifiers(query, named)) continue;
-    const terms = inSubjectForm(query, named);
+    const terms = named.terms;
     const recall = shareOf(subject, query.subjectTotal, terms);
     if (recall < 0.5) continue;
     // A generic head noun ("A thunk function is …") does not make the subject another thing.
@@ -37,84 +36,12 @@ export function definitionStrength(query: WeightedQuestion, unit: Unit): number 
     strength = Math.max(strength, recall * purity);
   }
   for (const named of unit.appositions) {
-    if (!namesIdentifiers(query, named)) continue;
-    const terms = inSubjectForm(query, named);
+    const terms = named.terms;
     // Weaker than a copula: "the robot's centre, a point …" is an aside more often than a definition.
     if (shareOf(subject, query.subjectTotal, terms) >= 0.5 && terms.size === 1)
       strength = Math.max(strength, 0.8 * shareOf(subject, query.subjectTotal, terms));
   }
-  // "What does ZMP stand for?": a sentence spelling the letters out ("zero moment point"), fully
-  // when it names the acronym too ("The zero moment point (ZMP) is …"), less when it only
-  // mentions the words ("This page introduces the zero moment point").
-  if (query.acronym?.test(`${unit.text} ${unit.attachment ?? ""}`))
-    strength = Math.max(
-      strength,
-      [...subject.keys()].every((term) => unit.terms.has(term)) ? 1 : 0.6,
-    );
-  if (strength === 0 && opensOnIdentifier(query, unit)) strength = DESCRIBES;
-  if (
-    strength === 0 &&
-    unit.opensParagraph &&
-    unit.expandsLead &&
-    [...query.subjectIdentifiers].every((identifier) => unit.leadTerms.has(identifier))
-  )
-    strength = 0.5 * shareOf(subject, query.subjectTotal, unit.leadTerms);
   return strength;
-}
-
-/**
- * The terms of what a sentence defines, less the words that share a stem with a word of the
- * subject but are another word: "Immutable is a JavaScript library" does not define immutability.
- */
-function inSubjectForm(query: WeightedQuestion, named: Named): Set<string> {
-  let terms = named.terms;
-  for (const [term, form] of named.forms) {
-    const wanted = query.subjectForms.get(term);
-    if (wanted === undefined || wanted === form) continue;
-    if (terms === named.terms) terms = new Set(terms);
-    terms.delete(term);
-  }
-  return terms;
-}
-
-/**
- * How clearly a sentence whose subject is X's identifier says what X does: "useSelector accepts a
- * single function …", "Redux Toolkit's createAsyncThunk API generates thunks …". An API is defined
- * by what it does more often than by a copula; below DEFINES, so a copula still wins.
- */
-export const DESCRIBES = 0.6;
-
-/** Generic nouns that may follow an identifier as its head: "the useSelector hook". */
-const API_HEADS =
-  /^(?:api|function|hook|method|helper|utility|component|callback|option|field|type)$/i;
-/** The verb after the subject: a present-tense verb or a modal, not a copula (definienda). */
-const DOES = /^(?:[a-z]+[^s\W]s|will|can|lets|does|has)$/;
-
-/** A name before it: "React-Redux", "Toolkit's" (not "But," opening the sentence). */
-const QUALIFIER = /^\p{Lu}[\p{L}\p{N}-]*(?:['’]s)?$/u;
-
-function opensOnIdentifier(query: WeightedQuestion, unit: Unit): boolean {
-  if (query.subjectIdentifiers.size === 0) return false;
-  const words = unit.text.split(/\s+/, 8);
-  let index = /^(?:the|an?)$/i.test(words[0] ?? "") ? 1 : 0;
-  // Names qualifying it come first: "The React-Redux useDispatch hook", "Redux Toolkit's …".
-  // "createAsyncThunk: posts pending action" is a caption, not a sentence about it.
-  const names = (word: string) =>
-    !/[:;,.]$/.test(word) &&
-    [...query.subjectIdentifiers].every((identifier) =>
-      analyze(word.replace(/\(\)$/, "")).includes(identifier),
-    );
-  while (index < 3 && !names(words[index] ?? "") && QUALIFIER.test(words[index] ?? "")) index++;
-  if (!names(words[index] ?? "")) return false;
-  const next = API_HEADS.test(words[index + 1] ?? "") ? words[index + 2] : words[index + 1];
-  return DOES.test(next ?? "");
-}
-
-/** Whether what a sentence defines names X's identifiers whole ("useSelector", not "a selector"). */
-function namesIdentifiers(query: WeightedQuestion, named: Named): boolean {
-  for (const identifier of query.subjectIdentifiers)
-    if (!named.identifiers.has(identifier)) return false;
-  return true;
 }
 
 /** Whether a word of a title or heading is the subject's word in another form ("Immutable"). */

@@ -1,4 +1,4 @@
-import { analyze, analyzeQuery, plainWordForms } from "../search/analyzer.ts";
+import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import {
   blocksOf,
@@ -42,10 +42,6 @@ export interface Unit {
    */
   definienda: Named[];
   appositions: Named[];
-  /** The first few words, for sentences that open a paragraph by naming their subject. */
-  leadTerms: Set<string>;
-  /** The opening words include a parenthesis: "A lidar (light detection and ranging) measures …". */
-  expandsLead: boolean;
   opensParagraph: boolean;
   /** Reads as an instruction ("Use …", "Run …", "Instead, call …"). */
   actionable: boolean;
@@ -54,9 +50,6 @@ export interface Unit {
 /** The words a sentence defines: their terms, and each plain word's form by its term. */
 export interface Named {
   terms: Set<string>;
-  forms: Map<string, string>;
-  /** The code identifiers it is written with, whole ("useselector" for "the useSelector hook"). */
-  identifiers: Set<string>;
 }
 
 export interface ParsedChunk {
@@ -368,8 +361,6 @@ function unitOf(
     definienda: definiendaOf(prose),
     appositions: appositionsOf(prose),
     actionable: ACTIONABLE.test(prose),
-    leadTerms: new Set(analyze(prose.split(" ").slice(0, 8).join(" "))),
-    expandsLead: prose.split(" ").slice(0, 8).join(" ").includes("("),
     opensParagraph: place.first,
   };
 }
@@ -414,12 +405,7 @@ function definiendaOf(sentence: string): Named[] {
 }
 
 function named(text: string): Named {
-  const analyzed = analyzeQuery(text);
-  return {
-    terms: new Set(analyzed.words),
-    forms: plainWordForms(text),
-    identifiers: new Set(analyzed.identifiers),
-  };
+  return { terms: new Set(analyzeQuery(text).words) };
 }
 
 /** A short noun phrase ending a list: "demos and the tutorials", "demos, and the tutorials". */
