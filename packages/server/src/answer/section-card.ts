@@ -212,13 +212,26 @@ function termsOf(text: string): Set<string> {
 }
 
 const analysedTexts = new Map<string, Set<string>>();
+
+/** The distinct analysed terms of a block, kept with the block (the chunk's, stored). */
+function blockTerms(block: Block): Set<string> {
+  let terms = analysedBlocks.get(block);
+  if (!terms) {
+    terms = new Set(analyze(blockWords(block)));
+    analysedBlocks.set(block, terms);
+  }
+  return terms;
+}
+
+const analysedBlocks = new WeakMap<Block, Set<string>>();
 const MAX_ANALYSED_TEXTS = 20_000;
 
 /** Share of the question's weight whose words the text holds at least once. */
 function coverage(terms: Iterable<string>, question: QuestionWords): number {
   if (question.total === 0) return 0;
   let covered = 0;
-  for (const term of new Set(terms)) covered += question.weight.get(term) ?? 0;
+  for (const term of terms instanceof Set ? terms : new Set(terms))
+    covered += question.weight.get(term) ?? 0;
   return covered / question.total;
 }
 
@@ -298,9 +311,16 @@ function shownText(block: Block): string {
  * from a paragraph into an admonition quotes the admonition without its label ("Warning:").
  */
 export function holdsPassage(section: CardSection, quoted: string): boolean {
-  const text = squeezed(section.blocks.map(shownText).join(" "));
+  let text = shownTexts.get(section.blocks);
+  if (text === undefined) {
+    text = squeezed(section.blocks.map(shownText).join(" "));
+    shownTexts.set(section.blocks, text);
+  }
   return quoted.split(/(?<=[.!?])\s+/).every((sentence) => text.includes(sentence));
 }
+
+/** A section's text as `holdsPassage` compares it, by its blocks (shared by every copy of it). */
+const shownTexts = new WeakMap<Block[], string>();
 
 /** A sentence boundary: end punctuation, then space and what opens a sentence. */
 const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`*"'(\d])/;
@@ -319,8 +339,8 @@ export function renderCard(
   passage?: string,
 ): { text: string; cut: boolean; highlight: string | undefined } {
   const blocks = section.blocks.filter((block) => block.kind !== "other");
-  const match = blocks.map((block) => coverage(termsOf(blockWords(block)), question));
-  const size = blocks.map((block) => wordCount(blockWords(block)));
+  const match = blocks.map((block) => coverage(blockTerms(block), question));
+  const size = blocks.map(blockWordCount);
   const kept = new Set(blocks.keys());
   let total = size.reduce((sum, words) => sum + words, 0);
   const byMatch = [...blocks.keys()].slice(1).sort((a, b) => (match[a] ?? 0) - (match[b] ?? 0));
@@ -357,12 +377,33 @@ export function renderCard(
   };
 }
 
-function wordCount(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
+/** How many words a block shows, counted once per block: the blocks are the chunk's, kept. */
+function blockWordCount(block: Block): number {
+  let count = wordCounts.get(block);
+  if (count === undefined) {
+    count = blockWords(block).split(/\s+/).filter(Boolean).length;
+    wordCounts.set(block, count);
+  }
+  return count;
 }
+
+const wordCounts = new WeakMap<Block, number>();
 
 /** Text with citation markers, emphasis, code marks and spacing dropped, to compare quotes. */
 export function squeezed(text: string): string {
+  let found = squeezedTexts.get(text);
+  if (found === undefined) {
+    found = squeeze(text);
+    if (squeezedTexts.size >= MAX_ANALYSED_TEXTS) squeezedTexts.clear();
+    squeezedTexts.set(text, found);
+  }
+  return found;
+}
+
+/** Sentences and passages of the book, squeezed once: each is compared on every card shown. */
+const squeezedTexts = new Map<string, string>();
+
+function squeeze(text: string): string {
   return text
     .replace(/\s*\[\d+\]/g, "")
     .replace(/\*\*|`/g, "")

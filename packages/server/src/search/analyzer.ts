@@ -353,6 +353,10 @@ export function analyzeWord(word: string, other: (word: string) => string[] = an
 
 /** Index/query terms for a text, in order, duplicates kept (term frequency matters). */
 export function analyze(text: string): string[] {
+  return [...remembered(analysedShort, text, analyzeText)];
+}
+
+function analyzeText(text: string): string[] {
   const terms: string[] = [];
   for (const token of tokenizeDetailed(text)) {
     const term = normalizeTerm(token.text);
@@ -366,12 +370,45 @@ export function analyze(text: string): string[] {
  * forms. Only the words weigh in on how much of the question a passage covers. `spelled` gives
  * each term as the reader first wrote it.
  */
-export function analyzeQuery(text: string): {
+export function analyzeQuery(text: string): AnalysedQuery {
+  const found = remembered(analysedQueries, text, analyzeQueryText);
+  return {
+    terms: [...found.terms],
+    words: [...found.words],
+    identifiers: [...found.identifiers],
+    spelled: new Map(found.spelled),
+  };
+}
+
+export interface AnalysedQuery {
   terms: string[];
   words: string[];
   identifiers: string[];
   spelled: Map<string, string>;
-} {
+}
+
+/**
+ * Short texts are analysed again and again while one question is answered (the question, its
+ * words one by one, headings, sentences): their analyses are kept, up to MAX_REMEMBERED texts of
+ * at most MAX_REMEMBERED_LENGTH characters each, and each caller gets its own copy.
+ */
+const MAX_REMEMBERED = 4_000;
+const MAX_REMEMBERED_LENGTH = 300;
+const analysedShort = new Map<string, readonly string[]>();
+const analysedQueries = new Map<string, AnalysedQuery>();
+
+function remembered<T>(memo: Map<string, T>, text: string, analyse: (text: string) => T): T {
+  if (text.length > MAX_REMEMBERED_LENGTH) return analyse(text);
+  let found = memo.get(text);
+  if (found === undefined) {
+    found = analyse(text);
+    if (memo.size >= MAX_REMEMBERED) memo.clear();
+    memo.set(text, found);
+  }
+  return found;
+}
+
+function analyzeQueryText(text: string): AnalysedQuery {
   const terms = new Set<string>();
   const words = new Set<string>();
   const identifiers = new Set<string>();
