@@ -1,5 +1,5 @@
 import { definitionStrength } from "./definitions.ts";
-import { anyOf, shareOf, type WeightedQuestion } from "./question-weights.ts";
+import { shareOf, type WeightedQuestion } from "./question-weights.ts";
 import { type Candidate, forEachWindow, type Unit } from "./units.ts";
 
 /**
@@ -87,9 +87,15 @@ export function bestWindow(
         avoided.includes(normalizedText(previous))
       );
     });
-    const matches = all.map(
-      (unit) => anyOf(query.weights, unit.terms) || anyOf(query.weights, unit.attachmentTerms),
-    );
+    // Where each question word is, unit by unit (2: in its text, 1: in what it brings along), so
+    // that a window's coverage is read from these rather than from the units' term sets.
+    const presence = weights.map(([term]) => {
+      const codes = new Uint8Array(all.length);
+      for (const [index, unit] of all.entries())
+        codes[index] = unit.terms.has(term) ? 2 : unit.attachmentTerms.has(term) ? 1 : 0;
+      return codes;
+    });
+    const matches = all.map((_, index) => presence.some((codes) => codes[index] !== 0));
     const exemplifies = all.map(
       (unit, index) =>
         (matches[index] ?? false) &&
@@ -127,12 +133,13 @@ export function bestWindow(
       const heading = source.headingTerms[opener.section];
       let coverage = 0;
       let newCoverage = 0;
-      for (const [term, weight] of weights) {
+      for (const [position, [term, weight]] of weights.entries()) {
         let share = heading?.has(term) ? 0.5 : 0;
+        const codes = presence[position] as Uint8Array;
         for (let index = start; index <= end && share < 1; index++) {
-          const unit = all[index] as Unit;
-          if (unit.terms.has(term)) share = 1;
-          else if (unit.attachmentTerms.has(term)) share = 0.5;
+          const code = codes[index];
+          if (code === 2) share = 1;
+          else if (code === 1) share = 0.5;
         }
         coverage += share * weight;
         if (!alreadyCovered.has(term)) newCoverage += share * weight;

@@ -91,22 +91,35 @@ export function questionWords(question: string, idf: (term: string) => number): 
 }
 
 /** The sections a chunk holds: its own first one, then each merged one under its heading line. */
-export function sectionsOf(chunk: ChunkRecord, source: number): CardSection[] {
+export function sectionsOf(chunk: ChunkRecord, source: number): readonly CardSection[] {
   const key = `${chunk.id}:${chunk.contentHash}`;
   let parsed = parsedSections.get(key);
-  if (!parsed) {
-    parsed = parseSections(chunk);
+  if (!parsed || parsed.chunk !== chunk) {
+    parsed = { chunk, sections: parsed?.sections ?? parseSections(chunk), placed: new Map() };
     if (parsedSections.size >= MAX_PARSED_CHUNKS) parsedSections.clear();
     parsedSections.set(key, parsed);
   }
-  return parsed.map((section) => ({ ...section, chunk, source }));
+  let placed = parsed.placed.get(source);
+  if (!placed) {
+    placed = parsed.sections.map((section) => ({ ...section, chunk, source }));
+    parsed.placed.set(source, placed);
+  }
+  return placed;
 }
 
 /**
  * A chunk's sections, parsed and analysed once: every request weighs the sections of its results'
- * pages, and those chunks stay the same until a re-ingest changes their content hash.
+ * pages, and those chunks stay the same until a re-ingest changes their content hash. They are
+ * kept as each source number shows them too (a chunk is one of the first few results, or none).
  */
-const parsedSections = new Map<string, Omit<CardSection, "chunk" | "source">[]>();
+const parsedSections = new Map<
+  string,
+  {
+    chunk: ChunkRecord;
+    sections: Omit<CardSection, "chunk" | "source">[];
+    placed: Map<number, CardSection[]>;
+  }
+>();
 const MAX_PARSED_CHUNKS = 5_000;
 
 function parseSections(chunk: ChunkRecord): Omit<CardSection, "chunk" | "source">[] {
