@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import { createError, isLecternError } from "../errors.ts";
 
@@ -32,6 +33,9 @@ async function readLimited(context: Context, maxBytes: number): Promise<Uint8Arr
   if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
     throw tooLarge(context, maxBytes);
   }
+  // Served by Node: read the request itself, without making a web stream of it.
+  const incoming = nodeRequestOf(context);
+  if (incoming) return readIncoming(incoming, context, maxBytes);
   const stream = context.req.raw.body;
   if (!stream) return new Uint8Array(0);
   const reader = stream.getReader();
@@ -49,7 +53,7 @@ async function readLimited(context: Context, maxBytes: number): Promise<Uint8Arr
   } catch (error) {
     if (isLecternError(error)) throw error;
     if (context.req.raw.signal.aborted || isDisconnect(error)) {
-      throw createError("CLIENT_CLOSED_REQUEST", "The client closed the connection while sending.");
+      throw closedWhileSending();
     }
     throw error;
   } finally {
@@ -63,6 +67,52 @@ async function readLimited(context: Context, maxBytes: number): Promise<Uint8Arr
     offset += chunk.byteLength;
   }
   return bytes;
+}
+
+/** The Node request behind the context when @hono/node-server serves it, else undefined. */
+export function nodeRequestOf(context: Context): IncomingMessage | undefined {
+  return (context.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
+function readIncoming(
+  incoming: IncomingMessage,
+  context: Context,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  if (incoming.readableEnded) return Promise.resolve(new Uint8Array(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (error?: unknown) => {
+      incoming.off("data", onData);
+      incoming.off("end", onEnd);
+      incoming.off("error", onError);
+      incoming.off("close", onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, total));
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      // Not destroyed: that would reset the connection before the 413 is written.
+      if (total > maxBytes) {
+        incoming.pause();
+        finish(tooLarge(context, maxBytes));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    const onError = (error: unknown) => finish(isDisconnect(error) ? closedWhileSending() : error);
+    const onClose = () => {
+      if (!incoming.complete) finish(closedWhileSending());
+    };
+    incoming.on("data", onData);
+    incoming.on("end", onEnd);
+    incoming.on("error", onError);
+    incoming.on("close", onClose);
+  });
+}
+
+function closedWhileSending() {
+  return createError("CLIENT_CLOSED_REQUEST", "The client closed the connection while sending.");
 }
 
 function tooLarge(context: Context, maxBytes: number) {
