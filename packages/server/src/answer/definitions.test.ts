@@ -537,3 +537,35 @@ describe("extractiveAnswer: X written as a code identifier", () => {
     expect(answer.text).toMatch(/^useSelector accepts a single function/);
   });
 });
+
+describe("extractiveAnswer: the wordings of a question about what X is", () => {
+  const relays = pageChunk(
+    "relays",
+    0,
+    "A relay is a switch that one circuit opens and closes for another. Relays come in many sizes.",
+    ["Relays"],
+  );
+  const underneath = pageChunk(
+    "boards",
+    3,
+    "Each board is built from two relays and a fuse, all hidden under the board's cover.",
+    ["Boards", "How boards work underneath"],
+  );
+  const rows = [
+    "What is a relay?",
+    "How does a relay work?",
+    "How do relays work?",
+    "what's a relay",
+  ];
+  for (const question of rows)
+    it(`quotes the sentence defining X: ${question}`, () => {
+      const answer = extractiveAnswer(
+        question,
+        [retrieved(underneath, 0.9), retrieved(relays, 0.7)],
+        {
+          pageChunks: pagesOf([relays, underneath]),
+        },
+      );
+      expect(answer.text).toMatch(/^A relay is a switch that one circuit opens and closes/);
+    });
+});

@@ -42,11 +42,11 @@ export interface WeightedQuestion {
 }
 
 const DEFINITION_QUESTION =
-  /^(?:what|who)(?:'s|\s+(?:is|are|was|were))\s+(?:an?\s+|the\s+)?(.+?)\??$|^what\s+(?:does|do|did)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for|do)\b.*$|^(?:define|definition\s+of|meaning\s+of|what\s+is\s+meant\s+by)\s+(?:an?\s+|the\s+)?(.+?)\??$/i;
+  /^(?:what|who)(?:'s|\s+(?:is|are|was|were))\s+(?:an?\s+|the\s+)?(.+?)\??$|^what\s+(?:does|do|did)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for|do)\b.*$|^(?:define|definition\s+of|meaning\s+of|what\s+is\s+meant\s+by)\s+(?:an?\s+|the\s+)?(.+?)\??$|^how\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+work\??$/i;
 
 /** Question words that frame a definition question rather than name its topic. */
 const FRAME_TERMS = new Set(
-  analyze("mean meaning means stand stands used use defined definition define meant refer"),
+  analyze("mean meaning means stand stands used use defined definition define meant refer work"),
 );
 
 const HOW_TO = /^(?:how (?:do|can|should|would|could) (?:i|you|we)|how to)\b/i;
@@ -121,7 +121,9 @@ export function weighQuestion(
     const df = sources.filter((source) => source.allTerms.has(term)).length;
     return df === 0 ? 0 : Math.log(1 + (count + 1) / (df + 0.5));
   };
-  const asked = definition ? (definition[1] ?? definition[2] ?? definition[3] ?? "") : "";
+  const asked = definition
+    ? (definition[1] ?? definition[2] ?? definition[3] ?? definition[4] ?? "")
+    : "";
   // "What is a thunk, and how do I write one?": X is "thunk"; the second question's words weigh
   // as much as X's, since a passage answering both is the best answer.
   const second =

@@ -1,4 +1,5 @@
-import { analyze, analyzeQuery } from "../search/analyzer.ts";
+import { analyze } from "../search/analyzer.ts";
+import { analyzeQuestion } from "../search/search-terms.ts";
 import type { RetrievedChunk } from "../search/types.ts";
 import {
   type ChunkBlock as Block,
@@ -84,7 +85,7 @@ export interface QuestionWords {
 }
 
 export function questionWords(question: string, idf: (term: string) => number): QuestionWords {
-  const words = [...new Set(analyzeQuery(question).words)];
+  const words = [...new Set(analyzeQuestion(question).words)];
   const weight = new Map(words.map((word) => [word, Math.max(0, idf(word))]));
   const total = [...weight.values()].reduce((sum, value) => sum + value, 0);
   return { words, weight, total };

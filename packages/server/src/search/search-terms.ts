@@ -49,7 +49,7 @@ export function searchTermsOf(
   synonyms?: Synonyms,
 ): SearchTerms {
   const { terms, words, identifiers, spelled } = withSynonyms(
-    analyzeQuery(query),
+    analyzeQuestion(query),
     synonyms?.expand(query, (term) => index.documentFrequencyOf(term) > 0),
   );
   const searchTerms = new Set<string>();
@@ -147,4 +147,19 @@ function withSynonyms(
     identifiers: analysed.identifiers.filter(keep),
     spelled,
   };
+}
+
+/**
+ * "How does X work?" asks about X: "work" frames the question and names nothing its answer must
+ * say, yet it is a rare word of most books, so a heading such as "How actions work underneath"
+ * would outrank the pages about X.
+ */
+const WORKS_FRAME = /^\s*how\s+(?:does|do)\s+.+\s+work\s*\??\s*$/i;
+
+/** A question's terms and words as search weighs them: `analyzeQuery` less its frame words. */
+export function analyzeQuestion(query: string): AnalysedQuery {
+  const analysed = analyzeQuery(query);
+  if (!WORKS_FRAME.test(query)) return analysed;
+  const keep = (term: string) => term !== "work";
+  return { ...analysed, terms: analysed.terms.filter(keep), words: analysed.words.filter(keep) };
 }
