@@ -88,6 +88,22 @@ describe("seed S4 on POST /chat", () => {
     });
   });
 
+  it("gives a selection sent without its page's URL the book's own address, a valid URL", async () => {
+    const app = memoryHistoryApp(book.lectern);
+    const response = await app.request("/chat", {
+      method: "POST",
+      headers: { "content-type": "application/json", origin: "https://docs.example" },
+      body: JSON.stringify({
+        query_text: "When does the robot tip over?",
+        selected_text: "If the zero moment point leaves the support polygon, the robot tips.",
+      }),
+    });
+    const body = S4ChatResponseSchema.parse(await response.json());
+    const selection = body.sources[0];
+    expect(selection?.section_path).toBe("Selected text");
+    expect(selection?.url).toBe("https://docs.example/");
+  });
+
   it("refuses invalid fields with 422 VALIDATION_ERROR in S4's error body", async () => {
     const app = memoryHistoryApp(book.lectern);
     const sessionId = "8d5e2f7a-1b3c-4d5e-9f60-718293a4b5c6";

@@ -134,7 +134,8 @@ function s4Source(
   if (source.source_type === "selected_text")
     return {
       text: source.snippet || "(selected text)",
-      url: source.source_url ?? input.sourceUrl ?? "",
+      // Without the page it came from, the book's own address: S4's url is always a URL.
+      url: source.source_url ?? input.sourceUrl ?? absoluteUrl("/", origin),
       section_path: "Selected text",
       relevance_score: 1,
     };
