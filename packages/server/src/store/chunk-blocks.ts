@@ -1,5 +1,3 @@
-import type { ChunkRecord } from "./document-store.ts";
-
 /**
  * A chunk's Markdown as blocks (headings, paragraphs, lists, code, tables): read once, when the
  * chunk is ingested, and stored with it, so that answering never parses a chunk's text again; and
@@ -26,7 +24,7 @@ const MAX_LIST_ITEMS = 8;
  * A chunk's blocks: those stored with it, or, for a record built without ingest (by hand, in a
  * tool), its text read now.
  */
-export function blocksOf(chunk: Pick<ChunkRecord, "blocks" | "text">): ChunkBlock[] {
+export function blocksOf(chunk: { blocks?: ChunkBlock[] | undefined; text: string }): ChunkBlock[] {
   return chunk.blocks ?? chunkBlocks(chunk.text);
 }
 
