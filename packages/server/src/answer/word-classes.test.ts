@@ -66,6 +66,15 @@ describe("namedInQuestion", () => {
     ).toEqual(["sessionStorage", "SLAM", "px4_ros"]);
   });
 
+  it("reads a word used twice by both its uses", async () => {
+    expect(
+      await namedInQuestion(
+        ["fix"],
+        "How do I fix it locally and keep the fix across reinstalls without forking the package?",
+      ),
+    ).toEqual(["fix"]);
+  });
+
   it("keeps an adjective's word where it names a thing ('a fine for parking')", async () => {
     expect((await nounsIn("Do I pay a fine for parking the robot here?")).has("fine")).toBe(true);
   });
