@@ -36,163 +36,50 @@ const SCORE_EPSILON = 1e-9;
 /** Shorter units ("Symptom.") are too common to say a passage repeats the text to avoid. */
 const AVOID_MIN_LENGTH = 20;
 
+interface WindowOptions {
+  maxSentences: number;
+  rankCount: number;
+  exclude?: Passage;
+  /** Text whose sentences no passage may quote (a reader's selection, already before them). */
+  avoid?: string;
+}
+
+/** What every candidate's windows are weighed against: the question and what to leave out. */
+interface Shared {
+  query: WeightedQuestion;
+  weights: [string, number][];
+  excluded: Set<string>;
+  avoided: string | null;
+  alreadyCovered: Set<string>;
+  exclude: Passage | undefined;
+}
+
 export function bestWindow(
   query: WeightedQuestion,
   candidates: Candidate[],
-  options: {
-    maxSentences: number;
-    rankCount: number;
-    exclude?: Passage;
-    /** Text whose sentences no passage may quote (a reader's selection, already before them). */
-    avoid?: string;
-  },
+  options: WindowOptions,
 ): Passage | null {
   if (query.total === 0) return null;
-  const excluded = new Set(options.exclude?.units.map(normalizedText) ?? []);
-  const avoided = options.avoid ? normalize(options.avoid) : null;
   const alreadyCovered = new Set<string>();
   for (const unit of options.exclude?.units ?? [])
     for (const term of [...unit.terms, ...unit.attachmentTerms]) alreadyCovered.add(term);
-  const weights = [...query.weights];
+  const shared: Shared = {
+    query,
+    weights: [...query.weights],
+    excluded: new Set(options.exclude?.units.map(normalizedText) ?? []),
+    avoided: options.avoid ? normalize(options.avoid) : null,
+    alreadyCovered,
+    exclude: options.exclude,
+  };
   let best: Passage | null = null;
   for (const [position, candidate] of candidates.entries()) {
     if (options.exclude && position === options.exclude.source) continue;
-    const source = candidate.parsed;
-    const all = source.units;
-    const rankScore =
-      (query.subject ? DEFINITION_SOURCE_WEIGHT : SOURCE_WEIGHT) *
-        candidate.result.similarityScore +
-      0.04 * (1 - candidate.rank / Math.max(1, options.rankCount));
-    // What depends on one unit (or one heading) alone is worked out once per candidate, not once
-    // per window holding it: a unit sits in up to maxSentences² windows.
-    const repeats =
-      excluded.size > 0 || avoided
-        ? all.map(
-            (unit) =>
-              excluded.has(normalizedText(unit)) ||
-              (avoided !== null &&
-                normalizedText(unit).length >= AVOID_MIN_LENGTH &&
-                avoided.includes(normalizedText(unit))),
-          )
-        : null;
-    // A sentence leaning on the one before ("Ahead of what?") may open a passage when the one
-    // before is the reader's selection: it is in front of them, the passage reads on from it.
-    const followsAvoided = all.map((unit, index) => {
-      const previous = all[index - 1];
-      return (
-        avoided !== null &&
-        previous !== undefined &&
-        previous.run === unit.run &&
-        normalizedText(previous).length >= AVOID_MIN_LENGTH &&
-        avoided.includes(normalizedText(previous))
-      );
-    });
-    // Where each question word is, unit by unit (2: in its text, 1: in what it brings along), so
-    // that a window's coverage is read from these rather than from the units' term sets.
-    const presence = weights.map(([term]) => {
-      const codes = new Uint8Array(all.length);
-      for (const [index, unit] of all.entries())
-        codes[index] = unit.terms.has(term) ? 2 : unit.attachmentTerms.has(term) ? 1 : 0;
-      return codes;
-    });
-    const matches = all.map((_, index) => presence.some((codes) => codes[index] !== 0));
-    const exemplifies = all.map(
-      (unit, index) =>
-        (matches[index] ?? false) &&
-        (unit.attachment?.startsWith("```") === true || EXAMPLE_GIVEN.test(unit.text)),
-    );
-    const instructs = all.map(
-      (unit, index) =>
-        (unit.actionable && (matches[index] ?? false)) ||
-        unit.attachment?.startsWith("```") === true,
-    );
-    const strengths: (number | undefined)[] = [];
-    const strength = (index: number) =>
-      (strengths[index] ??= definitionStrength(query, all[index] as Unit));
-    const headingShares = new Map<number, number>();
-    const headingShare = (section: number) => {
-      let share = headingShares.get(section);
-      if (share === undefined) {
-        share = shareOf(query.weights, query.total, source.headingTerms[section] ?? new Set());
-        headingShares.set(section, share);
-      }
-      return share;
-    };
+    const facts = factsOf(shared, candidate, options.rankCount);
+    const all = facts.units;
     forEachWindow(all, options.maxSentences, (start, end) => {
-      const opener = all[start];
-      // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
-      if (!opener) return;
-      if (!canOpen(opener) && !(followsAvoided[start] && canOpen({ ...opener, pointsBack: false })))
-        return;
-      if (repeats && someIn(repeats, start, end)) return;
-      // A second passage stays short: no list, code or table of its own.
-      if (options.exclude && someUnit(all, start, end, (unit) => Boolean(unit.attachment))) return;
-      if (!someIn(matches, start, end)) return;
-      // The heading above a passage is part of what it says ("Building with colcon"): its words
-      // count half, as do words found only in a list or code block the window brings along.
-      const heading = source.headingTerms[opener.section];
-      let coverage = 0;
-      let newCoverage = 0;
-      for (const [position, [term, weight]] of weights.entries()) {
-        let share = heading?.has(term) ? 0.5 : 0;
-        const codes = presence[position] as Uint8Array;
-        for (let index = start; index <= end && share < 1; index++) {
-          const code = codes[index];
-          if (code === 2) share = 1;
-          else if (code === 1) share = 0.5;
-        }
-        coverage += share * weight;
-        if (!alreadyCovered.has(term)) newCoverage += share * weight;
-      }
-      coverage /= query.total;
-      newCoverage /= query.total;
-      let score = coverage + 0.15 * headingShare(opener.section) + rankScore;
-      if (query.subject) {
-        // A defining sentence that leans on the one before it ("For this ROS 2 offers services, a
-        // …") cannot open the passage; with its one sentence of context it still counts as opening.
-        const second = end > start ? all[start + 1] : undefined;
-        // One that ends on a pronoun ("… is a framework that standardises it.") names X but leans
-        // on the sentences before it: it counts half alone, fully with its paragraph's start.
-        const first = strength(start);
-        let opening = Math.max(
-          first > 0 && endsOnPronoun(all[start] as Unit) ? 0.5 * first : first,
-          second?.pointsBack ? strength(start + 1) : 0,
-        );
-        let inside = 0;
-        for (let index = start + 1; index <= end; index++) {
-          const unitStrength = strength(index);
-          if (unitStrength === 0) continue;
-          const unit = all[index] as Unit;
-          if (opener.opensParagraph && unit.paragraph === opener.paragraph && endsOnPronoun(unit))
-            opening = Math.max(opening, unitStrength);
-          else inside = Math.max(inside, unitStrength);
-        }
-        score += 0.35 * opening + 0.1 * inside;
-      }
-      // An instruction counts for a how-to question when it is about the question: an unrelated
-      // "Keep the returned handle…" before the passage that answers would otherwise pull it in.
-      if (query.howTo && someIn(instructs, start, end)) score += 0.1;
-      // So does code or a sentence giving an example, when the reader asks for one.
-      if (query.example && someIn(exemplifies, start, end)) score += 0.1;
-      // What the book says right after the reader's selection goes on from it ("How do I fix
-      // it?" after a sentence naming a QoS mismatch: "Subscribe with the sensor-data profile…").
-      if (followsAvoided[start]) score += FOLLOWS_SELECTION_WEIGHT;
-      for (let index = start; index <= end; index++) {
-        if (!matches[index]) score -= 0.03;
-        // A lead-in going on from the list or code before it continues the passage.
-        const previous = all[index - 1];
-        if (index > start && previous?.paragraph !== all[index]?.paragraph && !previous?.attachment)
-          score -= 0.03;
-      }
-      const following = all[end + 1];
-      if (
-        start === end &&
-        following &&
-        following.paragraph === opener.paragraph &&
-        following.run === opener.run
-      )
-        score -= 0.08;
-      if (options.exclude) score = newCoverage + 0.2 * score;
+      const scored = scoreWindow(shared, facts, start, end);
+      if (!scored) return;
+      const { coverage, newCoverage, score } = scored;
       // Equal scores (within rounding) keep the passage the book says first: the earlier source,
       // or of two chunks of one page (a result and its section's start), the earlier chunk.
       if (
@@ -211,6 +98,198 @@ export function bestWindow(
     });
   }
   return best;
+}
+
+/**
+ * What depends on one unit (or one heading) of a candidate alone, worked out once per candidate,
+ * not once per window holding it: a unit sits in up to maxSentences² windows.
+ */
+interface CandidateFacts {
+  units: Unit[];
+  headingTerms: Set<string>[];
+  rankScore: number;
+  repeats: boolean[] | null;
+  followsAvoided: boolean[];
+  /** Where each question word is, unit by unit (2: in its text, 1: in what it brings along). */
+  presence: Uint8Array[];
+  matches: boolean[];
+  exemplifies: boolean[];
+  instructs: boolean[];
+  strength: (index: number) => number;
+  headingShare: (section: number) => number;
+}
+
+function factsOf(shared: Shared, candidate: Candidate, rankCount: number): CandidateFacts {
+  const { query, weights, excluded, avoided } = shared;
+  const source = candidate.parsed;
+  const all = source.units;
+  const rankScore =
+    (query.subject ? DEFINITION_SOURCE_WEIGHT : SOURCE_WEIGHT) * candidate.result.similarityScore +
+    0.04 * (1 - candidate.rank / Math.max(1, rankCount));
+  const { repeats, followsAvoided } = repeatsOf(all, excluded, avoided);
+  const presence = weights.map(([term]) => {
+    const codes = new Uint8Array(all.length);
+    for (const [index, unit] of all.entries())
+      codes[index] = unit.terms.has(term) ? 2 : unit.attachmentTerms.has(term) ? 1 : 0;
+    return codes;
+  });
+  const matches = all.map((_, index) => presence.some((codes) => codes[index] !== 0));
+  const givesCode = (unit: Unit) => unit.attachment?.startsWith("```") === true;
+  const strengths: (number | undefined)[] = [];
+  const headingShares = new Map<number, number>();
+  return {
+    units: all,
+    headingTerms: source.headingTerms,
+    rankScore,
+    repeats,
+    followsAvoided,
+    presence,
+    matches,
+    exemplifies: all.map(
+      (unit, index) =>
+        (matches[index] ?? false) && (givesCode(unit) || EXAMPLE_GIVEN.test(unit.text)),
+    ),
+    instructs: all.map(
+      (unit, index) => (unit.actionable && (matches[index] ?? false)) || givesCode(unit),
+    ),
+    strength: (index) => (strengths[index] ??= definitionStrength(query, all[index] as Unit)),
+    headingShare: (section) => {
+      let share = headingShares.get(section);
+      if (share === undefined) {
+        share = shareOf(query.weights, query.total, source.headingTerms[section] ?? new Set());
+        headingShares.set(section, share);
+      }
+      return share;
+    },
+  };
+}
+
+/** Which units repeat the passage to leave out or the reader's selection, or follow the latter. */
+function repeatsOf(
+  all: Unit[],
+  excluded: Set<string>,
+  avoided: string | null,
+): { repeats: boolean[] | null; followsAvoided: boolean[] } {
+  const isAvoided = (unit: Unit) =>
+    avoided !== null &&
+    normalizedText(unit).length >= AVOID_MIN_LENGTH &&
+    avoided.includes(normalizedText(unit));
+  return {
+    repeats:
+      excluded.size > 0 || avoided
+        ? all.map((unit) => excluded.has(normalizedText(unit)) || isAvoided(unit))
+        : null,
+    // A sentence leaning on the one before ("Ahead of what?") may open a passage when the one
+    // before is the reader's selection: it is in front of them, the passage reads on from it.
+    followsAvoided: all.map((unit, index) => {
+      const previous = all[index - 1];
+      return previous !== undefined && previous.run === unit.run && isAvoided(previous);
+    }),
+  };
+}
+
+/** A window's score, or null when it may not be quoted. */
+function scoreWindow(
+  shared: Shared,
+  facts: CandidateFacts,
+  start: number,
+  end: number,
+): { coverage: number; newCoverage: number; score: number } | null {
+  const { query } = shared;
+  const all = facts.units;
+  const opener = all[start];
+  // A window never opens on a sentence that leans on the one before, nor in the middle of a list.
+  if (!opener) return null;
+  if (
+    !canOpen(opener) &&
+    !(facts.followsAvoided[start] && canOpen({ ...opener, pointsBack: false }))
+  )
+    return null;
+  if (facts.repeats && someIn(facts.repeats, start, end)) return null;
+  // A second passage stays short: no list, code or table of its own.
+  if (shared.exclude && someUnit(all, start, end, (unit) => Boolean(unit.attachment))) return null;
+  if (!someIn(facts.matches, start, end)) return null;
+  const { coverage, newCoverage } = windowCoverage(shared, facts, opener, start, end);
+  let score = coverage + 0.15 * facts.headingShare(opener.section) + facts.rankScore;
+  if (query.subject) score += definitionScore(facts, opener, start, end);
+  // An instruction counts for a how-to question when it is about the question: an unrelated
+  // "Keep the returned handle…" before the passage that answers would otherwise pull it in.
+  if (query.howTo && someIn(facts.instructs, start, end)) score += 0.1;
+  // So does code or a sentence giving an example, when the reader asks for one.
+  if (query.example && someIn(facts.exemplifies, start, end)) score += 0.1;
+  // What the book says right after the reader's selection goes on from it ("How do I fix
+  // it?" after a sentence naming a QoS mismatch: "Subscribe with the sensor-data profile…").
+  if (facts.followsAvoided[start]) score += FOLLOWS_SELECTION_WEIGHT;
+  for (let index = start; index <= end; index++) {
+    if (!facts.matches[index]) score -= 0.03;
+    // A lead-in going on from the list or code before it continues the passage.
+    const previous = all[index - 1];
+    if (index > start && previous?.paragraph !== all[index]?.paragraph && !previous?.attachment)
+      score -= 0.03;
+  }
+  const following = all[end + 1];
+  if (
+    start === end &&
+    following &&
+    following.paragraph === opener.paragraph &&
+    following.run === opener.run
+  )
+    score -= 0.08;
+  if (shared.exclude) score = newCoverage + 0.2 * score;
+  return { coverage, newCoverage, score };
+}
+
+/**
+ * The question's words the window holds, each by its weight: fully in a unit's text, half in the
+ * heading above it or only in a list or code block the window brings along.
+ */
+function windowCoverage(
+  shared: Shared,
+  facts: CandidateFacts,
+  opener: Unit,
+  start: number,
+  end: number,
+): { coverage: number; newCoverage: number } {
+  const heading = facts.headingTerms[opener.section];
+  let coverage = 0;
+  let newCoverage = 0;
+  for (const [position, [term, weight]] of shared.weights.entries()) {
+    let share = heading?.has(term) ? 0.5 : 0;
+    const codes = facts.presence[position] as Uint8Array;
+    for (let index = start; index <= end && share < 1; index++) {
+      const code = codes[index];
+      if (code === 2) share = 1;
+      else if (code === 1) share = 0.5;
+    }
+    coverage += share * weight;
+    if (!shared.alreadyCovered.has(term)) newCoverage += share * weight;
+  }
+  return { coverage: coverage / shared.query.total, newCoverage: newCoverage / shared.query.total };
+}
+
+/** For "what is X": how strongly the window opens on, or holds, a sentence defining X. */
+function definitionScore(facts: CandidateFacts, opener: Unit, start: number, end: number): number {
+  const all = facts.units;
+  // A defining sentence that leans on the one before it ("For this ROS 2 offers services, a
+  // …") cannot open the passage; with its one sentence of context it still counts as opening.
+  const second = end > start ? all[start + 1] : undefined;
+  // One that ends on a pronoun ("… is a framework that standardises it.") names X but leans
+  // on the sentences before it: it counts half alone, fully with its paragraph's start.
+  const first = facts.strength(start);
+  let opening = Math.max(
+    first > 0 && endsOnPronoun(all[start] as Unit) ? 0.5 * first : first,
+    second?.pointsBack ? facts.strength(start + 1) : 0,
+  );
+  let inside = 0;
+  for (let index = start + 1; index <= end; index++) {
+    const unitStrength = facts.strength(index);
+    if (unitStrength === 0) continue;
+    const unit = all[index] as Unit;
+    if (opener.opensParagraph && unit.paragraph === opener.paragraph && endsOnPronoun(unit))
+      opening = Math.max(opening, unitStrength);
+    else inside = Math.max(inside, unitStrength);
+  }
+  return 0.35 * opening + 0.1 * inside;
 }
 
 /** A sentence giving an example ("For example, …", "… e.g. …", "Here's how that looks:"). */
