@@ -75,70 +75,12 @@ export function weighQuestion(
 ): WeightedQuestion {
   const normalized = question.trim().replace(/\s+/g, " ");
   const analyzed = analyzeQuery(normalized);
-  // An identifier the reader wrote ("createStore") names one thing: a sentence saying "creating"
-  // and "store" apart does not mention it. The identifier counts whole, with the weight its parts
-  // have together; the parts count on their own only where the question also writes them apart
-  // ("… to create my store").
-  // Not in "what is X": a sentence defining X often spells it out ("the ros2_control framework
-  // takes over the control loop"), and the subject already weighs X's words (definitions.ts).
   const definition = DEFINITION_QUESTION.exec(normalized);
-  const identifiers = definition
-    ? []
-    : analyzed.identifiers.filter((identifier) =>
-        sources.some((source) => source.allTerms.has(identifier)),
-      );
-  const tokens = normalized.split(" ");
-  const partsOf = new Map<string, string[]>();
-  for (const token of tokens) {
-    const terms = analyze(token);
-    const identifier = terms.find((term) => identifiers.includes(term));
-    if (identifier)
-      partsOf.set(
-        identifier,
-        terms.filter((term) => term !== identifier),
-      );
-  }
-  const plainWords = analyzeQuery(
-    tokens.filter((token) => !analyze(token).some((term) => partsOf.has(term))).join(" "),
-  ).words;
-  const identifierParts = new Set(
-    [...partsOf.values()].flat().filter((part) => !plainWords.includes(part)),
-  );
-  // The ".js" of a library's name ("Immutable.js") says only that it is JavaScript: alone it would
-  // match "Next.js" as well.
-  const named = tokens.filter((token) => /^[\p{L}][\w-]*\.(?:js|ts)\b/iu.test(token));
-  const suffixes = new Set<string>();
-  if (named.length > 0) {
-    const apart = analyzeQuery(tokens.filter((token) => !named.includes(token)).join(" ")).words;
-    for (const token of named) {
-      const suffix = /\.(js|ts)\b/i.exec(token)?.[1]?.toLowerCase();
-      if (suffix && !apart.includes(suffix)) suffixes.add(suffix);
-    }
-  }
+  const { partsOf, identifierParts } = identifiersOf(normalized, analyzed, sources, definition);
+  const suffixes = librarySuffixes(normalized.split(" "));
   const words = analyzed.words.filter((word) => !identifierParts.has(word) && !suffixes.has(word));
-  const count = sources.length;
-  const idf = (term: string) => {
-    const df = sources.filter((source) => source.allTerms.has(term)).length;
-    return df === 0 ? 0 : Math.log(1 + (count + 1) / (df + 0.5));
-  };
-  const asked = definition
-    ? (definition[1] ?? definition[2] ?? definition[3] ?? definition[4] ?? "")
-    : "";
-  // "What is a thunk, and how do I write one?": X is "thunk"; the second question's words weigh
-  // as much as X's, since a passage answering both is the best answer.
-  const second =
-    /,?\s+(?:and|or|but)\s+(?:how|what|why|when|where|which|who|can|could|should|would|do|does|is|are)\b.*$/i.exec(
-      asked,
-    );
-  const subjectText = definition
-    ? asked
-        .slice(0, second ? second.index : asked.length)
-        .replace(/\s+(?:used|in|for|within|inside|when|on)\b.*$/i, "")
-        .replace(/[?.!]+$/, "")
-        .replace(/\s+(?:file|files|thing|concept|term|idea)$/i, "")
-    : "";
-  const subjectTerms =
-    subjectText && !/\bdifference\b|\bbetween\b/i.test(normalized) ? analyze(subjectText) : [];
+  const idf = idfAmong(sources);
+  const { subjectText, subjectTerms, second } = subjectOf(normalized, definition);
   const weights = new Map<string, number>();
   for (const term of words) {
     if (definition && FRAME_TERMS.has(term)) continue;
@@ -154,32 +96,8 @@ export function weighQuestion(
     const weight = sum(parts.map(idf));
     if (weight > 0 && !weights.has(identifier)) weights.set(identifier, weight);
   }
-  if (context && !definition) {
-    // Together they weigh at most `contextShare` of the question's own words: the earlier turn
-    // completes the question ("it" is a thunk), the new words say what is asked about it ("a
-    // test").
-    const own = sum(weights.values());
-    const earlier = new Map<string, number>();
-    for (const term of analyzeQuery(context).words) {
-      const weight = idf(term) * CONTEXT_WEIGHT;
-      if (weight > 0 && !weights.has(term)) earlier.set(term, weight);
-    }
-    const scale = Math.min(1, (contextShare * own) / Math.max(sum(earlier.values()), 1e-9));
-    for (const [term, weight] of earlier) weights.set(term, weight * scale);
-  }
-  // Subject words every candidate contains ("ROS 2" in "a ROS 2 service") qualify the subject
-  // rather than name it.
-  const everywhere = (term: string) => sources.every((source) => source.allTerms.has(term));
-  const core = subjectTerms.filter((term) => weights.has(term) && !everywhere(term));
-  const subject = subjectTerms.length > 0 ? new Map<string, number>() : null;
-  for (const term of core.length > 0 ? core : subjectTerms) {
-    const weight = weights.get(term);
-    if (weight && subject) subject.set(term, weight);
-  }
-  for (const term of subjectTerms) {
-    const weight = weights.get(term);
-    if (weight && subject && !subject.has(term)) weights.set(term, weight * 0.5);
-  }
+  if (context && !definition) addContext(weights, analyzeQuery(context).words, idf, contextShare);
+  const subject = subjectWeights(weights, subjectTerms, sources);
   return {
     weights,
     total: sum(weights.values()),
@@ -205,6 +123,141 @@ export function weighQuestion(
         )
       : null,
   };
+}
+
+/** A word's idf among the candidate chunks (0 for a word none of them has). */
+function idfAmong(sources: ParsedChunk[]): (term: string) => number {
+  const count = sources.length;
+  return (term) => {
+    const df = sources.filter((source) => source.allTerms.has(term)).length;
+    return df === 0 ? 0 : Math.log(1 + (count + 1) / (df + 0.5));
+  };
+}
+
+/**
+ * An identifier the reader wrote ("createStore") names one thing: a sentence saying "creating"
+ * and "store" apart does not mention it. The identifier counts whole, with the weight its parts
+ * have together (`partsOf`); the parts count on their own only where the question also writes
+ * them apart ("… to create my store"), else they are `identifierParts`, left out.
+ * Not in "what is X": a sentence defining X often spells it out ("the ros2_control framework
+ * takes over the control loop"), and the subject already weighs X's words (definitions.ts).
+ */
+function identifiersOf(
+  normalized: string,
+  analyzed: ReturnType<typeof analyzeQuery>,
+  sources: ParsedChunk[],
+  definition: RegExpExecArray | null,
+): { partsOf: Map<string, string[]>; identifierParts: Set<string> } {
+  const identifiers = definition
+    ? []
+    : analyzed.identifiers.filter((identifier) =>
+        sources.some((source) => source.allTerms.has(identifier)),
+      );
+  const tokens = normalized.split(" ");
+  const partsOf = new Map<string, string[]>();
+  for (const token of tokens) {
+    const terms = analyze(token);
+    const identifier = terms.find((term) => identifiers.includes(term));
+    if (identifier)
+      partsOf.set(
+        identifier,
+        terms.filter((term) => term !== identifier),
+      );
+  }
+  const plainWords = analyzeQuery(
+    tokens.filter((token) => !analyze(token).some((term) => partsOf.has(term))).join(" "),
+  ).words;
+  const identifierParts = new Set(
+    [...partsOf.values()].flat().filter((part) => !plainWords.includes(part)),
+  );
+  return { partsOf, identifierParts };
+}
+
+/**
+ * The ".js" of a library's name ("Immutable.js") says only that it is JavaScript: alone it would
+ * match "Next.js" as well. The suffixes the question writes only that way.
+ */
+function librarySuffixes(tokens: string[]): Set<string> {
+  const named = tokens.filter((token) => /^[\p{L}][\w-]*\.(?:js|ts)\b/iu.test(token));
+  const suffixes = new Set<string>();
+  if (named.length > 0) {
+    const apart = analyzeQuery(tokens.filter((token) => !named.includes(token)).join(" ")).words;
+    for (const token of named) {
+      const suffix = /\.(js|ts)\b/i.exec(token)?.[1]?.toLowerCase();
+      if (suffix && !apart.includes(suffix)) suffixes.add(suffix);
+    }
+  }
+  return suffixes;
+}
+
+/** The X of "what is X" as written and as terms, and the second question asked with it. */
+function subjectOf(
+  normalized: string,
+  definition: RegExpExecArray | null,
+): { subjectText: string; subjectTerms: string[]; second: RegExpExecArray | null } {
+  const asked = definition
+    ? (definition[1] ?? definition[2] ?? definition[3] ?? definition[4] ?? "")
+    : "";
+  // "What is a thunk, and how do I write one?": X is "thunk"; the second question's words weigh
+  // as much as X's, since a passage answering both is the best answer.
+  const second =
+    /,?\s+(?:and|or|but)\s+(?:how|what|why|when|where|which|who|can|could|should|would|do|does|is|are)\b.*$/i.exec(
+      asked,
+    );
+  const subjectText = definition
+    ? asked
+        .slice(0, second ? second.index : asked.length)
+        .replace(/\s+(?:used|in|for|within|inside|when|on)\b.*$/i, "")
+        .replace(/[?.!]+$/, "")
+        .replace(/\s+(?:file|files|thing|concept|term|idea)$/i, "")
+    : "";
+  const subjectTerms =
+    subjectText && !/\bdifference\b|\bbetween\b/i.test(normalized) ? analyze(subjectText) : [];
+  return { subjectText, subjectTerms, second };
+}
+
+/**
+ * The earlier turn's words, each at CONTEXT_WEIGHT; together they weigh at most `contextShare`
+ * of the question's own words: the earlier turn completes the question ("it" is a thunk), the new
+ * words say what is asked about it ("a test").
+ */
+function addContext(
+  weights: Map<string, number>,
+  contextWords: string[],
+  idf: (term: string) => number,
+  contextShare: number,
+): void {
+  const own = sum(weights.values());
+  const earlier = new Map<string, number>();
+  for (const term of contextWords) {
+    const weight = idf(term) * CONTEXT_WEIGHT;
+    if (weight > 0 && !weights.has(term)) earlier.set(term, weight);
+  }
+  const scale = Math.min(1, (contextShare * own) / Math.max(sum(earlier.values()), 1e-9));
+  for (const [term, weight] of earlier) weights.set(term, weight * scale);
+}
+
+/**
+ * X's words and weights; subject words every candidate contains ("ROS 2" in "a ROS 2 service")
+ * qualify the subject rather than name it, and weigh half (in `weights`, changed here).
+ */
+function subjectWeights(
+  weights: Map<string, number>,
+  subjectTerms: string[],
+  sources: ParsedChunk[],
+): Map<string, number> | null {
+  const everywhere = (term: string) => sources.every((source) => source.allTerms.has(term));
+  const core = subjectTerms.filter((term) => weights.has(term) && !everywhere(term));
+  const subject = subjectTerms.length > 0 ? new Map<string, number>() : null;
+  for (const term of core.length > 0 ? core : subjectTerms) {
+    const weight = weights.get(term);
+    if (weight && subject) subject.set(term, weight);
+  }
+  for (const term of subjectTerms) {
+    const weight = weights.get(term);
+    if (weight && subject && !subject.has(term)) weights.set(term, weight * 0.5);
+  }
+  return subject;
 }
 
 export function shareOf(weights: Map<string, number>, total: number, terms: Set<string>): number {
