@@ -1,6 +1,7 @@
 import { analyze, plainWordForm } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { cachedIn } from "../util/bounded-cache.ts";
 import { shareOf, type WeightedQuestion } from "./question-weights.ts";
 import { type Candidate, parsedChunk, type Unit } from "./units.ts";
 
@@ -200,13 +201,7 @@ function sectionHeadedBy(query: WeightedQuestion, page: ChunkRecord[]): ChunkRec
 const titleTerms = new Map<string, Set<string>>();
 
 function termsOfTitle(text: string): Set<string> {
-  let terms = titleTerms.get(text);
-  if (!terms) {
-    terms = new Set(analyze(text));
-    if (titleTerms.size >= 5_000) titleTerms.clear();
-    titleTerms.set(text, terms);
-  }
-  return terms;
+  return cachedIn(titleTerms, text, 5_000, (title) => new Set(analyze(title)));
 }
 
 /** The first of the consecutive chunks of a page that share `chunk`'s heading path. */

@@ -9,6 +9,7 @@ import {
   tableCells,
 } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { cachedIn } from "../util/bounded-cache.ts";
 
 /**
  * The section card: the answer's core when no model writes one. The section of the book that best
@@ -216,13 +217,7 @@ function textMatch(section: CardSection, question: QuestionWords, weights: CardW
  * shown again and again, and analysing them was most of a card's cost.
  */
 function termsOf(text: string): Set<string> {
-  let terms = analysedTexts.get(text);
-  if (!terms) {
-    terms = new Set(analyze(text));
-    if (analysedTexts.size >= MAX_ANALYSED_TEXTS) analysedTexts.clear();
-    analysedTexts.set(text, terms);
-  }
-  return terms;
+  return cachedIn(analysedTexts, text, MAX_ANALYSED_TEXTS, (words) => new Set(analyze(words)));
 }
 
 const analysedTexts = new Map<string, Set<string>>();
@@ -405,13 +400,7 @@ const wordCounts = new WeakMap<Block, number>();
 
 /** Text with citation markers, emphasis, code marks and spacing dropped, to compare quotes. */
 export function squeezed(text: string): string {
-  let found = squeezedTexts.get(text);
-  if (found === undefined) {
-    found = squeeze(text);
-    if (squeezedTexts.size >= MAX_ANALYSED_TEXTS) squeezedTexts.clear();
-    squeezedTexts.set(text, found);
-  }
-  return found;
+  return cachedIn(squeezedTexts, text, MAX_ANALYSED_TEXTS, squeeze);
 }
 
 /** Sentences and passages of the book, squeezed once: each is compared on every card shown. */

@@ -1,4 +1,5 @@
 import type { ChunkRecord, PageSummary } from "../store/document-store.ts";
+import { cachedIn } from "../util/bounded-cache.ts";
 
 /**
  * Questions a reader can click instead of typing: starters for an empty conversation (the book as
@@ -104,21 +105,11 @@ const questionsAbout = new Map<string, string>();
 const CACHE_LIMIT = 5_000;
 
 function innerHeadings(text: string): string[] {
-  let headings = headingsOfText.get(text);
-  if (!headings) {
-    headings = Array.from(text.matchAll(/^#{2,6} +(.+?)\s*$/gm), (match) => match[1] ?? "");
-    if (headingsOfText.size >= CACHE_LIMIT) headingsOfText.clear();
-    headingsOfText.set(text, headings);
-  }
-  return headings;
+  return cachedIn(headingsOfText, text, CACHE_LIMIT, (chunkText) =>
+    Array.from(chunkText.matchAll(/^#{2,6} +(.+?)\s*$/gm), (match) => match[1] ?? ""),
+  );
 }
 
 function cachedQuestionAbout(heading: string): string {
-  let question = questionsAbout.get(heading);
-  if (question === undefined) {
-    question = questionAbout(heading);
-    if (questionsAbout.size >= CACHE_LIMIT) questionsAbout.clear();
-    questionsAbout.set(heading, question);
-  }
-  return question;
+  return cachedIn(questionsAbout, heading, CACHE_LIMIT, questionAbout);
 }

@@ -10,6 +10,7 @@ import {
   renderBlock,
   tableCells,
 } from "../store/chunk-blocks.ts";
+import { cachedIn } from "../util/bounded-cache.ts";
 import { READING_LIST } from "../util/reading-list.ts";
 
 /**
@@ -132,14 +133,9 @@ const POINTS_ONWARD =
 const parsedChunks = new Map<string, ParsedChunk>();
 
 export function parsedChunk(chunk: RetrievedChunk["chunk"]): ParsedChunk {
-  const key = `${chunk.id}:${chunk.contentHash}`;
-  let parsed = parsedChunks.get(key);
-  if (!parsed) {
-    parsed = parseBlocks(blocksOf(chunk), chunk.headingPath.join(" "), chunk.headingPath.at(-1));
-    if (parsedChunks.size >= 5_000) parsedChunks.clear();
-    parsedChunks.set(key, parsed);
-  }
-  return parsed;
+  return cachedIn(parsedChunks, `${chunk.id}:${chunk.contentHash}`, 5_000, () =>
+    parseBlocks(blocksOf(chunk), chunk.headingPath.join(" "), chunk.headingPath.at(-1)),
+  );
 }
 
 /**

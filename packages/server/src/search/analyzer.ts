@@ -1,4 +1,5 @@
 import { stemmer } from "stemmer";
+import { cachedIn } from "../util/bounded-cache.ts";
 import { STOPWORDS } from "./stopwords.ts";
 
 /**
@@ -399,13 +400,7 @@ const analysedQueries = new Map<string, AnalysedQuery>();
 
 function remembered<T>(memo: Map<string, T>, text: string, analyse: (text: string) => T): T {
   if (text.length > MAX_REMEMBERED_LENGTH) return analyse(text);
-  let found = memo.get(text);
-  if (found === undefined) {
-    found = analyse(text);
-    if (memo.size >= MAX_REMEMBERED) memo.clear();
-    memo.set(text, found);
-  }
-  return found;
+  return cachedIn(memo, text, MAX_REMEMBERED, analyse);
 }
 
 function analyzeQueryText(text: string): AnalysedQuery {
