@@ -155,6 +155,29 @@ describe("tokenize: which identifiers are split", () => {
     );
   });
 
+  it.each([
+    // question, identifiers it names, terms it must not keep
+    ["What does compose(a, b, c) return?", ["compos"], ["b", "c"]],
+    ["When is dispatch() safe to call?", ["dispatch"], []],
+    ["What does todoAdded(text, userId) make?", ["todoad", "userid"], []],
+    ["Why does fn('x') throw?", ["fn"], ["x"]],
+    ["What does compose return?", [], []],
+    ["Is obj.method(a) allowed?", ["obj.method"], ["a"]],
+  ])("names a word written as a call in '%s' as code", (question, identifiers, dropped) => {
+    const analysed = analyzeQuery(question);
+    expect(analysed.identifiers).toEqual(identifiers);
+    for (const letter of dropped) {
+      expect(analysed.terms).not.toContain(letter);
+      expect(analysed.words).not.toContain(letter);
+    }
+  });
+
+  it("keeps the longer arguments of a call as words of the question", () => {
+    expect(analyzeQuery("What does todoAdded(text, userId) make?").words).toEqual(
+      expect.arrayContaining(["text", "user", "id"]),
+    );
+  });
+
   it("glues a fragment to its neighbour and keeps the real words", () => {
     expect(tokenize("QoSProfile")).toEqual(["qos", "profile", "qosprofile"]);
     expect(tokenize("CMakeLists")).toEqual(["cmake", "lists", "cmakelists"]);

@@ -60,6 +60,9 @@ const LETTERS_THEN_DIGITS = /^(\p{L}{2,})\p{N}+$/u;
 // The prolonged sound mark ー belongs to no script of its own but is part of katakana words.
 const CJK_RUN = /([\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}ー]+)/u;
 const NON_LATIN_LETTER = /(?!\p{sc=Latin})\p{L}/u;
+/** A single word followed by an argument list: "compose(a, b)", "dispatch()". */
+const CALLED_WORD = /(?<![\p{L}\p{N}_$.])([\p{L}_$][\p{L}\p{N}_$]*)\(([^()]{0,80})\)/gu;
+const ONE_LETTER = /(?<![\p{L}\p{N}_$])\p{L}(?![\p{L}\p{N}_$])/gu;
 const SHORT_WORD_PARTS: ReadonlySet<string> = new Set(["id", "ms"]);
 const BRAND_SUFFIXES: ReadonlySet<string> = new Set([
   "script",
@@ -415,6 +418,17 @@ function analyzeQueryText(text: string): AnalysedQuery {
     if (!spelled.has(term)) spelled.set(term, token.original);
     if (!token.compound) words.add(term);
     if (token.identifier) identifiers.add(term);
+  }
+  // A word written as a call (`compose(a, b)`, `dispatch()`) is code, whatever its case, and its
+  // one-letter arguments are placeholders, not words of the question.
+  for (const call of text.matchAll(CALLED_WORD)) {
+    const term = normalizeTerm((call[1] ?? "").toLowerCase());
+    if (term && terms.has(term)) identifiers.add(term);
+    for (const argument of (call[2] ?? "").matchAll(ONE_LETTER)) {
+      const letter = (argument[0] ?? "").toLowerCase();
+      terms.delete(letter);
+      words.delete(letter);
+    }
   }
   return { terms: [...terms], words: [...words], identifiers: [...identifiers], spelled };
 }

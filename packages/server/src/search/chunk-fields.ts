@@ -13,10 +13,16 @@ export function innerHeadings(text: string): string[] {
   return Array.from(text.matchAll(/^#{1,6} +(.+)$/gm), (match) => match[1] ?? "");
 }
 
-/** The identifier a page title is, as the analyzer keeps it whole (stemmed); undefined for a title of words. */
+/**
+ * The identifier a page title is, as the analyzer keeps it whole (stemmed): `createStore`, or a
+ * title of one word (`compose`), which a question names as an identifier only when it writes it
+ * as code (`compose(a, b)`); undefined for a title of several words.
+ */
 export function titleIdentifier(title: string): string | undefined {
   const trimmed = title.trim();
-  return /\s/.test(trimmed) ? undefined : analyzeQuery(trimmed).identifiers[0];
+  if (/\s/.test(trimmed)) return undefined;
+  const analysed = analyzeQuery(trimmed);
+  return analysed.identifiers[0] ?? (analysed.terms.length === 1 ? analysed.terms[0] : undefined);
 }
 
 /** A length per indexed field. */

@@ -101,6 +101,16 @@ describe("a lookup after the index changes", () => {
     expect(index.pagesTitled("createstor")).toEqual([]);
     expect(reads.count).toBe(0);
   });
+
+  it.each([
+    ["createStore", "createstor"],
+    ["compose", "compos"],
+    ["Getting started", undefined],
+  ])("finds the page titled %s by the identifier %s", (title, identifier) => {
+    const index = LexicalIndex.build([section("api.md", 0, [title], "Answers.")]);
+    expect(titleIdentifier(title)).toBe(identifier);
+    if (identifier) expect(index.pagesTitled(identifier)).toEqual(["api.md"]);
+  });
 });
 
 /**
