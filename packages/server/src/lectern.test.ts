@@ -51,9 +51,16 @@ async function compiledBaselineOnly(
 }
 
 describe("the embedded database's compiler", () => {
-  it("is the baseline one for an ingest and the optimising one for a server, unless configured", async () => {
-    expect(await compiledBaselineOnly({}, { workload: "ingest" })).toBe(true);
-    expect(await compiledBaselineOnly({}, {})).toBe(false);
+  it.each([
+    ["an ingest", { workload: "ingest" }, true],
+    ["a one-shot command", {}, true],
+    ["a server", { workload: "serve" }, false],
+    ["a session without HTTP", { workload: "session" }, false],
+  ] as const)("is the baseline one only for %s, by default", async (_, options, baseline) => {
+    expect(await compiledBaselineOnly({}, options)).toBe(baseline);
+  });
+
+  it("is the one configured, whatever the workload", async () => {
     expect(await compiledBaselineOnly({ LECTERN_PGLITE_COMPILER: "baseline" }, {})).toBe(true);
     expect(
       await compiledBaselineOnly({ LECTERN_PGLITE_COMPILER: "optimizing" }, { workload: "ingest" }),

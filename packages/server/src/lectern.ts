@@ -9,12 +9,21 @@ import { acquireIngestLock } from "./ingest/ingest-lock.ts";
 import { type Embedder, isDenseEnabled, noneEmbedder } from "./llm/embedder.ts";
 import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
+import {
+  bookFileVersion,
+  inStoreOrder,
+  readBookFile,
+  restoreBookFile,
+  setBookFileAside,
+  writeBookFile,
+} from "./search/book-file.ts";
 import type { FieldLengths } from "./search/chunk-fields.ts";
 import type { EngineLexical } from "./search/engine-search.ts";
 import type { FusedQuery } from "./search/fusion.ts";
 import {
   applyToIndex,
   loadLexicalIndex,
+  loadLexicalSnapshot,
   loadTermStatistics,
   saveLexicalIndex,
   saveTermStatistics,
@@ -128,12 +137,14 @@ export interface OpenOptions {
   /** Overrides the configured reranker. */
   reranker?: Reranker;
   /**
-   * What the process is for: "ingest" (one run, then exit), "serve" (an HTTP server), or, when
-   * omitted, anything else (questions from the command line, tests, an embedding program). With
-   * `pgliteCompiler` "auto", an ingest compiles the embedded database for less memory, anything
-   * else for speed; with `pgliteThread` "auto", only a server runs it on a thread of its own.
+   * What the process is for: "ingest" (one run, then exit), "serve" (an HTTP server), "session"
+   * (a long-lived process without HTTP: the MCP server on stdio, the REPL), or, when omitted, a
+   * one-shot command (a question from the command line, an eval, tests). With `pgliteCompiler`
+   * "auto", a server or a session compiles the embedded database for speed and anything else for
+   * a quick start and less memory (the optimising compiler's work outlasts a single question);
+   * with `pgliteThread` "auto", only a server runs it on a thread of its own.
    */
-  workload?: "ingest" | "serve";
+  workload?: "ingest" | "serve" | "session";
   /** Who opens the data directory, as its owner lock records it; this process's command line. */
   command?: string;
   /** Told when the lock of a process that is gone is taken over; written to stderr by default. */
@@ -177,7 +188,8 @@ async function openLocked(
     vector: dense && config.vectors.backend === "pgvector",
     pgliteOptimize:
       config.pgliteCompiler === "optimizing" ||
-      (config.pgliteCompiler === "auto" && options.workload !== "ingest"),
+      (config.pgliteCompiler === "auto" &&
+        (options.workload === "serve" || options.workload === "session")),
     // With one core, a second thread only adds the cost of passing messages.
     pgliteWorker:
       config.pgliteThread === "worker" ||
@@ -203,9 +215,17 @@ async function openLocked(
           averageFieldLengths(),
         )
       : undefined;
+    // The book file (search/book-file.ts) is kept for an embedded database searched in process
+    // without vectors: what `lectern ask` can answer from without starting the database.
+    const bookFiles = !config.databaseUrl && !engineLexical && !dense;
+    const writeBook = async (index: LexicalIndex, indexVersion: number) =>
+      writeBookFile(config.dataDir, config.collection, {
+        indexVersion,
+        pages: await store.pages(),
+        chunks: inStoreOrder(index.allChunks()),
+      });
     const searchHybrid = vectors?.searchHybrid;
     const searchSparse = vectors?.searchSparse;
-    const synonyms = new Synonyms(config.synonyms);
     /** The BM25 side of retrieval: the in-process index, or Qdrant with the term statistics. */
     type LexicalBook =
       | { kind: "memory"; index: LexicalIndex; indexVersion: number }
@@ -213,6 +233,11 @@ async function openLocked(
     const loadLexical = async (): Promise<LexicalBook> => {
       if (!engineLexical) {
         const loaded = await loadLexicalIndex(store, config.dataDir);
+        if (
+          bookFiles &&
+          (await bookFileVersion(config.dataDir, config.collection)) !== loaded.indexVersion
+        )
+          await writeBook(loaded.index, loaded.indexVersion);
         return { kind: "memory", index: loaded.index, indexVersion: loaded.indexVersion };
       }
       const loaded = await loadTermStatistics(store, config.dataDir);
@@ -239,11 +264,7 @@ async function openLocked(
       );
     const makeRetriever = (book: LexicalBook) =>
       new Retriever(book.kind === "memory" ? book.index : book.engine, {
-        topK: config.search.topK,
-        maxChunksPerPage: config.search.maxChunksPerPage,
-        embedder,
-        ...(synonyms.size > 0 ? { synonyms } : {}),
-        ...(reranker ? { rerank: { reranker, candidates: config.rerank.candidates } } : {}),
+        ...retrieverSettings(config, embedder, reranker),
         ...(vectors
           ? {
               dense: {
@@ -383,6 +404,7 @@ async function openLocked(
       // The BM25 index follows the store page by page, so that tokenising the new chunks happens
       // while each page is at hand rather than for the whole book at the end.
       const memoryIndex = book.kind === "memory" ? book.index : undefined;
+      if (bookFiles) await setBookFileAside(config.dataDir, config.collection);
       let report: IngestReport;
       try {
         report = await ingestDocs(store, {
@@ -409,6 +431,7 @@ async function openLocked(
             config.collection,
             report.indexVersion,
           );
+          if (bookFiles) await writeBook(book.index, report.indexVersion);
           await useBook({ ...book, indexVersion: report.indexVersion });
         } else {
           // The table is counted again from the store: one pass over the chunks, none kept.
@@ -427,6 +450,7 @@ async function openLocked(
           });
         }
       }
+      if (!report.changed && bookFiles) await restoreBookFile(config.dataDir, config.collection);
       if (!vectors) return report;
       const staleFailure = report.changed ? await deleteStaleVectors(vectors, report) : undefined;
       const embeddings = await lectern.embedPending(onProgress);
@@ -441,6 +465,62 @@ async function openLocked(
     await db.close().catch(() => {});
     throw error;
   }
+}
+
+/** What every retriever of the book is made with, whatever ranks its BM25 side. */
+function retrieverSettings(config: Config, embedder: Embedder, reranker: Reranker | undefined) {
+  const synonyms = new Synonyms(config.synonyms);
+  return {
+    topK: config.search.topK,
+    maxChunksPerPage: config.search.maxChunksPerPage,
+    embedder,
+    ...(synonyms.size > 0 ? { synonyms } : {}),
+    ...(reranker ? { rerank: { reranker, candidates: config.rerank.candidates } } : {}),
+  };
+}
+
+/** What answering a question reads of the book: a `Lectern`, or the book read from its files. */
+export type BookReader = Pick<
+  Lectern,
+  "config" | "providers" | "index" | "terms" | "retriever" | "synopsis" | "chunksOfPages" | "close"
+>;
+
+/**
+ * The book read from its files alone (the book file and the BM25 snapshot, search/book-file.ts),
+ * without starting the embedded database or taking its lock: for a command that only answers.
+ * Undefined when the book is not kept so (PostgreSQL, vectors, Qdrant ranking BM25) or the files
+ * are missing or do not match each other; the caller then opens the database.
+ */
+export async function readBookFromFiles(config: Config): Promise<BookReader | undefined> {
+  if (
+    config.databaseUrl ||
+    config.vectors.lexical === "qdrant" ||
+    config.embeddings.provider !== "none"
+  )
+    return undefined;
+  const book = await readBookFile(config.dataDir, config.collection);
+  if (!book) return undefined;
+  const index = await loadLexicalSnapshot(
+    config.dataDir,
+    config.collection,
+    book.indexVersion,
+    book.chunks,
+  );
+  if (!index) return undefined;
+  const reranker = await createReranker(config);
+  return {
+    config,
+    providers: new ProviderClients(),
+    index,
+    terms: index,
+    retriever: new Retriever(index, retrieverSettings(config, noneEmbedder, reranker)),
+    synopsis: buildSynopsis(book.pages, index.allChunks()),
+    chunksOfPages: async (filePaths) =>
+      new Map(filePaths.map((filePath) => [filePath, index.chunksOfPage(filePath)])),
+    close: async () => {
+      await reranker?.dispose?.();
+    },
+  };
 }
 
 /**

@@ -236,6 +236,8 @@ describe("lectern CLI", () => {
     await db.close();
     // The table's file overwritten on disk (a bad disk, a copy cut short).
     await writeFile(path.join(dataDir, "db", file ?? "missing"), Buffer.alloc(16_384, 7));
+    // Without the book's files beside it, `ask` reads the database.
+    await rm(path.join(dataDir, "index"), { recursive: true });
     const result = await runCli(["ask", "servo gains", "--data-dir", dataDir]);
     expectCleanFailure(
       result,

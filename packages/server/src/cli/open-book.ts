@@ -2,7 +2,13 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
-import { type Lectern, openLectern } from "../lectern.ts";
+import {
+  type BookReader,
+  type Lectern,
+  type OpenOptions,
+  openLectern,
+  readBookFromFiles,
+} from "../lectern.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
 import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { Retriever } from "../search/retriever.ts";
@@ -20,7 +26,7 @@ export function requireDataDir(config: Config): void {
   }
 }
 
-export function requireIndex(lectern: Lectern): void {
+export function requireIndex(lectern: Pick<BookReader, "terms" | "config">): void {
   if (lectern.terms.size === 0) {
     throw createError(
       "INDEX_EMPTY",
@@ -36,8 +42,9 @@ function configLocation(config: Config): string {
 export async function withLectern<T>(
   config: Config,
   work: (lectern: Lectern) => Promise<T>,
+  options: OpenOptions = {},
 ): Promise<T> {
-  const lectern = await openLectern(config);
+  const lectern = await openLectern(config, options);
   try {
     return await work(lectern);
   } finally {
@@ -45,8 +52,25 @@ export async function withLectern<T>(
   }
 }
 
+/**
+ * For a command that only answers: the book read from its files when they are there and current
+ * (no database started, no lock taken), else the opened library.
+ */
+export async function withBook<T>(
+  config: Config,
+  work: (book: BookReader) => Promise<T>,
+): Promise<T> {
+  const book = await readBookFromFiles(config);
+  if (!book) return withLectern(config, work);
+  try {
+    return await work(book);
+  } finally {
+    await book.close();
+  }
+}
+
 /** The pipeline `/chat` runs, for the CLI's commands (logs go to stderr, warnings only). */
-export function pipelineOf(lectern: Lectern, retriever?: Retriever): ChatPipeline {
+export function pipelineOf(lectern: BookReader, retriever?: Retriever): ChatPipeline {
   const logger = createSafeLogger("warn");
   return createChatPipeline(lectern, logger, retriever ? { retriever } : {}).pipeline;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { GLOSSARY_TITLE } from "../answer/definitions.ts";
 import type { Config } from "../config/config.ts";
-import type { Lectern } from "../lectern.ts";
+import type { BookReader } from "../lectern.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { createChatModel, ProviderClients } from "../llm/providers.ts";
 import type { Retriever } from "../search/retriever.ts";
@@ -73,7 +73,7 @@ export function createAnswering(
  * `eval`, `tune` and the bench. The retriever is read on every turn, so a re-ingest is seen.
  */
 export function createChatPipeline(
-  lectern: Lectern,
+  lectern: BookReader,
   logger: Logger,
   options: {
     synthesizer?: AnswerSynthesizer;

@@ -27,6 +27,16 @@ export async function loadLexicalIndex(
   return { index, indexVersion, rebuilt: true };
 }
 
+/** The BM25 snapshot over these chunks, when it was written at this index version for them. */
+export function loadLexicalSnapshot(
+  dataDir: string,
+  collection: string,
+  indexVersion: number,
+  chunks: ChunkRecord[],
+): Promise<LexicalIndex | undefined> {
+  return LexicalIndex.load(snapshotPath(dataDir, collection), indexVersion, chunks);
+}
+
 export async function saveLexicalIndex(
   index: LexicalIndex,
   dataDir: string,

@@ -1,8 +1,6 @@
 import path from "node:path";
 import type { Config } from "../config/config.ts";
 import { migrate } from "./migrations.ts";
-import { openPglite } from "./pglite.ts";
-import { openPgliteThread } from "./pglite-thread.ts";
 import type { SqlClient } from "./sql-client.ts";
 
 /** Opens the configured database (PostgreSQL when `databaseUrl` is set, else PGlite) and migrates it. */
@@ -15,10 +13,13 @@ export async function openDatabase(
     vector?: boolean;
   },
 ): Promise<SqlClient> {
-  // The PostgreSQL driver loads only when it is used.
+  // Each database loads only when it is used: a command answering from the book's files starts
+  // neither.
   const db = config.databaseUrl
     ? await (await import("./postgres.ts")).openPostgres(config.databaseUrl)
-    : await (config.pgliteWorker ? openPgliteThread : openPglite)(path.join(config.dataDir, "db"), {
+    : await (config.pgliteWorker
+        ? (await import("./pglite-thread.ts")).openPgliteThread
+        : (await import("./pglite.ts")).openPglite)(path.join(config.dataDir, "db"), {
         vector: config.vector ?? false,
         optimize: config.pgliteOptimize ?? true,
       });

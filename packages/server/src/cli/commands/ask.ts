@@ -5,7 +5,7 @@ import type { ChatPipeline } from "../../pipeline/chat-pipeline.ts";
 import type { ChatOutcome } from "../../pipeline/types.ts";
 import { type Flags, positiveInt } from "../flags.ts";
 import { formatSources } from "../format.ts";
-import { pipelineOf, requireDataDir, requireIndex, withLectern } from "../open-book.ts";
+import { pipelineOf, requireDataDir, requireIndex, withBook } from "../open-book.ts";
 
 /**
  * `lectern ask "<question>" [--top-k 5] [--source-url-prefix …] [--section …] [--json]`; the
@@ -14,7 +14,7 @@ import { pipelineOf, requireDataDir, requireIndex, withLectern } from "../open-b
 export async function askCommand(config: Config, flags: Flags, question: string): Promise<number> {
   const topK = positiveInt(flags["top-k"], "top-k", config.search.topK);
   requireDataDir(config);
-  return withLectern(config, async (lectern) => {
+  return withBook(config, async (lectern) => {
     requireIndex(lectern);
     const outcome = await askTurn(pipelineOf(lectern), question, {
       topK,

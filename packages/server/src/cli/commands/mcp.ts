@@ -17,36 +17,40 @@ import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
  */
 export async function mcpCommand(config: Config): Promise<number> {
   requireDataDir(config);
-  return withLectern(config, async (lectern) => {
-    requireIndex(lectern);
-    const logger = createSafeLogger(config.logLevel === "info" ? "warn" : config.logLevel);
-    const { pipeline } = createChatPipeline(lectern, logger);
-    const chat = createChatService({
-      pipeline,
-      history: createHistoryStore(config, lectern),
-      config,
-      logger,
-    });
-    const server = createMcpServer(
-      {
-        ...mcpBookContent(lectern),
-        maxQueryChars: config.limits.maxQueryChars,
-        ask: (question, sessionId) =>
-          askThroughChat(chat, question, {
-            requestId: randomUUID(),
-            sessionId: sessionId ?? randomUUID(),
-          }),
-      },
-      VERSION,
-    );
-    const transport = new StdioServerTransport();
-    await server.connect(transport);
-    const closed = new Promise<void>((resolve) => {
-      server.server.onclose = () => resolve();
-      process.stdin.once("end", () => resolve());
-    });
-    await closed;
-    await server.close();
-    return 0;
-  });
+  return withLectern(
+    config,
+    async (lectern) => {
+      requireIndex(lectern);
+      const logger = createSafeLogger(config.logLevel === "info" ? "warn" : config.logLevel);
+      const { pipeline } = createChatPipeline(lectern, logger);
+      const chat = createChatService({
+        pipeline,
+        history: createHistoryStore(config, lectern),
+        config,
+        logger,
+      });
+      const server = createMcpServer(
+        {
+          ...mcpBookContent(lectern),
+          maxQueryChars: config.limits.maxQueryChars,
+          ask: (question, sessionId) =>
+            askThroughChat(chat, question, {
+              requestId: randomUUID(),
+              sessionId: sessionId ?? randomUUID(),
+            }),
+        },
+        VERSION,
+      );
+      const transport = new StdioServerTransport();
+      await server.connect(transport);
+      const closed = new Promise<void>((resolve) => {
+        server.server.onclose = () => resolve();
+        process.stdin.once("end", () => resolve());
+      });
+      await closed;
+      await server.close();
+      return 0;
+    },
+    { workload: "session" },
+  );
 }
