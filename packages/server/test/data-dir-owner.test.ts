@@ -47,7 +47,7 @@ const QUESTIONS = [
 ];
 
 describe("a second process on the data directory of a running server", () => {
-  it("is refused naming the server, and a server restarted after a kill -9 keeps every confirmed answer", async () => {
+  it("is refused naming the server (an ask answers from the book's files), and a server restarted after a kill -9 keeps every confirmed answer", async () => {
     const dataDir = path.join(workDir, "data");
     let server: ServeProcess | undefined = await serve(dataDir);
     try {
@@ -76,6 +76,21 @@ describe("a second process on the data directory of a running server", () => {
       expect(ingest.stderr).toContain(`pid ${running.child.pid} (lectern serve`);
       expect(ingest.stderr).toContain(`answering at ${running.url}`);
       expect(ingest.stderr).not.toMatch(/Ingesting|chunks/);
+      // A command that only answers reads the book's files and leaves the database to the server.
+      const ask = await runCli(["ask", "What is a node?", "--data-dir", dataDir, "--json"], {
+        env: { LOG_LEVEL: "warn" },
+      });
+      expect(ask.code, ask.stderr).toBe(0);
+      const viaServer = ChatResponseSchema.parse(
+        await (
+          await fetch(`${running.url}/chat`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ query: "What is a node?" }),
+          })
+        ).json(),
+      );
+      expect((JSON.parse(ask.stdout) as { answer: string }).answer).toBe(viaServer.answer);
       // The server is untouched by the refused process and still answers.
       const health = await fetch(`${running.url}/chat`, {
         method: "POST",
