@@ -67,7 +67,9 @@ export async function writeBookFile(
       `{"format":${BOOK_FILE_FORMAT},"indexVersion":${book.indexVersion},"pages":${JSON.stringify(book.pages)},"chunks":[`,
     );
     for (let start = 0; start < book.chunks.length; start += CHUNKS_PER_WRITE) {
-      const piece = book.chunks.slice(start, start + CHUNKS_PER_WRITE).map((c) => JSON.stringify(c));
+      const piece = book.chunks
+        .slice(start, start + CHUNKS_PER_WRITE)
+        .map((chunk) => JSON.stringify(chunk));
       await out.write(`${start > 0 ? "," : ""}${piece.join(",")}`);
     }
     await out.write("]}");
