@@ -141,6 +141,22 @@ describe("the book read from its files", () => {
     expect(await readBookFromFiles(config())).toBeDefined();
   });
 
+  it("is left out, and the ingest stands, when it cannot be written", async () => {
+    const lectern = await ingested();
+    // The file's temporary name taken by a folder: the write fails as on a full disk.
+    await mkdir(`${bookFilePath(dataDir, "default")}.${process.pid}.tmp`);
+    await writeFile(path.join(docs, "Zucchini.md"), "# Zucchini\n\nOne plant feeds a family.\n");
+    const report = await lectern.ingest(docs);
+    expect(report.changed).toBe(true);
+    await lectern.close();
+    expect(await readBookFromFiles(config())).toBeUndefined();
+    const reopened = await openLectern(config());
+    expect((await answer(reopened, "How much does one zucchini plant feed?")).answer).toContain(
+      "feeds a family",
+    );
+    await reopened.close();
+  });
+
   it.each([
     ["a book file that is not JSON", async () => writeFile(bookFilePath(dataDir, "default"), "{")],
     [

@@ -218,12 +218,19 @@ async function openLocked(
     // The book file (search/book-file.ts) is kept for an embedded database searched in process
     // without vectors: what `lectern ask` can answer from without starting the database.
     const bookFiles = !config.databaseUrl && !engineLexical && !dense;
-    const writeBook = async (index: LexicalIndex, indexVersion: number) =>
-      writeBookFile(config.dataDir, config.collection, {
-        indexVersion,
-        pages: await store.pages(),
-        chunks: inStoreOrder(index.allChunks()),
-      });
+    // The file only saves a reader the database's start: when it cannot be written (a full disk),
+    // there is none, and readers open the database, so neither an ingest nor a start fails on it.
+    const writeBook = async (index: LexicalIndex, indexVersion: number) => {
+      try {
+        await writeBookFile(config.dataDir, config.collection, {
+          indexVersion,
+          pages: await store.pages(),
+          chunks: inStoreOrder(index.allChunks()),
+        });
+      } catch {
+        await setBookFileAside(config.dataDir, config.collection).catch(() => {});
+      }
+    };
     const searchHybrid = vectors?.searchHybrid;
     const searchSparse = vectors?.searchSparse;
     /** The BM25 side of retrieval: the in-process index, or Qdrant with the term statistics. */

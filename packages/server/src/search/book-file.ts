@@ -61,22 +61,27 @@ export async function writeBookFile(
 ): Promise<void> {
   const file = bookFilePath(dataDir, collection);
   const temporary = `${file}.${process.pid}.tmp`;
-  const out = await open(temporary, "w");
   try {
-    await out.write(
-      `{"format":${BOOK_FILE_FORMAT},"indexVersion":${book.indexVersion},"pages":${JSON.stringify(book.pages)},"chunks":[`,
-    );
-    for (let start = 0; start < book.chunks.length; start += CHUNKS_PER_WRITE) {
-      const piece = book.chunks
-        .slice(start, start + CHUNKS_PER_WRITE)
-        .map((chunk) => JSON.stringify(chunk));
-      await out.write(`${start > 0 ? "," : ""}${piece.join(",")}`);
+    const out = await open(temporary, "w");
+    try {
+      await out.write(
+        `{"format":${BOOK_FILE_FORMAT},"indexVersion":${book.indexVersion},"pages":${JSON.stringify(book.pages)},"chunks":[`,
+      );
+      for (let start = 0; start < book.chunks.length; start += CHUNKS_PER_WRITE) {
+        const piece = book.chunks
+          .slice(start, start + CHUNKS_PER_WRITE)
+          .map((chunk) => JSON.stringify(chunk));
+        await out.write(`${start > 0 ? "," : ""}${piece.join(",")}`);
+      }
+      await out.write("]}");
+    } finally {
+      await out.close();
     }
-    await out.write("]}");
-  } finally {
-    await out.close();
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
   }
-  await rename(temporary, file);
   await rm(asidePath(file), { force: true });
 }
 
