@@ -4,10 +4,11 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOURCE_CLI } from "./cli.ts";
+import { startServeProcess } from "./serve-process.ts";
 import { openSampleBook } from "./http-fixture.ts";
 
 /**
- * What `lectern ask` loads to answer from an index that exists: not the Markdown parser (ingest
+ * What `lectern serve` and `lectern ask` load to answer from an index that exists: not the Markdown parser (ingest
  * needs it), not the model SDK (no model is configured) and not the embedded database (the book
  * is read from its files). Each would add hundreds of modules
  * to every start.
@@ -50,29 +51,59 @@ function askRecording(record: string): Promise<{ code: number | null; stdout: st
   });
 }
 
+/** The packages (under node_modules) among the modules a process recorded. */
+async function packagesLoaded(record: string): Promise<Set<string>> {
+  const loaded = (await readFile(record, "utf8")).split("\n").filter(Boolean);
+  return new Set(
+    loaded.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []),
+  );
+}
+
+const MARKDOWN_STACK = ["unified", "remark-parse", "micromark", "gray-matter", "katex"];
+
+describe("lectern serve on an existing index", () => {
+  it("answers without loading the Markdown parser", async () => {
+    const record = path.join(dataDir, "serve-modules.txt");
+    const server = await startServeProcess(
+      process.execPath,
+      ["--import", RECORDER, ...SOURCE_CLI, "serve", "--data-dir", dataDir, "--port", "0"],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: process.env.HOME ?? "/tmp",
+          RECORD_MODULES_TO: record,
+        },
+      },
+    );
+    try {
+      const response = await fetch(`${server.url}/chat`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: "What is URDF?" }),
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { answer: string }).answer).toMatch(/URDF/);
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited(30_000);
+    }
+    const packages = await packagesLoaded(record);
+    expect(packages.has("hono")).toBe(true);
+    for (const heavy of MARKDOWN_STACK) expect(packages.has(heavy), heavy).toBe(false);
+  }, 120_000);
+});
+
 describe("lectern ask on an existing index", () => {
   it("answers without loading the Markdown parser, the model SDK or the database", async () => {
     const record = path.join(dataDir, "modules.txt");
     const { code, stdout } = await askRecording(record);
     expect(code).toBe(0);
     expect(stdout).toMatch(/URDF/);
-    const loaded = (await readFile(record, "utf8")).split("\n").filter(Boolean);
-    const packages = new Set(
-      loaded.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1] ?? []),
-    );
+    const packages = await packagesLoaded(record);
     // The recorder sees the modules (the index is loaded, to answer at all); the book is read
     // from its files, so the embedded database does not start.
     expect(packages.has("minisearch")).toBe(true);
-    for (const heavy of [
-      "@electric-sql/pglite",
-      "unified",
-      "remark-parse",
-      "micromark",
-      "gray-matter",
-      "katex",
-      "ai",
-      "@opentelemetry/api",
-    ])
+    for (const heavy of [...MARKDOWN_STACK, "@electric-sql/pglite", "ai", "@opentelemetry/api"])
       expect(packages.has(heavy), heavy).toBe(false);
   }, 120_000);
 });
