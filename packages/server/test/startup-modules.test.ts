@@ -8,10 +8,9 @@ import { startServeProcess } from "./serve-process.ts";
 import { openSampleBook } from "./http-fixture.ts";
 
 /**
- * What `lectern serve` and `lectern ask` load to answer from an index that exists: not the Markdown parser (ingest
- * needs it), not the model SDK (no model is configured) and not the embedded database (the book
- * is read from its files). Each would add hundreds of modules
- * to every start.
+ * What `lectern serve` and `lectern ask` load to answer from an index that exists: not the
+ * Markdown parser (ingest needs it); for `ask` also not the model SDK (no model is configured) nor
+ * the embedded database (the book is read from its files). Each would add to every start.
  */
 
 const RECORDER = pathToFileURL(
