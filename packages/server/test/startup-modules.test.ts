@@ -4,8 +4,8 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOURCE_CLI } from "./cli.ts";
-import { startServeProcess } from "./serve-process.ts";
 import { openSampleBook } from "./http-fixture.ts";
+import { startServeProcess } from "./serve-process.ts";
 
 /**
  * What `lectern serve` and `lectern ask` load to answer from an index that exists: not the
