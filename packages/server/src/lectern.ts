@@ -215,9 +215,8 @@ async function openLocked(
           averageFieldLengths(),
         )
       : undefined;
-    // The book file (search/book-file.ts) is kept for an embedded database searched in process
-    // without vectors: what `lectern ask` can answer from without starting the database.
-    const bookFiles = !config.databaseUrl && !engineLexical && !dense;
+    // The embedder given to this open (a test's) may be dense where the configuration is not.
+    const bookFiles = keptInFiles(config) && !dense;
     // The file only saves a reader the database's start: when it cannot be written (a full disk),
     // there is none, and readers open the database, so neither an ingest nor a start fails on it.
     const writeBook = async (index: LexicalIndex, indexVersion: number) => {
@@ -486,6 +485,19 @@ function retrieverSettings(config: Config, embedder: Embedder, reranker: Reranke
   };
 }
 
+/**
+ * Whether the book is kept in files beside its BM25 snapshot (search/book-file.ts): an embedded
+ * database searched in process without vectors, what `lectern ask` answers from without starting
+ * the database. PostgreSQL, vectors and Qdrant need their services to answer anyway.
+ */
+function keptInFiles(config: Config): boolean {
+  return (
+    !config.databaseUrl &&
+    config.vectors.lexical !== "qdrant" &&
+    config.embeddings.provider === "none"
+  );
+}
+
 /** What answering a question reads of the book: a `Lectern`, or the book read from its files. */
 export type BookReader = Pick<
   Lectern,
@@ -499,12 +511,7 @@ export type BookReader = Pick<
  * are missing or do not match each other; the caller then opens the database.
  */
 export async function readBookFromFiles(config: Config): Promise<BookReader | undefined> {
-  if (
-    config.databaseUrl ||
-    config.vectors.lexical === "qdrant" ||
-    config.embeddings.provider !== "none"
-  )
-    return undefined;
+  if (!keptInFiles(config)) return undefined;
   const book = await readBookFile(config.dataDir, config.collection);
   if (!book) return undefined;
   const index = await loadLexicalSnapshot(
