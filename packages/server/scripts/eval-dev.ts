@@ -303,7 +303,8 @@ function answerSets(): [string, string, string][] {
 
 /**
  * Every card the fit tries: the weights of CARD_WEIGHTS that choose the section, then (with those
- * at their defaults) whether and how a second section is shown, within the same word budget.
+ * at their defaults) whether and how a second section is shown, within the same word budget, then
+ * the lead passage's weights (lead.ts).
  */
 function cardGrid(): CardWeights[] {
   const cards: CardWeights[] = [];
@@ -317,6 +318,15 @@ function cardGrid(): CardWeights[] {
     for (const secondWords of [60, 100, 125])
       if (second !== CARD_WEIGHTS.second || secondWords !== CARD_WEIGHTS.secondWords)
         cards.push({ ...CARD_WEIGHTS, second, secondWords });
+  for (const leadSection of [0, 0.3, 0.6, 1])
+    for (const leadDefinition of [0, 0.1, 0.2, 0.35])
+      for (const leadSentences of [1, 2, 3])
+        if (
+          leadSection !== CARD_WEIGHTS.leadSection ||
+          leadDefinition !== CARD_WEIGHTS.leadDefinition ||
+          leadSentences !== CARD_WEIGHTS.leadSentences
+        )
+          cards.push({ ...CARD_WEIGHTS, leadSection, leadDefinition, leadSentences });
   return cards;
 }
 
@@ -344,8 +354,18 @@ if (fit) {
   const choose = (on: string[]) =>
     scored.reduce((best, entry) => (mean(entry, on) > mean(best, on) ? entry : best));
   const describe = (card: CardWeights) =>
-    `heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}, ${card.second ? `second ${card.second} × ${card.secondWords} words` : "no second"}`;
-  const fitted = ["heading", "similarity", "pages", "pageSimilarity", "second", "secondWords"];
+    `lead ${card.leadSection} × section, ${card.leadDefinition} definition, ${card.leadSentences} sentences; heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}, ${card.second ? `second ${card.second} × ${card.secondWords} words` : "no second"}`;
+  const fitted = [
+    "heading",
+    "similarity",
+    "pages",
+    "pageSimilarity",
+    "second",
+    "secondWords",
+    "leadSection",
+    "leadDefinition",
+    "leadSentences",
+  ];
   const current = scored.find((entry) =>
     fitted.every(
       (key) => entry.card[key as keyof CardWeights] === CARD_WEIGHTS[key as keyof CardWeights],

@@ -56,6 +56,21 @@ export const CARD_WEIGHTS = {
   marks: 2,
   /** A sentence is marked when it matches at least this share of the best one's match. */
   markShare: 0.7,
+
+  /**
+   * The lead passage (lead.ts): the sections of the ranking whose sentences are candidates. The
+   * sections of a definition question's own pages and glossary join them.
+   */
+  leadSections: 40,
+  /** Most sentences in one lead passage (a list item is one). */
+  leadSentences: 2,
+  /**
+   * The section's score in the ranking, as a share of the best one's, times this: the card's
+   * ranking saw the whole section and its page, a window only its own words.
+   */
+  leadSection: 0.6,
+  /** For "what is X": a sentence opening on X and saying what it is. */
+  leadDefinition: 0.1,
 } as const;
 
 export type CardWeights = { [key in keyof typeof CARD_WEIGHTS]: number };

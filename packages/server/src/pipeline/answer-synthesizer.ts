@@ -5,6 +5,7 @@ import {
   type QuotedSection,
   quotePassage,
 } from "../answer/extractive.ts";
+import { bestLead, definitionSubject } from "../answer/lead.ts";
 import { asksForExample } from "../answer/question-weights.ts";
 import {
   CARD_WEIGHTS,
@@ -20,6 +21,7 @@ import {
 import type { Exchange } from "../llm/prompts.ts";
 import { analyze, analyzeQuery } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
+import { renderBlock } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import type { RunOptions } from "./types.ts";
 
@@ -104,13 +106,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
 
   async synthesize(input: SynthesisInput, options: RunOptions = {}): Promise<SynthesisOutput> {
     if (input.selectedText !== null) return this.fromSelection(input, options);
-    const passage = extractiveAnswer(input.question, input.results, {
-      ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
-      ...(input.glossaryPages ? { glossaryPages: input.glossaryPages } : {}),
-      ...(input.sectionsHeaded ? { sectionsHeaded: input.sectionsHeaded } : {}),
-      ...(input.context ? { context: input.context } : {}),
-    });
-    const quoted = withSectionCard(input, passage, this.card);
+    const quoted = sectionAnswer(input, this.card);
     const { extraSources, quotedSections, text } = quoted;
     await emitInPieces(text, options);
     return {
@@ -203,73 +199,119 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
 }
 
 /**
- * The answer with the section card: the passage the sentence rules chose, unless the card holds
- * it (its sentences are then the ones in bold), then the best section of the results shown whole.
- * Measured on the four dev books, the passage before the card beat the card alone on every fold.
- * The card's citation links to its section when that is merged into its chunk.
+ * The answer when no model writes one: the lead passage (lead.ts) and the best section of the
+ * results shown whole (section-card.ts), and a second section when it comes close. The lead is
+ * marked in the card when the card holds it, and quoted before the card under its own heading path
+ * otherwise. A card's citation links to its section when that is merged into its chunk.
  */
-function withSectionCard(
+export function sectionAnswer(
   input: SynthesisInput,
-  passage: ExtractiveAnswer,
-  weights: CardWeights,
+  weights: CardWeights = CARD_WEIGHTS,
 ): ExtractiveAnswer & { quotes: CitedQuote[] } {
-  if (input.results.length === 0) return { ...passage, quotes: leadQuote(passage) };
+  const answer: ExtractiveAnswer & { quotes: CitedQuote[] } = {
+    text: "",
+    cited: [],
+    extraSources: [],
+    quotedSections: [],
+    quotes: [],
+  };
+  if (input.results.length === 0) return answer;
   const question = questionWords(
     input.context ? `${input.question} ${input.context}` : input.question,
     input.idf ?? resultsIdf(input.results),
   );
   const ranked = rankedSections(input.results, question, weights, input.pageChunks);
   const best = ranked[0];
-  if (!best) return { ...passage, quotes: leadQuote(passage) };
-  const quotable = passage.text && !passage.pointerOnly ? passage.text : undefined;
-  const lead = quotable !== undefined && !holdsPassage(best.section, squeezed(quotable));
-  const second = secondSection(ranked, weights, lead ? quotable : undefined);
-  const extraSources = lead ? [...passage.extraSources] : [];
-  // Without the lead only the cards are quoted; with it, the lead's link wins a shared citation.
-  const quotedSections = lead ? [...passage.quotedSections] : [];
-  const quotes = lead ? leadQuote(passage) : [];
-  const cited = lead ? [...passage.cited] : [];
-  const cards = (second ? [best, second] : [best]).map((shown, index) => {
-    const citation = citationOf(shown, input.results.length, extraSources);
+  if (!best) return answer;
+  const subject = definitionSubject(input.question);
+  const candidates = [
+    ...ranked.slice(0, weights.leadSections),
+    ...definingSections(input, subject, ranked.slice(0, weights.leadSections), best),
+  ];
+  const lead = bestLead(candidates, question, subject, weights);
+  const leadText = lead?.sentences.join(" ");
+  const apart = lead !== undefined && lead.section.section !== best.section;
+  const second = secondSection(ranked, weights, apart ? leadText : undefined);
+  const parts: string[] = [];
+  const cite = (shown: ScoredSection, quote: string | undefined) => {
+    const citation = citationOf(shown, input.results.length, answer.extraSources);
+    const { section } = shown;
+    if (section.merged && !answer.quotedSections.some((quoted) => quoted.citation === citation))
+      answer.quotedSections.push({
+        citation,
+        url: section.url,
+        section: section.section,
+        headingPath: section.headingPath,
+      });
+    if (quote && !answer.quotes.some((quoted) => quoted.citation === citation))
+      answer.quotes.push({ citation, text: asOnThePage(quote) });
+    answer.cited.push(citation);
+    return citation;
+  };
+  if (lead && apart && leadText) {
+    const citation = cite(lead.section, leadText);
+    const path = lead.section.section.headingPath.filter((heading) => heading.trim()).join(" › ");
+    parts.push(
+      [
+        ...(path ? [`**${path}**`] : []),
+        `${leadText} [${citation}]`,
+        ...(lead.attached ? [renderBlock(lead.attached)] : []),
+      ].join("\n\n"),
+    );
+  }
+  for (const [index, shown] of (second ? [best, second] : [best]).entries()) {
     const maxWords = !second
       ? weights.maxWords
       : index === 0
         ? weights.maxWords - weights.secondWords
         : weights.secondWords;
+    const citation = citationOf(shown, input.results.length, answer.extraSources);
     const card = renderCard(
       shown.section,
       citation,
       question,
       { ...weights, maxWords },
-      lead || index > 0 ? undefined : quotable,
+      !apart && index === 0 ? leadText : undefined,
     );
-    if (shown.section.merged && !quotedSections.some((quoted) => quoted.citation === citation))
-      quotedSections.push({
-        citation,
-        url: shown.section.url,
-        section: shown.section.section,
-        headingPath: shown.section.headingPath,
-      });
-    if (card.highlight && !quotes.some((quote) => quote.citation === citation))
-      quotes.push({ citation, text: asOnThePage(card.highlight) });
-    cited.push(citation);
-    return card.text;
-  });
-  return {
-    text: [...(lead ? [underItsHeading(passage, input.results)] : []), ...cards].join("\n\n"),
-    cited: [...new Set(cited)],
-    extraSources,
-    quotedSections,
-    quotes,
-  };
+    cite(shown, card.highlight);
+    parts.push(card.text);
+  }
+  answer.text = parts.join("\n\n");
+  answer.cited = [...new Set(answer.cited)];
+  return answer;
 }
 
-/** What the lead passage quotes, for its first citation; none for a pointer to the sources. */
-function leadQuote(passage: ExtractiveAnswer): CitedQuote[] {
-  const citation = passage.cited[0];
-  const text = asOnThePage(passage.text.replace(/\s*\[\d+\]/g, "").replace(/\*\*/g, ""));
-  return citation !== undefined && passage.text && !passage.pointerOnly ? [{ citation, text }] : [];
+/**
+ * For "what is X", sections beyond the ranking where a book says what X is: the opening of each
+ * result's page, the sections headed X anywhere in the book, and the glossary's entries. They
+ * stand as high as the best section, so the definition's own strength decides.
+ */
+function definingSections(
+  input: SynthesisInput,
+  subject: string,
+  ranked: ScoredSection[],
+  best: ScoredSection,
+): ScoredSection[] {
+  if (!subject) return [];
+  const pages = [...new Set(input.results.map((result) => result.chunk.filePath))];
+  const chunks = [
+    ...pages.flatMap((page) => input.pageChunks?.(page).slice(0, 1) ?? []),
+    ...(input.sectionsHeaded?.(subject) ?? []).slice(0, MAX_HEADED_SECTIONS),
+    ...(input.glossaryPages ?? []).flatMap((page) => input.pageChunks?.(page) ?? []),
+  ];
+  const known = new Set(ranked.map((entry) => entry.section.chunk.id));
+  const found: ScoredSection[] = [];
+  for (const chunk of chunks) {
+    if (known.has(chunk.id)) continue;
+    known.add(chunk.id);
+    for (const section of sectionsOf(chunk, -1))
+      found.push({ section, score: best.score, similarity: best.similarity });
+  }
+  return found;
 }
+
+/** Sections headed by a definition question's subject that join the lead's candidates. */
+const MAX_HEADED_SECTIONS = 2;
 
 /**
  * The section shown after the best one: the next best that scores within `weights.second` of it,
@@ -312,27 +354,6 @@ function citationOf(
     coverage: 0,
   });
   return resultCount + extraSources.length;
-}
-
-/**
- * The lead passage under the heading path of the section it quotes, as a card shows its own: the
- * heading often names what the passage describes (the option, the command, the method).
- */
-function underItsHeading(passage: ExtractiveAnswer, results: RetrievedChunk[]): string {
-  const citation = passage.cited[0];
-  if (citation === undefined) return passage.text;
-  const chunk =
-    citation <= results.length
-      ? results[citation - 1]?.chunk
-      : passage.extraSources[citation - results.length - 1]?.chunk;
-  if (!chunk) return passage.text;
-  const quoted = squeezed(passage.text);
-  const headingPath =
-    passage.quotedSections.find((section) => section.citation === citation)?.headingPath ??
-    sectionsOf(chunk, citation - 1).find((section) => holdsPassage(section, quoted))?.headingPath ??
-    chunk.headingPath;
-  const path = headingPath.filter((heading) => heading.trim()).join(" › ");
-  return path ? `**${path}**\n\n${passage.text}` : passage.text;
 }
 
 /** A quote's text as the page shows it: a link is its words (a text fragment matches those). */

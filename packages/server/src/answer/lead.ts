@@ -1,0 +1,170 @@
+import { analyze } from "../search/analyzer.ts";
+import type { ChunkBlock as Block } from "../store/chunk-blocks.ts";
+import { cachedIn } from "../util/bounded-cache.ts";
+import type { CardWeights, QuestionWords, ScoredSection } from "./section-card.ts";
+
+/**
+ * The lead passage: the sentence or two of the ranked sections that answer the question most
+ * directly, featured-snippet style. It is marked in the section card when it is the card's own,
+ * quoted before the card otherwise. One scoring over every sentence window and list item of the
+ * candidate sections: the share of the question's words (idf-weighted) the window holds, plus the
+ * section's standing in the card ranking, plus, for "what is X", a sentence opening on X and saying
+ * what it is. The weights are CARD_WEIGHTS' `lead…` entries, fitted with the card's.
+ */
+
+export interface Lead {
+  section: ScoredSection;
+  /** The quoted sentences (or list item), as the book writes them. */
+  sentences: string[];
+  /** The list, table or code block a passage ending in ":" introduces, shown with it. */
+  attached: Block | undefined;
+  score: number;
+}
+
+/** A sentence boundary: end punctuation, then space and what opens a sentence. */
+const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`*"'(\d])/;
+/** A sentence leaning on the one before it: it cannot open a passage. */
+const POINTS_BACK =
+  /^(?:this|that|these|those|it|they|its|their|here|there|such|also|however|but|so|then|otherwise|instead|in this case|in that case|as a result|to do (?:so|this))\b/i;
+/** What follows X in a sentence saying what X is (an aside in brackets or commas may come first). */
+const DEFINITION_VERB =
+  /^\s*(?:\([^)]*\)\s*)?(?:,[^,]{0,80},\s*)?(?:is|are|refers to|means|stands for)\b/i;
+/** Fewer words than this are a label, not a sentence to quote. */
+const MIN_WORDS = 4;
+
+/** The X of "what is X" / "what does X mean" / "define X", or "" for other questions. */
+export function definitionSubject(question: string): string {
+  const match =
+    /^(?:what|who)(?:'s|\s+(?:is|are))\s+(?:an?\s+|the\s+)?(.+?)\??$|^what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for)\b|^(?:define|meaning\s+of)\s+(?:an?\s+|the\s+)?(.+?)\??$/i.exec(
+      question.trim(),
+    );
+  return (match?.[1] ?? match?.[2] ?? match?.[3] ?? "").trim();
+}
+
+/** The best lead among the first `weights.leadSections` sections; undefined when none matches. */
+export function bestLead(
+  ranked: ScoredSection[],
+  question: QuestionWords,
+  subject: string,
+  weights: CardWeights,
+  /** Text the lead may not quote: the reader's selection, already in front of them. */
+  avoid?: string,
+): Lead | undefined {
+  if (question.total === 0) return undefined;
+  const top = ranked[0]?.score ?? 0;
+  const subjectTerms = subject ? analyze(subject) : [];
+  const avoided = avoid ? flat(avoid) : undefined;
+  let best: Lead | undefined;
+  for (const candidate of ranked.slice(0, weights.leadSections)) {
+    const standing = top > 0 ? (weights.leadSection * candidate.score) / top : 0;
+    const blocks = candidate.section.blocks;
+    for (const [index, block] of blocks.entries()) {
+      const next = blocks[index + 1];
+      const attachable = next && next.kind !== "paragraph" && next.kind !== "heading";
+      for (const window of windowsOf(block, weights.leadSentences)) {
+        const [opener = ""] = window.sentences;
+        if (avoided && window.sentences.some((sentence) => avoided.includes(flat(sentence))))
+          continue;
+        if (window.introduces && !attachable) continue;
+        // Every sentence quoted says something about the question: one that holds none of its
+        // words is left for the card to show.
+        if (
+          window.sentences.length > 1 &&
+          !window.sentences.every((one) => covered([one], question) > 0)
+        )
+          continue;
+        let score = covered(window.sentences, question) + standing;
+        if (subjectTerms.length > 0 && definesSubject(opener, subjectTerms, question))
+          score += weights.leadDefinition;
+        if (!best || score > best.score)
+          best = {
+            section: candidate,
+            sentences: window.sentences,
+            attached: window.introduces ? next : undefined,
+            score,
+          };
+      }
+    }
+  }
+  return best;
+}
+
+interface Window {
+  sentences: string[];
+  /** Ends its paragraph on ":": what it introduces comes with it. */
+  introduces: boolean;
+}
+
+/**
+ * The windows of a block a lead may quote: up to `size` consecutive sentences of a paragraph, not
+ * opening on one that leans on the sentence before, or one item of a list.
+ */
+function windowsOf(block: Block, size: number): Window[] {
+  const long = (text: string) => text.split(/\s+/).length >= MIN_WORDS;
+  if (block.kind === "list")
+    return block.items
+      .map((item) => item.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, ""))
+      .filter(long)
+      .map((item) => ({ sentences: [item], introduces: false }));
+  if (block.kind !== "paragraph") return [];
+  const sentences = block.text.split(SENTENCE_END);
+  const windows: Window[] = [];
+  for (const [start, opener] of sentences.entries()) {
+    if (!long(opener) || (start > 0 && POINTS_BACK.test(opener))) continue;
+    for (let end = start; end < Math.min(sentences.length, start + size); end++)
+      windows.push({
+        sentences: sentences.slice(start, end + 1),
+        introduces: end === sentences.length - 1 && /:\s*$/.test(sentences[end] ?? ""),
+      });
+  }
+  return windows;
+}
+
+/** Share of the question's weight whose words the sentences hold. */
+function covered(sentences: string[], question: QuestionWords): number {
+  const terms = sentences.map(termsOf);
+  let weight = 0;
+  for (const [term, termWeight] of question.weight)
+    if (terms.some((set) => set.has(term))) weight += termWeight;
+  return weight / question.total;
+}
+
+/**
+ * Whether a sentence opens on the subject ("A thunk is …", "The Unified … Format (URDF) is …"):
+ * its first words name at least half of the subject's weight, then a verb saying what it is.
+ */
+function definesSubject(
+  sentence: string,
+  subjectTerms: string[],
+  question: QuestionWords,
+): boolean {
+  const weightOf = (terms: string[]) =>
+    terms.reduce((total, term) => total + (question.weight.get(term) ?? 0), 0);
+  const whole = weightOf(subjectTerms);
+  const words = sentence.replace(/[*`]/g, "").split(/\s+/);
+  const opening = words[0] && /^(?:an?|the)$/i.test(words[0]) ? words.slice(1) : words;
+  for (let count = 1; count <= Math.min(8, opening.length); count++) {
+    // A label ("Note:") before X opens an aside, not a definition.
+    if (/:$/.test(opening[count - 1] ?? "")) return false;
+    const head = analyze(opening.slice(0, count).join(" "));
+    const named = weightOf(subjectTerms.filter((term) => head.includes(term)));
+    if (named > 0 && named * 2 >= whole)
+      return DEFINITION_VERB.test(opening.slice(count).join(" "));
+  }
+  return false;
+}
+
+function termsOf(text: string): Set<string> {
+  return cachedIn(analysed, text, 20_000, (words) => new Set(analyze(words)));
+}
+
+/** Sentences of the book, analysed once: the same ones are weighed question after question. */
+const analysed = new Map<string, Set<string>>();
+
+/** Text as compared with a selection: lower case, letters and digits only. */
+function flat(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
+}
