@@ -1,5 +1,5 @@
 import pino from "pino";
-import { GLOSSARY_TITLE } from "../src/answer/definitions.ts";
+import { GLOSSARY_TITLE } from "../src/answer/lead.ts";
 import { percentile } from "../src/eval/evaluate.ts";
 import type { Lectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GLOSSARY_TITLE } from "../src/answer/definitions.ts";
+import { GLOSSARY_TITLE } from "../src/answer/lead.ts";
 import { loadConfig } from "../src/config/config.ts";
 import { composeApp } from "../src/http/compose.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";

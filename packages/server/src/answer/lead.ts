@@ -1,5 +1,5 @@
 import { analyze } from "../search/analyzer.ts";
-import type { ChunkBlock as Block } from "../store/chunk-blocks.ts";
+import { type ChunkBlock as Block, chunkBlocks, MIN_WORDS } from "../store/chunk-blocks.ts";
 import { cachedIn } from "../util/bounded-cache.ts";
 import type { CardWeights, QuestionWords, ScoredSection } from "./section-card.ts";
 
@@ -29,8 +29,8 @@ const POINTS_BACK =
 /** What follows X in a sentence saying what X is (an aside in brackets or commas may come first). */
 const DEFINITION_VERB =
   /^\s*(?:\([^)]*\)\s*)?(?:,[^,]{0,80},\s*)?(?:is|are|refers to|means|stands for)\b/i;
-/** Fewer words than this are a label, not a sentence to quote. */
-const MIN_WORDS = 4;
+/** A page titled so is the book's glossary: a definition question looks its entries up. */
+export const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
 
 /** The X of "what is X" / "what does X mean" / "define X", or "" for other questions. */
 export function definitionSubject(question: string): string {
@@ -73,7 +73,9 @@ export function bestLead(
           !window.sentences.every((one) => covered([one], question) > 0)
         )
           continue;
-        let score = covered(window.sentences, question) + standing;
+        const share = covered(window.sentences, question);
+        if (share === 0) continue;
+        let score = share + standing;
         if (subjectTerms.length > 0 && definesSubject(opener, subjectTerms, question))
           score += weights.leadDefinition;
         if (!best || score > best.score)
@@ -167,4 +169,45 @@ function flat(text: string): string {
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, " ")
     .trim();
+}
+
+/**
+ * At most `size` consecutive sentences (or list items) of a reader's selection: those holding the
+ * question's `topicTerms`, each of them at least one, the most of the terms first, then the
+ * earlier. With no topic terms ("explain this"), the sentences sharing the most words with the
+ * rest of the selection, which is where a passage states its point. Null when nothing matches.
+ */
+export function quoteSelection(text: string, topicTerms: string[], size = 3): string | null {
+  const units = chunkBlocks(text).flatMap((block) =>
+    block.kind === "paragraph"
+      ? block.text.split(SENTENCE_END)
+      : block.kind === "list"
+        ? block.items.map((item) => item.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, ""))
+        : [],
+  );
+  const terms = units.map(termsOf);
+  const topic = new Set(topicTerms);
+  const frequency = new Map<string, number>();
+  for (const set of terms)
+    for (const term of set) frequency.set(term, (frequency.get(term) ?? 0) + 1);
+  let best: { start: number; end: number; score: number } | undefined;
+  for (let start = 0; start < units.length; start++)
+    for (let end = start; end < Math.min(units.length, start + size); end++) {
+      const window = terms.slice(start, end + 1);
+      const held = new Set(window.flatMap((set) => [...set]));
+      let score: number;
+      if (topic.size > 0) {
+        if (!window.every((set) => [...topic].some((term) => set.has(term)))) continue;
+        const share = (set: Set<string>) =>
+          [...topic].filter((term) => set.has(term)).length / topic.size;
+        // The most of the topic, then sentences each carrying more of it, the earlier, the longer.
+        const density = window.reduce((total, set) => total + share(set), 0) / window.length;
+        score = share(held) + 0.1 * density - 0.001 * start + 0.0001 * window.length;
+      } else
+        score =
+          [...held].reduce((total, term) => total + (frequency.get(term) ?? 1) - 1, 0) -
+          0.01 * start;
+      if (!best || score > best.score) best = { start, end, score };
+    }
+  return best ? units.slice(best.start, best.end + 1).join(" ") : null;
 }

@@ -100,9 +100,29 @@ export interface QuestionWords {
   total: number;
 }
 
-export function questionWords(question: string, idf: (term: string) => number): QuestionWords {
-  const words = [...new Set(analyzeQuestion(question).words)];
-  const weight = new Map(words.map((word) => [word, Math.max(0, idf(word))]));
+/**
+ * With `aside` (a reader's selection the question is about), the aside's own words join the
+ * question's at most `asideShare` of the question's weight together: the question says what is
+ * asked, the selection what about.
+ */
+export function questionWords(
+  question: string,
+  idf: (term: string) => number,
+  aside?: { text: string; share: number },
+): QuestionWords {
+  const own = [...new Set(analyzeQuestion(question).words)];
+  const weight = new Map(own.map((word) => [word, Math.max(0, idf(word))]));
+  const ownTotal = [...weight.values()].reduce((sum, value) => sum + value, 0);
+  if (aside) {
+    const extra = [...new Set(analyzeQuestion(aside.text).words)].filter(
+      (word) => !weight.has(word),
+    );
+    const extraTotal = extra.reduce((sum, word) => sum + Math.max(0, idf(word)), 0);
+    const scale =
+      extraTotal > 0 ? Math.min(1, (aside.share * Math.max(ownTotal, 1)) / extraTotal) : 0;
+    for (const word of extra) weight.set(word, Math.max(0, idf(word)) * scale);
+  }
+  const words = [...weight.keys()];
   const total = [...weight.values()].reduce((sum, value) => sum + value, 0);
   return { words, weight, total };
 }
@@ -361,6 +381,8 @@ export function renderCard(
   weights: CardWeights = CARD_WEIGHTS,
   /** A passage inside the section to mark instead: its sentences are the ones set in bold. */
   passage?: string,
+  /** Text whose sentences are never set in bold: the reader's selection, already read. */
+  unmarked?: string,
 ): { text: string; cut: boolean; highlight: string | undefined } {
   const blocks = section.blocks.filter((block) => block.kind !== "other");
   const match = blocks.map((block) => coverage(blockTerms(block), question));
@@ -373,8 +395,13 @@ export function renderCard(
     kept.delete(index);
     total -= size[index] ?? 0;
   }
-  const chosen =
-    (passage && sentencesWithin(blocks, passage)) || markedSentences(blocks, question, weights);
+  const read = unmarked ? squeezed(unmarked) : undefined;
+  const chosen = new Set(
+    [
+      ...((passage && sentencesWithin(blocks, passage)) ||
+        markedSentences(blocks, question, weights)),
+    ].filter((sentence) => !read?.includes(squeezed(sentence))),
+  );
   // Bold on every sentence points at nothing: a short section is shown plain.
   const sentences = blocks.flatMap((block) =>
     block.kind === "paragraph" ? block.text.split(SENTENCE_END) : [],

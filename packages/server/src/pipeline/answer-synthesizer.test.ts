@@ -58,8 +58,9 @@ describe("ExtractiveSynthesizer in selected-text mode", () => {
       results: BOOK,
       selectedText: SELECTION,
     });
+    // The book's section, cited after the selection ([1]).
     expect(output.answer).toBe(
-      "A servo holds its angle with a feedback loop. The controller compares the target angle and the measured angle. [2]",
+      "**Servos** [2]\n\n**A servo holds its angle with a feedback loop.** The controller compares the target angle and the measured angle.",
     );
     expect(output).toMatchObject({
       mode: "selected_text",
@@ -105,12 +106,13 @@ describe("ExtractiveSynthesizer: a short selection and the book around it", () =
       results: [around, qos],
       selectedText: SENTENCE,
     });
-    expect(output).toMatchObject({
-      answer:
-        "Transient-local durability means a publisher keeps its last messages and hands them to any subscription that joins later. [3]",
-      answeredFromSelection: false,
-      citedNumbers: [3],
-    });
+    expect(output).toMatchObject({ answeredFromSelection: false });
+    // The section defining the term, not the selection's own section.
+    expect(output.answer).toBe(
+      "**Quality of Service** [3]\n\nTransient-local durability means a publisher keeps its last messages and hands them to any subscription that joins later.",
+    );
+    expect(output.citedNumbers?.[0]).toBe(3);
+    expect(output.answer).not.toContain(`**${SENTENCE}**`);
   });
 
   it("still quotes the selection when the book holds nothing else", async () => {
@@ -141,7 +143,9 @@ describe("ExtractiveSynthesizer: a short selection and the book around it", () =
       ],
       selectedText: "Inverse kinematics finds the joint angles that reach a desired pose.",
     });
-    expect(output.answer).toMatch(/^Inverse kinematics is not solved directly/);
+    expect(output.answer).toMatch(
+      /^\*\*Inverse kinematics\*\* \[3\]\n\nInverse kinematics is not solved directly/,
+    );
   });
 
   it("searches with the selection when the question only points at it", () => {

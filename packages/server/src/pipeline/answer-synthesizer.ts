@@ -1,12 +1,5 @@
 import type { ResponseMode } from "@lectern/protocol";
-import {
-  type ExtractiveAnswer,
-  extractiveAnswer,
-  type QuotedSection,
-  quotePassage,
-} from "../answer/extractive.ts";
-import { bestLead, definitionSubject } from "../answer/lead.ts";
-import { asksForExample } from "../answer/question-weights.ts";
+import { bestLead, definitionSubject, type Lead, quoteSelection } from "../answer/lead.ts";
 import {
   CARD_WEIGHTS,
   type CardWeights,
@@ -72,6 +65,15 @@ export interface SynthesisOutput {
    * answer quoted rather than the start of the chunk (a neighbouring section, or an overlap).
    */
   quotes?: CitedQuote[];
+}
+
+/** The section of a chunk an answer quotes, for the citation `citation`. */
+export interface QuotedSection {
+  citation: number;
+  /** The page URL with the section's anchor. */
+  url: string;
+  section: string;
+  headingPath: string[];
 }
 
 export interface CitedQuote {
@@ -144,8 +146,7 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
       text: string,
       fallbackMessage: string | null,
       answeredFromSelection: boolean,
-      citedNumbers?: number[],
-      quoted?: Pick<ExtractiveAnswer, "extraSources" | "quotedSections">,
+      book?: BookAnswer,
     ): Promise<SynthesisOutput> => {
       await emitInPieces(text, options);
       return {
@@ -153,35 +154,36 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
         fallbackMessage,
         mode: "selected_text",
         answeredFromSelection,
-        ...(citedNumbers ? { citedNumbers } : {}),
-        ...(quoted?.extraSources.length ? { extraSources: quoted.extraSources } : {}),
-        ...(quoted?.quotedSections.length ? { quotedSections: quoted.quotedSections } : {}),
+        citedNumbers: book ? book.cited : answeredFromSelection ? [1] : [],
+        ...(book?.extraSources.length ? { extraSources: book.extraSources } : {}),
+        ...(book?.quotedSections.length ? { quotedSections: book.quotedSections } : {}),
+        ...(book?.quotes.length ? { quotes: book.quotes } : {}),
       };
     };
-    const fromTheBook = (book: ExtractiveAnswer) =>
-      answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book.cited, book);
+    const fromTheBook = (book: BookAnswer) =>
+      answer(book.text, EXTRACTIVE_FALLBACK_MESSAGE, false, book);
 
-    // The book's passages are weighed with the selection's words, together as much as the
+    // The book's sections are weighed with the selection's words, together as much as the
     // question's own: the question leans on it ("Why can it not be solved directly?" after a
-    // sentence on inverse kinematics, "How do I fix it?").
+    // sentence on inverse kinematics, "How do I fix it?"). The lead never quotes the selection.
     const search = selectionSearch(input.question, selection);
     const fromBook = () =>
-      extractiveAnswer(search.query, input.results, {
-        citationOffset: 1,
-        context: search.context,
-        selectionContext: true,
+      sectionAnswer({ ...input, question: search.query }, this.card, {
+        offset: 1,
         avoid: selection,
-        asksExample: asksForExample(input.question),
-        ...(input.pageChunks ? { pageChunks: input.pageChunks } : {}),
+        // "What is X?" names all it asks about: the selection's words would only pull elsewhere.
+        ...(definitionSubject(search.query)
+          ? {}
+          : { aside: { text: search.context, share: SELECTION_CONTEXT_SHARE } }),
       });
     if (!aboutSelection && input.results.length > 0) {
       const book = fromBook();
-      // A pointer to code or link lists does not answer: the selection may still quote something.
-      if (book.text && !book.pointerOnly) return fromTheBook(book);
+      // A section holding none of the question's words does not answer: the selection may.
+      if (book.matched) return fromTheBook(book);
     }
     const quoted =
       topicTerms.length === 0 || inSelection > 0
-        ? quotePassage(
+        ? quoteSelection(
             selection,
             topicTerms.filter((term) => selectionTerms.has(term)),
           )
@@ -190,11 +192,11 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     // Quoting all of a short selection back tells the reader nothing they have not read: the book
     // around it answers instead ("What does transient-local durability mean?" about a sentence
     // that only uses the term), when it holds a passage that is not the selection itself.
-    if (echoes(quoted.text, selection) && input.results.length > 0) {
+    if (echoes(quoted, selection) && input.results.length > 0) {
       const book = fromBook();
-      if (book.text && !book.pointerOnly && !echoes(book.text, selection)) return fromTheBook(book);
+      if (book.matched && !echoes(book.text, selection)) return fromTheBook(book);
     }
-    return answer(`${quoted.text} [1]`, EXTRACTIVE_FALLBACK_MESSAGE, true, [1]);
+    return answer(`${quoted} [1]`, EXTRACTIVE_FALLBACK_MESSAGE, true);
   }
 }
 
@@ -207,57 +209,38 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
 export function sectionAnswer(
   input: SynthesisInput,
   weights: CardWeights = CARD_WEIGHTS,
-): ExtractiveAnswer & { quotes: CitedQuote[] } {
-  const answer: ExtractiveAnswer & { quotes: CitedQuote[] } = {
+  options: SectionAnswerOptions = {},
+): BookAnswer {
+  const answer: BookAnswer = {
     text: "",
     cited: [],
     extraSources: [],
     quotedSections: [],
     quotes: [],
+    matched: false,
   };
   if (input.results.length === 0) return answer;
-  const question = questionWords(
-    input.context ? `${input.question} ${input.context}` : input.question,
-    input.idf ?? resultsIdf(input.results),
-  );
+  const idf = input.idf ?? resultsIdf(input.results);
+  const question = options.aside
+    ? questionWords(input.question, idf, options.aside)
+    : questionWords(input.context ? `${input.question} ${input.context}` : input.question, idf);
   const ranked = rankedSections(input.results, question, weights, input.pageChunks);
   const best = ranked[0];
   if (!best) return answer;
   const subject = definitionSubject(input.question);
-  const candidates = [
-    ...ranked.slice(0, weights.leadSections),
-    ...definingSections(input, subject, ranked.slice(0, weights.leadSections), best),
-  ];
-  const lead = bestLead(candidates, question, subject, weights);
+  const candidates = leadCandidates(input, ranked, best, subject, weights);
+  const lead = bestLead(candidates, question, subject, weights, options.avoid);
+  answer.matched = lead !== undefined;
   const leadText = lead?.sentences.join(" ");
   const apart = lead !== undefined && lead.section.section !== best.section;
   const second = secondSection(ranked, weights, apart ? leadText : undefined);
+  const numberOf = (shown: ScoredSection) =>
+    citationOf(shown, input.results.length, answer.extraSources) + (options.offset ?? 0);
   const parts: string[] = [];
-  const cite = (shown: ScoredSection, quote: string | undefined) => {
-    const citation = citationOf(shown, input.results.length, answer.extraSources);
-    const { section } = shown;
-    if (section.merged && !answer.quotedSections.some((quoted) => quoted.citation === citation))
-      answer.quotedSections.push({
-        citation,
-        url: section.url,
-        section: section.section,
-        headingPath: section.headingPath,
-      });
-    if (quote && !answer.quotes.some((quoted) => quoted.citation === citation))
-      answer.quotes.push({ citation, text: asOnThePage(quote) });
-    answer.cited.push(citation);
-    return citation;
-  };
   if (lead && apart && leadText) {
-    const citation = cite(lead.section, leadText);
-    const path = lead.section.section.headingPath.filter((heading) => heading.trim()).join(" › ");
-    parts.push(
-      [
-        ...(path ? [`**${path}**`] : []),
-        `${leadText} [${citation}]`,
-        ...(lead.attached ? [renderBlock(lead.attached)] : []),
-      ].join("\n\n"),
-    );
+    const citation = numberOf(lead.section);
+    cite(answer, lead.section, citation, leadText);
+    parts.push(renderLead(lead, citation));
   }
   for (const [index, shown] of (second ? [best, second] : [best]).entries()) {
     const maxWords = !second
@@ -265,15 +248,16 @@ export function sectionAnswer(
       : index === 0
         ? weights.maxWords - weights.secondWords
         : weights.secondWords;
-    const citation = citationOf(shown, input.results.length, answer.extraSources);
+    const citation = numberOf(shown);
     const card = renderCard(
       shown.section,
       citation,
       question,
       { ...weights, maxWords },
       !apart && index === 0 ? leadText : undefined,
+      options.avoid,
     );
-    cite(shown, card.highlight);
+    cite(answer, shown, citation, card.highlight);
     parts.push(card.text);
   }
   answer.text = parts.join("\n\n");
@@ -282,14 +266,67 @@ export function sectionAnswer(
 }
 
 /**
- * For "what is X", sections beyond the ranking where a book says what X is: the opening of each
+ * The lead's candidates: the first `leadSections` ranked sections and, for "what is X", the
+ * sections where the book says what X is (in place of their ranked entries).
+ */
+function leadCandidates(
+  input: SynthesisInput,
+  ranked: ScoredSection[],
+  best: ScoredSection,
+  subject: string,
+  weights: CardWeights,
+): ScoredSection[] {
+  const defining = definingSections(input, subject, best);
+  const boosted = new Set(defining.map((entry) => entry.section.chunk.id));
+  return [
+    ...ranked
+      .slice(0, weights.leadSections)
+      .filter((entry) => !boosted.has(entry.section.chunk.id)),
+    ...defining,
+  ];
+}
+
+/** The lead quoted before the card: its section's heading path, the passage, what it introduces. */
+function renderLead(lead: Lead, citation: number): string {
+  const path = lead.section.section.headingPath.filter((heading) => heading.trim()).join(" › ");
+  return [
+    ...(path ? [`**${path}**`] : []),
+    `${lead.sentences.join(" ")} [${citation}]`,
+    ...(lead.attached ? [renderBlock(lead.attached)] : []),
+  ].join("\n\n");
+}
+
+/**
+ * Records a citation of a shown section: its anchor when the section is merged into its chunk,
+ * and the passage its link highlights (the first one given for that citation).
+ */
+function cite(
+  answer: BookAnswer,
+  shown: ScoredSection,
+  citation: number,
+  quote: string | undefined,
+): void {
+  const { section } = shown;
+  if (section.merged && !answer.quotedSections.some((quoted) => quoted.citation === citation))
+    answer.quotedSections.push({
+      citation,
+      url: section.url,
+      section: section.section,
+      headingPath: section.headingPath,
+    });
+  if (quote && !answer.quotes.some((quoted) => quoted.citation === citation))
+    answer.quotes.push({ citation, text: asOnThePage(quote) });
+  answer.cited.push(citation);
+}
+
+/**
+ * For "what is X", the sections where a book says what X is, ranked or not: the opening of each
  * result's page, the sections headed X anywhere in the book, and the glossary's entries. They
  * stand as high as the best section, so the definition's own strength decides.
  */
 function definingSections(
   input: SynthesisInput,
   subject: string,
-  ranked: ScoredSection[],
   best: ScoredSection,
 ): ScoredSection[] {
   if (!subject) return [];
@@ -299,7 +336,7 @@ function definingSections(
     ...(input.sectionsHeaded?.(subject) ?? []).slice(0, MAX_HEADED_SECTIONS),
     ...(input.glossaryPages ?? []).flatMap((page) => input.pageChunks?.(page) ?? []),
   ];
-  const known = new Set(ranked.map((entry) => entry.section.chunk.id));
+  const known = new Set<string>();
   const found: ScoredSection[] = [];
   for (const chunk of chunks) {
     if (known.has(chunk.id)) continue;
@@ -308,6 +345,32 @@ function definingSections(
       found.push({ section, score: best.score, similarity: best.similarity });
   }
   return found;
+}
+
+/** What `sectionAnswer` quotes: its text, the citations, the sources and sections it adds. */
+export interface BookAnswer {
+  text: string;
+  /** Citation numbers the text uses. */
+  cited: number[];
+  /**
+   * Chunks the answer quotes that are not among the results, in citation order: the first is
+   * cited as [results.length + 1 + offset], the next one after it.
+   */
+  extraSources: RetrievedChunk[];
+  /** Citations whose quote sits in a section merged into its chunk: the section to link to. */
+  quotedSections: QuotedSection[];
+  quotes: CitedQuote[];
+  /** Whether a passage of the book holds any of the question's words (a lead was found). */
+  matched: boolean;
+}
+
+export interface SectionAnswerOptions {
+  /** Added to every citation number: a selection is [1] and the book's sources follow it. */
+  offset?: number;
+  /** Text the lead may not quote (the reader's selection, in front of them). */
+  avoid?: string;
+  /** The selection a question is about, weighed beside the question (see `questionWords`). */
+  aside?: { text: string; share: number };
 }
 
 /** Sections headed by a definition question's subject that join the lead's candidates. */
@@ -370,6 +433,9 @@ function resultsIdf(results: RetrievedChunk[]): (term: string) => number {
     return Math.log(1 + (n - df + 0.5) / (df + 0.5));
   };
 }
+
+/** A selection's words together weigh at most this share of the question's own words. */
+const SELECTION_CONTEXT_SHARE = 1;
 
 /** A quote holding this share of the selection's words or more gives the selection back. */
 const ECHO_SHARE = 0.8;

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import { GLOSSARY_TITLE } from "../answer/definitions.ts";
+import { GLOSSARY_TITLE } from "../answer/lead.ts";
 import type { Config } from "../config/config.ts";
 import type { BookReader } from "../lectern.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";

@@ -368,8 +368,11 @@ describe("ChatPipeline: sources the answer adds", () => {
       source_url: "/docs/urdf#0",
       citation_number: added,
     });
-    expect(outcome.answer).toBe(
-      `The Unified Robot Description Format (URDF) is the XML dialect ROS uses to write this down. [${added}]`,
+    // The definition leads, as without a selection; the selection's own section follows.
+    expect(outcome.answer).toMatch(
+      new RegExp(
+        `^\\*\\*Describing a Robot with URDF\\*\\*\n\nThe Unified Robot Description Format \\(URDF\\) is the XML dialect ROS uses to write this down\\. \\[${added}\\]`,
+      ),
     );
   });
 

@@ -1,5 +1,5 @@
-import { parsedChunk } from "../answer/units.ts";
 import type { RetrievedChunk } from "../search/types.ts";
+import { blocksOf, MIN_WORDS } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { readsFor } from "../util/reading-list.ts";
 
@@ -29,7 +29,7 @@ function listedSection(chunk: ChunkRecord, page: ChunkRecord[]): ChunkRecord | u
   const parent = chunk.headingPath.slice(0, -1);
   // Only a title above the list (the page's own reading list) names no section to stand for.
   if (parent.length < 2 || !readsFor(chunk.headingPath, parent)) return undefined;
-  if (parsedChunk(chunk).units.length > 0) return undefined;
+  if (hasProse(chunk)) return undefined;
   const holds = (candidate: ChunkRecord) =>
     readsFor(chunk.headingPath, candidate.headingPath) ||
     (candidate.sectionAnchors ?? []).some((anchor) =>
@@ -41,4 +41,11 @@ function listedSection(chunk: ChunkRecord, page: ChunkRecord[]): ChunkRecord | u
     if (holds(candidate) && (!found || candidate.chunkIndex > found.chunkIndex)) found = candidate;
   }
   return found;
+}
+
+/** Whether a chunk holds a paragraph of a few words or more: a reading list holds only labels. */
+function hasProse(chunk: ChunkRecord): boolean {
+  return blocksOf(chunk).some(
+    (block) => block.kind === "paragraph" && block.text.split(/\s+/).length >= MIN_WORDS,
+  );
 }
