@@ -26,9 +26,13 @@ const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`*"'(\d])/;
 /** A sentence leaning on the one before it: it cannot open a passage. */
 const POINTS_BACK =
   /^(?:this|that|these|those|it|they|its|their|here|there|such|also|however|but|so|then|otherwise|instead|in this case|in that case|as a result|to do (?:so|this))\b/i;
-/** What follows X in a sentence saying what X is (an aside in brackets or commas may come first). */
+/**
+ * What follows X in a sentence saying what X is (an aside in brackets or commas may come first):
+ * "is a / is the …" (not "is published"), "means", "refers to", or the dash or colon of a
+ * glossary entry ("X — a …").
+ */
 const DEFINITION_VERB =
-  /^\s*(?:\([^)]*\)\s*)?(?:,[^,]{0,80},\s*)?(?:is|are|refers to|means|stands for)\b/i;
+  /^\s*(?:\([^)]*\)\s*)?(?:,[^,]{0,80},\s*)?(?:(?:is|are)\s+(?:an?|the|one)\b|(?:refers to|means|stands for)\b|[—–:]\s|-\s)/i;
 /** A page titled so is the book's glossary: a definition question looks its entries up. */
 export const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
 

@@ -286,4 +286,32 @@ describe("rendering a card", () => {
     expect(card.text).toContain("…");
     expect(card.text).not.toContain("alpha alpha");
   });
+
+  it("leaves out the sentences of the reader's selection, an ellipsis in their place", () => {
+    const text =
+      "The queue holds jobs. It drops the oldest job when full. A full queue logs a warning.";
+    const [section] = sectionsOf(retrievedChunk("queue", text, "Queue").chunk, 0);
+    if (!section) throw new Error("no section");
+    const question = questionWords("Why does the queue drop jobs?", idf);
+    const selection = "It drops the oldest job when full.";
+    const card = renderCard(section, 2, question, CARD_WEIGHTS, undefined, selection);
+    expect(card.text).toBe("**Queue** [2]\n\nThe queue holds jobs. … A full queue logs a warning.");
+  });
+
+  it("keeps the block holding the passage it marks, however little it matches", () => {
+    const filler = (word: string) => Array.from({ length: 60 }, () => word).join(" ");
+    const text = [
+      "Opening words of the section.",
+      `The frobnicator ${filler("gamma")}.`,
+      "By default the purge runs every 60 seconds.",
+    ].join("\n\n");
+    const [section] = sectionsOf(retrievedChunk("kept", text, "Kept").chunk, 0);
+    if (!section) throw new Error("no section");
+    const question = questionWords("When is the frobnicator emptied?", idf);
+    const passage = "By default the purge runs every 60 seconds.";
+    const shown = renderCard(section, 1, question, { ...CARD_WEIGHTS, maxWords: 40 }, passage);
+    expect(shown.text).toContain(`**${passage}**`);
+    const plain = renderCard(section, 1, question, { ...CARD_WEIGHTS, maxWords: 40 });
+    expect(plain.text).not.toContain("60 seconds");
+  });
 });

@@ -389,7 +389,18 @@ export function renderCard(
   const size = blocks.map(blockWordCount);
   const kept = new Set(blocks.keys());
   let total = size.reduce((sum, words) => sum + words, 0);
-  const byMatch = [...blocks.keys()].slice(1).sort((a, b) => (match[a] ?? 0) - (match[b] ?? 0));
+  // The block holding the passage the answer leads with stays, whatever else is cut.
+  const quoted = passage ? squeezed(passage) : undefined;
+  const holdsQuote = (index: number) => {
+    const block = blocks[index];
+    return (
+      quoted !== undefined && block !== undefined && squeezed(blockWords(block)).includes(quoted)
+    );
+  };
+  const byMatch = [...blocks.keys()]
+    .slice(1)
+    .filter((index) => !holdsQuote(index))
+    .sort((a, b) => (match[a] ?? 0) - (match[b] ?? 0));
   for (const index of byMatch) {
     if (total <= weights.maxWords) break;
     kept.delete(index);
@@ -414,9 +425,16 @@ export function renderCard(
       skipped = true;
       continue;
     }
+    // The sentences of the reader's selection are in front of them: "…" stands for them.
+    const shown =
+      read && block.kind === "paragraph" ? { ...block, text: unread(block.text, read) } : block;
+    if (shown.kind === "paragraph" && !shown.text) {
+      skipped = true;
+      continue;
+    }
     if (skipped && lines.at(-1) !== "…") lines.push("…");
     skipped = false;
-    lines.push(renderShown(block, marked, question));
+    lines.push(renderShown(shown, marked, question));
   }
   if (skipped) lines.push("…");
   const path = section.headingPath.filter((heading) => heading.trim()).join(" › ");
@@ -426,6 +444,15 @@ export function renderCard(
     // What the link highlights on the page: the first sentence in bold, else the section's first.
     highlight: sentences.find((sentence) => marked.has(sentence)) ?? sentences[0],
   };
+}
+
+/** A paragraph without the sentences the reader has read (`read`, squeezed), "…" for each run. */
+function unread(text: string, read: string): string {
+  const parts = text
+    .split(SENTENCE_END)
+    .map((sentence) => (read.includes(squeezed(sentence)) ? "…" : sentence));
+  const joined = parts.filter((part, index) => part !== "…" || parts[index - 1] !== "…");
+  return joined.every((part) => part === "…") ? "" : joined.join(" ");
 }
 
 /** How many words a block shows, counted once per block: the blocks are the chunk's, kept. */

@@ -341,7 +341,9 @@ function definingSections(
   for (const chunk of chunks) {
     if (known.has(chunk.id)) continue;
     known.add(chunk.id);
-    for (const section of sectionsOf(chunk, -1))
+    // A result keeps its own number; another chunk is a source of its own after the results.
+    const source = input.results.findIndex((result) => result.chunk.id === chunk.id);
+    for (const section of sectionsOf(chunk, source))
       found.push({ section, score: best.score, similarity: best.similarity });
   }
   return found;
