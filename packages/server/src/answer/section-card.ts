@@ -27,7 +27,7 @@ import { cachedIn } from "../util/bounded-cache.ts";
 export const CARD_WEIGHTS = {
   /** The question's words in the section's text, BM25-saturated and idf-weighted (share of all). */
   text: 1,
-  /** Share of the question's words (idf-weighted) in the section's heading path: what it is about. */
+  /** Share of the question's words (idf-weighted) in the section's own heading: what it is about. */
   heading: 0.5,
   /** The chunk's calibrated search score: the ranking saw the whole chunk and the page. */
   similarity: 2,
@@ -89,7 +89,7 @@ export interface CardSection {
   /** The analysed terms of the section's text, each with its count, and how many there are. */
   termCounts: Map<string, number>;
   length: number;
-  /** The analysed terms of its heading path. */
+  /** The analysed terms of its own heading (the last of its heading path). */
   headingTerms: Set<string>;
 }
 
@@ -210,7 +210,9 @@ function parseSections(chunk: ChunkRecord): Omit<CardSection, "chunk" | "source"
     const terms = analyze(section.blocks.map(blockWords).join("\n"));
     const termCounts = new Map<string, number>();
     for (const term of terms) termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
-    const headingTerms = new Set(analyze(section.headingPath.join(" ")));
+    // The section's own heading: the page title above it is every section's of the page, and
+    // the page's match is in the search score already.
+    const headingTerms = new Set(analyze(section.headingPath.at(-1) ?? ""));
     return { ...section, termCounts, length: terms.length, headingTerms };
   });
 }
