@@ -216,17 +216,29 @@ function describeChange({ kind, before, after }: AnswerChange): string[] {
     case "became_answerable":
       return [`now answered from ${page(after)}`, `+ ${excerpt(after.answer)}`];
     case "cited_page_changed":
-      return [
-        `${page(before)} → ${page(after)}`,
-        `- ${excerpt(before.answer)}`,
-        `+ ${excerpt(after.answer)}`,
-      ];
+      return [`${page(before)} → ${page(after)}`, ...differing(before.answer, after.answer)];
     case "answer_changed":
-      return [`from ${page(after)}`, `- ${excerpt(before.answer)}`, `+ ${excerpt(after.answer)}`];
+      return [`from ${page(after)}`, ...differing(before.answer, after.answer)];
   }
 }
 
 function excerpt(text: string | null): string {
   const flat = normalized(text);
   return flat.length > EXCERPT_CHARS ? `${cutText(flat, EXCERPT_CHARS - 1)}…` : flat;
+}
+
+/** Words shown before the first difference of two answers, so a reader sees what led to it. */
+const CONTEXT_CHARS = 40;
+
+/**
+ * The two answers from a little before where they first differ (a long shared opening is
+ * "…"), so the change shows within the excerpt however far into the answer it is.
+ */
+function differing(before: string | null, after: string | null): string[] {
+  const [old, now] = [normalized(before), normalized(after)];
+  let shared = 0;
+  while (shared < old.length && old[shared] === now[shared]) shared++;
+  const from = shared > CONTEXT_CHARS * 2 ? old.lastIndexOf(" ", shared - CONTEXT_CHARS) + 1 : 0;
+  const cut = (text: string) => (from > 0 ? `…${text.slice(from)}` : text);
+  return [`- ${excerpt(cut(old))}`, `+ ${excerpt(cut(now))}`];
 }
