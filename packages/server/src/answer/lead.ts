@@ -58,6 +58,27 @@ export function bestLead(
   const top = ranked[0]?.score ?? 0;
   const subjectTerms = subject ? analyze(subject) : [];
   const avoided = avoid ? flat(avoid) : undefined;
+  // What each sentence holds of the question and whether it defines the subject, worked out
+  // once per call: a sentence sits in several windows, and sections share sentences.
+  const held = new Map<string, string[]>();
+  const heldBy = (sentence: string) => {
+    let terms = held.get(sentence);
+    if (!terms) {
+      const own = termsOf(sentence);
+      terms = [...question.weight.keys()].filter((term) => own.has(term));
+      held.set(sentence, terms);
+    }
+    return terms;
+  };
+  const defines = new Map<string, boolean>();
+  const opensOnSubject = (sentence: string) => {
+    let found = defines.get(sentence);
+    if (found === undefined) {
+      found = definesSubject(sentence, subjectTerms, question);
+      defines.set(sentence, found);
+    }
+    return found;
+  };
   let best: Lead | undefined;
   for (const candidate of ranked.slice(0, weights.leadSections)) {
     const standing = top > 0 ? (weights.leadSection * candidate.score) / top : 0;
@@ -66,22 +87,19 @@ export function bestLead(
       const next = blocks[index + 1];
       const attachable = next && next.kind !== "paragraph" && next.kind !== "heading";
       for (const window of windowsOf(block, weights.leadSentences)) {
-        const [opener = ""] = window.sentences;
-        if (avoided && window.sentences.some((sentence) => avoided.includes(flat(sentence))))
-          continue;
         if (window.introduces && !attachable) continue;
         // Every sentence quoted says something about the question: one that holds none of its
         // words is left for the card to show.
-        if (
-          window.sentences.length > 1 &&
-          !window.sentences.every((one) => covered([one], question) > 0)
-        )
+        const terms = window.sentences.map(heldBy);
+        if (terms.some((one) => one.length === 0)) continue;
+        if (avoided && window.sentences.some((sentence) => avoided.includes(flat(sentence))))
           continue;
-        const share = covered(window.sentences, question);
-        if (share === 0) continue;
-        let score = share + standing;
-        if (subjectTerms.length > 0 && definesSubject(opener, subjectTerms, question))
-          score += weights.leadDefinition;
+        let weight = 0;
+        for (const term of new Set(terms.flat())) weight += question.weight.get(term) ?? 0;
+        if (weight === 0) continue;
+        let score = weight / question.total + standing;
+        const [opener = ""] = window.sentences;
+        if (subjectTerms.length > 0 && opensOnSubject(opener)) score += weights.leadDefinition;
         if (!best || score > best.score)
           best = {
             section: candidate,
@@ -106,6 +124,23 @@ interface Window {
  * opening on one that leans on the sentence before, or one item of a list.
  */
 function windowsOf(block: Block, size: number): Window[] {
+  let bySize = blockWindows.get(block);
+  if (!bySize) {
+    bySize = new Map();
+    blockWindows.set(block, bySize);
+  }
+  let windows = bySize.get(size);
+  if (!windows) {
+    windows = windowsIn(block, size);
+    bySize.set(size, windows);
+  }
+  return windows;
+}
+
+/** A block's windows, kept with the block: the book's blocks are the same request after request. */
+const blockWindows = new WeakMap<Block, Map<number, Window[]>>();
+
+function windowsIn(block: Block, size: number): Window[] {
   const long = (text: string) => text.split(/\s+/).length >= MIN_WORDS;
   if (block.kind === "list")
     return block.items
@@ -124,15 +159,6 @@ function windowsOf(block: Block, size: number): Window[] {
       });
   }
   return windows;
-}
-
-/** Share of the question's weight whose words the sentences hold. */
-function covered(sentences: string[], question: QuestionWords): number {
-  const terms = sentences.map(termsOf);
-  let weight = 0;
-  for (const [term, termWeight] of question.weight)
-    if (terms.some((set) => set.has(term))) weight += termWeight;
-  return weight / question.total;
 }
 
 /**
