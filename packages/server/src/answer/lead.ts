@@ -1,7 +1,12 @@
 import { analyze } from "../search/analyzer.ts";
 import { type ChunkBlock as Block, chunkBlocks, MIN_WORDS } from "../store/chunk-blocks.ts";
-import { cachedIn } from "../util/bounded-cache.ts";
-import type { CardWeights, QuestionWords, ScoredSection } from "./section-card.ts";
+import {
+  type CardWeights,
+  type QuestionWords,
+  type ScoredSection,
+  SENTENCE_END,
+  termsOf,
+} from "./section-card.ts";
 
 /**
  * The lead passage: the sentence or two of the ranked sections that answer the question most
@@ -21,8 +26,6 @@ export interface Lead {
   score: number;
 }
 
-/** A sentence boundary: end punctuation, then space and what opens a sentence. */
-const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`*"'(\d])/;
 /** A sentence leaning on the one before it: it cannot open a passage. */
 const POINTS_BACK =
   /^(?:this|that|these|those|it|they|its|their|here|there|such|also|however|but|so|then|otherwise|instead|in this case|in that case|as a result|to do (?:so|this))\b/i;
@@ -61,11 +64,12 @@ export function bestLead(
   // What each sentence holds of the question and whether it defines the subject, worked out
   // once per call: a sentence sits in several windows, and sections share sentences.
   const held = new Map<string, string[]>();
+  const questionTerms = [...question.weight.keys()];
   const heldBy = (sentence: string) => {
     let terms = held.get(sentence);
     if (!terms) {
       const own = termsOf(sentence);
-      terms = [...question.weight.keys()].filter((term) => own.has(term));
+      terms = questionTerms.filter((term) => own.has(term));
       held.set(sentence, terms);
     }
     return terms;
@@ -185,13 +189,6 @@ function definesSubject(
   }
   return false;
 }
-
-function termsOf(text: string): Set<string> {
-  return cachedIn(analysed, text, 20_000, (words) => new Set(analyze(words)));
-}
-
-/** Sentences of the book, analysed once: the same ones are weighed question after question. */
-const analysed = new Map<string, Set<string>>();
 
 /** Text as compared with a selection: lower case, letters and digits only. */
 function flat(text: string): string {

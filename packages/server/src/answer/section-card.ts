@@ -253,7 +253,7 @@ function textMatch(section: CardSection, question: QuestionWords, weights: CardW
  * The distinct analysed terms of a block, sentence or row of the book, kept: the same ones are
  * shown again and again, and analysing them was most of a card's cost.
  */
-function termsOf(text: string): Set<string> {
+export function termsOf(text: string): Set<string> {
   return cachedIn(analysedTexts, text, MAX_ANALYSED_TEXTS, (words) => new Set(analyze(words)));
 }
 
@@ -369,7 +369,7 @@ export function holdsPassage(section: CardSection, quoted: string): boolean {
 const shownTexts = new WeakMap<Block[], string>();
 
 /** A sentence boundary: end punctuation, then space and what opens a sentence. */
-const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`*"'(\d])/;
+export const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`*"'(\d])/;
 
 /**
  * The card for a section: its heading path and `[citation]`, then its blocks, the best-matching
