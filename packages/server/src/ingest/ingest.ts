@@ -17,7 +17,7 @@ export { authorSearchText } from "./page.ts";
 const GC_EVERY_PAGES = 100;
 
 /** Bump when ingestion output changes for the same input: every page is then re-ingested. */
-export const INGEST_VERSION = 15;
+export const INGEST_VERSION = 16;
 
 export interface IngestOptions {
   /** Where the book's files come from (a folder for `lectern ingest --docs`). */

@@ -335,6 +335,49 @@ describe("MDX: JSX, imports and expressions", () => {
     expect(textsOf(source)).toEqual(["Only this."]);
   });
 
+  // Docusaurus reads `.md` as MDX unless a site opts out: module statements there are code too.
+  it.each([
+    {
+      name: "an import of a component",
+      source: "import Redirect from '@site/src/components/Redirect'\n\nOnly this.",
+      texts: ["Only this."],
+    },
+    {
+      name: "several imports, a namespace and a side effect",
+      source: "import * as user from '../user';\nimport { A, B } from './ab';\nimport './x.css'\n\nOnly this.",
+      texts: ["Only this."],
+    },
+    {
+      name: "an export running to the paragraph's end",
+      source: "Only this.\n\nexport const toc = [\n  { id: 'a' },\n];",
+      texts: ["Only this."],
+    },
+    {
+      name: "a sentence that starts with the word import",
+      source: "import the package from the registry before you start.",
+      texts: ["import the package from the registry before you start."],
+    },
+    {
+      name: "an import line inside a sentence's paragraph",
+      source: "Write this:\nimport x from 'y'",
+      texts: ["Write this:\nimport x from 'y'"],
+    },
+    {
+      name: "an import in a code block",
+      source: "```js\nimport x from 'y'\n```",
+      texts: ["import x from 'y'"],
+    },
+  ])("drops module statements from a .md page: $name", ({ source, texts }) => {
+    expect(textsOf(source, { filePath: "docs/page.md", format: "md" })).toEqual(texts);
+  });
+
+  it("lists partials imported by a .md page", () => {
+    const source = "import Shared from './_shared.md'\n\nText.";
+    expect(parse(source, { filePath: "docs/page.md", format: "md" }).imports).toEqual(
+      new Map([["Shared", "./_shared.md"]]),
+    );
+  });
+
   it("drops {expressions}, inline and on their own line", () => {
     const texts = textsOf("Robot {props.name} is ready{/* comment */}.\n\n{someFlow}\n\nEnd.\n");
     expect(texts).toHaveLength(2);

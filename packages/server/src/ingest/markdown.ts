@@ -183,6 +183,7 @@ export function parseMarkdown(source: string, options: ParseOptions): ParsedMark
     );
   }
 
+  if (options.format === "md" || warnings.length > 0) markModuleStatements(tree);
   const imports = collectImports(tree);
   const walker = new BlockWalker(explicitIds, bodyLineOffset, imports, options.resolvePartial);
   walker.walkChildren(tree);
@@ -279,6 +280,34 @@ interface MdNode {
   ordered?: boolean | null;
   data?: { directiveLabel?: boolean };
   position?: { start: { line: number } };
+}
+
+/**
+ * The opening of an ES module statement: `import … from "…"`, `import "…"`, `export const …`.
+ * Docusaurus reads `.md` pages as MDX unless a site opts out, so pages written for it put these at
+ * the top level of `.md` files too; the site runs them and shows nothing of them.
+ */
+const MODULE_STATEMENT =
+  /^(?:import\s+(?:["'][^"']+["']|[\w$*{},\s]+?\s+from\s+["'][^"']+["'])|export\s+(?:const|let|var|function|class|default|async|\{))/;
+
+/**
+ * Top-level paragraphs of a CommonMark-parsed page that are module statements become what MDX
+ * makes of them (`mdxjsEsm`): never prose a reader is shown, and partial imports are seen. Every
+ * line of an import paragraph must be an import; an export runs to the paragraph's end, as in MDX.
+ */
+function markModuleStatements(tree: MdNode): void {
+  for (const node of tree.children ?? []) {
+    if (node.type !== "paragraph") continue;
+    const text = inlineText(node).trim();
+    const lines = text.split("\n").map((line) => line.trim());
+    const isModule = text.startsWith("export")
+      ? MODULE_STATEMENT.test(text)
+      : lines.every((line) => !line || MODULE_STATEMENT.test(line));
+    if (!isModule) continue;
+    node.type = "mdxjsEsm";
+    node.value = text;
+    node.children = [];
+  }
 }
 
 const IMPORT_LINE = /import\s+([A-Za-z_$][\w$]*)\s+from\s+["']([^"']+\.(?:md|mdx))["']/g;
