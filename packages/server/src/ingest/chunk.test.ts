@@ -8,7 +8,7 @@ import {
   estimateTokens,
   type Section,
 } from "./chunk.ts";
-import type { Block } from "./markdown.ts";
+import { type Block, parseMarkdown } from "./markdown.ts";
 
 type HeadingBlock = Extract<Block, { kind: "heading" }>;
 
@@ -219,6 +219,12 @@ describe("chunkSections on small input", () => {
         headingPath: ["Guide", "Install"],
         anchor: "install",
         sectionAnchors: [],
+        blocks: [
+          // Two words before code: read as the code's label, as a stored chunk always was.
+          { kind: "heading", text: "First paragraph.", inferred: true },
+          { kind: "code", fence: "```bash", lines: ["npm install"] },
+          { kind: "list", items: ["- a", "- b"] },
+        ],
       },
     ]);
   });
@@ -248,6 +254,15 @@ describe("chunkSections on small input", () => {
         sectionAnchors: [
           { heading: "A", anchor: "a", headingPath: ["Page", "A"] },
           { heading: "Deeper", anchor: "deeper", headingPath: ["Page", "A", "Deeper"] },
+        ],
+        // Words too few for a sentence, standing before a heading, read as labels.
+        blocks: [
+          { kind: "heading", text: "Intro.", inferred: true },
+          { kind: "heading", text: "A" },
+          { kind: "heading", text: "One.", inferred: true },
+          { kind: "heading", text: "Deeper" },
+          { kind: "heading", text: "Two.", inferred: true },
+          { kind: "code", fence: "```bash", lines: ["ls"] },
         ],
       },
     ]);
@@ -886,6 +901,57 @@ describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) =>
       const count = chunks.filter((chunk) => chunk.text.includes(sentence)).length;
       expect(count, sentence).toBe(1);
     }
+  });
+});
+
+// A chunk's blocks are the parser's, carried through chunking: the stored text is never read again
+// by line rules, which took a pipe in inline code for a table and a number opening a line for a list.
+describe("chunk blocks as the page was parsed", () => {
+  const options: ChunkingOptions = { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 };
+  const blocksOfPage = (markdown: string) => {
+    const { blocks } = parseMarkdown(markdown, { filePath: "page.md", format: "md" });
+    return chunkSections(buildSections(blocks, "Page", anchorOf), options).flatMap(
+      (chunk) => chunk.blocks,
+    );
+  };
+  it.each([
+    {
+      name: "a pipe inside inline code is no table",
+      markdown: "`match(string | regexp)` matches a string that matches the expected pattern.",
+      blocks: [{ kind: "paragraph", text: "match(string | regexp) matches a string that matches the expected pattern." }],
+    },
+    {
+      name: "a number opening a wrapped line is no list",
+      markdown: "The value defaults to the number of cores minus\n2. It can be raised on large machines.",
+      blocks: [{ kind: "paragraph", text: "The value defaults to the number of cores minus 2. It can be raised on large machines." }],
+    },
+    {
+      name: "code inside a list item stays in its item",
+      markdown: "Steps to follow in order:\n\n- Build it:\n\n  ```bash\n  make\n  ```\n\n- Run it.",
+      blocks: [
+        { kind: "paragraph", text: "Steps to follow in order:" },
+        { kind: "list", items: ["- Build it:\n  ```bash\n  make\n  ```", "- Run it."] },
+      ],
+    },
+    {
+      name: "a table is a table, a paragraph after it a paragraph",
+      markdown: "| flag | default |\n| --- | --- |\n| port | 3000 |\n\nThe port can be changed with the flag.",
+      blocks: [
+        { kind: "table", rows: ["flag | default", "port | 3000"] },
+        { kind: "paragraph", text: "The port can be changed with the flag." },
+      ],
+    },
+    {
+      name: "a long paragraph cut into sentences is one paragraph again",
+      markdown: `${sentences("a", 200)}\n\n## Next\n\nShort closing words of the page here.`,
+      blocks: [
+        { kind: "paragraph", text: sentences("a", 200) },
+        { kind: "heading", text: "Next" },
+        { kind: "paragraph", text: "Short closing words of the page here." },
+      ],
+    },
+  ])("$name", ({ markdown, blocks }) => {
+    expect(blocksOfPage(markdown)).toEqual(blocks);
   });
 });
 

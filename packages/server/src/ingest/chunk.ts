@@ -1,4 +1,5 @@
 // Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
+import { type ChunkBlock, listItemsOf, withInferredHeadings } from "../store/chunk-blocks.ts";
 import type { SectionAnchor } from "../store/document-store.ts";
 import { cutText } from "../util/cut-text.ts";
 import { readsFor } from "../util/reading-list.ts";
@@ -37,6 +38,8 @@ export interface ChunkDraft {
   anchor: string | undefined;
   /** The sections merged into the chunk after its first, by their heading lines in the text. */
   sectionAnchors: SectionAnchor[];
+  /** The text's blocks, as the parser read them (never re-read from the text). */
+  blocks: ChunkBlock[];
 }
 
 /** Rough token count (≈ 4 characters per token for English prose and code). */
@@ -95,6 +98,10 @@ interface Unit {
   heading: boolean;
   /** Index of the section the unit belongs to. */
   section: number;
+  /** What the unit is part of: consecutive pieces of one parsed block make one block again. */
+  kind: ChunkBlock["kind"];
+  /** The parsed block the unit is (part of); undefined for a heading line. */
+  source: Block | undefined;
 }
 
 /**
@@ -126,6 +133,7 @@ export function chunkSections(sections: Section[], options: ChunkingOptions): Ch
       headingPath: section.headingPath,
       anchor: section.anchor,
       sectionAnchors: innerSections(units, sections),
+      blocks: blocksOfUnits(units),
     });
   }
   return drafts;
@@ -143,21 +151,34 @@ function headingUnit(section: Section, index: number): Unit {
     whole: false,
     heading: true,
     section: index,
+    kind: "heading",
+    source: undefined,
   };
 }
 
 function sectionUnits(section: Section, index: number, options: ChunkingOptions): Unit[] {
   const units: Unit[] = [headingUnit(section, index)];
-  const push = (text: string, joiner: string, whole: boolean) =>
-    units.push({
-      text,
-      tokens: estimateTokens(text),
-      joiner,
-      whole,
-      heading: false,
-      section: index,
-    });
   for (const block of section.blocks) {
+    if (block.kind === "heading") continue;
+    const kind: ChunkBlock["kind"] =
+      block.kind === "code"
+        ? "code"
+        : block.table
+          ? "table"
+          : LIST_START.test(block.text)
+            ? "list"
+            : "paragraph";
+    const push = (text: string, joiner: string, whole: boolean) =>
+      units.push({
+        text,
+        tokens: estimateTokens(text),
+        joiner,
+        whole,
+        heading: false,
+        section: index,
+        kind,
+        source: block,
+      });
     if (block.kind === "prose" && block.table) {
       for (const piece of splitTable(block.text, options.maxTokens)) push(piece, "\n\n", true);
       continue;
@@ -177,7 +198,7 @@ function sectionUnits(section: Section, index: number, options: ChunkingOptions)
       continue;
     }
     if (block.kind !== "prose") continue;
-    if (LIST_START.test(block.text)) {
+    if (kind === "list") {
       // A list cut between its items leaves the items after the cut without the sentence that
       // introduces them ("There are several approaches that can be used:"): it stays whole where
       // it fits, else each item stays whole where it fits.
@@ -348,6 +369,62 @@ function innerSections(units: Unit[], sections: Section[]): SectionAnchor[] {
       });
   }
   return found;
+}
+
+/**
+ * The chunk's blocks, from the units its text is made of: consecutive pieces of one parsed block
+ * are one block again (a paragraph cut into sentences, a list into items); each piece of a split
+ * code block or table stands alone, as its text does. Heading lines that open the chunk are left
+ * out, as `render` leaves them out.
+ */
+function blocksOfUnits(units: Unit[]): ChunkBlock[] {
+  const start = units.findIndex((unit) => !unit.heading);
+  const blocks: ChunkBlock[] = [];
+  let open: Unit | undefined;
+  let text = "";
+  const close = () => {
+    if (open) blocks.push(chunkBlock(open.kind, text));
+    open = undefined;
+  };
+  for (const unit of units.slice(start < 0 ? units.length : start)) {
+    const continues =
+      open !== undefined &&
+      unit.source !== undefined &&
+      unit.source === open.source &&
+      unit.kind !== "code" &&
+      unit.kind !== "table";
+    if (continues) {
+      text += unit.joiner + unit.text;
+      continue;
+    }
+    close();
+    open = unit;
+    text = unit.text;
+  }
+  close();
+  return withInferredHeadings(blocks);
+}
+
+function chunkBlock(kind: ChunkBlock["kind"], text: string): ChunkBlock {
+  const lines = text.split("\n");
+  switch (kind) {
+    case "heading":
+      return { kind, text: text.replace(/^#+\s*/, "") };
+    case "code":
+      return { kind, fence: lines[0] ?? "```", lines: lines.slice(1, -1) };
+    case "table":
+      return { kind, rows: lines.map((line) => line.trim()).filter(Boolean) };
+    case "list":
+      return { kind, items: listItemsOf(text) };
+    default: {
+      const joined = lines
+        .map((line) => line.trim())
+        .filter(Boolean)
+        .join(" ");
+      // A figure (its alt text, for the search) or a directive the parser left as text.
+      return /^(?:!\[|:::)/.test(joined) ? { kind: "other" } : { kind: "paragraph", text: joined };
+    }
+  }
 }
 
 /** The chunk's text; heading lines that open it are left out (the chunk's metadata names them). */

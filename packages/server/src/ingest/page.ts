@@ -1,7 +1,6 @@
 /** One page of the book: its document record, chunks and parse warnings, built from its text. */
 import { createHash } from "node:crypto";
 import path from "node:path";
-import { chunkBlocks } from "../store/chunk-blocks.ts";
 import type { ChunkRecord, DocumentRecord } from "../store/document-store.ts";
 import { buildSections, type ChunkingOptions, chunkSections } from "./chunk.ts";
 import { type Block, type ParseWarning, parseMarkdown } from "./markdown.ts";
@@ -76,7 +75,7 @@ export function buildPage(
       tags,
       searchText,
       ...(draft.sectionAnchors.length > 0 ? { sectionAnchors: draft.sectionAnchors } : {}),
-      blocks: chunkBlocks(draft.text),
+      blocks: draft.blocks,
       text: draft.text,
       contentHash,
       tokenCount: draft.tokens,

@@ -106,7 +106,28 @@ export function chunkBlocks(text: string): ChunkBlock[] {
     paragraph.push(trimmed);
   }
   flush();
-  // A short line with no closing punctuation, standing alone before more text, is a heading.
+  return withInferredHeadings(blocks);
+}
+
+/**
+ * The items of a list's Markdown: an unindented item line opens an item; an indented line (a
+ * nested item, code under the item) stays on a line of its own in it; any other line continues the
+ * item's text.
+ */
+export function listItemsOf(text: string): string[] {
+  const items: string[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    const last = items.length - 1;
+    if (last < 0 || (LIST_ITEM.test(line) && !/^\s/.test(line))) items.push(line.trim());
+    else if (/^\s/.test(line)) items[last] = `${items[last]}\n${line.replace(/\s+$/, "")}`;
+    else items[last] = `${items[last]} ${line.trim()}`;
+  }
+  return items;
+}
+
+/** Blocks with each short line standing alone before more text (no closing punctuation) a heading. */
+export function withInferredHeadings(blocks: ChunkBlock[]): ChunkBlock[] {
   for (const [index, block] of blocks.entries()) {
     const next = blocks[index + 1]?.kind;
     if (
