@@ -141,6 +141,21 @@ const cases: {
     contains: ["| `--port` | `4100` |", "**Serve** [1]"],
   },
   {
+    name: "a table's words count in its section's match",
+    question: "Which interface does the preview server bind with --host?",
+    results: [
+      retrievedChunk(
+        "about",
+        "The preview server is one of the tools. It serves pages.",
+        "About",
+        0.9,
+      ),
+      retrievedChunk("serve", serveOptions, "Serve", 0.7),
+    ],
+    opens: "The serve command starts the preview server.",
+    contains: ["**Serve** [2]", "| `--host` | `localhost` | Interface to bind |"],
+  },
+  {
     name: "a fact in a code block keeps the code",
     question: "How do I bake a release archive?",
     results: [retrievedChunk("bake", bakeCode, "Bake")],

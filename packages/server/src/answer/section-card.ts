@@ -232,6 +232,7 @@ function blockWords(block: Block): string {
   if (block.kind === "paragraph" || block.kind === "heading") return block.text;
   if (block.kind === "list") return block.items.join("\n");
   if (block.kind === "code") return block.lines.join("\n");
+  if (block.kind === "table") return block.rows.join("\n");
   return "";
 }
 

@@ -918,12 +918,23 @@ describe("chunk blocks as the page was parsed", () => {
     {
       name: "a pipe inside inline code is no table",
       markdown: "`match(string | regexp)` matches a string that matches the expected pattern.",
-      blocks: [{ kind: "paragraph", text: "match(string | regexp) matches a string that matches the expected pattern." }],
+      blocks: [
+        {
+          kind: "paragraph",
+          text: "match(string | regexp) matches a string that matches the expected pattern.",
+        },
+      ],
     },
     {
       name: "a number opening a wrapped line is no list",
-      markdown: "The value defaults to the number of cores minus\n2. It can be raised on large machines.",
-      blocks: [{ kind: "paragraph", text: "The value defaults to the number of cores minus 2. It can be raised on large machines." }],
+      markdown:
+        "The value defaults to the number of cores minus\n2. It can be raised on large machines.",
+      blocks: [
+        {
+          kind: "paragraph",
+          text: "The value defaults to the number of cores minus 2. It can be raised on large machines.",
+        },
+      ],
     },
     {
       name: "code inside a list item stays in its item",
@@ -935,7 +946,8 @@ describe("chunk blocks as the page was parsed", () => {
     },
     {
       name: "a table is a table, a paragraph after it a paragraph",
-      markdown: "| flag | default |\n| --- | --- |\n| port | 3000 |\n\nThe port can be changed with the flag.",
+      markdown:
+        "| flag | default |\n| --- | --- |\n| port | 3000 |\n\nThe port can be changed with the flag.",
       blocks: [
         { kind: "table", rows: ["flag | default", "port | 3000"] },
         { kind: "paragraph", text: "The port can be changed with the flag." },

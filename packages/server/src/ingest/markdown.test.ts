@@ -344,7 +344,8 @@ describe("MDX: JSX, imports and expressions", () => {
     },
     {
       name: "several imports, a namespace and a side effect",
-      source: "import * as user from '../user';\nimport { A, B } from './ab';\nimport './x.css'\n\nOnly this.",
+      source:
+        "import * as user from '../user';\nimport { A, B } from './ab';\nimport './x.css'\n\nOnly this.",
       texts: ["Only this."],
     },
     {
