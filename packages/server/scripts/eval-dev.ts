@@ -21,6 +21,7 @@ import pino from "pino";
 import { CARD_WEIGHTS, type CardWeights } from "../src/answer/section-card.ts";
 import { loadConfig } from "../src/config/config.ts";
 import {
+  containsAny,
   type EvalMetrics,
   type EvalQuestionResult,
   evaluate,
@@ -29,7 +30,12 @@ import {
 import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
-import { ExtractiveSynthesizer } from "../src/pipeline/answer-synthesizer.ts";
+import { buildPassages } from "../src/llm/prompts.ts";
+import {
+  ExtractiveSynthesizer,
+  modelSources,
+  type SynthesisInput,
+} from "../src/pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
 import {
   type DecisionThresholds,
@@ -68,6 +74,8 @@ interface AnswerRow {
   lead: number;
   /** Rows whose first five sources hold a phrase (context recall@5). */
   contextHas: number;
+  /** Rows whose passages a model would read (the results and the best sections) hold a phrase. */
+  modelHas: number;
   refused: number;
   /** Answers opening with "The book does not mention …", and how many of them hold the fact. */
   opener: number;
@@ -85,9 +93,18 @@ async function runAnswers(
   card: CardWeights = CARD_WEIGHTS,
   into: AnswerRow[] = answerRows,
 ) {
-  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), {
-    synthesizer: new ExtractiveSynthesizer(card),
-  });
+  // What a model would read for each question, as the model synthesizer builds it (default budget).
+  const extractive = new ExtractiveSynthesizer(card);
+  const modelReads = new Map<string, string>();
+  const passageBudget = Math.floor(loadConfig({ env: {} }).llm.contextTokens * 0.8);
+  const synthesizer = {
+    kind: extractive.kind,
+    synthesize: (input: SynthesisInput, options?: Parameters<typeof extractive.synthesize>[1]) => {
+      modelReads.set(input.question, buildPassages(modelSources(input, card), passageBudget).text);
+      return extractive.synthesize(input, options);
+    },
+  };
+  const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), { synthesizer });
   const rowsWithPhrases = questions.filter((question) => question.must_contain_any?.length);
   const sourceText = (filePath: string, position: number) =>
     lectern.index?.chunksOfPage(filePath)[position]?.text;
@@ -109,6 +126,9 @@ async function runAnswers(
     contains: results.filter((result) => result.containsPhrase).length,
     lead: results.filter((result) => result.leadHasPhrase).length,
     contextHas: results.filter((result) => result.contextHasPhrase).length,
+    modelHas: rowsWithPhrases.filter((row) =>
+      containsAny(modelReads.get(row.question) ?? "", row.must_contain_any ?? []),
+    ).length,
     refused: results.filter((result) => result.predictedNoResults).length,
     opener: results.filter((result) => result.answer?.startsWith(OPENER)).length,
     openerRight: results.filter(
@@ -132,6 +152,7 @@ function printAnswerRows(): void {
       contains: total.contains + r.contains,
       lead: total.lead + r.lead,
       contextHas: total.contextHas + r.contextHas,
+      modelHas: total.modelHas + r.modelHas,
       refused: total.refused + r.refused,
       opener: total.opener + r.opener,
       openerRight: total.openerRight + r.openerRight,
@@ -142,18 +163,19 @@ function printAnswerRows(): void {
       contains: 0,
       lead: 0,
       contextHas: 0,
+      modelHas: 0,
       refused: 0,
       opener: 0,
       openerRight: 0,
     },
   );
   console.log(
-    `\n| answer set | n | answer contains the fact | in its first ${LEAD_WORDS} words | context recall@5 | refused | “does not mention” (of them right) |`,
+    `\n| answer set | n | answer contains the fact | in its first ${LEAD_WORDS} words | context recall@5 | what a model reads | refused | “does not mention” (of them right) |`,
   );
-  console.log("|---|---:|---:|---:|---:|---:|---:|");
+  console.log("|---|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of [...answerRows, pooled])
     console.log(
-      `| ${r.corpus} | ${r.n} | ${r.contains} (${(r.contains / r.n).toFixed(3)}) | ${r.lead} (${(r.lead / r.n).toFixed(3)}) | ${r.contextHas} (${(r.contextHas / r.n).toFixed(3)}) | ${r.refused} | ${r.opener} (${r.openerRight}) |`,
+      `| ${r.corpus} | ${r.n} | ${r.contains} (${(r.contains / r.n).toFixed(3)}) | ${r.lead} (${(r.lead / r.n).toFixed(3)}) | ${r.contextHas} (${(r.contextHas / r.n).toFixed(3)}) | ${r.modelHas} (${(r.modelHas / r.n).toFixed(3)}) | ${r.refused} | ${r.opener} (${r.openerRight}) |`,
     );
 }
 

@@ -104,7 +104,7 @@ describe("grounded answers from a model", () => {
   it("removes citations that point to no source", async () => {
     const { app } = appWithModel();
     fake.enqueue({
-      text: "Nodes exchange messages over topics [1][9] and services [2, 7]. [42]",
+      text: "Nodes exchange messages over topics [1][19] and services [2, 17]. [42]",
       chunkSize: 3,
     });
     const body = await chat(app, { query: "How do nodes exchange messages?" });
@@ -114,6 +114,23 @@ describe("grounded answers from a model", () => {
         .filter((source) => "cited" in source && source.cited)
         .map((source) => source.citation_number),
     ).toEqual([1, 2]);
+  });
+
+  it("reads the best sections of the result pages beyond the results, each a source it can cite", async () => {
+    const { app } = appWithModel();
+    const before = fake.requests.length;
+    fake.enqueue({ text: "Publishers and subscribers meet on a topic [6].", chunkSize: 8 });
+    const body = await chat(app, { query: "How do I publish messages on a topic?" });
+    const sent = fake.requests
+      .slice(before)
+      .find((request) => request.path.endsWith("/chat/completions"));
+    const prompt = (sent?.body.messages as { content: string }[])[1]?.content ?? "";
+    const passages = [...prompt.matchAll(/<passage number="(\d+)"/g)].map((match) => match[1]);
+    expect(passages.length).toBeGreaterThan(5);
+    expect(body.answer).toBe("Publishers and subscribers meet on a topic [6].");
+    const sixth = body.sources.find((source) => source.citation_number === 6);
+    expect(sixth && "cited" in sixth && sixth.cited).toBe(true);
+    expect(body.sources).toHaveLength(passages.length);
   });
 
   it("streams the model's tokens as delta events and stores the whole answer", async () => {

@@ -71,6 +71,15 @@ export const CARD_WEIGHTS = {
   leadSection: 0.6,
   /** For "what is X": a sentence opening on X and saying what it is. */
   leadDefinition: 0.1,
+
+  /**
+   * A model reads the results and, after them, the chunks of this many of the best-ranked
+   * sections that are not among the results (other sections of the result pages): the fact asked
+   * for is in one of these for more of the dev sets' answer rows than in the results alone
+   * (docs/retrieval.md, "What a model reads"). Bounded by the prompt's token budget, not fitted:
+   * more never holds less.
+   */
+  modelSections: 4,
 } as const;
 
 export type CardWeights = { [key in keyof typeof CARD_WEIGHTS]: number };

@@ -401,6 +401,35 @@ function secondSection(
 }
 
 /**
+ * What a model answers from: the results, then the chunks of the card's best-ranked sections that
+ * are not results (up to `weights.modelSections`), best first. A model reads the sections an
+ * extractive answer would show as well as what the search returned.
+ */
+export function modelSources(
+  input: SynthesisInput,
+  weights: CardWeights = CARD_WEIGHTS,
+): RetrievedChunk[] {
+  if (input.results.length === 0 || !input.pageChunks || weights.modelSections < 1)
+    return input.results;
+  const idf = input.idf ?? resultsIdf(input.results);
+  const question = questionWords(
+    input.context ? `${input.question} ${input.context}` : input.question,
+    idf,
+  );
+  const extra: RetrievedChunk[] = [];
+  for (const { section, similarity } of rankedSections(
+    input.results,
+    question,
+    weights,
+    input.pageChunks,
+  ).slice(0, weights.modelSections)) {
+    if (section.source >= 0 || extra.some((known) => known.chunk.id === section.chunk.id)) continue;
+    extra.push({ chunk: section.chunk, score: 0, similarityScore: similarity, coverage: 0 });
+  }
+  return [...input.results, ...extra];
+}
+
+/**
  * The citation of a shown section: its result's number, or, for a section from another chunk of
  * a result's page, a source of its own after the results (added to `extraSources` once).
  */

@@ -15,11 +15,12 @@ import {
 } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { withRetry } from "../llm/retry.ts";
-import type {
-  AnswerSynthesizer,
-  ExtractiveSynthesizer,
-  SynthesisInput,
-  SynthesisOutput,
+import {
+  type AnswerSynthesizer,
+  type ExtractiveSynthesizer,
+  modelSources,
+  type SynthesisInput,
+  type SynthesisOutput,
 } from "./answer-synthesizer.ts";
 import type { RunOptions } from "./types.ts";
 
@@ -111,7 +112,10 @@ export class LlmSynthesizer implements AnswerSynthesizer {
     const selection = input.selectedText;
     const historyBudget = Math.floor(config.contextTokens * 0.2);
     const history = buildHistory(input.history ?? [], historyBudget);
-    const passages = buildPassages(input.results, config.contextTokens - historyBudget);
+    const sources = selection !== null ? input.results : modelSources(input);
+    const passages = buildPassages(sources, config.contextTokens - historyBudget);
+    // The sections read beyond the results are sources of their own, numbered after them.
+    const extraSources = sources.slice(input.results.length, passages.count);
     const sourceCount = selection !== null ? 1 : passages.count;
     const prompt =
       selection !== null
@@ -206,6 +210,12 @@ export class LlmSynthesizer implements AnswerSynthesizer {
     if (answer.startsWith(NOT_IN_BOOK_REPLY)) {
       return { answer, fallbackMessage: null, mode: "no_results", citedNumbers: [] };
     }
-    return { answer, fallbackMessage: null, mode: "full", citedNumbers: filter.citedNumbers() };
+    return {
+      answer,
+      fallbackMessage: null,
+      mode: "full",
+      citedNumbers: filter.citedNumbers(),
+      ...(extraSources.length > 0 ? { extraSources } : {}),
+    };
   }
 }
