@@ -340,6 +340,8 @@ function cardGrid(): CardWeights[] {
     for (const secondWords of [60, 100, 125])
       if (second !== CARD_WEIGHTS.second || secondWords !== CARD_WEIGHTS.secondWords)
         cards.push({ ...CARD_WEIGHTS, second, secondWords });
+  for (const leadPhrase of [0, 0.3, 0.6])
+    cards.push({ ...CARD_WEIGHTS, leadPhrase });
   for (const leadSection of [0, 0.3, 0.6, 1])
     for (const leadDefinition of [0, 0.1, 0.2, 0.35])
       for (const leadSentences of [1, 2, 3])
@@ -363,20 +365,33 @@ if (fit) {
     await lectern.ingest(docs);
     opened.push({ corpus, lectern, questions: await loadQuestions(file), dir });
   }
-  const scored: { card: CardWeights; share: Map<string, number> }[] = [];
+  const scored: {
+    card: CardWeights;
+    share: Map<string, number>;
+    leadShare: Map<string, number>;
+  }[] = [];
   for (const card of cardGrid()) {
     const into: AnswerRow[] = [];
     for (const book of opened)
       await runAnswers(book.lectern, book.corpus, book.questions, card, into);
-    scored.push({ card, share: new Map(into.map((r) => [r.corpus, r.contains / r.n])) });
+    scored.push({
+      card,
+      share: new Map(into.map((r) => [r.corpus, r.contains / r.n])),
+      leadShare: new Map(into.map((r) => [r.corpus, r.lead / r.n])),
+    });
   }
+  // Answers holding the fact decide; among equals, those holding it in their first words.
   const mean = (entry: (typeof scored)[number], corpora: string[]) =>
-    corpora.reduce((total, corpus) => total + (entry.share.get(corpus) ?? 0), 0) / corpora.length;
+    corpora.reduce(
+      (total, corpus) =>
+        total + (entry.share.get(corpus) ?? 0) + 0.001 * (entry.leadShare.get(corpus) ?? 0),
+      0,
+    ) / corpora.length;
   const corpora = opened.map((book) => book.corpus);
   const choose = (on: string[]) =>
     scored.reduce((best, entry) => (mean(entry, on) > mean(best, on) ? entry : best));
   const describe = (card: CardWeights) =>
-    `lead ${card.leadSection} × section, ${card.leadDefinition} definition, ${card.leadSentences} sentences; heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}, ${card.second ? `second ${card.second} × ${card.secondWords} words` : "no second"}`;
+    `lead ${card.leadSection} × section, ${card.leadDefinition} definition, ${card.leadPhrase} phrase, ${card.leadSentences} sentences; heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}, ${card.second ? `second ${card.second} × ${card.secondWords} words` : "no second"}`;
   const fitted = [
     "heading",
     "similarity",
@@ -387,6 +402,7 @@ if (fit) {
     "leadSection",
     "leadDefinition",
     "leadSentences",
+    "leadPhrase",
   ];
   const current = scored.find((entry) =>
     fitted.every(

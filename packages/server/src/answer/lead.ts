@@ -2,6 +2,7 @@ import { analyze } from "../search/analyzer.ts";
 import { type ChunkBlock as Block, chunkBlocks, MIN_WORDS } from "../store/chunk-blocks.ts";
 import {
   type CardWeights,
+  pairShare,
   type QuestionWords,
   type ScoredSection,
   SENTENCE_END,
@@ -102,6 +103,8 @@ export function bestLead(
         for (const term of new Set(terms.flat())) weight += question.weight.get(term) ?? 0;
         if (weight === 0) continue;
         let score = weight / question.total + standing;
+        if (weights.leadPhrase > 0)
+          score += weights.leadPhrase * pairShare(window.sentences, question);
         const [opener = ""] = window.sentences;
         if (subjectTerms.length > 0 && opensOnSubject(opener)) score += weights.leadDefinition;
         if (!best || score > best.score)

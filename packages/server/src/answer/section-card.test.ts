@@ -192,7 +192,14 @@ const cases: {
       retrievedChunk("bake", bakeCode, "Bake", 0.8),
       retrievedChunk("sign", signCode, "Sign", 0.8),
     ],
-    contains: ["**Bake** [1]", "quill bake --target release", "**Sign** [2]", "quill sign --key"],
+    // The sign passage holds more of the question's phrase ("sign a release archive"): it leads.
+    contains: [
+      "**Bake** [1]",
+      "quill bake --target release",
+      "**Sign**",
+      "quill sign --key",
+      "[2]",
+    ],
   },
   // The lead passage (lead.ts).
   {
@@ -215,6 +222,26 @@ const cases: {
     question: "How do I change the mesh of the sieve?",
     results: [sieve],
     contains: ["To change the mesh, lift the lid and swap the frame:", "mill mesh --size 40"],
+  },
+  {
+    name: "of two passages holding the question's words, the one holding its phrase leads",
+    question: "How do I reset the build cache?",
+    results: [
+      retrievedChunk(
+        "keep",
+        "The build keeps each artifact it made in a cache of its own. To reset it, delete the folder.",
+        "Artifacts",
+        0.9,
+      ),
+      retrievedChunk(
+        "clean",
+        "Run the clean task to reset the build cache before a release.",
+        "Clean",
+        0.8,
+      ),
+    ],
+    opens: "Run the clean task to reset the build cache",
+    contains: [],
   },
   {
     name: "a sentence holding none of the question's words is not quoted with the one that does",

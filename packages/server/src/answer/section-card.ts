@@ -71,6 +71,11 @@ export const CARD_WEIGHTS = {
   leadSection: 0.6,
   /** For "what is X": a sentence opening on X and saying what it is. */
   leadDefinition: 0.1,
+  /**
+   * The share of the question's adjacent-word pairs a window holds side by side (the reader's
+   * phrase, not only its words): the fact comes into the answer's first 60 words more often.
+   */
+  leadPhrase: 0.15,
 
   /**
    * A model reads the results and, after them, the chunks of this many of the best-ranked
@@ -107,6 +112,8 @@ export interface QuestionWords {
   words: string[];
   weight: Map<string, number>;
   total: number;
+  /** Each pair of words next to each other in the question ("a b"), with the pair's weight. */
+  pairs: Map<string, number>;
 }
 
 /**
@@ -119,7 +126,8 @@ export function questionWords(
   idf: (term: string) => number,
   aside?: { text: string; share: number },
 ): QuestionWords {
-  const own = [...new Set(analyzeQuestion(question).words)];
+  const sequence = analyzeQuestion(question).words;
+  const own = [...new Set(sequence)];
   const weight = new Map(own.map((word) => [word, Math.max(0, idf(word))]));
   const ownTotal = [...weight.values()].reduce((sum, value) => sum + value, 0);
   if (aside) {
@@ -133,7 +141,42 @@ export function questionWords(
   }
   const words = [...weight.keys()];
   const total = [...weight.values()].reduce((sum, value) => sum + value, 0);
-  return { words, weight, total };
+  const pairs = new Map<string, number>();
+  for (let index = 1; index < sequence.length; index++) {
+    const [first = "", second = ""] = [sequence[index - 1], sequence[index]];
+    if (first !== second)
+      pairs.set(`${first} ${second}`, Math.min(weight.get(first) ?? 0, weight.get(second) ?? 0));
+  }
+  return { words, weight, total, pairs };
+}
+
+/** The pairs of adjacent analysed words of a text ("a b"), kept as its terms are. */
+export function pairsOf(text: string): Set<string> {
+  return cachedIn(analysedPairs, text, MAX_ANALYSED_TEXTS, (words) => {
+    const sequence = analyze(words);
+    const pairs = new Set<string>();
+    for (let index = 1; index < sequence.length; index++)
+      pairs.add(`${sequence[index - 1]} ${sequence[index]}`);
+    return pairs;
+  });
+}
+
+const analysedPairs = new Map<string, Set<string>>();
+
+/**
+ * Share of the question's adjacent-word pairs (by weight) that one of the sentences holds side by
+ * side: the reader's phrase, not only its words.
+ */
+export function pairShare(sentences: string[], question: QuestionWords): number {
+  if (question.pairs.size === 0) return 0;
+  const own = sentences.map(pairsOf);
+  let total = 0;
+  let held = 0;
+  for (const [pair, weight] of question.pairs) {
+    total += weight;
+    if (own.some((pairs) => pairs.has(pair))) held += weight;
+  }
+  return total > 0 ? held / total : 0;
 }
 
 /** The sections a chunk holds: its own first one, then each merged one under its heading line. */
