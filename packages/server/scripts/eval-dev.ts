@@ -340,8 +340,7 @@ function cardGrid(): CardWeights[] {
     for (const secondWords of [60, 100, 125])
       if (second !== CARD_WEIGHTS.second || secondWords !== CARD_WEIGHTS.secondWords)
         cards.push({ ...CARD_WEIGHTS, second, secondWords });
-  for (const leadPhrase of [0, 0.3, 0.6])
-    cards.push({ ...CARD_WEIGHTS, leadPhrase });
+  for (const leadPhrase of [0, 0.3, 0.6]) cards.push({ ...CARD_WEIGHTS, leadPhrase });
   for (const leadSection of [0, 0.3, 0.6, 1])
     for (const leadDefinition of [0, 0.1, 0.2, 0.35])
       for (const leadSentences of [1, 2, 3])

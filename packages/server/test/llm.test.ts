@@ -124,7 +124,8 @@ describe("grounded answers from a model", () => {
     const sent = fake.requests
       .slice(before)
       .find((request) => request.path.endsWith("/chat/completions"));
-    const prompt = (sent?.body.messages as { content: string }[])[1]?.content ?? "";
+    const messages = (sent?.body.messages ?? []) as { content: string }[];
+    const prompt = messages[1]?.content ?? "";
     const passages = [...prompt.matchAll(/<passage number="(\d+)"/g)].map((match) => match[1]);
     expect(passages.length).toBeGreaterThan(5);
     expect(body.answer).toBe("Publishers and subscribers meet on a topic [6].");
