@@ -115,6 +115,27 @@ describe("ExtractiveSynthesizer: a short selection and the book around it", () =
     expect(output.answer).not.toContain(`**${SENTENCE}**`);
   });
 
+  it("answers what a term of a longer selection means from the book, not with its sentence", async () => {
+    const selection = `Static frames never move. ${SENTENCE} Dynamic frames are sent many times a second.`;
+    const output = await synthesizer.synthesize({
+      question: "What does durability mean?",
+      results: [around, qos],
+      selectedText: selection,
+    });
+    expect(output.answer).toContain("**Quality of Service** [3]");
+    expect(output.answer).not.toContain(SENTENCE);
+  });
+
+  it("explains a selection with the book around it, its own sentences left out", async () => {
+    const output = await synthesizer.synthesize({
+      question: "Explain this",
+      results: [around, qos],
+      selectedText: `${SENTENCE} Late joiners are nodes started after the publisher.`,
+    });
+    expect(output.answer).toContain("The state publisher reads the robot model at start-up.");
+    expect(output.answer).not.toContain(SENTENCE);
+  });
+
   it("still quotes the selection when the book holds nothing else", async () => {
     const output = await synthesizer.synthesize({
       question: "What does transient-local durability mean?",
@@ -156,10 +177,13 @@ describe("ExtractiveSynthesizer: a short selection and the book around it", () =
     // Asking for an example or an analogy points at the selection as much as "explain this" does.
     for (const asking of ["Give me an example", "Can you show another example?", "An analogy?"])
       expect(selectionSearch(asking, SENTENCE).query, asking).toBe(SENTENCE);
+    // "What does X mean?" names what it asks about: the book is searched for X, not the selection.
     expect(selectionSearch("What does durability mean?", SENTENCE)).toEqual({
       query: "What does durability mean?",
-      context: SENTENCE,
+      context: "",
     });
+    // "What does this mean?" only points at the selection.
+    expect(selectionSearch("What does this mean?", SENTENCE).query).toBe(SENTENCE);
     // A long selection joins the search by its first 80 words.
     const long = Array.from({ length: 200 }, (_, index) => `word${index}`).join(" ");
     const { query, context } = selectionSearch("explain this", long);

@@ -172,14 +172,21 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
         offset: 1,
         avoid: selection,
         // "What is X?" names all it asks about: the selection's words would only pull elsewhere.
-        ...(definitionSubject(search.query)
-          ? {}
-          : { aside: { text: search.context, share: SELECTION_CONTEXT_SHARE } }),
+        ...(search.context
+          ? { aside: { text: search.context, share: SELECTION_CONTEXT_SHARE } }
+          : {}),
       });
     if (!aboutSelection && input.results.length > 0) {
       const book = fromBook();
       // A section holding none of the question's words does not answer: the selection may.
       if (book.matched) return fromTheBook(book);
+    }
+    // "Explain this", "give me an example", "what does X mean": the reader has the selection in
+    // front of them, so its own sentences explain nothing; the book around it, or the section
+    // saying what X is, does, when the book may answer.
+    if (explainsSelection(input.question, topicTerms) && input.results.length > 0) {
+      const book = fromBook();
+      if (book.matched && !echoes(book.text, selection)) return fromTheBook(book);
     }
     const quoted =
       topicTerms.length === 0 || inSelection > 0
@@ -501,7 +508,24 @@ export function selectionSearch(
   selection: string,
 ): { query: string; context: string } {
   const context = selection.trim().split(/\s+/).slice(0, SELECTION_SEARCH_WORDS).join(" ");
+  // "What does X mean?" names all it asks about: the selection's words would pull the search to
+  // the passage the reader is reading, not to where the book says what X is.
+  if (definedTerm(question)) return { query: question, context: "" };
   return { query: pointsOnly(question) ? context : question, context };
+}
+
+/** The X of "what is X / what does X mean", unless X only points at the selection ("this"). */
+export function definedTerm(question: string): string {
+  const subject = definitionSubject(question);
+  return analyzeQuery(subject).words.some((word) => !DEICTIC_WORDS.has(word)) ? subject : "";
+}
+
+/**
+ * Whether a question about a selection asks for what the selection does not say itself: it only
+ * points at it ("explain this", "give me an example") or asks what a term means.
+ */
+function explainsSelection(question: string, topicTerms: string[]): boolean {
+  return topicTerms.length === 0 || definedTerm(question) !== "";
 }
 
 /** Whether the question has no words of its own beyond pointing at the selection ("explain this"). */

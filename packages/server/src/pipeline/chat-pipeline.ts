@@ -180,11 +180,14 @@ export class ChatPipeline {
         }
         states.push("GENERATING");
         // As for any question, other chunks of a result's page may be quoted (the code after a
-        // sentence, the start of a section), unless a section filter rules them out.
+        // sentence, the start of a section), unless a section filter rules them out; "what does X
+        // mean" looks in the glossary and the sections headed X too.
+        const glossaryPages =
+          input.filters || bookResults.length === 0 ? undefined : this.deps.glossaryPages?.();
         const pageChunks =
           input.filters?.section || bookResults.length === 0
             ? undefined
-            : await this.pageChunksFor(bookResults, []);
+            : await this.pageChunksFor(bookResults, glossaryPages ?? []);
         const output = await time("generate", () =>
           this.deps.synthesizer.synthesize(
             {
@@ -193,6 +196,11 @@ export class ChatPipeline {
               selectedText: input.selectedText,
               history,
               ...(pageChunks ? { pageChunks } : {}),
+              ...(glossaryPages?.length ? { glossaryPages } : {}),
+              ...(this.deps.sectionsHeaded && !input.filters && bookResults.length > 0
+                ? { sectionsHeaded: this.deps.sectionsHeaded }
+                : {}),
+              ...(this.deps.idf ? { idf: this.deps.idf } : {}),
             },
             options,
           ),

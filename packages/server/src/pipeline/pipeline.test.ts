@@ -266,7 +266,19 @@ describe("ChatPipeline", () => {
         "Never discharge a cell below three volts. Store it half charged.",
       ),
     );
-    expect(explain.answer).toContain("Never discharge a cell");
+    // Explaining it is the book around it, not the selection given back: its sentences stand as "…".
+    expect(explain.answer).toContain("**Batteries** [2]");
+    expect(explain.answer).toContain("Lithium cells need a balance charger.");
+    expect(explain.answer).not.toContain("Never discharge a cell");
+    // Without the book, the selection is all there is to quote.
+    const explainAlone = {
+      ...input(
+        "Explain this in simpler terms",
+        "Never discharge a cell below three volts. Store it half charged.",
+      ),
+    };
+    delete explainAlone.bookAroundSelection;
+    expect((await pipeline.run(explainAlone)).answer).toContain("Never discharge a cell");
     const greeting = await pipeline.run(input("hi"));
     expect(greeting.states).toEqual(["RECEIVED", "GENERATING", "COMPLETED"]);
     expect(greeting.retrievalCount).toBe(0);
