@@ -40,13 +40,88 @@ const DEFINITION_VERB =
 /** A page titled so is the book's glossary: a definition question looks its entries up. */
 export const GLOSSARY_TITLE = /\b(?:glossary|terminology|definitions)\b/i;
 
-/** The X of "what is X" / "what does X mean" / "define X", or "" for other questions. */
+/**
+ * The X of a question asking what X is, or "" for other questions. Readers ask it in many ways,
+ * and often after an opening of their own: "What is X?", "what's the definition of X", "what even
+ * is X", "what does X (actually) mean / stand for", "define X", and X named first, then asked
+ * about: "X: what does that mean?", "'X'. meaning??", "… mentions X — what is it?".
+ */
 export function definitionSubject(question: string): string {
-  const match =
-    /^(?:what|who)(?:'s|\s+(?:is|are))\s+(?:an?\s+|the\s+)?(.+?)\??$|^what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for)\b|^(?:define|meaning\s+of)\s+(?:an?\s+|the\s+)?(.+?)\??$/i.exec(
-      question.trim(),
-    );
-  return (match?.[1] ?? match?.[2] ?? match?.[3] ?? "").trim();
+  const asked = ANCHORED.exec(question.trim());
+  const subject = (asked?.[1] ?? asked?.[2] ?? asked?.[3] ?? "").trim();
+  // "What is it?", "What's that setting for?": a word pointing back names nothing.
+  if (subject) return POINTER.test(subject.split(/\s+/)[0] ?? "") ? "" : subject;
+  const clauses = question
+    .trim()
+    .split(/\s*(?:[?!;]+|\.(?:\s|$)|:\s|\s[—–-]+\s|,\s+(?=and\b|or\b|but\b))\s*/)
+    .filter(Boolean);
+  for (const [index, clause] of clauses.entries()) {
+    const within = askedAbout(clause);
+    if (within) return within;
+    if (POINTS_AT_NAMED.test(clause)) {
+      const named = quotedTerm(question) ?? lastWords(clauses[index - 1] ?? "");
+      if (named) return named;
+    }
+  }
+  return "";
+}
+
+/** The question opening on what it asks: "What is X?", "What does X mean?", "Define X". */
+const ANCHORED =
+  /^(?:what|who)(?:'s|\s+(?:is|are))\s+(?:an?\s+|the\s+)?(.+?)\??$|^what\s+(?:does|do)\s+(?:an?\s+|the\s+)?(.+?)\s+(?:mean|stand\s+for)\b|^(?:define|meaning\s+of)\s+(?:an?\s+|the\s+)?(.+?)\??$/i;
+/** A subject asked about within a longer question names a thing in a few words. */
+const MAX_SUBJECT_WORDS = 5;
+
+/** Up to two words of the reader's own before the question itself ("lol", "ok so"). */
+const OPENING = String.raw`^(?:[\w']+\s+){0,2}?`;
+const ARTICLE = String.raw`(?:an?\s+|the\s+)?`;
+const ASKING_WHAT = [
+  // "what's the (textbook) definition of X", "meaning of X"
+  new RegExp(
+    `${OPENING}(?:what(?:'s|\\s+is)\\s+)?(?:the\\s+)?(?:[\\w-]+\\s+)?(?:definition|meaning)\\s+of\\s+${ARTICLE}(.+)$`,
+    "i",
+  ),
+  // "what (even / exactly) is X", "what's X"
+  new RegExp(
+    `${OPENING}what(?:'s|\\s+(?:even\\s+|exactly\\s+|actually\\s+)?(?:is|are))\\s+${ARTICLE}(.+)$`,
+    "i",
+  ),
+  // "what does X (actually) mean / stand for"
+  new RegExp(
+    `${OPENING}what\\s+(?:does|do)\\s+${ARTICLE}(.+?)\\s+(?:actually\\s+|really\\s+)?(?:mean|stand\\s+for)\\b`,
+    "i",
+  ),
+  // "define X"
+  new RegExp(`${OPENING}define\\s+${ARTICLE}(.+)$`, "i"),
+];
+/** A clause asking what the thing just named is: "what does that mean", "meaning", "what is it". */
+const POINTS_AT_NAMED =
+  /^(?:so\s+|and\s+)?(?:what\s+does\s+(?:that|it|this)\s+mean|meaning|what(?:'s|\s+is)\s+(?:it|that|this))(?:\s*$|\s*,|\s+(?:and|or|then|exactly|actually)\b)/i;
+/** Words that only point back ("it", "that") are no subject. */
+const POINTER = /^(?:it|that|this|these|those|they|them)$/i;
+
+function askedAbout(clause: string): string {
+  for (const pattern of ASKING_WHAT) {
+    // What the subject is ends where a second question starts ("X and what else …").
+    const subject = (pattern.exec(clause)?.[1] ?? "")
+      .replace(/\s+(?:and|or)\s+(?:what|how|why|where|when|which)\b.*$/i, "")
+      .trim();
+    const words = subject.split(/\s+/).filter(Boolean);
+    if (words.length === 0 || words.length > MAX_SUBJECT_WORDS) continue;
+    if (!POINTER.test(words[0] ?? "")) return subject;
+  }
+  return "";
+}
+
+/** A term the question sets in quotes ('higher order reducer', "exotic"). */
+function quotedTerm(question: string): string | undefined {
+  return /(?:^|[\s(])['"‘“]([^'"’”]{2,60})['"’”]/.exec(question)?.[1]?.trim();
+}
+
+/** The last words of a clause that names something: the clause itself when short, else its end. */
+function lastWords(clause: string): string {
+  const words = clause.trim().split(/\s+/).filter(Boolean);
+  return (words.length <= 4 ? words : words.slice(-1)).join(" ");
 }
 
 /** The best lead among the first `weights.leadSections` sections; undefined when none matches. */
