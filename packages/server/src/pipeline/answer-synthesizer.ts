@@ -167,15 +167,17 @@ export class ExtractiveSynthesizer implements AnswerSynthesizer {
     // question's own: the question leans on it ("Why can it not be solved directly?" after a
     // sentence on inverse kinematics, "How do I fix it?"). The lead never quotes the selection.
     const search = selectionSearch(input.question, selection);
+    // Worked out once, whichever of the cases below asks for it first.
+    let bookAnswer: BookAnswer | undefined;
     const fromBook = () =>
-      sectionAnswer({ ...input, question: search.query }, this.card, {
+      (bookAnswer ??= sectionAnswer({ ...input, question: search.query }, this.card, {
         offset: 1,
         avoid: selection,
-        // "What is X?" names all it asks about: the selection's words would only pull elsewhere.
+        // None for "what does X mean?": it names all it asks about (see selectionSearch).
         ...(search.context
           ? { aside: { text: search.context, share: SELECTION_CONTEXT_SHARE } }
           : {}),
-      });
+      }));
     if (!aboutSelection && input.results.length > 0) {
       const book = fromBook();
       // A section holding none of the question's words does not answer: the selection may.
