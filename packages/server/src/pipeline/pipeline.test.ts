@@ -490,6 +490,19 @@ describe("follow-up context without a model", () => {
     });
   });
 
+  it.each([
+    ["what about a camera?", true],
+    ["How about the gripper?", true],
+    ["and for a service?", true],
+    ["And in XML?", true],
+    ["What is a camera?", false],
+    ["What about-face rules apply to servos?", false],
+  ])("reads '%s' as asking the earlier question again: %s", (question, dependent) => {
+    expect(
+      followUpContext(question, [exchange("Why does my lidar subscriber get nothing?")]),
+    ).toEqual({ text: "Why does my lidar subscriber get nothing?", dependent });
+  });
+
   it("lets a short question stand alone, and never leans on small talk or an overview", () => {
     expect(followUpContext("What is a URDF?", [exchange("How do servos work?")])).toEqual({
       text: "How do servos work?",

@@ -54,8 +54,15 @@ export function followUpContext(
   if (!previous || routeQuery(previous.query).route !== "question") return undefined;
   // A short question without a pronoun ("What is a URDF?") may well stand alone: it gets the
   // earlier words only if alone it finds little.
-  return { text: previous.query, dependent: REFERRING_WORDS.test(query) };
+  return { text: previous.query, dependent: REFERRING_WORDS.test(query) || ELLIPSIS.test(query) };
 }
+
+/**
+ * A question asking the earlier one again about something else: "what about a camera?", "how
+ * about wheel encoders?", "and for a service?".
+ */
+const ELLIPSIS =
+  /^\s*(?:and\s+|so\s+)?(?:what|how)\s+about\s|^\s*and\s+(?:for|with|in|on|if|when)\b/i;
 
 /** Tags of the prompt's fences: a rewrite that has them is the prompt played back. */
 const PROMPT_TAGS = /<\/?(history|question|passages|passage|selection|system)\b/i;
