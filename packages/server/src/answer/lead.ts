@@ -137,28 +137,7 @@ export function bestLead(
   const top = ranked[0]?.score ?? 0;
   const subjectTerms = subject ? analyze(subject) : [];
   const avoided = avoid ? flat(avoid) : undefined;
-  // What each sentence holds of the question and whether it defines the subject, worked out
-  // once per call: a sentence sits in several windows, and sections share sentences.
-  const held = new Map<string, string[]>();
-  const questionTerms = [...question.weight.keys()];
-  const heldBy = (sentence: string) => {
-    let terms = held.get(sentence);
-    if (!terms) {
-      const own = termsOf(sentence);
-      terms = questionTerms.filter((term) => own.has(term));
-      held.set(sentence, terms);
-    }
-    return terms;
-  };
-  const defines = new Map<string, boolean>();
-  const opensOnSubject = (sentence: string) => {
-    let found = defines.get(sentence);
-    if (found === undefined) {
-      found = definesSubject(sentence, subjectTerms, question);
-      defines.set(sentence, found);
-    }
-    return found;
-  };
+  const { heldBy, opensOnSubject } = sentenceFacts(question, subjectTerms);
   let best: Lead | undefined;
   for (const candidate of ranked.slice(0, weights.leadSections)) {
     const standing = top > 0 ? (weights.leadSection * candidate.score) / top : 0;
@@ -180,8 +159,7 @@ export function bestLead(
         let score = weight / question.total + standing;
         if (weights.leadPhrase > 0)
           score += weights.leadPhrase * pairShare(window.sentences, question);
-        const [opener = ""] = window.sentences;
-        if (subjectTerms.length > 0 && opensOnSubject(opener)) score += weights.leadDefinition;
+        if (opensOnSubject(window.sentences[0] ?? "")) score += weights.leadDefinition;
         if (!best || score > best.score)
           best = {
             section: candidate,
@@ -193,6 +171,35 @@ export function bestLead(
     }
   }
   return best;
+}
+
+/**
+ * What each sentence holds of the question and whether it says what the subject is, worked out
+ * once per answer: a sentence sits in several windows, and sections share sentences.
+ */
+function sentenceFacts(question: QuestionWords, subjectTerms: string[]) {
+  const held = new Map<string, string[]>();
+  const questionTerms = [...question.weight.keys()];
+  const defines = new Map<string, boolean>();
+  return {
+    heldBy(sentence: string): string[] {
+      let terms = held.get(sentence);
+      if (!terms) {
+        const own = termsOf(sentence);
+        terms = questionTerms.filter((term) => own.has(term));
+        held.set(sentence, terms);
+      }
+      return terms;
+    },
+    opensOnSubject(sentence: string): boolean {
+      let found = defines.get(sentence);
+      if (found === undefined) {
+        found = subjectTerms.length > 0 && definesSubject(sentence, subjectTerms, question);
+        defines.set(sentence, found);
+      }
+      return found;
+    },
+  };
 }
 
 interface Window {

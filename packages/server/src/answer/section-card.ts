@@ -440,27 +440,7 @@ export function renderCard(
   unmarked?: string,
 ): { text: string; cut: boolean; highlight: string | undefined } {
   const blocks = section.blocks.filter((block) => block.kind !== "other");
-  const match = blocks.map((block) => coverage(blockTerms(block), question));
-  const size = blocks.map(blockWordCount);
-  const kept = new Set(blocks.keys());
-  let total = size.reduce((sum, words) => sum + words, 0);
-  // The block holding the passage the answer leads with stays, whatever else is cut.
-  const quoted = passage ? squeezed(passage) : undefined;
-  const holdsQuote = (index: number) => {
-    const block = blocks[index];
-    return (
-      quoted !== undefined && block !== undefined && squeezed(blockWords(block)).includes(quoted)
-    );
-  };
-  const byMatch = [...blocks.keys()]
-    .slice(1)
-    .filter((index) => !holdsQuote(index))
-    .sort((a, b) => (match[a] ?? 0) - (match[b] ?? 0));
-  for (const index of byMatch) {
-    if (total <= weights.maxWords) break;
-    kept.delete(index);
-    total -= size[index] ?? 0;
-  }
+  const kept = keptBlocks(blocks, question, weights.maxWords, passage);
   const read = unmarked ? squeezed(unmarked) : undefined;
   const chosen = new Set(
     [
@@ -499,6 +479,39 @@ export function renderCard(
     // What the link highlights on the page: the first sentence in bold, else the section's first.
     highlight: sentences.find((sentence) => marked.has(sentence)) ?? sentences[0],
   };
+}
+
+/**
+ * The blocks a card shows within `maxWords`: over it, those matching the question least are left
+ * out, except the first (it says what the section is) and the one holding the lead passage.
+ */
+function keptBlocks(
+  blocks: Block[],
+  question: QuestionWords,
+  maxWords: number,
+  passage: string | undefined,
+): Set<number> {
+  const match = blocks.map((block) => coverage(blockTerms(block), question));
+  const size = blocks.map(blockWordCount);
+  const kept = new Set(blocks.keys());
+  let total = size.reduce((sum, words) => sum + words, 0);
+  const quoted = passage ? squeezed(passage) : undefined;
+  const holdsQuote = (index: number) => {
+    const block = blocks[index];
+    return (
+      quoted !== undefined && block !== undefined && squeezed(blockWords(block)).includes(quoted)
+    );
+  };
+  const byMatch = [...blocks.keys()]
+    .slice(1)
+    .filter((index) => !holdsQuote(index))
+    .sort((a, b) => (match[a] ?? 0) - (match[b] ?? 0));
+  for (const index of byMatch) {
+    if (total <= maxWords) break;
+    kept.delete(index);
+    total -= size[index] ?? 0;
+  }
+  return kept;
 }
 
 /** A paragraph without the sentences the reader has read (`read`, squeezed), "…" for each run. */
