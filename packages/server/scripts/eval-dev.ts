@@ -325,8 +325,8 @@ function answerSets(): [string, string, string][] {
 
 /**
  * Every card the fit tries: the weights of CARD_WEIGHTS that choose the section, then (with those
- * at their defaults) whether and how a second section is shown, within the same word budget, then
- * the lead passage's weights (lead.ts).
+ * at their defaults) whether and how a second section is shown, within the same word budget, and
+ * a third one, then the lead passage's weights (lead.ts).
  */
 function cardGrid(): CardWeights[] {
   const cards: CardWeights[] = [];
@@ -340,6 +340,7 @@ function cardGrid(): CardWeights[] {
     for (const secondWords of [60, 100, 125])
       if (second !== CARD_WEIGHTS.second || secondWords !== CARD_WEIGHTS.secondWords)
         cards.push({ ...CARD_WEIGHTS, second, secondWords });
+  for (const thirdWords of [0, 40, 100]) cards.push({ ...CARD_WEIGHTS, thirdWords });
   for (const leadPhrase of [0, 0.3, 0.6]) cards.push({ ...CARD_WEIGHTS, leadPhrase });
   for (const leadSection of [0, 0.3, 0.6, 1])
     for (const leadDefinition of [0, 0.1, 0.2, 0.35])
@@ -390,7 +391,7 @@ if (fit) {
   const choose = (on: string[]) =>
     scored.reduce((best, entry) => (mean(entry, on) > mean(best, on) ? entry : best));
   const describe = (card: CardWeights) =>
-    `lead ${card.leadSection} × section, ${card.leadDefinition} definition, ${card.leadPhrase} phrase, ${card.leadSentences} sentences; heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}, ${card.second ? `second ${card.second} × ${card.secondWords} words` : "no second"}`;
+    `lead ${card.leadSection} × section, ${card.leadDefinition} definition, ${card.leadPhrase} phrase, ${card.leadSentences} sentences; heading ${card.heading}, similarity ${card.similarity}, pages ${card.pages} × ${card.pageSimilarity}, ${card.second ? `second ${card.second} × ${card.secondWords} words, third ${card.thirdWords} words` : "no second"}`;
   const fitted = [
     "heading",
     "similarity",
@@ -398,6 +399,7 @@ if (fit) {
     "pageSimilarity",
     "second",
     "secondWords",
+    "thirdWords",
     "leadSection",
     "leadDefinition",
     "leadSentences",

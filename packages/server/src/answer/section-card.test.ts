@@ -61,6 +61,14 @@ const signCode = [
   "```",
 ].join("\n");
 
+const sealTable = [
+  "The seal task stamps a release archive once it is signed.",
+  "",
+  "| Option | Value |",
+  "| --- | --- |",
+  "| `--stamp` | `release` |",
+].join("\n");
+
 const twoSiblings = merged(
   "tools",
   [
@@ -200,6 +208,32 @@ const cases: {
       "quill sign --key",
       "[2]",
     ],
+  },
+  {
+    name: "a third section matching nearly as well follows the second, in a few words",
+    question: "How do I bake, sign and seal a release archive?",
+    results: [
+      retrievedChunk("bake", bakeCode, "Bake", 0.8),
+      retrievedChunk("sign", signCode, "Sign", 0.8),
+      retrievedChunk("seal", sealTable, "Seal", 0.8),
+    ],
+    contains: [
+      "quill bake --target release",
+      "quill sign --key",
+      "**Seal** [3]",
+      "| `--stamp` | `release` |",
+    ],
+  },
+  {
+    name: "a section far below the best is not shown",
+    question: "How do I bake and sign a release archive?",
+    results: [
+      retrievedChunk("bake", bakeCode, "Bake", 0.8),
+      retrievedChunk("sign", signCode, "Sign", 0.8),
+      retrievedChunk("seal", sealTable, "Seal", 0.1),
+    ],
+    contains: ["quill bake --target release", "quill sign --key"],
+    lacks: ["**Seal**", "`--stamp`"],
   },
   // The lead passage (lead.ts).
   {

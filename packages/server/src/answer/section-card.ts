@@ -47,6 +47,12 @@ export const CARD_WEIGHTS = {
   second: 0.75,
   /** The second section's share of `maxWords` when it is shown. */
   secondWords: 100,
+  /**
+   * A third section within `second` of the best is shown too, in this many words more (0: never):
+   * the fact asked for is in the third best section about as often as in the second, and the
+   * reader sees it under its heading rather than in another search (docs/retrieval.md).
+   */
+  thirdWords: 60,
 
   /** Most words shown before the card is cut (blocks stay whole; the least matching go first). */
   maxWords: 250,

@@ -242,7 +242,7 @@ export function sectionAnswer(
   answer.matched = lead !== undefined;
   const leadText = lead?.sentences.join(" ");
   const apart = lead !== undefined && lead.section.section !== best.section;
-  const second = secondSection(ranked, weights, apart ? leadText : undefined);
+  const shown = closeSections(ranked, weights, apart ? leadText : undefined);
   const numberOf = (shown: ScoredSection) =>
     citationOf(shown, input.results.length, answer.extraSources) + (options.offset ?? 0);
   const parts: string[] = [];
@@ -251,22 +251,22 @@ export function sectionAnswer(
     cite(answer, lead.section, citation, leadText);
     parts.push(renderLead(lead, citation));
   }
-  for (const [index, shown] of (second ? [best, second] : [best]).entries()) {
-    const maxWords = !second
-      ? weights.maxWords
-      : index === 0
-        ? weights.maxWords - weights.secondWords
-        : weights.secondWords;
-    const citation = numberOf(shown);
+  const budgets = [
+    shown.length > 0 ? weights.maxWords - weights.secondWords : weights.maxWords,
+    weights.secondWords,
+    weights.thirdWords,
+  ];
+  for (const [index, entry] of [best, ...shown].entries()) {
+    const citation = numberOf(entry);
     const card = renderCard(
-      shown.section,
+      entry.section,
       citation,
       question,
-      { ...weights, maxWords },
+      { ...weights, maxWords: budgets[index] ?? weights.thirdWords },
       !apart && index === 0 ? leadText : undefined,
       options.avoid,
     );
-    cite(answer, shown, citation, card.highlight);
+    cite(answer, entry, citation, card.highlight);
     parts.push(card.text);
   }
   answer.text = parts.join("\n\n");
@@ -388,25 +388,31 @@ export interface SectionAnswerOptions {
 const MAX_HEADED_SECTIONS = 2;
 
 /**
- * The section shown after the best one: the next best that scores within `weights.second` of it,
- * is in another chunk (a sibling packed with the best one shares its search score, so it would
- * nearly always come close) and another section, and does not hold the lead passage (shown).
+ * The sections shown after the best one: the next best that score within `weights.second` of it,
+ * a second and, with `weights.thirdWords`, a third. Each is in a chunk of its own (a sibling
+ * packed with a shown one shares its search score, so it would nearly always come close), is
+ * another section, and does not hold the lead passage (shown).
  */
-function secondSection(
+function closeSections(
   ranked: ScoredSection[],
   weights: CardWeights,
   leadPassage: string | undefined,
-): ScoredSection | undefined {
+): ScoredSection[] {
   const [best, ...rest] = ranked;
-  if (!best || weights.second <= 0) return undefined;
+  if (!best || weights.second <= 0) return [];
   const lead = leadPassage === undefined ? undefined : squeezed(leadPassage);
-  return rest.find(
-    (candidate) =>
-      candidate.score >= weights.second * best.score &&
-      candidate.section.chunk.id !== best.section.chunk.id &&
-      candidate.section.url !== best.section.url &&
-      !(lead && holdsPassage(candidate.section, lead)),
-  );
+  const most = weights.thirdWords > 0 ? 2 : 1;
+  const shown = [best];
+  for (const candidate of rest) {
+    if (shown.length > most || candidate.score < weights.second * best.score) break;
+    const apart = shown.every(
+      (entry) =>
+        candidate.section.chunk.id !== entry.section.chunk.id &&
+        candidate.section.url !== entry.section.url,
+    );
+    if (apart && !(lead && holdsPassage(candidate.section, lead))) shown.push(candidate);
+  }
+  return shown.slice(1);
 }
 
 /**
