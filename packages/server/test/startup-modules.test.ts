@@ -102,7 +102,8 @@ describe("lectern ask on an existing index", () => {
     // The recorder sees the modules (the index is loaded, to answer at all); the book is read
     // from its files, so the embedded database does not start.
     expect(packages.has("minisearch")).toBe(true);
-    for (const heavy of [...MARKDOWN_STACK, "@electric-sql/pglite", "ai", "@opentelemetry/api"])
+    const modelSdk = ["ai", "@ai-sdk/openai", "@ai-sdk/openai-compatible", "@opentelemetry/api"];
+    for (const heavy of [...MARKDOWN_STACK, "@electric-sql/pglite", ...modelSdk])
       expect(packages.has(heavy), heavy).toBe(false);
   }, 120_000);
 });

@@ -83,22 +83,69 @@ export async function streamTurn(
 }
 
 /**
+ * The signals of one answer: `deadline` fires at the request timeout or the shutdown cut-off,
+ * `signal` with it or when the client goes away (`client`). One timer and plain listeners per
+ * request, cleared by `dispose` once the answer is done (a per-request `AbortSignal.timeout` and
+ * `AbortSignal.any` cost more, and `any` keeps its sources referenced until they fire).
+ */
+export function requestSignals(
+  limitMs: number,
+  client: AbortSignal | undefined,
+  cutOff: AbortSignal = NEVER_CUT_OFF,
+) {
+  const deadline = new AbortController();
+  const work = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    deadline.abort(new DOMException("The request timed out.", "TimeoutError"));
+  }, limitMs);
+  timer.unref();
+  const onCutOff = () => deadline.abort(cutOff.reason);
+  const onClient = () => work.abort(client?.reason);
+  deadline.signal.addEventListener("abort", () => work.abort(deadline.signal.reason), {
+    once: true,
+  });
+  if (cutOff.aborted) onCutOff();
+  else cutOff.addEventListener("abort", onCutOff, { once: true });
+  if (client?.aborted) onClient();
+  else client?.addEventListener("abort", onClient, { once: true });
+  return {
+    signal: work.signal,
+    deadline: deadline.signal,
+    timedOut: () => timedOut,
+    dispose: () => {
+      clearTimeout(timer);
+      cutOff.removeEventListener("abort", onCutOff);
+      client?.removeEventListener("abort", onClient);
+    },
+  };
+}
+
+/**
  * The signals of one streamed answer, on every route that streams: `signal` stops the work (the
  * client gone, the request timeout, the shutdown timeout), `deadline` is what `streamTurn` times;
- * `failure` names what ended the answer, the shutdown or the timeout before the error they caused.
+ * `failure` names what ended the answer, the shutdown or the timeout before the error they caused;
+ * `dispose` once the stream has ended.
  */
 export function streamSignals(deps: RouteDeps, context: Context<AppEnv>) {
   const abort = new AbortController();
-  const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
   const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
+  const signals = requestSignals(deps.config.requestTimeoutMs, context.req.raw.signal, cutOff);
+  abort.signal.addEventListener("abort", () => signals.dispose(), { once: true });
+  const signal = new AbortController();
+  const stop = () => signal.abort();
+  signals.signal.addEventListener("abort", stop, { once: true });
+  abort.signal.addEventListener("abort", stop, { once: true });
   return {
     abort,
     cutOff,
-    signal: AbortSignal.any([abort.signal, timeout, context.req.raw.signal, cutOff]),
-    deadline: AbortSignal.any([timeout, cutOff]),
+    signal: signal.signal,
+    deadline: signals.deadline,
+    dispose: signals.dispose,
     failure: (error: unknown): ErrorContext =>
       classifyError(
-        cutOff.aborted ? stoppingError() : timeout.aborted ? createError("TIMEOUT") : error,
+        cutOff.aborted ? stoppingError() : signals.timedOut() ? createError("TIMEOUT") : error,
       ),
   };
 }

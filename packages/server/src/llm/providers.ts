@@ -1,5 +1,4 @@
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createRequire } from "node:module";
 import type { EmbeddingModel, LanguageModel } from "ai";
 import type { Config } from "../config/config.ts";
 import { createError, type ErrorCode } from "../errors.ts";
@@ -68,8 +67,16 @@ export class ProviderClients {
   }
 }
 
+/**
+ * The provider packages, loaded when a client is first made: a process without a model (`lectern
+ * ask`, a server quoting the book) never pays for them. Their CommonJS builds, so that making a
+ * model stays synchronous; their errors carry the same markers as the ES builds' (`isInstance`).
+ */
+const load = createRequire(import.meta.url);
+
 function buildClient(provider: RemoteProvider, { apiKey, baseURL }: Connection): ProviderClient {
   if (provider === "openai") {
+    const { createOpenAI } = load("@ai-sdk/openai") as typeof import("@ai-sdk/openai");
     const openai = createOpenAI({ ...(apiKey ? { apiKey } : {}), ...(baseURL ? { baseURL } : {}) });
     // .chat(): the Chat Completions API, which every OpenAI-compatible server also speaks.
     return {
@@ -79,6 +86,9 @@ function buildClient(provider: RemoteProvider, { apiKey, baseURL }: Connection):
   }
   // Callers resolve the base URL (Gemini's default, or the required LLM/EMBEDDINGS_BASE_URL).
   if (baseURL === undefined) throw new Error(`The ${provider} client needs a base URL.`);
+  const { createOpenAICompatible } = load(
+    "@ai-sdk/openai-compatible",
+  ) as typeof import("@ai-sdk/openai-compatible");
   const compatible = createOpenAICompatible({
     name: provider,
     baseURL,

@@ -189,7 +189,14 @@ async function streamS4(
     release();
     throw error;
   }
-  const { abort, cutOff, signal, deadline, failure: endedBy } = streamSignals(deps, context);
+  const {
+    abort,
+    cutOff,
+    signal,
+    deadline,
+    failure: endedBy,
+    dispose,
+  } = streamSignals(deps, context);
   return streamSSE(context, async (stream) => {
     stream.onAbort(() => abort.abort());
     const sendError = (error: unknown) => {
@@ -223,6 +230,7 @@ async function streamS4(
       deps.logger.warn({ err: error, requestId: input.requestId }, "S4 stream failed");
       await sendError(error);
     } finally {
+      dispose();
       release();
     }
   });

@@ -2,7 +2,7 @@ import type { Context, Handler } from "hono";
 import type { Logger } from "pino";
 import { classifyError, type ErrorContext } from "../../pipeline/error-classification.ts";
 import type { ChatInput } from "../../pipeline/types.ts";
-import { toChatResponse, withTimeout } from "../chat-turn.ts";
+import { requestSignals, toChatResponse, withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts";
@@ -23,12 +23,14 @@ export async function answerTurn(
   started: number,
 ): Promise<AnsweredTurn> {
   const release = await deps.admission(context, request.sessionId);
+  const { signal, deadline, dispose } = requestSignals(
+    deps.config.requestTimeoutMs,
+    context.req.raw.signal,
+  );
   try {
-    const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
-    const signal = AbortSignal.any([timeout, context.req.raw.signal]);
     const { input, outcome } = await withTimeout(
       deps.chat.ask(request, { signal }),
-      timeout,
+      deadline,
       deps.config.requestTimeoutMs,
     );
     deps.metrics.observeAnswer(outcome);
@@ -37,6 +39,7 @@ export async function answerTurn(
     deps.logger.info({ requestId: input.requestId, mode: outcome.mode }, "chat (compat)");
     return { input, response };
   } finally {
+    dispose();
     release();
   }
 }

@@ -20,7 +20,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
       release();
       throw error;
     });
-    const { abort, cutOff, signal, deadline, failure } = streamSignals(deps, context);
+    const { abort, cutOff, signal, deadline, failure, dispose } = streamSignals(deps, context);
     const response = streamSSE(context, async (stream) => {
       stream.onAbort(() => abort.abort());
       try {
@@ -72,6 +72,7 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
           }),
         });
       } finally {
+        dispose();
         release();
       }
     });

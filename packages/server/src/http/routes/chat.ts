@@ -1,5 +1,5 @@
 import type { Handler } from "hono";
-import { startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
+import { requestSignals, startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
@@ -9,13 +9,16 @@ import { publicOrigin, withAbsoluteSources } from "../public-origin.ts";
 export function postChat(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
     const { started, requestId, request, release } = await startChat(context, deps);
-    const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
     const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
-    const signal = AbortSignal.any([timeout, context.req.raw.signal, cutOff]);
+    const { signal, deadline, dispose } = requestSignals(
+      deps.config.requestTimeoutMs,
+      context.req.raw.signal,
+      cutOff,
+    );
     try {
       const { input, outcome } = await withTimeout(
         deps.chat.ask(request, { signal }),
-        AbortSignal.any([timeout, cutOff]),
+        deadline,
         deps.config.requestTimeoutMs,
       ).catch((error: unknown) => {
         throw cutOff.aborted ? stoppingError() : error;
@@ -36,6 +39,7 @@ export function postChat(deps: RouteDeps): Handler<AppEnv> {
       const origin = publicOrigin(context, deps.config);
       return context.json({ ...response, sources: withAbsoluteSources(response.sources, origin) });
     } finally {
+      dispose();
       release();
     }
   };

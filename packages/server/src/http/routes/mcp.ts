@@ -3,7 +3,7 @@ import type { Handler } from "hono";
 import { createError } from "../../errors.ts";
 import { askThroughChat } from "../../mcp/book.ts";
 import { createMcpServer } from "../../mcp/server.ts";
-import { withTimeout } from "../chat-turn.ts";
+import { requestSignals, withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { readJsonObject } from "../request.ts";
@@ -29,9 +29,11 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
         ask: async (question, sessionId) => {
           const session = sessionId ?? deps.newId();
           const release = await deps.admission(context, session);
+          const { signal, deadline, dispose } = requestSignals(
+            deps.config.requestTimeoutMs,
+            context.req.raw.signal,
+          );
           try {
-            const timeout = AbortSignal.timeout(deps.config.requestTimeoutMs);
-            const signal = AbortSignal.any([timeout, context.req.raw.signal]);
             const answer = await withTimeout(
               askThroughChat(
                 deps.chat,
@@ -39,12 +41,13 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
                 { requestId: context.get("requestId"), sessionId: session },
                 signal,
               ),
-              timeout,
+              deadline,
               deps.config.requestTimeoutMs,
             );
             deps.metrics.observeAnswer(answer.outcome);
             return answer;
           } finally {
+            dispose();
             release();
           }
         },
