@@ -1,5 +1,6 @@
 import { analyze } from "../search/analyzer.ts";
 import { type ChunkBlock as Block, chunkBlocks, MIN_WORDS } from "../store/chunk-blocks.ts";
+import { cachedIn } from "../util/bounded-cache.ts";
 import {
   type CardWeights,
   pairShare,
@@ -262,18 +263,35 @@ function definesSubject(
   const weightOf = (terms: string[]) =>
     terms.reduce((total, term) => total + (question.weight.get(term) ?? 0), 0);
   const whole = weightOf(subjectTerms);
-  const words = sentence.replace(/[*`]/g, "").split(/\s+/);
-  const opening = words[0] && /^(?:an?|the)$/i.test(words[0]) ? words.slice(1) : words;
-  for (let count = 1; count <= Math.min(8, opening.length); count++) {
+  const { opening, heads } = openingOf(sentence);
+  for (const [index, head] of heads.entries()) {
+    const count = index + 1;
     // A label ("Note:") before X opens an aside, not a definition.
     if (/:$/.test(opening[count - 1] ?? "")) return false;
-    const head = analyze(opening.slice(0, count).join(" "));
     const named = weightOf(subjectTerms.filter((term) => head.includes(term)));
     if (named > 0 && named * 2 >= whole)
       return DEFINITION_VERB.test(opening.slice(count).join(" "));
   }
   return false;
 }
+
+/**
+ * A sentence's words after an opening article, and the analysed terms of its first one to eight
+ * words: the book's sentences are weighed for every "what is X" asked, so they are analysed once.
+ */
+function openingOf(sentence: string): { opening: string[]; heads: string[][] } {
+  return cachedIn(sentenceOpenings, sentence, MAX_OPENINGS, (text) => {
+    const words = text.replace(/[*`]/g, "").split(/\s+/);
+    const opening = words[0] && /^(?:an?|the)$/i.test(words[0]) ? words.slice(1) : words;
+    const heads: string[][] = [];
+    for (let count = 1; count <= Math.min(8, opening.length); count++)
+      heads.push(analyze(opening.slice(0, count).join(" ")));
+    return { opening, heads };
+  });
+}
+
+const sentenceOpenings = new Map<string, { opening: string[]; heads: string[][] }>();
+const MAX_OPENINGS = 20_000;
 
 /** Text as compared with a selection: lower case, letters and digits only. */
 function flat(text: string): string {
