@@ -157,7 +157,7 @@ export function questionWords(
 }
 
 /** The pairs of adjacent analysed words of a text ("a b"), kept as its terms are. */
-export function pairsOf(text: string): Set<string> {
+function pairsOf(text: string): Set<string> {
   return cachedIn(analysedPairs, text, MAX_ANALYSED_TEXTS, (words) => {
     const sequence = analyze(words);
     const pairs = new Set<string>();
@@ -353,27 +353,17 @@ function scoreSection(
   );
 }
 
-/**
- * The best-matching section among the results' chunks (each chunk split into its sections) and,
- * with `pageChunks`, the other chunks of the first `weights.pages` result pages. A section from
- * such a chunk has `source` -1: it is not among the results.
- */
-export function bestSection(
-  results: RetrievedChunk[],
-  question: QuestionWords,
-  weights: CardWeights = CARD_WEIGHTS,
-  pageChunks?: (filePath: string) => ChunkRecord[],
-): ScoredSection | undefined {
-  return rankedSections(results, question, weights, pageChunks)[0];
-}
-
 export interface ScoredSection {
   section: CardSection;
   score: number;
   similarity: number;
 }
 
-/** The candidates of `bestSection`, best first. */
+/**
+ * The sections matching the question, best first: those of the results' chunks (each chunk split
+ * into its sections) and, with `pageChunks`, of the other chunks of the first `weights.pages`
+ * result pages. A section from such a chunk has `source` -1: it is not among the results.
+ */
 export function rankedSections(
   results: RetrievedChunk[],
   question: QuestionWords,
