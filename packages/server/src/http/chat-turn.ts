@@ -82,6 +82,16 @@ export async function streamTurn(
   return outcome;
 }
 
+/** What stops an answer's work and what it is timed against. */
+export interface RequestSignals {
+  /** Stops the work: the time limit, the shutdown cut-off or the client gone. */
+  signal: AbortSignal;
+  /** What the answer is timed against: the time limit or the shutdown cut-off. */
+  deadline: AbortSignal;
+  timedOut(): boolean;
+  dispose(): void;
+}
+
 /**
  * The signals of one answer: `deadline` fires at the request timeout or the shutdown cut-off,
  * `signal` with it or when the client goes away (`client`). One timer and plain listeners per
@@ -92,7 +102,7 @@ export function requestSignals(
   limitMs: number,
   client: AbortSignal | undefined,
   cutOff: AbortSignal = NEVER_CUT_OFF,
-) {
+): RequestSignals {
   const deadline = new AbortController();
   const work = new AbortController();
   let timedOut = false;
@@ -128,7 +138,14 @@ export function requestSignals(
  * `failure` names what ended the answer, the shutdown or the timeout before the error they caused;
  * `dispose` once the stream has ended.
  */
-export function streamSignals(deps: RouteDeps, context: Context<AppEnv>) {
+export function streamSignals(
+  deps: RouteDeps,
+  context: Context<AppEnv>,
+): Omit<RequestSignals, "timedOut"> & {
+  abort: AbortController;
+  cutOff: AbortSignal;
+  failure: (error: unknown) => ErrorContext;
+} {
   const abort = new AbortController();
   const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
   const signals = requestSignals(deps.config.requestTimeoutMs, context.req.raw.signal, cutOff);
