@@ -1,6 +1,6 @@
 import { analyze } from "../search/analyzer.ts";
 import { type ChunkBlock as Block, chunkBlocks, MIN_WORDS } from "../store/chunk-blocks.ts";
-import { cachedIn } from "../util/bounded-cache.ts";
+import { cachedIn, keptWith } from "../util/bounded-cache.ts";
 import {
   type CardWeights,
   pairShare,
@@ -125,7 +125,10 @@ function lastWords(clause: string): string {
   return (words.length <= 4 ? words : words.slice(-1)).join(" ");
 }
 
-/** The best lead among the first `weights.leadSections` sections; undefined when none matches. */
+/**
+ * The best lead among the candidate sections (the first `weights.leadSections` ranked and, for
+ * "what is X", the defining ones: see `leadCandidates`); undefined when none matches.
+ */
 export function bestLead(
   ranked: ScoredSection[],
   question: QuestionWords,
@@ -140,8 +143,12 @@ export function bestLead(
   const avoided = avoid ? flat(avoid) : undefined;
   const { heldBy, opensOnSubject } = sentenceFacts(question, subjectTerms);
   let best: Lead | undefined;
-  for (const candidate of ranked.slice(0, weights.leadSections)) {
+  const most = weights.leadPhrase + (subjectTerms.length > 0 ? weights.leadDefinition : 0);
+  for (const candidate of ranked) {
     const standing = top > 0 ? (weights.leadSection * candidate.score) / top : 0;
+    // No window holds more of the question than its section does: one that cannot win is skipped.
+    if (best && heldShare(candidate.section, question) + standing + most < best.score - 1e-9)
+      continue;
     const blocks = candidate.section.blocks;
     for (const [index, block] of blocks.entries()) {
       const next = blocks[index + 1];
@@ -172,6 +179,13 @@ export function bestLead(
     }
   }
   return best;
+}
+
+/** The share of the question's weight whose words a section holds. */
+function heldShare(section: ScoredSection["section"], question: QuestionWords): number {
+  let held = 0;
+  for (const [term, weight] of question.weight) if (section.termCounts.has(term)) held += weight;
+  return held / question.total;
 }
 
 /**
@@ -214,17 +228,8 @@ interface Window {
  * opening on one that leans on the sentence before, or one item of a list.
  */
 function windowsOf(block: Block, size: number): Window[] {
-  let bySize = blockWindows.get(block);
-  if (!bySize) {
-    bySize = new Map();
-    blockWindows.set(block, bySize);
-  }
-  let windows = bySize.get(size);
-  if (!windows) {
-    windows = windowsIn(block, size);
-    bySize.set(size, windows);
-  }
-  return windows;
+  const bySize = keptWith(blockWindows, block, () => new Map<number, Window[]>());
+  return cachedIn(bySize, size, Number.POSITIVE_INFINITY, () => windowsIn(block, size));
 }
 
 /** A block's windows, kept with the block: the book's blocks are the same request after request. */

@@ -245,6 +245,21 @@ const cases: {
     contains: [],
   },
   {
+    name: "for 'what is X', the glossary's sentence leads however many sections the search found",
+    question: "What is a quern?",
+    results: Array.from({ length: 45 }, (_, index) =>
+      retrievedChunk(
+        `step-${index}`,
+        `Step ${index} of the mill runs the quern for ${index + 2} minutes at low speed.`,
+        `Step ${index}`,
+        0.9 - index * 0.01,
+      ),
+    ),
+    glossary,
+    opens: "A quern is the grinding stage",
+    contains: [],
+  },
+  {
     name: "of two sources alike, the one saying what X is leads; a label before X is an aside",
     question: "What is a quern?",
     results: [usesQuern, { ...glossary, similarityScore: usesQuern.similarityScore }],

@@ -9,7 +9,7 @@ import {
   tableCells,
 } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { cachedIn } from "../util/bounded-cache.ts";
+import { cachedIn, keptWith } from "../util/bounded-cache.ts";
 
 /**
  * The section card: the answer's core when no model writes one. The section of the book that best
@@ -320,12 +320,7 @@ const analysedTexts = new Map<string, Set<string>>();
 
 /** The distinct analysed terms of a block, kept with the block (the chunk's, stored). */
 function blockTerms(block: Block): Set<string> {
-  let terms = analysedBlocks.get(block);
-  if (!terms) {
-    terms = new Set(analyze(blockWords(block)));
-    analysedBlocks.set(block, terms);
-  }
-  return terms;
+  return keptWith(analysedBlocks, block, (kept) => new Set(analyze(blockWords(kept))));
 }
 
 const analysedBlocks = new WeakMap<Block, Set<string>>();
@@ -406,11 +401,9 @@ function shownText(block: Block): string {
  * from a paragraph into an admonition quotes the admonition without its label ("Warning:").
  */
 export function holdsPassage(section: CardSection, quoted: string): boolean {
-  let text = shownTexts.get(section.blocks);
-  if (text === undefined) {
-    text = squeezed(section.blocks.map(shownText).join(" "));
-    shownTexts.set(section.blocks, text);
-  }
+  const text = keptWith(shownTexts, section.blocks, (blocks) =>
+    squeezed(blocks.map(shownText).join(" ")),
+  );
   return quoted.split(/(?<=[.!?])\s+/).every((sentence) => text.includes(sentence));
 }
 
@@ -521,12 +514,11 @@ function unread(text: string, read: string): string {
 
 /** How many words a block shows, counted once per block: the blocks are the chunk's, kept. */
 function blockWordCount(block: Block): number {
-  let count = wordCounts.get(block);
-  if (count === undefined) {
-    count = blockWords(block).split(/\s+/).filter(Boolean).length;
-    wordCounts.set(block, count);
-  }
-  return count;
+  return keptWith(
+    wordCounts,
+    block,
+    (kept) => blockWords(kept).split(/\s+/).filter(Boolean).length,
+  );
 }
 
 const wordCounts = new WeakMap<Block, number>();

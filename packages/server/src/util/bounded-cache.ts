@@ -12,3 +12,20 @@ export function cachedIn<K, V>(cache: Map<K, V>, key: K, limit: number, make: (k
   }
   return value;
 }
+
+/**
+ * The value kept with `key` (an object of the book's, such as a block) in `cache`, made by `make`
+ * the first time it is asked for; it goes when the key does.
+ */
+export function keptWith<K extends object, V>(
+  cache: WeakMap<K, V>,
+  key: K,
+  make: (key: K) => V,
+): V {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make(key);
+    cache.set(key, value);
+  }
+  return value;
+}
