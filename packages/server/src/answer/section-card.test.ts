@@ -235,6 +235,32 @@ const cases: {
     contains: ["quill bake --target release", "quill sign --key"],
     lacks: ["**Seal**", "`--stamp`"],
   },
+  {
+    name: "a card cut for length links to the whole section",
+    question: "What is the default gutterWidth of the renderer?",
+    results: [
+      retrievedChunk(
+        "renderer",
+        [
+          longTable,
+          ...Array.from(
+            { length: 12 },
+            (_, index) =>
+              `Paragraph ${index} of the renderer notes covers margins, fonts and page ${index} layout in more words than a card shows at once.`,
+          ),
+        ].join("\n\n"),
+        "Renderer",
+      ),
+    ],
+    contains: ["| gutterWidth | 24px |", "[The whole section](/docs/renderer)"],
+  },
+  {
+    name: "a card shown whole has no such link",
+    question: "How do I bake a release archive?",
+    results: [retrievedChunk("bake", bakeCode, "Bake")],
+    contains: ["quill bake --target release"],
+    lacks: ["The whole section"],
+  },
   // The lead passage (lead.ts).
   {
     name: "for 'what is X', the glossary's sentence saying what X is leads, beyond the results",

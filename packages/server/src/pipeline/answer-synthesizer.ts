@@ -267,7 +267,9 @@ export function sectionAnswer(
       options.avoid,
     );
     cite(answer, entry, citation, card.highlight);
-    parts.push(card.text);
+    // A card cut for length links to the whole section on its page.
+    const link = entry.section.url.replace(/[\s()]/g, encodeURIComponent);
+    parts.push(card.cut ? `${card.text}\n\n[${WHOLE_SECTION}](${link})` : card.text);
   }
   answer.text = parts.join("\n\n");
   answer.cited = [...new Set(answer.cited)];
@@ -383,6 +385,9 @@ export interface SectionAnswerOptions {
   /** The selection a question is about, weighed beside the question (see `questionWords`). */
   aside?: { text: string; share: number };
 }
+
+/** The link under a card cut for length, to the whole section on the book's page. */
+export const WHOLE_SECTION = "The whole section";
 
 /** Sections headed by a definition question's subject that join the lead's candidates. */
 const MAX_HEADED_SECTIONS = 2;
