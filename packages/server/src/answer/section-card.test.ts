@@ -69,6 +69,13 @@ const sealTable = [
   "| `--stamp` | `release` |",
 ].join("\n");
 
+/** Three tasks' sections, the seal task's scored `seal` by the search. */
+const bakeSignSeal = (seal: number) => [
+  retrievedChunk("bake", bakeCode, "Bake", 0.8),
+  retrievedChunk("sign", signCode, "Sign", 0.8),
+  retrievedChunk("seal", sealTable, "Seal", seal),
+];
+
 const twoSiblings = merged(
   "tools",
   [
@@ -212,11 +219,7 @@ const cases: {
   {
     name: "a third section matching nearly as well follows the second, in a few words",
     question: "How do I bake, sign and seal a release archive?",
-    results: [
-      retrievedChunk("bake", bakeCode, "Bake", 0.8),
-      retrievedChunk("sign", signCode, "Sign", 0.8),
-      retrievedChunk("seal", sealTable, "Seal", 0.8),
-    ],
+    results: bakeSignSeal(0.8),
     contains: [
       "quill bake --target release",
       "quill sign --key",
@@ -227,11 +230,7 @@ const cases: {
   {
     name: "a section far below the best is not shown",
     question: "How do I bake and sign a release archive?",
-    results: [
-      retrievedChunk("bake", bakeCode, "Bake", 0.8),
-      retrievedChunk("sign", signCode, "Sign", 0.8),
-      retrievedChunk("seal", sealTable, "Seal", 0.1),
-    ],
+    results: bakeSignSeal(0.1),
     contains: ["quill bake --target release", "quill sign --key"],
     lacks: ["**Seal**", "`--stamp`"],
   },

@@ -49,7 +49,7 @@ describe("requestSignals", () => {
       vi.useFakeTimers();
       const client = new AbortController();
       const cutOff = new AbortController();
-      const signals = requestSignals(1_000, client.signal, cutOff.signal);
+      const signals = requestSignals(1_000, [client.signal], cutOff.signal);
       row.act({ client, cutOff });
       expect(signals.signal.aborted).toBe(row.signal);
       expect(signals.deadline.aborted).toBe(row.deadline);
@@ -61,7 +61,7 @@ describe("requestSignals", () => {
     vi.useFakeTimers();
     const client = new AbortController();
     const cutOff = new AbortController();
-    const signals = requestSignals(1_000, client.signal, cutOff.signal);
+    const signals = requestSignals(1_000, [client.signal], cutOff.signal);
     signals.dispose();
     vi.advanceTimersByTime(5_000);
     client.abort();
@@ -74,10 +74,10 @@ describe("requestSignals", () => {
   it("starts aborted when the client or the shutdown already is", () => {
     const gone = new AbortController();
     gone.abort();
-    expect(requestSignals(1_000, gone.signal).signal.aborted).toBe(true);
+    expect(requestSignals(1_000, [gone.signal]).signal.aborted).toBe(true);
     const stopping = new AbortController();
     stopping.abort();
-    const signals = requestSignals(1_000, undefined, stopping.signal);
+    const signals = requestSignals(1_000, [], stopping.signal);
     expect(signals.deadline.aborted).toBe(true);
     signals.dispose();
   });

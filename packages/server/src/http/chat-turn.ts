@@ -94,13 +94,13 @@ export interface RequestSignals {
 
 /**
  * The signals of one answer: `deadline` fires at the request timeout or the shutdown cut-off,
- * `signal` with it or when the client goes away (`client`). One timer and plain listeners per
- * request, cleared by `dispose` once the answer is done (a per-request `AbortSignal.timeout` and
- * `AbortSignal.any` cost more, and `any` keeps its sources referenced until they fire).
+ * `signal` with it or when the client goes away (any of `clients`). One timer and plain listeners
+ * per request, cleared by `dispose` once the answer is done (a per-request `AbortSignal.timeout`
+ * and `AbortSignal.any` cost more, and `any` keeps its sources referenced until they fire).
  */
 export function requestSignals(
   limitMs: number,
-  client: AbortSignal | undefined,
+  clients: (AbortSignal | undefined)[],
   cutOff: AbortSignal = NEVER_CUT_OFF,
 ): RequestSignals {
   const deadline = new AbortController();
@@ -112,14 +112,16 @@ export function requestSignals(
   }, limitMs);
   timer.unref();
   const onCutOff = () => deadline.abort(cutOff.reason);
-  const onClient = () => work.abort(client?.reason);
+  const onClient = (event: Event) => work.abort((event.target as AbortSignal).reason);
   deadline.signal.addEventListener("abort", () => work.abort(deadline.signal.reason), {
     once: true,
   });
   if (cutOff.aborted) onCutOff();
   else cutOff.addEventListener("abort", onCutOff, { once: true });
-  if (client?.aborted) onClient();
-  else client?.addEventListener("abort", onClient, { once: true });
+  for (const client of clients) {
+    if (client?.aborted) work.abort(client.reason);
+    else client?.addEventListener("abort", onClient, { once: true });
+  }
   return {
     signal: work.signal,
     deadline: deadline.signal,
@@ -127,7 +129,7 @@ export function requestSignals(
     dispose: () => {
       clearTimeout(timer);
       cutOff.removeEventListener("abort", onCutOff);
-      client?.removeEventListener("abort", onClient);
+      for (const client of clients) client?.removeEventListener("abort", onClient);
     },
   };
 }
@@ -148,16 +150,15 @@ export function streamSignals(
 } {
   const abort = new AbortController();
   const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
-  const signals = requestSignals(deps.config.requestTimeoutMs, context.req.raw.signal, cutOff);
-  abort.signal.addEventListener("abort", () => signals.dispose(), { once: true });
-  const signal = new AbortController();
-  const stop = () => signal.abort();
-  signals.signal.addEventListener("abort", stop, { once: true });
-  abort.signal.addEventListener("abort", stop, { once: true });
+  const signals = requestSignals(
+    deps.config.requestTimeoutMs,
+    [abort.signal, context.req.raw.signal],
+    cutOff,
+  );
   return {
     abort,
     cutOff,
-    signal: signal.signal,
+    signal: signals.signal,
     deadline: signals.deadline,
     dispose: signals.dispose,
     failure: (error: unknown): ErrorContext =>

@@ -23,10 +23,9 @@ export async function answerTurn(
   started: number,
 ): Promise<AnsweredTurn> {
   const release = await deps.admission(context, request.sessionId);
-  const { signal, deadline, dispose } = requestSignals(
-    deps.config.requestTimeoutMs,
+  const { signal, deadline, dispose } = requestSignals(deps.config.requestTimeoutMs, [
     context.req.raw.signal,
-  );
+  ]);
   try {
     const { input, outcome } = await withTimeout(
       deps.chat.ask(request, { signal }),

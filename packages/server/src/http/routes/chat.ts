@@ -12,7 +12,7 @@ export function postChat(deps: RouteDeps): Handler<AppEnv> {
     const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
     const { signal, deadline, dispose } = requestSignals(
       deps.config.requestTimeoutMs,
-      context.req.raw.signal,
+      [context.req.raw.signal],
       cutOff,
     );
     try {

@@ -29,10 +29,9 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
         ask: async (question, sessionId) => {
           const session = sessionId ?? deps.newId();
           const release = await deps.admission(context, session);
-          const { signal, deadline, dispose } = requestSignals(
-            deps.config.requestTimeoutMs,
+          const { signal, deadline, dispose } = requestSignals(deps.config.requestTimeoutMs, [
             context.req.raw.signal,
-          );
+          ]);
           try {
             const answer = await withTimeout(
               askThroughChat(
