@@ -98,7 +98,7 @@ class SiteCrawler {
   private readonly filePaths = new Set<string>();
   private readonly result: CrawlResult = { pages: {}, fetched: 0, notModified: 0, warnings: [] };
   private visited = 0;
-  private nextRequestAt = 0;
+  private lastRequestAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: CrawlOptions) {
     this.start = new URL(options.url);
@@ -153,6 +153,11 @@ class SiteCrawler {
       maxBytes: this.options.maxPageBytes,
       timeoutMs: this.options.timeoutMs,
       mayVisit: (target) => inScope(target, this.scope) && this.robots.isAllowed(target.href),
+      claim: (target) => {
+        if (this.seen.has(target.href)) return false;
+        this.seen.add(target.href);
+        return true;
+      },
       validatorsOf: (target) => this.options.previous?.[target],
     };
     try {
@@ -168,15 +173,15 @@ class SiteCrawler {
     }
   }
 
-  /** Spaces requests by the site's Crawl-delay, when it has one. */
+  /** Spaces requests by the site's Crawl-delay, when it has one (requests are then one at a time). */
   private async waitForTurn(): Promise<void> {
     const delay = this.robots.crawlDelay;
     if (!delay || delay <= 0) return;
     const gap = Math.min(delay, MAX_CRAWL_DELAY_SECONDS) * 1000;
     const now = Date.now();
-    const at = Math.max(now, this.nextRequestAt);
-    this.nextRequestAt = at + gap;
-    if (at > now) await (this.options.sleep ?? defaultSleep)(at - now);
+    const wait = Math.min(gap, this.lastRequestAt + gap - now);
+    this.lastRequestAt = now + Math.max(0, wait);
+    if (wait > 0) await (this.options.sleep ?? defaultSleep)(wait);
   }
 
   /** The page URLs of a sitemap, following sitemap indexes; [] for a missing optional one. */
@@ -299,6 +304,8 @@ class SiteCrawler {
         "CRAWL_PAGE_TOO_LARGE",
         `skipped, ${outcome.size} bytes is more than the ${this.options.maxPageBytes} a page may have`,
       );
+    } else if (outcome.kind === "known") {
+      // A redirect to a page crawled anyway ("/old" → "/new/"): nothing more to do.
     } else if (outcome.kind === "outside") {
       this.warn(
         url,
@@ -373,6 +380,7 @@ function describe(outcome: FetchOutcome): string {
     case "too-large":
       return "too large";
     case "outside":
+    case "known":
       return `redirects to ${outcome.target}`;
     default:
       return "not modified";

@@ -17,6 +17,8 @@ export interface FetchSettings {
   timeoutMs: number;
   /** May the crawl follow a redirect to this URL (same site, allowed by robots.txt)? */
   mayVisit(url: URL): boolean;
+  /** Claims a redirect's target for this request; false when the crawl has it already. */
+  claim(url: URL): boolean;
   /** The validators stored for a URL by the previous crawl, sent as conditional headers. */
   validatorsOf(url: string): Validators | undefined;
 }
@@ -32,7 +34,8 @@ export type FetchOutcome =
   | { kind: "not-modified"; url: string }
   | { kind: "too-large"; url: string; size: number }
   | { kind: "failed"; url: string; status: number }
-  | { kind: "outside"; url: string; target: string };
+  | { kind: "outside"; url: string; target: string }
+  | { kind: "known"; url: string; target: string };
 
 /** At most this many redirects for one URL, as browsers allow about 20. */
 const MAX_REDIRECTS = 10;
@@ -67,6 +70,9 @@ export async function fetchPage(start: string, settings: FetchSettings): Promise
       const target = new URL(location, url);
       target.hash = "";
       if (!settings.mayVisit(target)) return { kind: "outside", url, target: target.href };
+      if (!hops.has(target.href) && !settings.claim(target)) {
+        return { kind: "known", url, target: target.href };
+      }
       url = target.href;
       continue;
     }
