@@ -95,7 +95,10 @@ class SiteCrawler {
   private robots: Robots = ALLOW_ALL;
   private readonly queue: string[] = [];
   private readonly seen = new Set<string>();
-  private readonly filePaths = new Set<string>();
+  /** The URL each file path was kept under. */
+  private readonly filePaths = new Map<string, string>();
+  /** The previous crawl's pages by file path, for a page reached by another URL. */
+  private readonly previousByFile = new Map<string, CrawledPage>();
   private readonly result: CrawlResult = { pages: {}, fetched: 0, notModified: 0, warnings: [] };
   private visited = 0;
   private lastRequestAt = Number.NEGATIVE_INFINITY;
@@ -105,6 +108,9 @@ class SiteCrawler {
     this.start.hash = "";
     this.scope = scopeOf(this.start);
     this.wanted = pathFilter(options.include, options.exclude);
+    for (const page of Object.values(options.previous ?? {})) {
+      this.previousByFile.set(page.filePath, page);
+    }
   }
 
   async run(): Promise<CrawlResult> {
@@ -158,7 +164,7 @@ class SiteCrawler {
         this.seen.add(target.href);
         return true;
       },
-      validatorsOf: (target) => this.options.previous?.[target],
+      validatorsOf: (target) => this.previousOf(target),
     };
     try {
       return await fetchPage(url, settings);
@@ -290,7 +296,7 @@ class SiteCrawler {
   }
 
   private handle(url: string, outcome: FetchOutcome, isStart: boolean): void {
-    const previous = this.options.previous?.[outcome.url];
+    const previous = this.previousOf(outcome.url);
     if (outcome.kind === "page") {
       this.readPage(outcome, isStart);
     } else if (outcome.kind === "not-modified" && previous) {
@@ -346,20 +352,34 @@ class SiteCrawler {
     this.accept(outcome.url, page, isStart);
   }
 
-  /** Keeps a page (once per file path: "/a/" and "/a/index.html" are one page). */
+  /** What the previous crawl found at this URL, or at another URL of the same page. */
+  private previousOf(url: string): CrawledPage | undefined {
+    return this.options.previous?.[url] ?? this.previousByFile.get(filePathOf(new URL(url)));
+  }
+
+  /**
+   * Keeps a page, once per file path: "/a/" and "/a/index.html" are one page, kept under the
+   * shorter URL whichever answers first, so that its URL does not change from crawl to crawl.
+   */
   private accept(url: string, page: CrawledPage, isStart: boolean): void {
     for (const link of page.links) this.enqueue(link);
     if (isStart && !this.wanted(new URL(url).pathname)) return;
-    if (this.filePaths.has(page.filePath) || this.full()) return;
-    this.filePaths.add(page.filePath);
     this.seen.add(url);
+    const kept = this.filePaths.get(page.filePath);
+    if (kept !== undefined) {
+      if (kept.length < url.length || (kept.length === url.length && kept <= url)) return;
+      delete this.result.pages[kept];
+    } else if (this.full()) {
+      return;
+    }
+    this.filePaths.set(page.filePath, url);
     this.result.pages[url] = page;
     this.options.onPage?.(url, page);
   }
 
   /** A page that failed for now (a 5xx, a timeout) keeps what the previous crawl found. */
   private keepPrevious(url: string, code: string, reason: string): void {
-    const previous = this.options.previous?.[url];
+    const previous = this.previousOf(url);
     this.warn(
       url,
       code,
