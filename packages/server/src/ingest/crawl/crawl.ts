@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: one crawler, whose discovery, politeness and handling of each answer read top to bottom.
 /**
  * Crawls a documentation site into Markdown pages: the pages its sitemaps list and those its pages
  * link to, within the start URL's folder, as robots.txt allows, a few requests at a time. Pages
