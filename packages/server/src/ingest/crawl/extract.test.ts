@@ -203,6 +203,22 @@ describe("extractPage", () => {
     ]);
   });
 
+  it("keeps the author's description and keywords as front matter", () => {
+    const { markdown } = extractPage(
+      page(
+        '<meta name="description" content="How to  install."><meta name="keywords" content="setup, apt">',
+        "<main><h1>Install</h1><p>Text</p></main>",
+      ),
+      "https://x.example/install/",
+    );
+    const { frontmatter } = parseMarkdown(markdown, { filePath: "install.md", format: "md" });
+    expect(frontmatter).toEqual({
+      title: "Install",
+      description: "How to install.",
+      keywords: "setup, apt",
+    });
+  });
+
   it("sees a page that asks not to be indexed", () => {
     const noindex = page(
       '<meta name="robots" content="noindex, follow">',

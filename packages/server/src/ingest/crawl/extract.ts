@@ -53,8 +53,23 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   const content = withoutNoise(main);
   markAdmonitions(content);
   const markdown = contentMarkdown(content);
-  const frontmatter = title ? `---\n${stringifyYaml({ title })}---\n\n` : "";
+  const fields = { title, ...authorMeta(tree) };
+  const frontmatter = title ? `---\n${stringifyYaml(fields)}---\n\n` : "";
   return { title, markdown: `${frontmatter}${markdown}`, links, noindex };
+}
+
+/**
+ * What the author wrote for search engines (`<meta name="description">`, `<meta name="keywords">`),
+ * as the front matter fields a Markdown page would carry them in, so that they weigh the same.
+ */
+function authorMeta(tree: HastRoot): { description?: string; keywords?: string } {
+  const meta = (name: string) => {
+    const content = select(`meta[name=${name}]`, tree)?.properties.content;
+    return typeof content === "string" && content.trim() ? cleanText(content) : undefined;
+  };
+  const description = meta("description");
+  const keywords = meta("keywords");
+  return { ...(description ? { description } : {}), ...(keywords ? { keywords } : {}) };
 }
 
 function baseOf(tree: HastRoot, pageUrl: string): string {
