@@ -157,6 +157,22 @@ for (const generator of GENERATORS) {
       expect(site.requests.some((request) => request.path.startsWith("/safety"))).toBe(false);
       expect(site.requests.every((request) => request.userAgent.startsWith("Lectern/"))).toBe(true);
     }, 30_000);
+
+    it("keeps the site's book: another site is not ingested over it without --replace", async () => {
+      const other = `${site.url}${generator.name === "MkDocs" ? "install/" : "install.html"}`;
+      const result = await runCli(["ingest", "--url", other, "--data-dir", dataDir()]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`error [BOOK_MISMATCH]`);
+      expect(result.stderr).toContain(`holds the book ingested from ${site.url}`);
+      const ask = await runCli([
+        "ask",
+        HANDBOOK_QUESTIONS[1]?.question ?? "",
+        "--data-dir",
+        dataDir(),
+        "--json",
+      ]);
+      expect(JSON.parse(ask.stdout).sources.length).toBeGreaterThan(0);
+    }, 30_000);
   });
 }
 

@@ -19,7 +19,7 @@ Usage:
                  [--replace] [--reembed] [--json]
                  [--strict]  exit 1 when a page cannot be ingested (for CI)
   lectern ingest --url <site> [--sitemap <url>] [--include <glob>]... [--exclude <glob>]...
-                 [--max-pages 5000] [--title <title>] [--reembed] [--json] [--strict]
+                 [--max-pages 5000] [--title <title>] [--replace] [--reembed] [--json] [--strict]
                        crawl a documentation site (any generator) and ingest its pages;
                        again, only changed pages are downloaded (docs/crawl.md)
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]

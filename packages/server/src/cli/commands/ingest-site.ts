@@ -1,3 +1,4 @@
+import { checkSameBook, recordBook } from "../../book.ts";
 import type { Config } from "../../config/config.ts";
 import { type CrawlResult, crawlSite } from "../../ingest/crawl/crawl.ts";
 import { CrawlDocSource } from "../../ingest/crawl/crawl-doc-source.ts";
@@ -25,7 +26,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 /**
  * `lectern ingest --url <site> [--sitemap <url>] [--include <glob>]… [--exclude <glob>]…
- * [--max-pages N]`: crawls the site, then ingests its pages in one run, as a docs folder is.
+ * [--max-pages N] [--replace]`: crawls the site, then ingests its pages in one run, as a docs folder is.
  * The crawl's state (validators and Markdown per URL) is written only once the ingest committed.
  */
 export async function ingestSiteCommand(config: Config, flags: Flags): Promise<number> {
@@ -48,12 +49,15 @@ export async function ingestSiteCommand(config: Config, flags: Flags): Promise<n
   const reembed = Boolean(flags.reembed);
   const lectern = await openLectern(config, { reembed, workload: "ingest" });
   try {
+    // Another book (a folder, another site) is replaced only when asked, as with --docs.
+    if (!flags.replace) await checkSameBook(lectern.store, config, site);
     if (reembed) await lectern.vectors?.deleteAll();
     const code = await runIngest(lectern, new CrawlDocSource(result.pages, site), {
       json,
       strict: Boolean(flags.strict),
       extra: { crawl: crawlSummary(site, result) },
     });
+    await recordBook(lectern.store, config, site);
     await writeCrawlState(config.dataDir, config.collection, { url: site, pages: result.pages });
     return code;
   } finally {
