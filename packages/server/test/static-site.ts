@@ -34,7 +34,8 @@ const TYPES: Record<string, string> = {
   ".svg": "image/svg+xml",
 };
 
-export async function serveStatic(root: string): Promise<StaticSite> {
+/** `basePath` serves the site below a path, as a host serves a site built with a base URL. */
+export async function serveStatic(root: string, { basePath = "/" } = {}): Promise<StaticSite> {
   const routes = new Map<string, (request: IncomingMessage) => RouteAnswer>();
   const requests: StaticSite["requests"] = [];
   const server: Server = createServer((request, response) => {
@@ -50,7 +51,8 @@ export async function serveStatic(root: string): Promise<StaticSite> {
     };
     const route = routes.get(pathname);
     if (route) send(route(request));
-    else fileAnswer(root, pathname, request).then(send, () => send({ status: 500 }));
+    else if (!pathname.startsWith(basePath)) send({ status: 404 });
+    else fileAnswer(root, pathname, basePath, request).then(send, () => send({ status: 500 }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -65,9 +67,10 @@ export async function serveStatic(root: string): Promise<StaticSite> {
 async function fileAnswer(
   root: string,
   pathname: string,
+  basePath: string,
   request: IncomingMessage,
 ): Promise<RouteAnswer> {
-  let file = path.join(root, pathname);
+  let file = path.join(root, pathname.slice(basePath.length));
   if (!file.startsWith(root)) return { status: 403 };
   const info = await stat(file).catch(() => undefined);
   if (info?.isDirectory()) {

@@ -203,6 +203,20 @@ describe("extractPage", () => {
     ]);
   });
 
+  it("keeps the TeX of KaTeX math, display math as a math block", () => {
+    const katex = (tex: string) =>
+      `<span class="katex"><span class="katex-mathml"><math><semantics><mrow><mi>n</mi></mrow><annotation encoding="application/x-tex">${tex}</annotation></semantics></math></span><span class="katex-html" aria-hidden="true"><span class="mord mathnormal">n</span></span></span>`;
+    const { markdown } = extractPage(
+      page(
+        "",
+        `<main><p>The ratio ${katex("n")} of the gearbox:</p><div class="katex-display">${katex("\\tau_{out} = n \\, \\tau_{in}")}</div></main>`,
+      ),
+      "https://x.example/gears/",
+    );
+    expect(markdown).toContain("The ratio n of the gearbox:");
+    expect(markdown).toContain("```math\n\\tau_{out} = n \\, \\tau_{in}\n```");
+  });
+
   it("keeps the author's description and keywords as front matter", () => {
     const { markdown } = extractPage(
       page(

@@ -50,6 +50,7 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   );
   markHeadingIds(main);
   markCodeLanguages(main, []);
+  markMath(main);
   const content = withoutNoise(main);
   markAdmonitions(content);
   const markdown = contentMarkdown(content);
@@ -183,6 +184,26 @@ function markCodeLanguages(element: Element, ancestors: Element[]): void {
       }
     }
   });
+}
+
+/**
+ * KaTeX renders math twice, as MathML with the TeX in an annotation and as styled spans for the
+ * eye: the TeX is kept (display math as a `math` code block, as the Markdown parser keeps `$$`).
+ */
+function markMath(root: Element): void {
+  for (const math of selectAll(".katex", root)) {
+    const tex = select("annotation[encoding='application/x-tex']", math);
+    if (!tex) continue;
+    const text = hastText(tex).trim();
+    math.tagName = "span";
+    math.properties = {};
+    math.children = [{ type: "text", value: text }];
+  }
+  for (const display of selectAll(".katex-display", root)) {
+    display.tagName = "pre";
+    display.properties = { dataLang: "math" };
+    display.children = [{ type: "text", value: hastText(display).trim() }];
+  }
 }
 
 const LANGUAGE_CLASS = /^(?:language|lang|highlight)-([\w+#.-]+)$/;
