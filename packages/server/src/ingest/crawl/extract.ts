@@ -1,3 +1,4 @@
+// Over 300 lines on purpose: one pass from a page's HTML to its Markdown, a step per kind of content.
 /**
  * The content of one documentation page as Markdown: the page's main article (found by the
  * layouts of the common site generators, else by where its text is), with headings carrying their
