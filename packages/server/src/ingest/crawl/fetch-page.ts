@@ -153,11 +153,10 @@ export function decodeHtml(
     /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1] ??
     /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1] ??
     "utf-8";
-  let decoder: TextDecoder;
   try {
-    decoder = new TextDecoder(charset);
+    // The constructor refuses a label it does not know; decoding itself never throws.
+    return { text: new TextDecoder(charset).decode(body) };
   } catch {
     return { charset };
   }
-  return { text: decoder.decode(body) };
 }

@@ -17,10 +17,10 @@ import { type StaticSite, serveStatic } from "./static-site.ts";
  * on 127.0.0.1: every page indexed, answers citing URLs and anchors that exist on the served
  * pages, a re-crawl made of conditional requests that changes nothing, one edited page
  * re-indexed alone, robots.txt obeyed. A generator that is not installed skips its suite
- * locally; under CI=true it fails.
+ * locally; under CI=true it fails. Run by crawl-mkdocs.test.ts and crawl-sphinx.test.ts.
  */
 
-interface Generator {
+export interface Generator {
   name: string;
   command: string;
   build(directory: string, rebuild?: boolean): Promise<string>;
@@ -28,20 +28,19 @@ interface Generator {
   sourceOf(directory: string, page: string): string;
 }
 
-const GENERATORS: Generator[] = [
-  {
-    name: "MkDocs",
-    command: "mkdocs",
-    build: buildMkdocsSite,
-    sourceOf: (directory, page) => path.join(directory, "docs", `${page}.md`),
-  },
-  {
-    name: "Sphinx",
-    command: "sphinx-build",
-    build: buildSphinxSite,
-    sourceOf: (directory, page) => path.join(directory, "source", `${page}.rst`),
-  },
-];
+export const MKDOCS: Generator = {
+  name: "MkDocs",
+  command: "mkdocs",
+  build: buildMkdocsSite,
+  sourceOf: (directory, page) => path.join(directory, "docs", `${page}.md`),
+};
+
+export const SPHINX: Generator = {
+  name: "Sphinx",
+  command: "sphinx-build",
+  build: buildSphinxSite,
+  sourceOf: (directory, page) => path.join(directory, "source", `${page}.rst`),
+};
 
 const ON_CI = process.env.CI === "true";
 
@@ -72,7 +71,8 @@ async function ingest(site: StaticSite, dataDir: string): Promise<IngestJson> {
   return JSON.parse(result.stdout) as IngestJson;
 }
 
-for (const generator of GENERATORS) {
+/** The suite of one generator (a test file each, so that they run side by side). */
+export async function crawlGeneratorSuite(generator: Generator): Promise<void> {
   const installed = await hasCommand(generator.command);
   if (!installed && !ON_CI) {
     console.warn(
@@ -175,46 +175,3 @@ for (const generator of GENERATORS) {
     }, 30_000);
   });
 }
-
-describe("lectern ingest --url, bad input", () => {
-  it.each([
-    [
-      "an unreachable site",
-      ["--url", "http://127.0.0.1:9/"],
-      "error [CRAWL_UNREACHABLE]: Cannot reach http://127.0.0.1:9/",
-    ],
-    [
-      "a site that is not http",
-      ["--url", "ftp://example.com/"],
-      "error: --url must be an http(s) URL",
-    ],
-    [
-      "a folder and a site",
-      ["--url", "http://127.0.0.1:9/", "--docs", "docs"],
-      "error: Give either --docs <dir> or --url <url>",
-    ],
-    [
-      "no page at all",
-      ["--url", "http://127.0.0.1:9/", "--max-pages", "0"],
-      "error: --max-pages must be a whole number",
-    ],
-    [
-      "globs without a site",
-      ["--docs", "docs", "--include", "/guide/**"],
-      "error: --include applies to a site",
-    ],
-  ])("%s: a one-line error, and no index", async (_name, args, message) => {
-    const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-crawl-error-"));
-    try {
-      const result = await runCli(["ingest", ...args, "--data-dir", path.join(dataDir, "book")]);
-      expect(result.code).toBe(message.startsWith("error [") ? 1 : 2);
-      expect(result.stderr.trim().split("\n")).toHaveLength(1);
-      expect(result.stderr.startsWith(message), result.stderr).toBe(true);
-      await expect(
-        readFile(path.join(dataDir, "book", "index", "default.bm25.json")),
-      ).rejects.toThrow();
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  });
-});
