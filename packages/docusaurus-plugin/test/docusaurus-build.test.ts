@@ -284,7 +284,8 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     const fromMarkdown = await openLectern(config(path.join(siteDir, ".lectern")));
     const crawled = await openLectern(config(path.join(siteDir, ".lectern-crawled")));
     try {
-      const start = new URL(BASE_URL, site.url).href;
+      // The build's sitemap lists the production URLs: the docs are found from a page's sidebar.
+      const start = new URL(`${BASE_URL}${ROUTE_BASE_PATH}/intro`, site.url).href;
       const crawl = await crawlSite({
         url: start,
         include: [],
