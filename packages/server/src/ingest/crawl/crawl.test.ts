@@ -137,6 +137,11 @@ describe("crawlSite", () => {
     );
   });
 
+  it("takes the pages of a given sitemap alone, without following their links", async () => {
+    const result = await crawlSite(options({ sitemap: `${site.url}sitemap.xml` }));
+    expect(pathsOf(result.pages)).toEqual(["/docs/listed-only/"]);
+  });
+
   it("keeps to --include and --exclude globs and --max-pages", async () => {
     const included = await crawlSite(
       options({ include: ["/docs/**"], exclude: ["**/listed-only/"] }),

@@ -341,7 +341,7 @@ class SiteCrawler {
     const extracted = extractPage(decoded.text, outcome.url);
     this.result.fetched++;
     const links = extracted.links.filter((link) => inScope(new URL(link), this.scope));
-    for (const link of links) this.enqueue(link);
+    this.follow(links);
     if (extracted.noindex) return;
     const page: CrawledPage = {
       filePath: filePathOf(new URL(outcome.url)),
@@ -351,6 +351,12 @@ class SiteCrawler {
       ...(outcome.lastModified ? { lastModified: outcome.lastModified } : {}),
     };
     this.accept(outcome.url, page, isStart);
+  }
+
+  /** Queues a page's links, unless the pages come from a given sitemap alone. */
+  private follow(links: string[]): void {
+    if (this.options.sitemap) return;
+    for (const link of links) this.enqueue(link);
   }
 
   /** What the previous crawl found at this URL, or at another URL of the same page. */
@@ -363,7 +369,7 @@ class SiteCrawler {
    * shorter URL whichever answers first, so that its URL does not change from crawl to crawl.
    */
   private accept(url: string, page: CrawledPage, isStart: boolean): void {
-    for (const link of page.links) this.enqueue(link);
+    this.follow(page.links);
     if (isStart && !this.wanted(new URL(url).pathname)) return;
     this.seen.add(url);
     const kept = this.filePaths.get(page.filePath);
