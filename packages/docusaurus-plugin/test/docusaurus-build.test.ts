@@ -9,8 +9,12 @@ import { devices, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/src/config/config.ts";
 import { startServer } from "../../server/src/http/server.ts";
+import { crawlSite } from "../../server/src/ingest/crawl/crawl.ts";
+import { CrawlDocSource } from "../../server/src/ingest/crawl/crawl-doc-source.ts";
+import { openLectern } from "../../server/src/lectern.ts";
 import { launchChromium, requireChromium } from "../../server/test/browser.ts";
 import { packPublishedPackages, run, runOk, stdoutOf } from "../../server/test/npm.ts";
+import { serveStatic } from "../../server/test/static-site.ts";
 
 /**
  * A real Docusaurus 3 site built with the plugin, as a site's author would: the plugin and
@@ -271,6 +275,55 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     const full = await readFile(path.join(siteDir, "build", "llms-full.txt"), "utf8");
     for (const title of ["Introduction", "Servo tuning", "Gear ratio"]) {
       expect(full).toContain(`# ${title}\n\nSource: ${SITE_URL}${BASE_URL}${ROUTE_BASE_PATH}/`);
+    }
+  });
+
+  it("crawled by lectern ingest --url's crawler, ranks the same pages and anchors first as its Markdown", async () => {
+    const site = await serveStatic(path.join(siteDir, "build"), { basePath: BASE_URL });
+    const config = (dataDir: string) => loadConfig({ env: {}, overrides: { dataDir } });
+    const fromMarkdown = await openLectern(config(path.join(siteDir, ".lectern")));
+    const crawled = await openLectern(config(path.join(siteDir, ".lectern-crawled")));
+    try {
+      // The build's sitemap lists the production URLs: the docs are found from a page's sidebar.
+      const start = new URL(`${BASE_URL}${ROUTE_BASE_PATH}/intro`, site.url).href;
+      const crawl = await crawlSite({
+        url: start,
+        include: [],
+        exclude: [],
+        maxPages: 100,
+        concurrency: 4,
+        userAgent: "Lectern/test",
+        maxPageBytes: 10 * 1024 * 1024,
+        timeoutMs: 10_000,
+        previous: undefined,
+      });
+      await crawled.ingest(new CrawlDocSource(crawl.pages, start));
+      const pathOf = (url: string) => new URL(url).pathname.replace(/\/+$/, "");
+      const docs = (await crawled.store.pages()).map((page) => pathOf(page.url)).sort();
+      expect(docs).toEqual(
+        expect.arrayContaining(
+          ["gear-ratio", "intro", "servo-tuning"].map(
+            (name) => `${BASE_URL}${ROUTE_BASE_PATH}/${name}`,
+          ),
+        ),
+      );
+      for (const question of [
+        "How do I tune the servo gains?",
+        "How does the reduction ratio change the output torque?",
+        "What does this handbook explain?",
+      ]) {
+        const expected =
+          (await fromMarkdown.retriever.search(question)).results[0]?.chunk.url ?? "";
+        const found = (await crawled.retriever.search(question)).results[0]?.chunk.url ?? "";
+        expect(pathOf(found), question).toBe(pathOf(expected));
+        expect(new URL(found).hash, question).toBe(new URL(expected).hash);
+        const anchor = new URL(found).hash.slice(1);
+        if (anchor) expect(await (await fetch(found)).text()).toContain(`id="${anchor}"`);
+      }
+    } finally {
+      await crawled.close();
+      await fromMarkdown.close();
+      await site.close();
     }
   });
 

@@ -17,39 +17,48 @@ export function recordedDocsPath(config: Config, docsDir: string): string {
   return (relative || ".").split(path.sep).join("/");
 }
 
-/** Throws BOOK_MISMATCH when the collection already holds a book from another docs folder. */
+/** A book read from a site (`lectern ingest --url`) is recorded by its URL, not a folder. */
+export function isSiteUrl(docsPath: string): boolean {
+  return /^https?:\/\//i.test(docsPath);
+}
+
+/**
+ * Throws BOOK_MISMATCH when the collection already holds a book from another docs folder, or
+ * another site (`docs` is a folder or a site's URL).
+ */
 export async function checkSameBook(
   store: DocumentStore,
   config: Config,
-  docsDir: string,
+  docs: string,
 ): Promise<void> {
   const book = await store.book();
-  const docsPath = recordedDocsPath(config, docsDir);
+  const docsPath = isSiteUrl(docs) ? docs : recordedDocsPath(config, docs);
   if (!book || book.docsPath === docsPath) return;
   if ((await store.counts()).documents === 0) return;
   const where = config.databaseUrl
     ? `Collection "${config.collection}" of the database`
     : `${path.resolve(config.dataDir)}${config.collection === "default" ? "" : ` (collection "${config.collection}")`}`;
-  const from = path.resolve(config.dataDir, book.docsPath);
+  const from = isSiteUrl(book.docsPath)
+    ? book.docsPath
+    : path.resolve(config.dataDir, book.docsPath);
   throw createError(
     "BOOK_MISMATCH",
-    `${where} holds the book ingested from ${from}${book.title ? ` ("${book.title}")` : ""}, not ${path.resolve(docsDir)}. Give this book its own --data-dir (or --collection), or pass --replace to replace that book.`,
+    `${where} holds the book ingested from ${from}${book.title ? ` ("${book.title}")` : ""}, not ${isSiteUrl(docs) ? docs : path.resolve(docs)}. Give this book its own --data-dir (or --collection), or pass --replace to replace that book.`,
     { details: { dataDir: path.resolve(config.dataDir), ingestedFrom: from } },
   );
 }
 
-/** Records the book after a successful ingest: its docs folder and its title. */
+/** Records the book after a successful ingest: its docs folder (or site) and its title. */
 export async function recordBook(
   store: DocumentStore,
   config: Config,
-  docsDir: string,
+  docs: string,
 ): Promise<void> {
+  const rootTitle = rootPageTitle(await store.pages(), config.routeBasePath);
   await store.saveBook({
-    docsPath: recordedDocsPath(config, docsDir),
+    docsPath: isSiteUrl(docs) ? docs : recordedDocsPath(config, docs),
     title:
-      config.title ??
-      rootPageTitle(await store.pages(), config.routeBasePath) ??
-      (await folderTitle(docsDir)),
+      config.title ?? rootTitle ?? (isSiteUrl(docs) ? new URL(docs).host : await folderTitle(docs)),
   });
 }
 
@@ -64,7 +73,8 @@ export async function bookTitle(store: DocumentStore, config: Config): Promise<s
   if (book?.title) return book.title;
   const rootTitle = rootPageTitle(await store.pages(), config.routeBasePath);
   // Indexes recorded before folder titles existed have a docs folder and no title.
-  return rootTitle ?? (book ? folderTitle(path.resolve(config.dataDir, book.docsPath)) : undefined);
+  if (!book || isSiteUrl(book.docsPath)) return rootTitle;
+  return rootTitle ?? folderTitle(path.resolve(config.dataDir, book.docsPath));
 }
 
 /** Folder names too common to name a book alone: the parent folder's name is used with them. */

@@ -31,6 +31,12 @@ export const ERROR_CODES = {
   BINARY_FILE: { status: 400, message: "A file is not text." },
   FILE_OUTSIDE_DOCS: { status: 400, message: "A file links outside the docs directory." },
   PAGE_TOO_LARGE: { status: 400, message: "A page is larger than the configured limit." },
+  // A site read by its URL (`lectern ingest --url`)
+  CRAWL_UNREACHABLE: { status: 502, message: "The site could not be reached." },
+  CRAWL_NO_PAGES: { status: 400, message: "The site has no HTML page to ingest." },
+  CRAWL_REDIRECT_LOOP: { status: 400, message: "The site's redirects loop." },
+  CRAWL_PAGE_TOO_LARGE: { status: 400, message: "A page of the site is larger than the limit." },
+  CRAWL_CHARSET_UNSUPPORTED: { status: 400, message: "A page's charset cannot be decoded." },
   // A page's content (ingest)
   PARSE_ERROR: { status: 400, message: "A document could not be parsed." },
   INVALID_FRONTMATTER: { status: 400, message: "A document has invalid frontmatter." },

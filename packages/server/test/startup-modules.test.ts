@@ -59,6 +59,8 @@ async function packagesLoaded(record: string): Promise<Set<string>> {
 }
 
 const MARKDOWN_STACK = ["unified", "remark-parse", "micromark", "gray-matter", "katex"];
+/** What `lectern ingest --url` loads to crawl a site: only that command needs it. */
+const CRAWL_STACK = ["rehype-parse", "hast-util-to-mdast", "robots-parser", "fast-xml-parser"];
 
 describe("lectern serve on an existing index", () => {
   it("answers without loading the Markdown parser", async () => {
@@ -88,7 +90,8 @@ describe("lectern serve on an existing index", () => {
     }
     const packages = await packagesLoaded(record);
     expect(packages.has("hono")).toBe(true);
-    for (const heavy of MARKDOWN_STACK) expect(packages.has(heavy), heavy).toBe(false);
+    for (const heavy of [...MARKDOWN_STACK, ...CRAWL_STACK])
+      expect(packages.has(heavy), heavy).toBe(false);
   }, 120_000);
 });
 
@@ -103,7 +106,7 @@ describe("lectern ask on an existing index", () => {
     // from its files, so the embedded database does not start.
     expect(packages.has("minisearch")).toBe(true);
     const modelSdk = ["ai", "@ai-sdk/openai", "@ai-sdk/openai-compatible", "@opentelemetry/api"];
-    for (const heavy of [...MARKDOWN_STACK, "@electric-sql/pglite", ...modelSdk])
+    for (const heavy of [...MARKDOWN_STACK, ...CRAWL_STACK, "@electric-sql/pglite", ...modelSdk])
       expect(packages.has(heavy), heavy).toBe(false);
   }, 120_000);
 });

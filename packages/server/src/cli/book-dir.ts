@@ -31,6 +31,20 @@ export function bookDataDir(docsDir: string): string {
   return path.join(DATA_ROOT, bookName(docsDir));
 }
 
+/**
+ * The data directory of a site ingested by its URL: `.lectern/<host and path>`
+ * ("https://docs.example.com/guide/" → `.lectern/docs-example-com-guide`).
+ */
+export function siteDataDir(siteUrl: string): string {
+  const url = new URL(siteUrl);
+  const name = `${url.host}${url.pathname}`
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 64);
+  return path.join(DATA_ROOT, name || "site");
+}
+
 /** A data directory holds an index once it has a database or a BM25 snapshot. */
 function holdsIndex(directory: string): boolean {
   return existsSync(path.join(directory, "db")) || existsSync(path.join(directory, "index"));

@@ -5,6 +5,11 @@ export class UsageError extends Error {}
 
 const OPTIONS = {
   docs: { type: "string" },
+  url: { type: "string" },
+  sitemap: { type: "string" },
+  include: { type: "string", multiple: true },
+  exclude: { type: "string", multiple: true },
+  "max-pages": { type: "string" },
   "base-url": { type: "string" },
   "route-base-path": { type: "string" },
   "data-dir": { type: "string" },

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { isLecternError } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import { bookDataDir, DATA_ROOT, findBookDataDir } from "./book-dir.ts";
+import { bookDataDir, DATA_ROOT, findBookDataDir, siteDataDir } from "./book-dir.ts";
 import { parseFlags, portNumber, UsageError } from "./flags.ts";
 import { sampleDocs } from "./sample-book.ts";
 import { checkUsage } from "./usage.ts";
@@ -18,6 +18,10 @@ Usage:
   lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--title <title>]
                  [--replace] [--reembed] [--json]
                  [--strict]  exit 1 when a page cannot be ingested (for CI)
+  lectern ingest --url <site> [--sitemap <url>] [--include <glob>]... [--exclude <glob>]...
+                 [--max-pages 5000] [--title <title>] [--replace] [--reembed] [--json] [--strict]
+                       crawl a documentation site (any generator) and ingest its pages;
+                       again, only changed pages are downloaded (docs/crawl.md)
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
@@ -81,6 +85,8 @@ export async function main(argv: string[]): Promise<number> {
     // Without a configured data directory, each book has its own under ./.lectern.
     defaultDataDir: (docsDir) => {
       if (docsDir) return bookDataDir(docsDir);
+      const site = flags.url ?? flags.sitemap;
+      if (name === "ingest" && site) return siteDataDir(site);
       if (name === "start" || name === "repl") return bookDataDir(sampleDocs());
       // Comparing two saved runs reads no index.
       return name === "ingest" || flags.compare !== undefined ? DATA_ROOT : findBookDataDir();

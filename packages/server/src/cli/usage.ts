@@ -77,6 +77,9 @@ export async function checkUsage(
       if (flags.since !== undefined)
         (await import("../insights/report.ts")).parseDuration(flags.since);
       break;
+    case "ingest":
+      checkIngestUsage(flags);
+      break;
     case "llms-txt":
       if (!flags.out) throw new UsageError("Missing --out <dir> (the site's build folder).");
       break;
@@ -84,6 +87,55 @@ export async function checkUsage(
       break;
   }
   return command;
+}
+
+/** `--docs` or a site (`--url`, `--sitemap`), and the crawl's options only with a site. */
+function checkIngestUsage(flags: Flags): void {
+  const site = flags.url ?? flags.sitemap;
+  if (site === undefined) {
+    const crawlOnly = (["include", "exclude", "max-pages"] as const).find(
+      (flag) => flags[flag] !== undefined,
+    );
+    if (crawlOnly) throw new UsageError(`--${crawlOnly} applies to a site: add --url <url>.`);
+    return;
+  }
+  if (flags.docs !== undefined) {
+    throw new UsageError("Give either --docs <dir> or --url <url>, not both.");
+  }
+  for (const flag of ["url", "sitemap"] as const) {
+    const value = flags[flag];
+    if (value !== undefined) siteUrl(value, flag);
+  }
+  maxPages(flags["max-pages"]);
+}
+
+/** An http(s) URL given to `--url` or `--sitemap`. */
+export function siteUrl(value: string, flag: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--${flag} must be an http(s) URL, got "${value}".`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(`--${flag} must be an http(s) URL, got "${value}".`);
+  }
+  return url;
+}
+
+/** Default of `--max-pages`. */
+export const DEFAULT_MAX_PAGES = 5000;
+
+/** `--max-pages`: a whole number of pages, 1 or more. */
+export function maxPages(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_PAGES;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new UsageError(
+      `--max-pages must be a whole number of pages (1 or more), got "${value}".`,
+    );
+  }
+  return number;
 }
 
 function checkEvalUsage(flags: Flags, positionals: string[]): void {

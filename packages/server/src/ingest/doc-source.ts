@@ -3,7 +3,7 @@ import { createError } from "../errors.ts";
 
 /**
  * Where a book's files come from: a folder today (`FileSystemDocSource`), an in-memory set of files
- * (`MemoryDocSource`), later a crawl or a git tree. Ingest lists the source once per run and reads
+ * (`MemoryDocSource`), a crawled site (`CrawlDocSource`), later a git tree. Ingest lists the source once per run and reads
  * the pages and partials it needs; hashing, parsing and chunking do not depend on the source.
  */
 export interface DocSource {
@@ -25,6 +25,12 @@ export interface DocListing {
   categoryLabels: Map<string, string>;
   /** Files that could not be listed or category files that could not be read. */
   problems: ListingProblem[];
+  /**
+   * Page URLs the source knows (a crawl: the URL each page was fetched from), by file path. A
+   * page listed here gets this URL instead of the route computed from its path and front matter,
+   * and is never taken for a partial.
+   */
+  pageUrls?: ReadonlyMap<string, string>;
 }
 
 /** A file reported by the listing itself, with a one-line message naming it. */

@@ -134,7 +134,9 @@ export async function ingestDocs(
     seconds: 0,
   };
 
-  const pages = tree.markdownFiles.filter((file) => !isPartialPath(file));
+  const pages = tree.markdownFiles.filter(
+    (file) => tree.pageUrls?.has(file) || !isPartialPath(file),
+  );
   const seen = new Set<string>();
 
   // Each page is stored as soon as it is built, inside the run's one transaction, so that only
@@ -157,6 +159,8 @@ export async function ingestDocs(
             text,
             ...partials.map((partial) => `${partial.path}\n${partial.text}`),
             categories.join("/"),
+            // A crawled page's URL is part of it (folder books add nothing: their hashes stay).
+            ...(tree.pageUrls?.has(filePath) ? [tree.pageUrls.get(filePath)] : []),
           ].join("\u0000"),
         );
         seen.add(filePath);
@@ -169,6 +173,7 @@ export async function ingestDocs(
           chunking: options.chunking,
           collection: options.collection,
           version: store.version,
+          pageUrl: tree.pageUrls?.get(filePath),
         });
         if (!page) {
           report.skippedDrafts.push(filePath);

@@ -15,6 +15,8 @@ export interface PageOptions {
   collection: string;
   /** The book version the page belongs to ("" when the book has no versions). */
   version: string;
+  /** The page's URL when the source knows it (a crawled page); else computed from its route. */
+  pageUrl?: string | undefined;
 }
 
 /** The page's record and chunks, or undefined for a draft. */
@@ -35,7 +37,7 @@ export function buildPage(
   if (frontmatter.draft === true) return undefined;
 
   const route = { relativePath: filePath, frontmatter };
-  const pageUrl = docUrl(route, options.route);
+  const pageUrl = options.pageUrl ?? docUrl(route, options.route);
   const firstHeading = parsed.blocks.find((block) => block.kind === "heading" && block.depth === 1);
   const title =
     stringValue(frontmatter.title) ??

@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { Config } from "../../config/config.ts";
+import type { DocSource } from "../../ingest/doc-source.ts";
 import { scanDocs } from "../../ingest/files.ts";
 import { refuseIfLocked } from "../../ingest/ingest-lock.ts";
 import { type Lectern, openLectern } from "../../lectern.ts";
@@ -7,9 +8,18 @@ import { type Flags, UsageError } from "../flags.ts";
 import { formatIngestSummary } from "../format.ts";
 import { createProgressBar } from "../progress.ts";
 
-/** `lectern ingest --docs <dir> [--title <title>] [--replace] [--reembed] [--strict] [--json]` */
+/**
+ * `lectern ingest --docs <dir> [--title <title>] [--replace] [--reembed] [--strict] [--json]`, or
+ * with `--url <url>` / `--sitemap <url>` a site crawled over HTTP (commands/ingest-site.ts).
+ */
 export async function ingestCommand(config: Config, flags: Flags): Promise<number> {
-  if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
+  if (flags.url !== undefined || flags.sitemap !== undefined) {
+    // The crawler and its HTML parser load only for a site.
+    return (await import("./ingest-site.ts")).ingestSiteCommand(config, flags);
+  }
+  if (!config.docsDir) {
+    throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR), or --url <site>.");
+  }
   const docsDir = config.docsDir;
   await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
   await refuseIfLocked(config.dataDir, config.collection); // and on an ingest already running
@@ -35,12 +45,23 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
  */
 export async function runIngest(
   lectern: Lectern,
-  docsDir: string,
-  { json, strict, replace = false }: { json: boolean; strict: boolean; replace?: boolean },
+  docs: string | DocSource,
+  {
+    json,
+    strict,
+    replace = false,
+    extra = {},
+  }: {
+    json: boolean;
+    strict: boolean;
+    replace?: boolean;
+    /** More fields for the `--json` report (the crawl's). */
+    extra?: Record<string, unknown>;
+  },
 ): Promise<number> {
   const progress = createProgressBar();
   const report = await lectern
-    .ingest(docsDir, (event) => progress.update(event), { replace })
+    .ingest(docs, (event) => progress.update(event), { replace })
     .finally(() => progress.finish());
   const book = {
     title: (await lectern.title()) ?? null,
@@ -48,7 +69,7 @@ export async function runIngest(
   };
   if (json) {
     const { addedChunks: _added, removedChunkIds: _removed, ...summary } = report;
-    process.stdout.write(`${JSON.stringify({ ...summary, book }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...summary, ...extra, book }, null, 2)}\n`);
   } else {
     for (const failure of report.failures) process.stderr.write(`✗ ${failure.message}\n`);
     process.stdout.write(`${formatIngestSummary(report)}\n`);

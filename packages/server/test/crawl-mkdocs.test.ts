@@ -1,0 +1,3 @@
+import { crawlGeneratorSuite, MKDOCS } from "./crawl-generator-suite.ts";
+
+await crawlGeneratorSuite(MKDOCS);

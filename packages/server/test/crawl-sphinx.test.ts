@@ -1,0 +1,3 @@
+import { crawlGeneratorSuite, SPHINX } from "./crawl-generator-suite.ts";
+
+await crawlGeneratorSuite(SPHINX);
