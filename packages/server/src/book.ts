@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "./config/config.ts";
 import { createError } from "./errors.ts";
-import type { DocumentStore, PageSummary } from "./store/document-store.ts";
+import type { BookVersion, DocumentStore, PageSummary } from "./store/document-store.ts";
 import { urlPath } from "./util/url-path.ts";
 
 /**
@@ -43,9 +43,11 @@ export async function recordBook(
   store: DocumentStore,
   config: Config,
   docsDir: string,
+  versions: BookVersion[] = [],
 ): Promise<void> {
   await store.saveBook({
     docsPath: recordedDocsPath(config, docsDir),
+    ...(versions.length > 0 ? { versions } : {}),
     title:
       config.title ??
       rootPageTitle(await store.pages(), config.routeBasePath) ??
