@@ -5,6 +5,9 @@ export class UsageError extends Error {}
 
 const OPTIONS = {
   docs: { type: "string" },
+  site: { type: "string" },
+  "docs-path": { type: "string" },
+  "doc-version": { type: "string" },
   "base-url": { type: "string" },
   "route-base-path": { type: "string" },
   "data-dir": { type: "string" },

@@ -18,7 +18,11 @@ Usage:
   lectern ingest --docs <dir> [--base-url <url>] [--route-base-path </docs>] [--title <title>]
                  [--replace] [--reembed] [--json]
                  [--strict]  exit 1 when a page cannot be ingested (for CI)
-  lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
+  lectern ingest --site <dir> [--docs-path docs] [...]
+                       a versioned Docusaurus site: the current docs and every version in
+                       its versions.json, each at the URLs Docusaurus serves it
+  lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>]
+              [--doc-version <name>|next|latest] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
@@ -81,6 +85,7 @@ export async function main(argv: string[]): Promise<number> {
     // Without a configured data directory, each book has its own under ./.lectern.
     defaultDataDir: (docsDir) => {
       if (docsDir) return bookDataDir(docsDir);
+      if (flags.site) return bookDataDir(flags.site);
       if (name === "start" || name === "repl") return bookDataDir(sampleDocs());
       // Comparing two saved runs reads no index.
       return name === "ingest" || flags.compare !== undefined ? DATA_ROOT : findBookDataDir();

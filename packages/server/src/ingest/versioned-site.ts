@@ -134,7 +134,8 @@ export class MountedDocSource implements DocSource {
       for (const file of part.markdownFiles) listing.markdownFiles.push(`${prefix}${file}`);
       for (const [folder, label] of part.categoryLabels) {
         // A label on a version's own folder is no category of its pages, as on a docs folder.
-        if (folder !== "") listing.categoryLabels.set(`${prefix}${folder}`.replace(/\/$/, ""), label);
+        if (folder !== "")
+          listing.categoryLabels.set(`${prefix}${folder}`.replace(/\/$/, ""), label);
       }
       for (const problem of part.problems) {
         listing.problems.push({ ...problem, filePath: `${prefix}${problem.filePath}` });

@@ -2,13 +2,18 @@ import path from "node:path";
 import type { Config } from "../../config/config.ts";
 import { scanDocs } from "../../ingest/files.ts";
 import { refuseIfLocked } from "../../ingest/ingest-lock.ts";
+import type { VersionedDocs } from "../../ingest/versioned-site.ts";
 import { type Lectern, openLectern } from "../../lectern.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { formatIngestSummary } from "../format.ts";
 import { createProgressBar } from "../progress.ts";
 
-/** `lectern ingest --docs <dir> [--title <title>] [--replace] [--reembed] [--strict] [--json]` */
+/**
+ * `lectern ingest --docs <dir> | --site <dir> [--docs-path docs] [--title <title>] [--replace]
+ * [--reembed] [--strict] [--json]`
+ */
 export async function ingestCommand(config: Config, flags: Flags): Promise<number> {
+  if (flags.site) return ingestSite(config, flags, flags.site);
   if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
   const docsDir = config.docsDir;
   await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
@@ -27,6 +32,30 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
   }
 }
 
+/** A versioned Docusaurus site: every version in one book (ingest/versioned-site.ts). */
+async function ingestSite(config: Config, flags: Flags, siteDir: string): Promise<number> {
+  if (config.docsDir) throw new UsageError("Give either --docs or --site, not both.");
+  const { readVersionedSite } = await import("../../ingest/versioned-site.ts");
+  const site = await readVersionedSite(siteDir, {
+    ...(flags["docs-path"] ? { docsPath: flags["docs-path"] } : {}),
+    files: { followLinksOutsideDocs: config.ingest.followLinksOutsideDocs },
+  });
+  await site.source.list(); // fail fast on a missing or empty version folder
+  await refuseIfLocked(config.dataDir, config.collection);
+  const reembed = Boolean(flags.reembed);
+  const lectern = await openLectern(config, { reembed, workload: "ingest" });
+  try {
+    if (reembed) await lectern.vectors?.deleteAll();
+    return await runIngest(lectern, site, {
+      json: Boolean(flags.json),
+      strict: Boolean(flags.strict),
+      replace: Boolean(flags.replace),
+    });
+  } finally {
+    await lectern.close();
+  }
+}
+
 /**
  * Ingests with a progress bar and prints the report. 1 when the embedding failed; a page that
  * could not be ingested is reported and keeps its previous version while the others are indexed,
@@ -35,7 +64,7 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
  */
 export async function runIngest(
   lectern: Lectern,
-  docsDir: string,
+  docsDir: string | VersionedDocs,
   { json, strict, replace = false }: { json: boolean; strict: boolean; replace?: boolean },
 ): Promise<number> {
   const progress = createProgressBar();

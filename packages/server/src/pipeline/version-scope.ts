@@ -1,0 +1,86 @@
+import type { RetrievalResult, SearchFilters } from "../search/retriever.ts";
+import { inVersion, resolveVersion, versionOfFile } from "../search/versions.ts";
+import type { BookVersion } from "../store/document-store.ts";
+import type { ChatInput } from "./types.ts";
+
+/**
+ * A question about a versioned book is answered from the version the reader reads (named in
+ * `filters.version`, else told by the page's URL, else the latest). When that version has nothing
+ * relevant and another has, the answer comes from the other version and says so first, rather
+ * than mixing versions silently. A book without versions is searched as it always was.
+ */
+
+export interface VersionScope {
+  /** The reader's version; undefined for a book without versions. */
+  version: BookVersion | undefined;
+  /** The request's filters narrowed to that version's pages. */
+  filters: SearchFilters | undefined;
+}
+
+export function versionScope(
+  versions: readonly BookVersion[],
+  input: Pick<ChatInput, "filters" | "sourceUrl">,
+  routeBasePath: string,
+): VersionScope {
+  const version = resolveVersion(versions, {
+    version: input.filters?.version,
+    sourceUrl: input.sourceUrl,
+    routeBasePath,
+  });
+  return { version, filters: inVersion(input.filters, version) };
+}
+
+/** The answer from another version, and the sentence that says so. */
+export interface OtherVersion {
+  version: BookVersion;
+  filters: SearchFilters | undefined;
+  retrieval: RetrievalResult;
+  notice: string;
+}
+
+/**
+ * When the reader's version found nothing (or only a loose match) and the whole book finds a
+ * better supported answer in another version: that version's own search. Undefined otherwise.
+ */
+export async function otherVersionAnswer(
+  versions: readonly BookVersion[],
+  scope: VersionScope,
+  found: RetrievalResult,
+  search: (filters: SearchFilters | undefined) => Promise<RetrievalResult>,
+): Promise<OtherVersion | undefined> {
+  const asked = scope.version;
+  if (!asked || (found.decision === "answer" && !found.lowConfidence)) return undefined;
+  const { version: _version, filePrefix: _prefix, ...rest } = scope.filters ?? {};
+  const unscoped = Object.keys(rest).length > 0 ? rest : undefined;
+  const anywhere = await search(unscoped);
+  const top = anywhere.results[0];
+  if (anywhere.decision !== "answer" || !top) return undefined;
+  if (found.decision === "answer" && anywhere.signals.support <= found.signals.support) {
+    return undefined;
+  }
+  const other = versionOfFile(versions, top.chunk.filePath);
+  if (!other || other.name === asked.name) return undefined;
+  const filters = inVersion(unscoped, other);
+  const retrieval = await search(filters);
+  if (retrieval.decision !== "answer") return undefined;
+  return { version: other, filters, retrieval, notice: versionNotice(asked, other) };
+}
+
+/** "Not in 29.7; version 30.4 covers it:" */
+export function versionNotice(asked: BookVersion, other: BookVersion): string {
+  return `Not in ${describe(asked)}; ${describe(other)} covers it:`;
+}
+
+function describe(version: BookVersion): string {
+  return /^v?\d/i.test(version.label) ? `version ${version.label}` : `the ${version.label} version`;
+}
+
+/** Only the pages of the filters' version (all of them without one). */
+export function inSlice<T>(
+  filters: SearchFilters | undefined,
+  items: T[],
+  filePath: (item: T) => string,
+): T[] {
+  const prefix = filters?.filePrefix;
+  return prefix ? items.filter((item) => filePath(item).startsWith(prefix)) : items;
+}
