@@ -58,12 +58,34 @@ export async function otherVersionAnswer(
   if (found.decision === "answer" && anywhere.signals.support <= found.signals.support) {
     return undefined;
   }
-  const other = versionOfFile(versions, top.chunk.filePath);
-  if (!other || other.name === asked.name) return undefined;
+  const other = preferredVersion(versions, anywhere, asked);
+  if (!other) return undefined;
   const filters = inVersion(unscoped, other);
   const retrieval = await search(filters);
   if (retrieval.decision !== "answer") return undefined;
   return { version: other, filters, retrieval, notice: versionNotice(asked, other) };
+}
+
+/**
+ * Among the versions whose sections score (nearly) as well as the best one, the one to answer
+ * from: the latest, else the newest released one, else the current docs.
+ */
+function preferredVersion(
+  versions: readonly BookVersion[],
+  found: RetrievalResult,
+  asked: BookVersion,
+): BookVersion | undefined {
+  const best = found.results[0]?.similarityScore ?? 0;
+  const covering = new Set(
+    found.results
+      .filter((result) => result.similarityScore >= best * 0.95)
+      .map((result) => versionOfFile(versions, result.chunk.filePath)?.name),
+  );
+  const rank = (version: BookVersion) =>
+    version.latest ? -1 : version.name === "current" ? versions.length : versions.indexOf(version);
+  return versions
+    .filter((version) => version.name !== asked.name && covering.has(version.name))
+    .sort((left, right) => rank(left) - rank(right))[0];
 }
 
 /** "Not in 29.7; version 30.4 covers it:" */
