@@ -1,0 +1,178 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config/config.ts";
+import { readVersionedSite } from "../src/ingest/versioned-site.ts";
+import { type Lectern, openLectern } from "../src/lectern.ts";
+import { askChat, createTestApp, expectError, postJson, type TestApp } from "./http-fixture.ts";
+
+/**
+ * A versioned Docusaurus site written by the test: the current docs (served under /docs/next/),
+ * version 2.0 (the last released one, served at /docs/) and version 1.0 (/docs/1.0/). How often a
+ * failed delivery is retried differs in each; streaming uploads exist only in the current docs.
+ */
+const INTRO = `---
+title: Introduction
+---
+
+# Introduction
+
+Parcel Post is a library that sends parcels between warehouses and keeps track of deliveries.
+`;
+
+const retries = (times: string) => `---
+title: Retries
+---
+
+# Retries
+
+## Failed deliveries
+
+A failed delivery is retried ${times} times by default before the parcel is returned to its sender.
+Each retry waits a little longer than the one before it.
+`;
+
+const STREAMING = `---
+title: Streaming uploads
+---
+
+# Streaming uploads
+
+The streamUpload function sends a large parcel in pieces through a writable stream, so that the
+whole parcel never has to be held in memory at once.
+`;
+
+const SITE: Record<string, string> = {
+  "versions.json": JSON.stringify(["2.0", "1.0"]),
+  "docs/intro.md": INTRO,
+  "docs/retries.md": retries("nine"),
+  "docs/streaming.md": STREAMING,
+  "versioned_docs/version-2.0/intro.md": INTRO,
+  "versioned_docs/version-2.0/retries.md": retries("five"),
+  "versioned_docs/version-1.0/intro.md": INTRO,
+  "versioned_docs/version-1.0/retries.md": retries("three"),
+};
+
+const RETRY_QUESTION = "How many times is a failed delivery retried?";
+
+let siteDir: string;
+let dataDir: string;
+let lectern: Lectern;
+let app: TestApp;
+
+beforeAll(async () => {
+  siteDir = await mkdtemp(path.join(tmpdir(), "lectern-site-"));
+  dataDir = await mkdtemp(path.join(tmpdir(), "lectern-versions-"));
+  for (const [file, text] of Object.entries(SITE)) {
+    await mkdir(path.dirname(path.join(siteDir, file)), { recursive: true });
+    await writeFile(path.join(siteDir, file), text);
+  }
+  lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
+  const report = await lectern.ingest(await readVersionedSite(siteDir));
+  expect(report.failures).toEqual([]);
+  app = createTestApp(lectern).app;
+});
+
+afterAll(async () => {
+  await lectern?.close();
+  await rm(siteDir, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** The path of the first source's URL (the server makes URLs absolute on its own origin). */
+function firstUrl(sources: { source_url?: string }[]): string {
+  return new URL(sources[0]?.source_url ?? "/", "http://localhost").pathname;
+}
+
+describe("a versioned Docusaurus site", () => {
+  it("is one book whose versions are routed where Docusaurus serves them", async () => {
+    expect(
+      lectern.versions.map(({ name, urlSegment, latest }) => [name, urlSegment, latest]),
+    ).toEqual([
+      ["current", "next", false],
+      ["2.0", "", true],
+      ["1.0", "1.0", false],
+    ]);
+    const urls = (await lectern.store.pages()).map((page) => page.url).sort();
+    expect(urls).toEqual([
+      "/docs/1.0/intro",
+      "/docs/1.0/retries",
+      "/docs/intro",
+      "/docs/next/intro",
+      "/docs/next/retries",
+      "/docs/next/streaming",
+      "/docs/retries",
+    ]);
+  });
+
+  it("answers a 1.0 reader from 1.0, citing 1.0's page", async () => {
+    const body = await askChat(app, { query: RETRY_QUESTION, filters: { version: "1.0" } });
+    expect(body.answer).toContain("three times");
+    expect(body.answer).not.toMatch(/nine|five/);
+    expect(firstUrl(body.sources)).toMatch(/^\/docs\/1\.0\/retries/);
+  });
+
+  it("answers a reader of the current docs from them, under /docs/next/", async () => {
+    for (const version of ["next", "current", "Next"]) {
+      const body = await askChat(app, { query: RETRY_QUESTION, filters: { version } });
+      expect(body.answer).toContain("nine times");
+      expect(firstUrl(body.sources)).toMatch(/^\/docs\/next\/retries/);
+    }
+  });
+
+  it("answers from the last released version when no version is named", async () => {
+    for (const filters of [undefined, { version: "latest" }, { section: "Failed deliveries" }]) {
+      const body = await askChat(app, { query: RETRY_QUESTION, ...(filters ? { filters } : {}) });
+      expect(body.answer).toContain("five times");
+      expect(firstUrl(body.sources)).toMatch(/^\/docs\/retries/);
+    }
+  });
+
+  it("reads the version from the page the reader is on when none is named", async () => {
+    const body = await askChat(app, {
+      query: RETRY_QUESTION,
+      source_url: "https://parcel.example/docs/1.0/intro",
+    });
+    expect(body.answer).toContain("three times");
+    expect(firstUrl(body.sources)).toMatch(/^\/docs\/1\.0\/retries/);
+  });
+
+  it("says so when the reader's version lacks what another version covers", async () => {
+    const question = "How do I send a large parcel in pieces through a writable stream?";
+    const body = await askChat(app, { query: question, filters: { version: "1.0" } });
+    expect(body.answer).toMatch(/^Not in version 1\.0; the Next version covers it:/);
+    expect(firstUrl(body.sources)).toMatch(/^\/docs\/next\/streaming/);
+    const current = await askChat(app, { query: question, filters: { version: "next" } });
+    expect(current.answer).not.toMatch(/^Not in/);
+    expect(firstUrl(current.sources)).toMatch(/^\/docs\/next\/streaming/);
+  });
+
+  it("refuses a version the book does not have, naming those it has", async () => {
+    const response = await postJson(app, "/chat", {
+      query: RETRY_QUESTION,
+      filters: { version: "0.9" },
+    });
+    const body = await expectError(response, 400, "INVALID_FILTER");
+    expect(body.message).toContain("current, 2.0, 1.0");
+  });
+
+  it("searches one version's sections in GET /search", async () => {
+    for (const [version, prefix] of [
+      ["1.0", "/docs/1.0/"],
+      ["next", "/docs/next/"],
+    ] as const) {
+      const response = await app.request(`/search?q=retried&version=${version}`, {});
+      const body = (await response.json()) as { results: { url: string }[] };
+      expect(body.results.length).toBeGreaterThan(0);
+      for (const result of body.results)
+        expect(new URL(result.url, "http://x").pathname).toMatch(prefix);
+    }
+    const latest = (await (await app.request("/search?q=retried", {})).json()) as {
+      results: { url: string }[];
+    };
+    expect(latest.results.map((result) => new URL(result.url, "http://x").pathname)).toEqual([
+      "/docs/retries",
+    ]);
+  });
+});
