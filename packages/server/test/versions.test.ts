@@ -81,7 +81,7 @@ afterAll(async () => {
 });
 
 /** The path of the first source's URL (the server makes URLs absolute on its own origin). */
-function firstUrl(sources: { source_url?: string }[]): string {
+function firstUrl(sources: { source_url?: string | null | undefined }[]): string {
   return new URL(sources[0]?.source_url ?? "/", "http://localhost").pathname;
 }
 

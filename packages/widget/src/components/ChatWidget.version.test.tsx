@@ -31,10 +31,13 @@ describe("the docs version of the page", () => {
     const { user } = renderWidget();
     await user.click(screen.getByRole("button", { name: "Ask the book" }));
     await ask(user, "What is a URDF?");
-    expect((calls[0]?.body as Record<string, unknown>).filters).toBeUndefined();
+    const first = calls[0]?.body as Record<string, unknown> | undefined;
+    expect(first).toBeDefined();
+    expect(first?.filters).toBeUndefined();
 
     setMeta("docusaurus_version", "29.7");
     await ask(user, "And in this version?");
-    expect((calls.at(-1)?.body as Record<string, unknown>).filters).toEqual({ version: "29.7" });
+    const last = calls.at(-1)?.body as Record<string, unknown> | undefined;
+    expect(last?.filters).toEqual({ version: "29.7" });
   });
 });
