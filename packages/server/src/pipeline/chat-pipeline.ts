@@ -298,16 +298,19 @@ export class ChatPipeline {
         const withContext = await time("retrieve", () => searchWith(context.text));
         if (withContext.signals.support > retrieval.signals.support) retrieval = withContext;
       }
-      const elsewhere = await time("retrieve_other_version", () =>
-        otherVersionAnswer(versions, scope, retrieval, (scoped) =>
-          this.deps.retriever().search(searchQuery, {
-            ...(input.topK ? { topK: input.topK } : {}),
-            ...(scoped ? { filters: scoped } : {}),
-            ...(options.signal ? { signal: options.signal } : {}),
-            ...(retrieval.context ? { context: retrieval.context } : {}),
-          }),
-        ),
-      );
+      // Only a versioned book has other versions to look in (and a stage to time for it).
+      const elsewhere =
+        scope.version &&
+        (await time("retrieve_other_version", () =>
+          otherVersionAnswer(versions, scope, retrieval, (scoped) =>
+            this.deps.retriever().search(searchQuery, {
+              ...(input.topK ? { topK: input.topK } : {}),
+              ...(scoped ? { filters: scoped } : {}),
+              ...(options.signal ? { signal: options.signal } : {}),
+              ...(retrieval.context ? { context: retrieval.context } : {}),
+            }),
+          ),
+        ));
       if (elsewhere) {
         retrieval = elsewhere.retrieval;
         filters = elsewhere.filters;
