@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
 import { readVersionedSite } from "../src/ingest/versioned-site.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
+import { runCli } from "./cli.ts";
 import { askChat, createTestApp, expectError, postJson, type TestApp } from "./http-fixture.ts";
 
 /**
@@ -157,6 +158,39 @@ describe("a versioned Docusaurus site", () => {
     expect(body.message).toContain("current, 2.0, 1.0");
   });
 
+  it("answers MCP's search_docs and ask_docs in the version named, the latest by default", async () => {
+    const tool = async (name: string, args: Record<string, unknown>) => {
+      const response = await app.request("/mcp", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/call",
+          params: { name, arguments: args },
+        }),
+      });
+      const body = (await response.json()) as {
+        result: { isError?: boolean; content: { text: string }[] };
+      };
+      expect(body.result.isError).toBeFalsy();
+      return body.result.content[0]?.text ?? "";
+    };
+    const search = await tool("search_docs", {
+      query: RETRY_QUESTION,
+      filters: { version: "1.0" },
+    });
+    expect(search).toContain("/docs/1.0/retries");
+    expect(search).not.toMatch(/\/docs\/(next\/)?retries/);
+    const ask = await tool("ask_docs", { question: RETRY_QUESTION, version: "next" });
+    expect(ask).toContain("nine times");
+    expect(ask).toContain("/docs/next/retries");
+    expect(await tool("ask_docs", { question: RETRY_QUESTION })).toContain("five times");
+  });
+
   it("searches one version's sections in GET /search", async () => {
     for (const [version, prefix] of [
       ["1.0", "/docs/1.0/"],
@@ -175,4 +209,29 @@ describe("a versioned Docusaurus site", () => {
       "/docs/retries",
     ]);
   });
+});
+
+describe("the command line on a versioned site", () => {
+  it("ingests it with --site and answers with --doc-version", async () => {
+    const cliData = await mkdtemp(path.join(tmpdir(), "lectern-versions-cli-"));
+    try {
+      const ingest = await runCli(["ingest", "--site", siteDir, "--data-dir", cliData]);
+      expect(ingest.stderr).toBe("");
+      expect(ingest.code).toBe(0);
+      const ask = (version: string[]) =>
+        runCli(["ask", RETRY_QUESTION, "--data-dir", cliData, "--json", ...version]);
+      const old = JSON.parse((await ask(["--doc-version", "1.0"])).stdout);
+      expect(old.answer).toContain("three times");
+      expect(old.sources[0].source_url).toMatch(/^\/docs\/1\.0\/retries/);
+      const latest = JSON.parse((await ask([])).stdout);
+      expect(latest.answer).toContain("five times");
+      const unknown = await ask(["--doc-version", "0.9"]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/^error \[INVALID_FILTER\]: Unknown docs version "0.9"/);
+      const both = await runCli(["ingest", "--site", siteDir, "--docs", siteDir]);
+      expect(both.code).toBe(2);
+    } finally {
+      await rm(cliData, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
