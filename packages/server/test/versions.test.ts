@@ -234,4 +234,35 @@ describe("the command line on a versioned site", () => {
       await rm(cliData, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it("ingests the versions a configuration declares for folders that are no Docusaurus site", async () => {
+    const project = await mkdtemp(path.join(tmpdir(), "lectern-versions-config-"));
+    try {
+      await writeFile(
+        path.join(project, "lectern.config.json"),
+        JSON.stringify({
+          dataDir: "index",
+          versions: [
+            { name: "v1", path: path.join(siteDir, "versioned_docs/version-1.0"), url: "v1" },
+            { name: "v2", path: path.join(siteDir, "versioned_docs/version-2.0"), url: "" },
+          ],
+        }),
+      );
+      const ingest = await runCli(["ingest"], { cwd: project });
+      expect(ingest.code).toBe(0);
+      const ask = async (version: string[]) =>
+        JSON.parse(
+          (await runCli(["ask", RETRY_QUESTION, "--json", ...version], { cwd: project })).stdout,
+        );
+      const old = await ask(["--doc-version", "v1"]);
+      expect(old.answer).toContain("three times");
+      expect(old.sources[0].source_url).toMatch(/^\/docs\/v1\/retries/);
+      // The last version declared is the latest unless one is marked so.
+      const latest = await ask([]);
+      expect(latest.answer).toContain("five times");
+      expect(latest.sources[0].source_url).toMatch(/^\/docs\/retries/);
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

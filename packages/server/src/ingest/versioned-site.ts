@@ -28,8 +28,8 @@ export interface DeclaredVersion {
   path: string;
   /** Its URL path segment after routeBasePath ("" for the version served there). */
   url: string;
-  label?: string;
-  latest?: boolean;
+  label?: string | undefined;
+  latest?: boolean | undefined;
 }
 
 export interface VersionedDocs {
@@ -68,6 +68,8 @@ export function declaredVersions(
   files: FileSystemSourceOptions = {},
 ): VersionedDocs {
   const used = new Set<string>();
+  // The one marked latest, else the last declared.
+  const marked = declared.some((version) => version.latest);
   const versions = declared.map((version, index): BookVersion => {
     let filePrefix = folderPrefix(root, version.path);
     if (used.has(filePrefix)) filePrefix = `version-${index}-${filePrefix}`;
@@ -77,10 +79,9 @@ export function declaredVersions(
       label: version.label ?? version.name,
       urlSegment: version.url.replace(/^\/+|\/+$/g, ""),
       filePrefix,
-      latest: version.latest ?? index === declared.length - 1,
+      latest: marked ? version.latest === true : index === declared.length - 1,
     };
   });
-  if (!versions.some((version) => version.latest) && versions[0]) versions[0].latest = true;
   const mounts = declared.map((version, index) => ({
     prefix: versions[index]?.filePrefix ?? "",
     source: new FileSystemDocSource(version.path, files),

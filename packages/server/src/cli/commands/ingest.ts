@@ -13,7 +13,7 @@ import { createProgressBar } from "../progress.ts";
  * [--reembed] [--strict] [--json]`
  */
 export async function ingestCommand(config: Config, flags: Flags): Promise<number> {
-  if (flags.site) return ingestSite(config, flags, flags.site);
+  if (flags.site || config.versions?.length) return ingestSite(config, flags, flags.site);
   if (!config.docsDir) throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR).");
   const docsDir = config.docsDir;
   await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
@@ -32,14 +32,31 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
   }
 }
 
-/** A versioned Docusaurus site: every version in one book (ingest/versioned-site.ts). */
-async function ingestSite(config: Config, flags: Flags, siteDir: string): Promise<number> {
-  if (config.docsDir) throw new UsageError("Give either --docs or --site, not both.");
-  const { readVersionedSite } = await import("../../ingest/versioned-site.ts");
-  const site = await readVersionedSite(siteDir, {
-    ...(flags["docs-path"] ? { docsPath: flags["docs-path"] } : {}),
-    files: { followLinksOutsideDocs: config.ingest.followLinksOutsideDocs },
-  });
+/**
+ * A versioned book: a Docusaurus site (`--site`) or the versions of the configuration, every
+ * version in one book (ingest/versioned-site.ts).
+ */
+async function ingestSite(
+  config: Config,
+  flags: Flags,
+  siteDir: string | undefined,
+): Promise<number> {
+  if (config.docsDir) throw new UsageError("Give either --docs or versions (--site), not both.");
+  const { declaredVersions, readVersionedSite } = await import("../../ingest/versioned-site.ts");
+  const files = { followLinksOutsideDocs: config.ingest.followLinksOutsideDocs };
+  const site = siteDir
+    ? await readVersionedSite(siteDir, {
+        ...(flags["docs-path"] ? { docsPath: flags["docs-path"] } : {}),
+        files,
+      })
+    : declaredVersions(
+        process.cwd(),
+        (config.versions ?? []).map((version) => ({
+          ...version,
+          path: path.resolve(version.path),
+        })),
+        files,
+      );
   await site.source.list(); // fail fast on a missing or empty version folder
   await refuseIfLocked(config.dataDir, config.collection);
   const reembed = Boolean(flags.reembed);
