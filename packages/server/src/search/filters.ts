@@ -12,9 +12,14 @@ export interface SearchFilters {
   filePrefix?: string | undefined;
 }
 
-/** Whether the filters narrow the book's content (a URL prefix or a section), not only its version. */
+/**
+ * Whether the filters narrow the book's content rather than only choose its version: any filters
+ * given without a version count (as they always did); with a version, a URL prefix or a section.
+ */
 export function narrowsContent(filters: SearchFilters | undefined): boolean {
-  return Boolean(filters?.sourceUrlPrefix?.trim() || filters?.section?.trim());
+  if (!filters) return false;
+  if (filters.version === undefined && filters.filePrefix === undefined) return true;
+  return Boolean(filters.sourceUrlPrefix?.trim() || filters.section?.trim());
 }
 
 /** The filters as one predicate over chunks; undefined when nothing is filtered. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { BookVersion } from "../store/document-store.ts";
-import { chunkFilter } from "./filters.ts";
+import { chunkFilter, narrowsContent } from "./filters.ts";
 import { chunkRecord } from "./test-builders.ts";
 import { inVersion, resolveVersion, versionOfUrl } from "./versions.ts";
 
@@ -71,5 +71,15 @@ describe("the version filter", () => {
     expect(filter?.(chunk({ filePath: "versioned_docs/version-29.7/cli.md" }))).toBe(true);
     expect(filter?.(chunk({ filePath: "versioned_docs/version-30.4/cli.md" }))).toBe(false);
     expect(filter?.(chunk({ filePath: "docs/cli.md" }))).toBe(false);
+  });
+});
+
+describe("narrowsContent", () => {
+  it("counts any filters given without a version, as before versions, and a version alone not", () => {
+    expect(narrowsContent(undefined)).toBe(false);
+    expect(narrowsContent({})).toBe(true);
+    expect(narrowsContent({ sourceUrlPrefix: undefined, section: undefined })).toBe(true);
+    expect(narrowsContent(inVersion(undefined, VERSIONS[1]))).toBe(false);
+    expect(narrowsContent(inVersion({ section: "CLI" }, VERSIONS[1]))).toBe(true);
   });
 });
