@@ -41,8 +41,14 @@ import { Retriever } from "./search/retriever.ts";
 import { chunkSparseVector } from "./search/sparse-vector.ts";
 import { Synonyms } from "./search/synonyms.ts";
 import { type TermSource, TermStatistics } from "./search/term-statistics.ts";
+import { latestVersion } from "./search/versions.ts";
 import { acquireDataDirLock, type DataDirLock } from "./store/data-dir-lock.ts";
-import { type BookVersion, type ChunkRecord, DocumentStore } from "./store/document-store.ts";
+import {
+  type BookVersion,
+  type ChunkRecord,
+  DocumentStore,
+  type PageSummary,
+} from "./store/document-store.ts";
 import { ExternalVectorBacklog } from "./store/external-backlog.ts";
 import { openDatabase } from "./store/open.ts";
 import { PgvectorBacklog, PgvectorIndex } from "./store/pgvector-index.ts";
@@ -272,10 +278,11 @@ async function openLocked(
         },
       };
     };
-    const synopsisOf = async (book: LexicalBook) =>
-      buildSynopsis(
+    const synopsisOf = async (book: LexicalBook, versions: BookVersion[]) =>
+      synopsisIn(
         await store.pages(),
         book.kind === "memory" ? book.index.allChunks() : await store.firstChunks(),
+        versions,
       );
     const makeRetriever = (book: LexicalBook) =>
       new Retriever(book.kind === "memory" ? book.index : book.engine, {
@@ -309,6 +316,7 @@ async function openLocked(
     averageFieldLengths = () =>
       book.kind === "memory" ? book.index.averageFieldLengths() : book.terms.averageFieldLengths;
     let loadedVersion = book.indexVersion;
+    const versions = (await store.book())?.versions ?? [];
     const lectern: Lectern = {
       config,
       db,
@@ -320,8 +328,8 @@ async function openLocked(
       index: book.kind === "memory" ? book.index : undefined,
       terms: book.kind === "memory" ? book.index : book.terms,
       retriever: makeRetriever(book),
-      synopsis: await synopsisOf(book),
-      versions: (await store.book())?.versions ?? [],
+      synopsis: await synopsisOf(book, versions),
+      versions,
       async ingest(docs, onProgress, options = {}) {
         const lock = await acquireIngestLock(config.dataDir, config.collection);
         const site = isVersionedDocs(docs) ? docs : undefined;
@@ -332,7 +340,11 @@ async function openLocked(
           const versions = folder === undefined ? undefined : (site?.versions ?? []);
           const report = await ingestLocked(docs, onProgress, versions);
           if (folder !== undefined) await recordBook(store, config, folder, site?.versions ?? []);
-          lectern.versions = (await store.book())?.versions ?? [];
+          const recorded = (await store.book())?.versions ?? [];
+          if (JSON.stringify(recorded) !== JSON.stringify(lectern.versions)) {
+            lectern.versions = recorded;
+            lectern.synopsis = await synopsisOf(book, recorded);
+          }
           return report;
         } finally {
           await lock.release();
@@ -341,8 +353,8 @@ async function openLocked(
       async refresh() {
         const { indexVersion } = await store.indexState();
         if (indexVersion === loadedVersion) return false;
-        await useBook(await loadLexical());
         lectern.versions = (await store.book())?.versions ?? [];
+        await useBook(await loadLexical());
         return true;
       },
       async searchKeywords(query, options) {
@@ -412,7 +424,7 @@ async function openLocked(
       lectern.index = next.kind === "memory" ? next.index : undefined;
       lectern.terms = next.kind === "memory" ? next.index : next.terms;
       lectern.retriever = makeRetriever(next);
-      lectern.synopsis = await synopsisOf(next);
+      lectern.synopsis = await synopsisOf(next, lectern.versions);
       loadedVersion = next.indexVersion;
     }
     async function ingestLocked(
@@ -491,6 +503,18 @@ async function openLocked(
   }
 }
 
+/** What the book is about; a versioned book is summed up by its latest version's pages. */
+function synopsisIn(
+  pages: PageSummary[],
+  chunks: Iterable<ChunkRecord>,
+  versions: BookVersion[],
+): Synopsis | undefined {
+  const prefix = latestVersion(versions)?.filePrefix;
+  if (prefix === undefined) return buildSynopsis(pages, chunks);
+  const inLatest = (item: { filePath: string }) => item.filePath.startsWith(prefix);
+  return buildSynopsis(pages.filter(inLatest), [...chunks].filter(inLatest));
+}
+
 function isVersionedDocs(docs: string | DocSource | VersionedDocs): docs is VersionedDocs {
   return typeof docs === "object" && "versions" in docs && "root" in docs;
 }
@@ -566,7 +590,7 @@ export async function readBookFromFiles(config: Config): Promise<BookReader | un
     index,
     terms: index,
     retriever: new Retriever(index, retrieverSettings(config, noneEmbedder, reranker)),
-    synopsis: buildSynopsis(book.pages, index.allChunks()),
+    synopsis: synopsisIn(book.pages, index.allChunks(), book.versions ?? []),
     versions: book.versions ?? [],
     chunksOfPages: async (filePaths) =>
       new Map(filePaths.map((filePath) => [filePath, index.chunksOfPage(filePath)])),

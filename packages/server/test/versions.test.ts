@@ -149,6 +149,12 @@ describe("a versioned Docusaurus site", () => {
     expect(firstUrl(current.sources)).toMatch(/^\/docs\/next\/streaming/);
   });
 
+  it("sums the book up from its latest version", async () => {
+    const body = await askChat(app, { query: "What is this book about?" });
+    expect(body.sources.length).toBeGreaterThan(0);
+    for (const source of body.sources) expect(firstUrl([source])).toBe("/docs/intro");
+  });
+
   it("refuses a version the book does not have, naming those it has", async () => {
     const response = await postJson(app, "/chat", {
       query: RETRY_QUESTION,
