@@ -7,6 +7,7 @@ import { readVersionedSite } from "../src/ingest/versioned-site.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { runCli } from "./cli.ts";
 import { askChat, createTestApp, expectError, postJson, type TestApp } from "./http-fixture.ts";
+import { readEventStream } from "./sse-client.ts";
 
 /**
  * A versioned Docusaurus site written by the test: the current docs (served under /docs/next/),
@@ -147,6 +148,19 @@ describe("a versioned Docusaurus site", () => {
     const current = await askChat(app, { query: question, filters: { version: "next" } });
     expect(current.answer).not.toMatch(/^Not in/);
     expect(firstUrl(current.sources)).toMatch(/^\/docs\/next\/streaming/);
+  });
+
+  it("streams the notice first when another version answers", async () => {
+    const events = await readEventStream(
+      await postJson(app, "/chat/stream", {
+        query: "How do I send a large parcel in pieces through a writable stream?",
+        filters: { version: "1.0" },
+      }),
+    );
+    const text = events.map((event) => (event.name === "delta" ? event.data.delta : "")).join("");
+    expect(text).toMatch(/^Not in version 1\.0; the Next version covers it:\n\n/);
+    expect(text).toContain("streamUpload");
+    expect(events.at(-1)?.name).toBe("done");
   });
 
   it("sums the book up from its latest version", async () => {

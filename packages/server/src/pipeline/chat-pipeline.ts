@@ -353,6 +353,7 @@ export class ChatPipeline {
         { question: routed.normalized, results: retrieval.results },
         options.signal,
       );
+      if (notice) options.onDelta?.(`${notice}\n\n`);
       const output = await time("generate", () =>
         this.deps.synthesizer.synthesize(
           {
@@ -375,10 +376,8 @@ export class ChatPipeline {
         followUps?.cancel();
         throw error;
       });
-      if (notice && output.mode !== "no_results") {
-        options.onDelta?.(`${notice}\n\n`);
-        output.answer = `${notice}\n\n${output.answer ?? ""}`;
-      }
+      // The notice was streamed first: the answer holds it too.
+      if (notice && output.answer !== null) output.answer = `${notice}\n\n${output.answer}`;
       if (output.mode === "no_results") {
         // The model read the passages and found no answer in them.
         followUps?.cancel();
