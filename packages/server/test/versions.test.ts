@@ -222,6 +222,12 @@ describe("a versioned Docusaurus site", () => {
       for (const result of body.results)
         expect(new URL(result.url, "http://x").pathname).toMatch(prefix);
     }
+    const unknown = await expectError(
+      await app.request("/search?q=retried&version=0.9", {}),
+      400,
+      "INVALID_FILTER",
+    );
+    expect(unknown.details).toMatchObject({ field: "version" });
     const latest = (await (await app.request("/search?q=retried", {})).json()) as {
       results: { url: string }[];
     };

@@ -116,6 +116,7 @@ export function composeApp(
       const scoped = resolveVersion(lectern.versions, {
         version,
         routeBasePath: lectern.config.routeBasePath,
+        field: "version",
       });
       return lectern.searchKeywords(query, { limit, filePrefix: scoped?.filePrefix });
     },

@@ -16,6 +16,8 @@ export interface VersionRequest {
   /** The page the reader is on; its path after routeBasePath tells the version. */
   sourceUrl?: string | null | undefined;
   routeBasePath: string;
+  /** Where the request names the version, for the error (default "filters.version"). */
+  field?: string;
 }
 
 /**
@@ -34,7 +36,12 @@ export function resolveVersion(
     throw createError(
       "INVALID_FILTER",
       `Unknown docs version "${asked}"; this book has ${versions.map((version) => version.name).join(", ")} (or "latest").`,
-      { details: { field: "filters.version", versions: versions.map((version) => version.name) } },
+      {
+        details: {
+          field: request.field ?? "filters.version",
+          versions: versions.map((version) => version.name),
+        },
+      },
     );
   }
   return (
