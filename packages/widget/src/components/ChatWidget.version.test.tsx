@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 import { screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { installFetch, sseResponse } from "../test/fetch-mock.ts";
+import { searchBook } from "../api/search-book.ts";
+import { installFetch, jsonResponse, sseResponse } from "../test/fetch-mock.ts";
 import { ask, renderWidget } from "../test/render-widget.tsx";
 import { answerEvents } from "../test/sse-fixtures.ts";
 import { pageDocsVersion } from "../util/docs-version.ts";
@@ -39,5 +40,17 @@ describe("the docs version of the page", () => {
     await ask(user, "And in this version?");
     const last = calls.at(-1)?.body as Record<string, unknown> | undefined;
     expect(last?.filters).toEqual({ version: "29.7" });
+  });
+});
+
+describe("searches", () => {
+  it("name the page's docs version, and none on a page without it", async () => {
+    const calls = installFetch(() => jsonResponse(200, { query: "mock", results: [], took_ms: 1 }));
+    const signal = new AbortController().signal;
+    await searchBook("https://api.example.com", "mock", signal);
+    expect(new URL(calls[0]?.url ?? "").searchParams.has("version")).toBe(false);
+    setMeta("docusaurus_version", "29.7");
+    await searchBook("https://api.example.com", "mock", signal);
+    expect(new URL(calls[1]?.url ?? "").searchParams.get("version")).toBe("29.7");
   });
 });
