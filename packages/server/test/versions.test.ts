@@ -244,6 +244,7 @@ describe("the command line on a versioned site", () => {
       const ingest = await runCli(["ingest", "--site", siteDir, "--data-dir", cliData]);
       expect(ingest.stderr).toBe("");
       expect(ingest.code).toBe(0);
+      expect(ingest.stdout).toContain("Versions: Next, 2.0 (latest), 1.0\n");
       const ask = (version: string[]) =>
         runCli(["ask", RETRY_QUESTION, "--data-dir", cliData, "--json", ...version]);
       const old = JSON.parse((await ask(["--doc-version", "1.0"])).stdout);

@@ -91,6 +91,9 @@ export async function runIngest(
   const book = {
     title: (await lectern.title()) ?? null,
     dataDir: path.resolve(lectern.config.dataDir),
+    ...(lectern.versions.length > 0
+      ? { versions: lectern.versions.map(({ name, label, latest }) => ({ name, label, latest })) }
+      : {}),
   };
   if (json) {
     const { addedChunks: _added, removedChunkIds: _removed, ...summary } = report;
@@ -99,6 +102,12 @@ export async function runIngest(
     for (const failure of report.failures) process.stderr.write(`✗ ${failure.message}\n`);
     process.stdout.write(`${formatIngestSummary(report)}\n`);
     process.stdout.write(`Book: ${book.title ?? "(untitled)"}, index in ${book.dataDir}\n`);
+    if (book.versions) {
+      const names = book.versions.map((version) =>
+        version.latest ? `${version.label} (latest)` : version.label,
+      );
+      process.stdout.write(`Versions: ${names.join(", ")}\n`);
+    }
   }
   const embeddings = report.embeddings;
   if (embeddings && !json) {
