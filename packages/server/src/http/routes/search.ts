@@ -44,6 +44,11 @@ export function getSearch(deps: RouteDeps): Handler<AppEnv> {
     }
     const started = deps.now();
     const version = context.req.query("version")?.trim() || undefined;
+    if (version !== undefined && version.length > 100) {
+      throw createError("VALIDATION_ERROR", "version is at most 100 characters.", {
+        details: { field: "version" },
+      });
+    }
     const hits = await search(query, limit, version);
     const body: SearchResponse = {
       query,
