@@ -1,4 +1,6 @@
 /** @import { LoadContext, Plugin, PostBuildProps } from "./types.js" */
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildIngestCommand, buildLlmsTxtCommand, findDocsLocation, runIngest } from "./ingest.js";
 import { PLUGIN_NAME, validateOptions } from "./options.js";
@@ -41,6 +43,7 @@ export default function pluginLectern(_context, options) {
         siteConfig: props.siteConfig,
         ingest: normalized.ingest,
         docs: findDocsLocation({ siteConfig: props.siteConfig, plugins: props.plugins }),
+        versioned: existsSync(path.join(props.siteDir, "versions.json")),
       });
       console.log(`[${PLUGIN_NAME}] Ingesting the docs into Lectern`);
       await runIngest(ingestCommand);

@@ -52,11 +52,13 @@ export function docsLocationFromConfig(siteConfig) {
 /**
  * The arguments of `lectern ingest` that make the index's URLs those of the built site:
  * `--docs <siteDir>/<docs path> --base-url <url><baseUrl> --route-base-path <routeBasePath>`, and
- * `--title <the site's title>`.
- * @param {{ siteDir: string, siteConfig: SiteConfig, ingest: NormalizedIngestOptions, docs: DocsLocation | null }} input
+ * `--title <the site's title>`. A versioned site (`versioned`: it has a versions.json) is ingested
+ * whole, every version at its own URLs: `--site <siteDir> --docs-path <docs path>` instead of
+ * `--docs`, unless `ingest.docsDir` names one folder.
+ * @param {{ siteDir: string, siteConfig: SiteConfig, ingest: NormalizedIngestOptions, docs: DocsLocation | null, versioned?: boolean }} input
  * @returns {IngestCommand}
  */
-export function buildIngestCommand({ siteDir, siteConfig, ingest, docs }) {
+export function buildIngestCommand({ siteDir, siteConfig, ingest, docs, versioned = false }) {
   if (!docs && ingest.docsDir === undefined) {
     throw new Error(
       `${PLUGIN_NAME}: ingest.enabled is true but the site has no docs plugin (preset-classic "docs" or @docusaurus/plugin-content-docs); set ingest.docsDir to the folder to ingest.`,
@@ -68,11 +70,14 @@ export function buildIngestCommand({ siteDir, siteConfig, ingest, docs }) {
   const routeBasePath = (ingest.routeBasePath ?? location.routeBasePath) || "/";
   const [program, ...first] = ingest.command;
   if (program === undefined) throw new Error(`${PLUGIN_NAME}: ingest.command is empty.`);
+  const source =
+    versioned && ingest.docsDir === undefined
+      ? ["--site", siteDir, "--docs-path", location.path]
+      : ["--docs", docsDir];
   const args = [
     ...first,
     "ingest",
-    "--docs",
-    docsDir,
+    ...source,
     "--base-url",
     baseUrl,
     "--route-base-path",

@@ -90,6 +90,24 @@ describe("findDocsLocation", () => {
 describe("buildIngestCommand", () => {
   const docs: DocsLocation = { path: "docs", routeBasePath: "docs" };
 
+  it("ingests a versioned site whole: --site with its docs path, every version at its URLs", () => {
+    const command = buildIngestCommand({
+      siteDir: "/site",
+      siteConfig: site(),
+      ingest: ingestOptions(),
+      docs: { path: "../docs", routeBasePath: "docs" },
+      versioned: true,
+    });
+    expect(command.args.slice(2, 7)).toEqual([
+      "ingest",
+      "--site",
+      "/site",
+      "--docs-path",
+      "../docs",
+    ]);
+    expect(command.args).not.toContain("--docs");
+  });
+
   it("ingests <siteDir>/docs with the site's URL, baseUrl and routeBasePath", () => {
     expect(
       buildIngestCommand({

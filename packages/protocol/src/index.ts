@@ -9,6 +9,12 @@ import * as z from "zod/mini";
 export const MetadataFilterSchema = z.object({
   source_url_prefix: z.optional(z.string()),
   section: z.optional(z.string()),
+  /**
+   * The docs version the reader reads, on a versioned book: a version's name ("29.7", "current"),
+   * its label ("Next"), its URL segment ("next") or "latest". Absent: the version of the page in
+   * `source_url`, else the latest. Ignored by a book without versions.
+   */
+  version: z.optional(z.string().check(z.maxLength(100))),
 });
 
 /**

@@ -6,6 +6,7 @@ import { createError } from "./errors.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
 import type { IngestReport } from "./ingest/ingest.ts";
 import { acquireIngestLock } from "./ingest/ingest-lock.ts";
+import type { VersionedDocs } from "./ingest/versioned-site.ts";
 import { type Embedder, isDenseEnabled, noneEmbedder } from "./llm/embedder.ts";
 import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
@@ -40,8 +41,14 @@ import { Retriever } from "./search/retriever.ts";
 import { chunkSparseVector } from "./search/sparse-vector.ts";
 import { Synonyms } from "./search/synonyms.ts";
 import { type TermSource, TermStatistics } from "./search/term-statistics.ts";
+import { latestVersion } from "./search/versions.ts";
 import { acquireDataDirLock, type DataDirLock } from "./store/data-dir-lock.ts";
-import { type ChunkRecord, DocumentStore } from "./store/document-store.ts";
+import {
+  type BookVersion,
+  type ChunkRecord,
+  DocumentStore,
+  type PageSummary,
+} from "./store/document-store.ts";
 import { ExternalVectorBacklog } from "./store/external-backlog.ts";
 import { openDatabase } from "./store/open.ts";
 import { PgvectorBacklog, PgvectorIndex } from "./store/pgvector-index.ts";
@@ -91,12 +98,15 @@ export interface Lectern {
   retriever: Retriever;
   /** What the book is about, for overview questions; undefined for an empty book. */
   synopsis: Synopsis | undefined;
+  /** The book's docs versions (a versioned site's); empty for a book without versions. */
+  versions: BookVersion[];
   /**
-   * Ingests a docs folder (its path) or any other source of the book's files. A folder other than
-   * the one this collection's book came from is refused (BOOK_MISMATCH) unless `replace` is set.
+   * Ingests a docs folder (its path), the versions of a versioned site, or any other source of the
+   * book's files. A folder other than the one this collection's book came from is refused
+   * (BOOK_MISMATCH) unless `replace` is set.
    */
   ingest(
-    docs: string | DocSource,
+    docs: string | DocSource | VersionedDocs,
     onProgress?: ProgressListener,
     options?: { replace?: boolean },
   ): Promise<IngestReport & { embeddings?: EmbeddingReport }>;
@@ -219,12 +229,17 @@ async function openLocked(
     const bookFiles = keptInFiles(config) && !dense;
     // The file only saves a reader the database's start: when it cannot be written (a full disk),
     // there is none, and readers open the database, so neither an ingest nor a start fails on it.
-    const writeBook = async (index: LexicalIndex, indexVersion: number) => {
+    const writeBook = async (
+      index: LexicalIndex,
+      indexVersion: number,
+      versions?: BookVersion[],
+    ) => {
       try {
         await writeBookFile(config.dataDir, config.collection, {
           indexVersion,
           pages: await store.pages(),
           chunks: inStoreOrder(index.allChunks()),
+          versions: versions ?? (await store.book())?.versions ?? [],
         });
       } catch {
         await setBookFileAside(config.dataDir, config.collection).catch(() => {});
@@ -263,10 +278,11 @@ async function openLocked(
         },
       };
     };
-    const synopsisOf = async (book: LexicalBook) =>
-      buildSynopsis(
+    const synopsisOf = async (book: LexicalBook, versions: BookVersion[]) =>
+      synopsisIn(
         await store.pages(),
         book.kind === "memory" ? book.index.allChunks() : await store.firstChunks(),
+        versions,
       );
     const makeRetriever = (book: LexicalBook) =>
       new Retriever(book.kind === "memory" ? book.index : book.engine, {
@@ -300,6 +316,7 @@ async function openLocked(
     averageFieldLengths = () =>
       book.kind === "memory" ? book.index.averageFieldLengths() : book.terms.averageFieldLengths;
     let loadedVersion = book.indexVersion;
+    const versions = (await store.book())?.versions ?? [];
     const lectern: Lectern = {
       config,
       db,
@@ -311,14 +328,23 @@ async function openLocked(
       index: book.kind === "memory" ? book.index : undefined,
       terms: book.kind === "memory" ? book.index : book.terms,
       retriever: makeRetriever(book),
-      synopsis: await synopsisOf(book),
+      synopsis: await synopsisOf(book, versions),
+      versions,
       async ingest(docs, onProgress, options = {}) {
         const lock = await acquireIngestLock(config.dataDir, config.collection);
+        const site = isVersionedDocs(docs) ? docs : undefined;
+        const folder = site ? site.root : typeof docs === "string" ? docs : undefined;
         try {
-          if (typeof docs === "string" && !options.replace)
-            await checkSameBook(store, config, docs);
-          const report = await ingestLocked(docs, onProgress);
-          if (typeof docs === "string") await recordBook(store, config, docs);
+          if (folder !== undefined && !options.replace) await checkSameBook(store, config, folder);
+          // A folder or site ingest records the versions it read; another source keeps them.
+          const versions = folder === undefined ? undefined : (site?.versions ?? []);
+          const report = await ingestLocked(docs, onProgress, versions);
+          if (folder !== undefined) await recordBook(store, config, folder, site?.versions ?? []);
+          const recorded = (await store.book())?.versions ?? [];
+          if (JSON.stringify(recorded) !== JSON.stringify(lectern.versions)) {
+            lectern.versions = recorded;
+            lectern.synopsis = await synopsisOf(book, recorded);
+          }
           return report;
         } finally {
           await lock.release();
@@ -327,6 +353,7 @@ async function openLocked(
       async refresh() {
         const { indexVersion } = await store.indexState();
         if (indexVersion === loadedVersion) return false;
+        lectern.versions = (await store.book())?.versions ?? [];
         await useBook(await loadLexical());
         return true;
       },
@@ -397,16 +424,19 @@ async function openLocked(
       lectern.index = next.kind === "memory" ? next.index : undefined;
       lectern.terms = next.kind === "memory" ? next.index : next.terms;
       lectern.retriever = makeRetriever(next);
-      lectern.synopsis = await synopsisOf(next);
+      lectern.synopsis = await synopsisOf(next, lectern.versions);
       loadedVersion = next.indexVersion;
     }
     async function ingestLocked(
-      docs: string | DocSource,
+      docs: string | DocSource | VersionedDocs,
       onProgress: ProgressListener | undefined,
+      versions: BookVersion[] | undefined,
     ): Promise<IngestReport & { embeddings?: EmbeddingReport }> {
       // The Markdown/MDX parsers load only to ingest: reading commands start faster without them.
       const { ingestDocs, ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
-      const ingestOptions = ingestOptionsFromConfig(config, docs);
+      const ingestOptions = isVersionedDocs(docs)
+        ? await versionedIngestOptions(config, docs)
+        : ingestOptionsFromConfig(config, docs);
       // The BM25 index follows the store page by page, so that tokenising the new chunks happens
       // while each page is at hand rather than for the whole book at the end.
       const memoryIndex = book.kind === "memory" ? book.index : undefined;
@@ -437,7 +467,7 @@ async function openLocked(
             config.collection,
             report.indexVersion,
           );
-          if (bookFiles) await writeBook(book.index, report.indexVersion);
+          if (bookFiles) await writeBook(book.index, report.indexVersion, versions);
           await useBook({ ...book, indexVersion: report.indexVersion });
         } else {
           // The table is counted again from the store: one pass over the chunks, none kept.
@@ -473,6 +503,30 @@ async function openLocked(
   }
 }
 
+/** What the book is about; a versioned book is summed up by its latest version's pages. */
+function synopsisIn(
+  pages: PageSummary[],
+  chunks: Iterable<ChunkRecord>,
+  versions: BookVersion[],
+): Synopsis | undefined {
+  const prefix = latestVersion(versions)?.filePrefix;
+  if (prefix === undefined) return buildSynopsis(pages, chunks);
+  const inLatest = (item: { filePath: string }) => item.filePath.startsWith(prefix);
+  return buildSynopsis(pages.filter(inLatest), [...chunks].filter(inLatest));
+}
+
+function isVersionedDocs(docs: string | DocSource | VersionedDocs): docs is VersionedDocs {
+  return typeof docs === "object" && "versions" in docs && "root" in docs;
+}
+
+/** A versioned site's ingest: its mounted folders, each version's pages routed where it serves them. */
+async function versionedIngestOptions(config: Config, site: VersionedDocs) {
+  const { ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
+  const { versionRoutes } = await import("./ingest/versioned-site.ts");
+  const options = ingestOptionsFromConfig(config, site.source);
+  return { ...options, route: { ...options.route, versions: versionRoutes(site.versions) } };
+}
+
 /** What every retriever of the book is made with, whatever ranks its BM25 side. */
 function retrieverSettings(config: Config, embedder: Embedder, reranker: Reranker | undefined) {
   const synonyms = new Synonyms(config.synonyms);
@@ -501,7 +555,15 @@ function keptInFiles(config: Config): boolean {
 /** What answering a question reads of the book: a `Lectern`, or the book read from its files. */
 export type BookReader = Pick<
   Lectern,
-  "config" | "providers" | "index" | "terms" | "retriever" | "synopsis" | "chunksOfPages" | "close"
+  | "config"
+  | "providers"
+  | "index"
+  | "terms"
+  | "retriever"
+  | "synopsis"
+  | "versions"
+  | "chunksOfPages"
+  | "close"
 >;
 
 /**
@@ -528,7 +590,8 @@ export async function readBookFromFiles(config: Config): Promise<BookReader | un
     index,
     terms: index,
     retriever: new Retriever(index, retrieverSettings(config, noneEmbedder, reranker)),
-    synopsis: buildSynopsis(book.pages, index.allChunks()),
+    synopsis: synopsisIn(book.pages, index.allChunks(), book.versions ?? []),
+    versions: book.versions ?? [],
     chunksOfPages: async (filePaths) =>
       new Map(filePaths.map((filePath) => [filePath, index.chunksOfPage(filePath)])),
     close: async () => {

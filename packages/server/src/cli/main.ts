@@ -22,7 +22,11 @@ Usage:
                  [--max-pages 5000] [--title <title>] [--replace] [--reembed] [--json] [--strict]
                        crawl a documentation site (any generator) and ingest its pages;
                        again, only changed pages are downloaded (docs/crawl.md)
-  lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>] [--json]
+  lectern ingest --site <dir> [--docs-path docs] [...]
+                       a versioned Docusaurus site: the current docs and every version in
+                       its versions.json, each at the URLs Docusaurus serves it
+  lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>]
+              [--doc-version <name>|next|latest] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,
@@ -87,6 +91,7 @@ export async function main(argv: string[]): Promise<number> {
       if (docsDir) return bookDataDir(docsDir);
       const site = flags.url ?? flags.sitemap;
       if (name === "ingest" && site) return siteDataDir(site);
+      if (flags.site) return bookDataDir(flags.site);
       if (name === "start" || name === "repl") return bookDataDir(sampleDocs());
       // Comparing two saved runs reads no index.
       return name === "ingest" || flags.compare !== undefined ? DATA_ROOT : findBookDataDir();

@@ -204,6 +204,22 @@ export const configSchema = z
       .default("default"),
     baseUrl: z.string().default(""),
     routeBasePath: z.string().default("/docs"),
+    // A versioned book that is no Docusaurus site (docs/versions.md): each version's folder
+    // (relative to the working directory), its URL segment after routeBasePath ("" for the one
+    // served there) and, optionally, its label and whether it is the latest (default the last).
+    versions: z
+      .array(
+        z
+          .object({
+            name: z.string().trim().min(1).max(100),
+            path: z.string().min(1),
+            url: z.string(),
+            label: z.string().trim().min(1).max(100).optional(),
+            latest: z.boolean().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     databaseUrl: z.string().min(1).optional(),
     // How V8 compiles the embedded database's WebAssembly (no databaseUrl; see store/pglite.ts):
     // "baseline" saves 35–120 MB, "optimizing" runs PostgreSQL's own work 10–30 % faster;

@@ -420,6 +420,7 @@ describe("other endpoints", () => {
         required: false,
         schema: { type: "integer", minimum: 1, maximum: 20, default: 8 },
       },
+      { name: "version", in: "query", required: false, schema: { type: "string", maxLength: 100 } },
     ]);
     expect(Object.keys(search.responses)).toEqual(
       expect.arrayContaining(["200", "400", "422", "503"]),

@@ -11,6 +11,7 @@ import { createChatPipeline } from "../pipeline/answering.ts";
 import type { ModelFollowUps } from "../pipeline/follow-ups.ts";
 import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
+import { resolveVersion } from "../search/versions.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
@@ -111,7 +112,14 @@ export function composeApp(
         : {}),
     },
     metrics,
-    search: (query, limit) => lectern.searchKeywords(query, { limit }),
+    search: (query, limit, version) => {
+      const scoped = resolveVersion(lectern.versions, {
+        version,
+        routeBasePath: lectern.config.routeBasePath,
+        field: "version",
+      });
+      return lectern.searchKeywords(query, { limit, filePrefix: scoped?.filePrefix });
+    },
     suggestions: () => lectern.synopsis?.starters ?? [],
     book: mcpBookContent(lectern),
     chunksOfPages: (filePaths) => lectern.chunksOfPages(filePaths),

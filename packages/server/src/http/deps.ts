@@ -42,7 +42,12 @@ export interface AppDeps {
   /** Starter questions for an empty conversation (GET /suggestions); omitted, none. */
   suggestions?: () => string[];
   /** Keyword search as the reader types (GET /search); omitted, it answers 503. */
-  search?: (query: string, limit: number) => KeywordHit[] | Promise<KeywordHit[]>;
+  search?: (
+    query: string,
+    limit: number,
+    /** The docs version to search (`?version=`); the latest, or the whole book without versions. */
+    version?: string,
+  ) => KeywordHit[] | Promise<KeywordHit[]>;
   /** The chunks of these pages in page order: a cited passage's whole text (seed S3's excerpt). */
   chunksOfPages?: (filePaths: string[]) => Promise<Map<string, ChunkRecord[]>>;
   /** The book for the MCP server (retrieval and pages); omitted, POST /mcp answers 503. */

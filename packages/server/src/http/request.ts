@@ -107,6 +107,7 @@ export async function readChatInput(
     ? {
         sourceUrlPrefix: body.filters.source_url_prefix,
         section: body.filters.section,
+        ...(body.filters.version?.trim() ? { version: body.filters.version.trim() } : {}),
       }
     : undefined;
   return {

@@ -102,10 +102,16 @@ export const ROUTES: readonly Route[] = [
         required: false,
         schema: { type: "integer", minimum: 1, maximum: 20, default: 8 },
       },
+      {
+        name: "version",
+        in: "query",
+        required: false,
+        schema: { type: "string", maxLength: 100 },
+      },
     ],
     responses: {
       200: { description: "Matching sections, best first", schema: "SearchResponse" },
-      400: error("EMPTY_QUERY or QUERY_TOO_LONG"),
+      400: error("EMPTY_QUERY, QUERY_TOO_LONG or INVALID_FILTER (an unknown version)"),
       422: error("VALIDATION_ERROR"),
       503: error("SERVICE_UNAVAILABLE: no search on this server"),
     },

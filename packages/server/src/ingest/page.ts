@@ -6,7 +6,13 @@ import { buildSections, type ChunkingOptions, chunkSections } from "./chunk.ts";
 import { type Block, type ParseWarning, parseMarkdown } from "./markdown.ts";
 import { renderBlocks } from "./render-html.ts";
 import { renderMarkdown } from "./render-markdown.ts";
-import { createHeadingSlugger, docUrl, headingAnchor, type RouteOptions } from "./routes.ts";
+import {
+  createHeadingSlugger,
+  docUrl,
+  headingAnchor,
+  type RouteOptions,
+  versionedRoute,
+} from "./routes.ts";
 import { formatOf, type SourceCache } from "./source-cache.ts";
 
 export interface PageOptions {
@@ -36,8 +42,10 @@ export function buildPage(
   const { frontmatter } = parsed;
   if (frontmatter.draft === true) return undefined;
 
-  const route = { relativePath: filePath, frontmatter };
-  const pageUrl = options.pageUrl ?? docUrl(route, options.route);
+  const versioned = versionedRoute(filePath, options.route);
+  const pageUrl =
+    options.pageUrl ??
+    docUrl({ relativePath: versioned.relativePath, frontmatter }, versioned.route);
   const firstHeading = parsed.blocks.find((block) => block.kind === "heading" && block.depth === 1);
   const title =
     stringValue(frontmatter.title) ??

@@ -16,6 +16,35 @@ export interface RouteOptions {
   baseUrl: string;
   /** Docusaurus routeBasePath: "/docs" (default) or "/" / "" for docs-only mode. */
   routeBasePath: string;
+  /**
+   * A versioned site's versions: a page whose path starts with a version's `filePrefix` is routed
+   * as that version's docs folder would be, under routeBasePath plus the version's `urlSegment`.
+   */
+  versions?: VersionRoute[];
+}
+
+/** Where one docs version's pages are (a prefix of their paths) and served (a path segment). */
+export interface VersionRoute {
+  filePrefix: string;
+  /** "" for the version served at routeBasePath itself (Docusaurus's last version). */
+  urlSegment: string;
+}
+
+/**
+ * The page's path inside its version's docs folder and the route options of that version; the
+ * page and options as given for a book without versions, or a page outside every version.
+ */
+export function versionedRoute(
+  filePath: string,
+  options: RouteOptions,
+): { relativePath: string; route: RouteOptions } {
+  const version = options.versions?.find((candidate) => filePath.startsWith(candidate.filePrefix));
+  if (!version) return { relativePath: filePath, route: options };
+  const routeBasePath = `${options.routeBasePath.replace(/\/+$/, "")}/${version.urlSegment}`;
+  return {
+    relativePath: filePath.slice(version.filePrefix.length),
+    route: { baseUrl: options.baseUrl, routeBasePath },
+  };
 }
 
 export interface DocRouteInput {

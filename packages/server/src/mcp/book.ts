@@ -1,5 +1,6 @@
 import type { Lectern } from "../lectern.ts";
 import { type ChatService, responseMetadata } from "../pipeline/chat-service.ts";
+import { inVersion, resolveVersion } from "../search/versions.ts";
 import type { McpAnswer, McpBook } from "./server.ts";
 
 /** The book's side of the MCP server: its title, retrieval and pages, from the opened index. */
@@ -9,7 +10,15 @@ export function mcpBookContent(lectern: Lectern): McpBookContent {
   return {
     title: () => lectern.title(),
     // The retriever of the moment: a server that reloads a newer index swaps it.
-    search: (query, options) => lectern.retriever.search(query, options),
+    // On a versioned book, one version's sections: the one named, else the latest.
+    search: (query, options) => {
+      const version = resolveVersion(lectern.versions, {
+        version: options.filters?.version,
+        routeBasePath: lectern.config.routeBasePath,
+      });
+      const filters = inVersion(options.filters, version);
+      return lectern.retriever.search(query, { ...options, ...(filters ? { filters } : {}) });
+    },
     pages: () => lectern.store.pages(),
     pageMarkdown: (filePath) => lectern.store.pageMarkdown(filePath),
   };
@@ -22,7 +31,7 @@ export function mcpBookContent(lectern: Lectern): McpBookContent {
 export async function askThroughChat(
   chat: ChatService,
   question: string,
-  ids: { requestId: string; sessionId: string },
+  ids: { requestId: string; sessionId: string; version?: string | undefined },
   signal?: AbortSignal,
 ): Promise<McpAnswer> {
   const { input, outcome } = await chat.ask(
@@ -31,7 +40,7 @@ export async function askThroughChat(
       sessionId: ids.sessionId,
       query: question,
       selectedText: null,
-      filters: undefined,
+      filters: ids.version ? { version: ids.version } : undefined,
       sourceUrl: null,
       topK: undefined,
     },

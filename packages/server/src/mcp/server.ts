@@ -29,8 +29,11 @@ export interface McpBook {
     query: string,
     options: { topK: number; filters?: SearchFilters },
   ): Promise<RetrievalResult>;
-  /** One chat turn as `/chat` answers it, in the session when one is given (else a new one). */
-  ask(question: string, sessionId: string | undefined): Promise<McpAnswer>;
+  /**
+   * One chat turn as `/chat` answers it, in the session when one is given (else a new one), in
+   * the docs version named (else the latest) of a versioned book.
+   */
+  ask(question: string, sessionId: string | undefined, version?: string): Promise<McpAnswer>;
   pages(): Promise<PageSummary[]>;
   pageMarkdown(filePath: string): Promise<string | undefined>;
   /** The longest question accepted (LECTERN_MAX_QUERY_CHARS). */
@@ -38,6 +41,9 @@ export interface McpBook {
 }
 
 export const RESOURCE_PREFIX = "lectern://book";
+
+const VERSION_DESCRIPTION =
+  'The docs version, for a versioned book: its name ("29.7"), "next" or "latest" (the default)';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -72,6 +78,7 @@ export function createMcpServer(book: McpBook, version: string): McpServer {
               .optional()
               .describe("Only sections whose URL or path starts with this, e.g. /docs/ros2"),
             section: z.string().optional().describe("Only sections under this heading"),
+            version: z.string().max(100).optional().describe(VERSION_DESCRIPTION),
           })
           .optional(),
       },
@@ -98,6 +105,7 @@ export function createMcpServer(book: McpBook, version: string): McpServer {
                 filters: {
                   sourceUrlPrefix: filters.source_url_prefix,
                   section: filters.section,
+                  version: filters.version,
                 },
               }
             : {}),
@@ -138,6 +146,7 @@ export function createMcpServer(book: McpBook, version: string): McpServer {
           .regex(UUID, "session_id must be a UUID v4")
           .optional()
           .describe("The session_id of an earlier answer, for a follow-up question"),
+        version: z.string().max(100).optional().describe(VERSION_DESCRIPTION),
       },
       outputSchema: {
         answer: z.string().nullable(),
@@ -150,9 +159,9 @@ export function createMcpServer(book: McpBook, version: string): McpServer {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ question, session_id }) =>
+    async ({ question, session_id, version }) =>
       guarded(async () => {
-        const { outcome, sessionId } = await book.ask(question, session_id);
+        const { outcome, sessionId } = await book.ask(question, session_id, version);
         const sources = outcome.sources.flatMap((source) =>
           source.source_type === "selected_text"
             ? []

@@ -101,6 +101,8 @@ export function createChatPipeline(
       : { loadPages: (filePaths: string[]) => lectern.chunksOfPages(filePaths) }),
     glossaryPages: () => lectern.terms.pagesTitledLike(GLOSSARY_TITLE),
     idf: (term: string) => lectern.terms.idf(term),
+    versions: () => lectern.versions,
+    routeBasePath: lectern.config.routeBasePath,
     ...followUpsOption(
       options.followUps ?? (options.synthesizer ? undefined : answering.followUps),
     ),

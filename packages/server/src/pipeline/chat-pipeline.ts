@@ -9,8 +9,9 @@ import type {
 import { followUpQuestions, OVERVIEW_QUESTION } from "../answer/suggestions.ts";
 import type { Synopsis } from "../answer/synopsis.ts";
 import { namedInQuestion } from "../answer/word-classes.ts";
+import { narrowsContent } from "../search/filters.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
-import type { ChunkRecord } from "../store/document-store.ts";
+import type { BookVersion, ChunkRecord } from "../store/document-store.ts";
 import { cutText } from "../util/cut-text.ts";
 import { round } from "../util/numbers.ts";
 import {
@@ -25,6 +26,7 @@ import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
 import { withListedSections } from "./reading-lists.ts";
 import type { ChatInput, ChatOutcome, RequestState, RunOptions } from "./types.ts";
+import { inSlice, otherVersionAnswer, versionScope } from "./version-scope.ts";
 
 /** A source's snippet: the first 200 UTF-16 units of its text (the wire schema's maximum). */
 const SNIPPET_UNITS = 200;
@@ -60,9 +62,24 @@ export class ChatPipeline {
       followUps?: ModelFollowUps;
       /** The book's inverse document frequency of an analysed term. */
       idf?: (term: string) => number;
+      /** The book's docs versions (none for a book without versions), and where docs are served. */
+      versions?: () => readonly BookVersion[];
+      routeBasePath?: string;
       now?: () => number;
     },
   ) {}
+
+  /** The glossary pages of the filters' version (of the whole book without one). */
+  private glossaryIn(filters: ChatInput["filters"]): string[] | undefined {
+    const pages = this.deps.glossaryPages?.();
+    return pages && inSlice(filters, pages, (filePath) => filePath);
+  }
+
+  /** The sections headed so, in the filters' version only. */
+  private sectionsHeadedIn(filters: ChatInput["filters"]): (heading: string) => ChunkRecord[] {
+    const sectionsHeaded = this.deps.sectionsHeaded ?? (() => []);
+    return (heading) => inSlice(filters, sectionsHeaded(heading), (chunk) => chunk.filePath);
+  }
 
   /** The page lookup for the synthesizer: the one in memory, or the results' pages read now. */
   private async pageChunksFor(
@@ -95,6 +112,11 @@ export class ChatPipeline {
     };
 
     try {
+      const versions = this.deps.versions?.() ?? [];
+      const scope = versionScope(versions, input, this.deps.routeBasePath ?? "/docs");
+      let filters = scope.filters;
+      /** Said before the answer when it comes from another version than the reader's. */
+      let notice: string | undefined;
       const routed = await time("route", () => routeQuery(input.query));
       const base = {
         route: routed.route,
@@ -144,7 +166,7 @@ export class ChatPipeline {
         });
       const searchOptions = {
         ...(input.topK ? { topK: input.topK } : {}),
-        ...(input.filters ? { filters: input.filters } : {}),
+        ...(filters ? { filters } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       };
 
@@ -183,7 +205,9 @@ export class ChatPipeline {
         // sentence, the start of a section), unless a section filter rules them out; "what does X
         // mean" looks in the glossary and the sections headed X too.
         const glossaryPages =
-          input.filters || bookResults.length === 0 ? undefined : this.deps.glossaryPages?.();
+          narrowsContent(filters) || bookResults.length === 0
+            ? undefined
+            : this.glossaryIn(filters);
         const pageChunks =
           input.filters?.section || bookResults.length === 0
             ? undefined
@@ -197,8 +221,8 @@ export class ChatPipeline {
               history,
               ...(pageChunks ? { pageChunks } : {}),
               ...(glossaryPages?.length ? { glossaryPages } : {}),
-              ...(this.deps.sectionsHeaded && !input.filters && bookResults.length > 0
-                ? { sectionsHeaded: this.deps.sectionsHeaded }
+              ...(this.deps.sectionsHeaded && !narrowsContent(filters) && bookResults.length > 0
+                ? { sectionsHeaded: this.sectionsHeadedIn(filters) }
                 : {}),
               ...(this.deps.idf ? { idf: this.deps.idf } : {}),
             },
@@ -274,6 +298,24 @@ export class ChatPipeline {
         const withContext = await time("retrieve", () => searchWith(context.text));
         if (withContext.signals.support > retrieval.signals.support) retrieval = withContext;
       }
+      // Only a versioned book has other versions to look in (and a stage to time for it).
+      const elsewhere =
+        scope.version &&
+        (await time("retrieve_other_version", () =>
+          otherVersionAnswer(versions, scope, retrieval, (scoped) =>
+            this.deps.retriever().search(searchQuery, {
+              ...(input.topK ? { topK: input.topK } : {}),
+              ...(scoped ? { filters: scoped } : {}),
+              ...(options.signal ? { signal: options.signal } : {}),
+              ...(retrieval.context ? { context: retrieval.context } : {}),
+            }),
+          ),
+        ));
+      if (elsewhere) {
+        retrieval = elsewhere.retrieval;
+        filters = elsewhere.filters;
+        notice = elsewhere.notice;
+      }
       base.searchQuery = retrieval.context
         ? `${stripEnd(searchQuery)} (${stripEnd(retrieval.context)})`
         : searchQuery;
@@ -298,7 +340,7 @@ export class ChatPipeline {
 
       states.push("GENERATING");
       // The glossary may lie outside what a filter allows: only unfiltered questions look there.
-      const glossaryPages = input.filters ? undefined : this.deps.glossaryPages?.();
+      const glossaryPages = narrowsContent(filters) ? undefined : this.glossaryIn(filters);
       // Other chunks of a result's page may be quoted, unless a section filter rules them out.
       const pageChunks = input.filters?.section
         ? undefined
@@ -311,6 +353,7 @@ export class ChatPipeline {
         { question: routed.normalized, results: retrieval.results },
         options.signal,
       );
+      if (notice) options.onDelta?.(`${notice}\n\n`);
       const output = await time("generate", () =>
         this.deps.synthesizer.synthesize(
           {
@@ -321,8 +364,8 @@ export class ChatPipeline {
             ...(pageChunks ? { pageChunks } : {}),
             ...(glossaryPages?.length ? { glossaryPages } : {}),
             // Like the glossary, they may lie outside what a filter allows.
-            ...(this.deps.sectionsHeaded && !input.filters
-              ? { sectionsHeaded: this.deps.sectionsHeaded }
+            ...(this.deps.sectionsHeaded && !narrowsContent(filters)
+              ? { sectionsHeaded: this.sectionsHeadedIn(filters) }
               : {}),
             ...(retrieval.context ? { context: retrieval.context } : {}),
             ...(this.deps.idf ? { idf: this.deps.idf } : {}),
@@ -333,6 +376,8 @@ export class ChatPipeline {
         followUps?.cancel();
         throw error;
       });
+      // The notice was streamed first: the answer holds it too.
+      if (notice && output.answer !== null) output.answer = `${notice}\n\n${output.answer}`;
       if (output.mode === "no_results") {
         // The model read the passages and found no answer in them.
         followUps?.cancel();

@@ -1,6 +1,6 @@
 import { open, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import type { ChunkRecord, PageSummary } from "../store/document-store.ts";
+import type { BookVersion, ChunkRecord, PageSummary } from "../store/document-store.ts";
 
 /**
  * The book as one file beside its BM25 snapshot (`index/<collection>.book.json`): the pages and
@@ -15,6 +15,8 @@ export interface BookFile {
   indexVersion: number;
   pages: PageSummary[];
   chunks: ChunkRecord[];
+  /** The book's docs versions; absent for a book without versions. */
+  versions?: BookVersion[];
 }
 
 /** Raised when what the file holds changes shape; an older file is then read from the database. */
@@ -47,7 +49,12 @@ export async function readBookFile(
       !Array.isArray(parsed.chunks)
     )
       return undefined;
-    return { indexVersion: parsed.indexVersion, pages: parsed.pages, chunks: parsed.chunks };
+    return {
+      indexVersion: parsed.indexVersion,
+      pages: parsed.pages,
+      chunks: parsed.chunks,
+      ...(Array.isArray(parsed.versions) ? { versions: parsed.versions } : {}),
+    };
   } catch {
     return undefined;
   }
@@ -65,7 +72,7 @@ export async function writeBookFile(
     const out = await open(temporary, "w");
     try {
       await out.write(
-        `{"format":${BOOK_FILE_FORMAT},"indexVersion":${book.indexVersion},"pages":${JSON.stringify(book.pages)},"chunks":[`,
+        `{"format":${BOOK_FILE_FORMAT},"indexVersion":${book.indexVersion},${book.versions?.length ? `"versions":${JSON.stringify(book.versions)},` : ""}"pages":${JSON.stringify(book.pages)},"chunks":[`,
       );
       for (let start = 0; start < book.chunks.length; start += CHUNKS_PER_WRITE) {
         const piece = book.chunks

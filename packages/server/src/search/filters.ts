@@ -6,6 +6,20 @@ export interface SearchFilters {
   sourceUrlPrefix?: string | undefined;
   /** Keep chunks whose section heading, or any heading above it, equals this (case-insensitive). */
   section?: string | undefined;
+  /** The docs version asked for, by name (search/versions.ts resolves it to `filePrefix`). */
+  version?: string | undefined;
+  /** Keep chunks whose file path starts with this: one version's pages of a versioned book. */
+  filePrefix?: string | undefined;
+}
+
+/**
+ * Whether the filters narrow the book's content rather than only choose its version: any filters
+ * given without a version count (as they always did); with a version, a URL prefix or a section.
+ */
+export function narrowsContent(filters: SearchFilters | undefined): boolean {
+  if (!filters) return false;
+  if (filters.version === undefined && filters.filePrefix === undefined) return true;
+  return Boolean(filters.sourceUrlPrefix?.trim() || filters.section?.trim());
 }
 
 /** The filters as one predicate over chunks; undefined when nothing is filtered. */
@@ -14,8 +28,10 @@ export function chunkFilter(
 ): ((chunk: ChunkRecord) => boolean) | undefined {
   const prefix = filters?.sourceUrlPrefix?.trim();
   const section = filters?.section?.trim().toLowerCase();
-  if (!prefix && !section) return undefined;
+  const filePrefix = filters?.filePrefix;
+  if (!prefix && !section && !filePrefix) return undefined;
   return (chunk) => {
+    if (filePrefix && !chunk.filePath.startsWith(filePrefix)) return false;
     if (prefix && !chunk.url.startsWith(prefix) && !urlPath(chunk.url).startsWith(prefix))
       return false;
     if (section && !chunk.headingPath.some((heading) => heading.toLowerCase() === section))

@@ -31,6 +31,8 @@ export interface KeywordSearchOptions {
   limit: number;
   /** Most sections of one page among the results. */
   perPage?: number;
+  /** Only pages whose file path starts with this: one version of a versioned book. */
+  filePrefix?: string | undefined;
 }
 
 /** How many completions of an unfinished last word join the search. */
@@ -46,7 +48,11 @@ export function keywordSearch(
   const plan = keywordPlan(index, query, options);
   if (!plan) return [];
   // On a large book, terms in most chunks are left out when rarer ones are typed, as in retrieval.
-  const hits = index.search(rankingTerms(index, plan.searched), { limit: plan.candidates });
+  const prefix = options.filePrefix;
+  const hits = index.search(rankingTerms(index, plan.searched), {
+    limit: plan.candidates,
+    ...(prefix ? { filter: (chunk: ChunkRecord) => chunk.filePath.startsWith(prefix) } : {}),
+  });
   return keywordResults(plan, hits);
 }
 
@@ -61,7 +67,10 @@ export async function engineKeywordSearch(
   const { hits } = await engineBm25Ranking(
     engine,
     { terms: plan.searched, boost: new Map() },
-    { limit: plan.candidates, filters: undefined },
+    {
+      limit: plan.candidates,
+      filters: options.filePrefix ? { filePrefix: options.filePrefix } : undefined,
+    },
   );
   return keywordResults(plan, hits);
 }

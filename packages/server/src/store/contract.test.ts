@@ -195,6 +195,29 @@ for (const adapter of adapters) {
       expect((await other.allChunks()).map((chunk) => chunk.id)).toEqual(["a.md-0-other"]);
       expect((await store.allChunks()).map((chunk) => chunk.id)).toEqual(["a.md-0-v2"]);
     });
+
+    it("records a book's docs versions, and none for a book without versions", async () => {
+      const versions = [
+        {
+          name: "current",
+          label: "Next",
+          urlSegment: "next",
+          filePrefix: "docs/",
+          latest: false,
+        },
+        {
+          name: "1.0",
+          label: "1.0",
+          urlSegment: "",
+          filePrefix: "versioned_docs/version-1.0/",
+          latest: true,
+        },
+      ];
+      await store.saveBook({ docsPath: "site", title: "Site", versions });
+      expect(await store.book()).toEqual({ docsPath: "site", title: "Site", versions });
+      await store.saveBook({ docsPath: "docs", title: undefined });
+      expect(await store.book()).toEqual({ docsPath: "docs", title: undefined });
+    });
   });
 }
 

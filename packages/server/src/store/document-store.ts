@@ -90,11 +90,31 @@ export interface DocumentWriter {
   delete(filePath: string): Promise<string[]>;
 }
 
+/**
+ * One docs version of a versioned book (a Docusaurus `versioned_docs/version-X/` folder, or the
+ * current docs). Every version's pages live in the same index; a page belongs to the version
+ * whose `filePrefix` its file path starts with.
+ */
+export interface BookVersion {
+  /** The version's name: "current" for the current docs, else as in versions.json ("29.7"). */
+  name: string;
+  /** What readers see: "Next" for the current docs, else the name, unless configured. */
+  label: string;
+  /** The URL path segment after routeBasePath ("next", "29.7"); "" for the last released version. */
+  urlSegment: string;
+  /** The start of the file paths of the version's pages ("versioned_docs/version-29.7/"). */
+  filePrefix: string;
+  /** The version answered when a reader names none (Docusaurus's last version). */
+  latest: boolean;
+}
+
 /** Which book a collection holds: where its docs were ingested from, and its title. */
 export interface BookRecord {
   /** The docs folder, relative to the data directory, so that moving both together keeps it. */
   docsPath: string;
   title: string | undefined;
+  /** The book's docs versions; absent or empty for a book without versions. */
+  versions?: BookVersion[];
 }
 
 export interface IndexState {
@@ -335,19 +355,27 @@ export class DocumentStore {
   }
 
   async book(): Promise<BookRecord | undefined> {
-    const rows = await this.db.query<{ docs_path: string; title: string | null }>(
-      "SELECT docs_path, title FROM books WHERE collection = $1",
-      [this.collection],
-    );
+    const rows = await this.db.query<{
+      docs_path: string;
+      title: string | null;
+      versions: BookVersion[] | string | null;
+    }>("SELECT docs_path, title, versions FROM books WHERE collection = $1", [this.collection]);
     const row = rows[0];
-    return row ? { docsPath: row.docs_path, title: row.title ?? undefined } : undefined;
+    if (!row) return undefined;
+    const versions = row.versions === null ? [] : parseJson(row.versions);
+    return {
+      docsPath: row.docs_path,
+      title: row.title ?? undefined,
+      ...(versions.length > 0 ? { versions } : {}),
+    };
   }
 
   async saveBook(book: BookRecord): Promise<void> {
+    const versions = book.versions?.length ? JSON.stringify(book.versions) : null;
     await this.db.query(
-      `INSERT INTO books (collection, docs_path, title, updated_at) VALUES ($1, $2, $3, now())
-       ON CONFLICT (collection) DO UPDATE SET docs_path = $2, title = $3, updated_at = now()`,
-      [this.collection, book.docsPath, book.title ?? null],
+      `INSERT INTO books (collection, docs_path, title, versions, updated_at) VALUES ($1, $2, $3, $4, now())
+       ON CONFLICT (collection) DO UPDATE SET docs_path = $2, title = $3, versions = $4, updated_at = now()`,
+      [this.collection, book.docsPath, book.title ?? null, versions],
     );
   }
 

@@ -233,6 +233,13 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "each chunk's blocks",
     sql: "ALTER TABLE chunks ADD COLUMN IF NOT EXISTS blocks JSONB",
   },
+  {
+    // The docs versions of a versioned site (which files and URLs each one holds); NULL for a
+    // book without versions.
+    version: 18,
+    name: "the book's docs versions",
+    sql: "ALTER TABLE books ADD COLUMN IF NOT EXISTS versions JSONB",
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

@@ -1,16 +1,20 @@
 import type { SearchResponse } from "@lectern/protocol";
+import { pageDocsVersion } from "../util/docs-version.ts";
 import { errorFromResponse } from "./chat-request-error.ts";
 import { readSearchResponse } from "./wire-checks.ts";
 
 export const SEARCH_LIMIT = 8;
 
-/** Keyword results for what the reader has typed so far (`GET {apiUrl}/search?q=…&limit=8`). */
+/** Keyword results for what the reader has typed so far (`GET {apiUrl}/search?q=…&limit=8[&version=…]`). */
 export async function searchBook(
   apiUrl: string,
   query: string,
   signal: AbortSignal,
 ): Promise<SearchResponse> {
   const params = new URLSearchParams({ q: query, limit: String(SEARCH_LIMIT) });
+  // On a versioned site, the sections of the version being read.
+  const version = pageDocsVersion();
+  if (version) params.set("version", version);
   const response = await fetch(`${apiUrl}/search?${params}`, {
     headers: { Accept: "application/json" },
     signal,

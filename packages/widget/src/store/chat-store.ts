@@ -9,6 +9,7 @@ import { fetchStarterQuestions } from "../api/suggestions.ts";
 import { readQuestions } from "../api/wire-checks.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { fill, type WidgetStrings } from "../strings.ts";
+import { pageDocsVersion } from "../util/docs-version.ts";
 import { randomUuid } from "../util/random-uuid.ts";
 import {
   type AssistantMessage,
@@ -165,6 +166,8 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
         session_id: sessionId,
         // The page without its query or fragment, which may carry things that are not ours to send.
         source_url: window.location.origin + window.location.pathname,
+        // On a versioned site, the answer comes from the version of the page being read.
+        ...docsVersionFilter(),
         // The widget's reader asks about a passage of the book: the book around it answers too.
         ...(pending.selectedText
           ? { selected_text: pending.selectedText, selection_scope: "selection_and_book" }
@@ -421,4 +424,10 @@ function selectionTooLong(selection: string, options: ResolvedOptions): string |
   return selection.length > limit
     ? fill(options.strings.selectionTooLong, { length: selection.length, limit })
     : null;
+}
+
+/** `filters.version` for the page's docs version, when the page says which it is. */
+function docsVersionFilter(): Pick<ChatRequestBody, "filters"> {
+  const version = pageDocsVersion();
+  return version ? { filters: { version } } : {};
 }

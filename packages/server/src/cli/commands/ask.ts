@@ -20,6 +20,7 @@ export async function askCommand(config: Config, flags: Flags, question: string)
       topK,
       sourceUrlPrefix: flags["source-url-prefix"],
       section: flags.section,
+      version: flags["doc-version"],
     });
     if (flags.json) {
       const body = {
@@ -52,13 +53,19 @@ export async function askTurn(
     topK?: number;
     sourceUrlPrefix?: string | undefined;
     section?: string | undefined;
+    /** The docs version of a versioned book (default: the latest). */
+    version?: string | undefined;
     history?: Exchange[];
   } = {},
 ): Promise<ChatOutcome> {
   turnCounter++;
   const filters =
-    options.sourceUrlPrefix || options.section
-      ? { sourceUrlPrefix: options.sourceUrlPrefix, section: options.section }
+    options.sourceUrlPrefix || options.section || options.version
+      ? {
+          sourceUrlPrefix: options.sourceUrlPrefix,
+          section: options.section,
+          ...(options.version ? { version: options.version } : {}),
+        }
       : undefined;
   return pipeline.run({
     requestId: `cli-${turnCounter}`,

@@ -3,22 +3,27 @@ import type { Config } from "../../config/config.ts";
 import type { DocSource } from "../../ingest/doc-source.ts";
 import { scanDocs } from "../../ingest/files.ts";
 import { refuseIfLocked } from "../../ingest/ingest-lock.ts";
+import type { VersionedDocs } from "../../ingest/versioned-site.ts";
 import { type Lectern, openLectern } from "../../lectern.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { formatIngestSummary } from "../format.ts";
 import { createProgressBar } from "../progress.ts";
 
 /**
- * `lectern ingest --docs <dir> [--title <title>] [--replace] [--reembed] [--strict] [--json]`, or
- * with `--url <url>` / `--sitemap <url>` a site crawled over HTTP (commands/ingest-site.ts).
+ * `lectern ingest --docs <dir> | --site <dir> [--docs-path docs] [--title <title>] [--replace]
+ * [--reembed] [--strict] [--json]`, or with `--url <url>` / `--sitemap <url>` a site crawled over
+ * HTTP (commands/ingest-site.ts).
  */
 export async function ingestCommand(config: Config, flags: Flags): Promise<number> {
   if (flags.url !== undefined || flags.sitemap !== undefined) {
     // The crawler and its HTML parser load only for a site.
     return (await import("./ingest-site.ts")).ingestSiteCommand(config, flags);
   }
+  if (flags.site || config.versions?.length) return ingestSite(config, flags, flags.site);
   if (!config.docsDir) {
-    throw new UsageError("Missing --docs <dir> (or LECTERN_DOCS_DIR), or --url <site>.");
+    throw new UsageError(
+      "Missing --docs <dir> (or LECTERN_DOCS_DIR), --site <dir> or --url <site>.",
+    );
   }
   const docsDir = config.docsDir;
   await scanDocs(docsDir); // fail fast on a missing or empty folder, before opening the database
@@ -38,6 +43,47 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
 }
 
 /**
+ * A versioned book: a Docusaurus site (`--site`) or the versions of the configuration, every
+ * version in one book (ingest/versioned-site.ts).
+ */
+async function ingestSite(
+  config: Config,
+  flags: Flags,
+  siteDir: string | undefined,
+): Promise<number> {
+  if (config.docsDir) throw new UsageError("Give either --docs or versions (--site), not both.");
+  const { declaredVersions, readVersionedSite } = await import("../../ingest/versioned-site.ts");
+  const files = { followLinksOutsideDocs: config.ingest.followLinksOutsideDocs };
+  const site = siteDir
+    ? await readVersionedSite(siteDir, {
+        ...(flags["docs-path"] ? { docsPath: flags["docs-path"] } : {}),
+        files,
+      })
+    : declaredVersions(
+        process.cwd(),
+        (config.versions ?? []).map((version) => ({
+          ...version,
+          path: path.resolve(version.path),
+        })),
+        files,
+      );
+  await site.source.list(); // fail fast on a missing or empty version folder
+  await refuseIfLocked(config.dataDir, config.collection);
+  const reembed = Boolean(flags.reembed);
+  const lectern = await openLectern(config, { reembed, workload: "ingest" });
+  try {
+    if (reembed) await lectern.vectors?.deleteAll();
+    return await runIngest(lectern, site, {
+      json: Boolean(flags.json),
+      strict: Boolean(flags.strict),
+      replace: Boolean(flags.replace),
+    });
+  } finally {
+    await lectern.close();
+  }
+}
+
+/**
  * Ingests with a progress bar and prints the report. 1 when the embedding failed; a page that
  * could not be ingested is reported and keeps its previous version while the others are indexed,
  * which gives 0 unless `strict` (for CI, where a broken page should fail the check). `replace`
@@ -45,7 +91,7 @@ export async function ingestCommand(config: Config, flags: Flags): Promise<numbe
  */
 export async function runIngest(
   lectern: Lectern,
-  docs: string | DocSource,
+  docs: string | DocSource | VersionedDocs,
   {
     json,
     strict,
@@ -66,6 +112,9 @@ export async function runIngest(
   const book = {
     title: (await lectern.title()) ?? null,
     dataDir: path.resolve(lectern.config.dataDir),
+    ...(lectern.versions.length > 0
+      ? { versions: lectern.versions.map(({ name, label, latest }) => ({ name, label, latest })) }
+      : {}),
   };
   if (json) {
     const { addedChunks: _added, removedChunkIds: _removed, ...summary } = report;
@@ -74,6 +123,12 @@ export async function runIngest(
     for (const failure of report.failures) process.stderr.write(`✗ ${failure.message}\n`);
     process.stdout.write(`${formatIngestSummary(report)}\n`);
     process.stdout.write(`Book: ${book.title ?? "(untitled)"}, index in ${book.dataDir}\n`);
+    if (book.versions) {
+      const names = book.versions.map((version) =>
+        version.latest ? `${version.label} (latest)` : version.label,
+      );
+      process.stdout.write(`Versions: ${names.join(", ")}\n`);
+    }
   }
   const embeddings = report.embeddings;
   if (embeddings && !json) {

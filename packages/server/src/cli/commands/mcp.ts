@@ -33,10 +33,11 @@ export async function mcpCommand(config: Config): Promise<number> {
         {
           ...mcpBookContent(lectern),
           maxQueryChars: config.limits.maxQueryChars,
-          ask: (question, sessionId) =>
+          ask: (question, sessionId, version) =>
             askThroughChat(chat, question, {
               requestId: randomUUID(),
               sessionId: sessionId ?? randomUUID(),
+              version,
             }),
         },
         VERSION,

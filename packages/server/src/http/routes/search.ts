@@ -10,7 +10,8 @@ import type { AppEnv } from "../env.ts";
 export const MAX_SEARCH_CHARS = 200;
 
 /**
- * GET /search?q=…&limit=…: keyword results as the reader types, for the search-and-ask box. Never
+ * GET /search?q=…&limit=…&version=…: keyword results as the reader types (in one docs version of a
+ * versioned book: the one named, else the latest), for the search-and-ask box. Never
  * refuses: the closest sections are what a reader looking for a page wants.
  */
 export function getSearch(deps: RouteDeps): Handler<AppEnv> {
@@ -42,7 +43,13 @@ export function getSearch(deps: RouteDeps): Handler<AppEnv> {
       });
     }
     const started = deps.now();
-    const hits = await search(query, limit);
+    const version = context.req.query("version")?.trim() || undefined;
+    if (version !== undefined && version.length > 100) {
+      throw createError("VALIDATION_ERROR", "version is at most 100 characters.", {
+        details: { field: "version" },
+      });
+    }
+    const hits = await search(query, limit, version);
     const body: SearchResponse = {
       query,
       results: hits.map((hit) => ({

@@ -1,0 +1,106 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { versionedRoute } from "./routes.ts";
+import { readVersionedSite, versionRoutes } from "./versioned-site.ts";
+
+let root: string;
+
+async function write(files: Record<string, string>) {
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), text);
+  }
+}
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), "lectern-versioned-"));
+});
+afterEach(async () => rm(root, { recursive: true, force: true }));
+
+describe("readVersionedSite", () => {
+  it("mounts the current docs and each version under its folder, with Docusaurus's URL segments", async () => {
+    await write({
+      "site/versions.json": '["2.0", "1.0"]',
+      "docs/intro.md": "# Intro",
+      "docs/guide/_category_.json": '{"label": "Guides"}',
+      "docs/guide/setup.md": "# Setup",
+      "site/versioned_docs/version-2.0/intro.md": "# Intro",
+      "site/versioned_docs/version-1.0/intro.md": "# Intro",
+    });
+    const site = await readVersionedSite(path.join(root, "site"), { docsPath: "../docs" });
+    expect(site.versions).toEqual([
+      { name: "current", label: "Next", urlSegment: "next", filePrefix: "docs/", latest: false },
+      {
+        name: "2.0",
+        label: "2.0",
+        urlSegment: "",
+        filePrefix: "versioned_docs/version-2.0/",
+        latest: true,
+      },
+      {
+        name: "1.0",
+        label: "1.0",
+        urlSegment: "1.0",
+        filePrefix: "versioned_docs/version-1.0/",
+        latest: false,
+      },
+    ]);
+    const listing = await site.source.list();
+    expect(listing.markdownFiles).toEqual([
+      "docs/guide/setup.md",
+      "docs/intro.md",
+      "versioned_docs/version-1.0/intro.md",
+      "versioned_docs/version-2.0/intro.md",
+    ]);
+    expect(listing.categoryLabels.get("docs/guide")).toBe("Guides");
+    expect(new TextDecoder().decode(await site.source.read("docs/guide/setup.md"))).toBe("# Setup");
+  });
+
+  it("reads a site without versions.json as its docs alone, served without a segment", async () => {
+    await write({ "docs/intro.md": "# Intro" });
+    const site = await readVersionedSite(root);
+    expect(
+      site.versions.map((version) => [version.name, version.urlSegment, version.latest]),
+    ).toEqual([["current", "", true]]);
+  });
+
+  it("refuses a versions.json that is not a list of names", async () => {
+    await write({ "versions.json": '{"latest": "1.0"}', "docs/intro.md": "# Intro" });
+    await expect(readVersionedSite(root)).rejects.toMatchObject({ code: "CONFIG_INVALID" });
+  });
+});
+
+describe("versionedRoute", () => {
+  const versions = versionRoutes([
+    { name: "current", label: "Next", urlSegment: "next", filePrefix: "docs/", latest: false },
+    {
+      name: "2.0",
+      label: "2.0",
+      urlSegment: "",
+      filePrefix: "versioned_docs/version-2.0/",
+      latest: true,
+    },
+  ]);
+  const options = { baseUrl: "https://parcel.example", routeBasePath: "/docs", versions };
+
+  it("routes a page inside its version's folder, under the version's segment", () => {
+    expect(versionedRoute("docs/guide/setup.md", options)).toEqual({
+      relativePath: "guide/setup.md",
+      route: { baseUrl: "https://parcel.example", routeBasePath: "/docs/next" },
+    });
+    expect(versionedRoute("versioned_docs/version-2.0/intro.md", options)).toEqual({
+      relativePath: "intro.md",
+      route: { baseUrl: "https://parcel.example", routeBasePath: "/docs/" },
+    });
+  });
+
+  it("leaves a book without versions as it is", () => {
+    const plain = { baseUrl: "", routeBasePath: "/docs" };
+    expect(versionedRoute("guide/setup.md", plain)).toEqual({
+      relativePath: "guide/setup.md",
+      route: plain,
+    });
+  });
+});

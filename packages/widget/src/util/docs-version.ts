@@ -1,0 +1,13 @@
+/**
+ * The docs version of the page being read, as Docusaurus tells it on doc pages
+ * (`<meta name="docusaurus_version">`, also `docsearch:version`): "current" for the unreleased
+ * docs, else the version's name. Undefined on other pages and other sites; the server then reads
+ * the version from the page's URL.
+ */
+export function pageDocsVersion(doc: Document = document): string | undefined {
+  for (const name of ["docusaurus_version", "docsearch:version"]) {
+    const content = doc.querySelector(`meta[name="${name}"]`)?.getAttribute("content")?.trim();
+    if (content) return content.split(",")[0]?.trim() || undefined;
+  }
+  return undefined;
+}
