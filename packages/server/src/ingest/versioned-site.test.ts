@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { versionedRoute } from "./routes.ts";
-import { readVersionedSite, versionRoutes } from "./versioned-site.ts";
+import { docsPathIn, readVersionedSite, versionRoutes } from "./versioned-site.ts";
 
 let root: string;
 
@@ -18,6 +18,34 @@ beforeEach(async () => {
   root = await mkdtemp(path.join(tmpdir(), "lectern-versioned-"));
 });
 afterEach(async () => rm(root, { recursive: true, force: true }));
+
+describe("docsPathIn", () => {
+  it.each([
+    ["module.exports = { presets: [['classic', { docs: { path: '../docs' } }]] };", "../docs"],
+    [
+      "docs: {\n  editUrl: ({locale}) => `x/${locale}`,\n  sidebarPath: require.resolve('./s.js'),\n  path: \"content\",\n}",
+      "content",
+    ],
+    ["docs: { sidebarPath: path.resolve(__dirname, 'sidebars.js') }, path: 'other'", undefined],
+    ["docs: { path: path.resolve(__dirname, '../docs') }", undefined],
+    ["docs: { blog: { path: 'blog' } }", undefined],
+    ["export default { title: 'No docs options' };", undefined],
+  ])("reads the docs plugin's path from %j", (config, expected) => {
+    expect(docsPathIn(config)).toBe(expected);
+  });
+
+  it("is the current docs folder of a site whose config names it", async () => {
+    await write({
+      "site/versions.json": '["1.0"]',
+      "site/docusaurus.config.mjs":
+        "export default { presets: [['classic', { docs: { path: '../content' } }]] };",
+      "content/intro.md": "# Intro",
+      "site/versioned_docs/version-1.0/intro.md": "# Intro",
+    });
+    const site = await readVersionedSite(path.join(root, "site"));
+    expect((await site.source.list()).markdownFiles).toContain("content/intro.md");
+  });
+});
 
 describe("readVersionedSite", () => {
   it("mounts the current docs and each version under its folder, with Docusaurus's URL segments", async () => {

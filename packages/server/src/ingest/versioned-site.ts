@@ -46,7 +46,7 @@ export async function readVersionedSite(
 ): Promise<VersionedDocs> {
   const root = path.resolve(siteDir);
   const names = await versionNames(root);
-  const docsPath = options.docsPath ?? "docs";
+  const docsPath = options.docsPath ?? (await configuredDocsPath(root)) ?? "docs";
   const declared: DeclaredVersion[] = [
     ...(names.length > 0
       ? [{ name: "current", label: "Next", path: path.resolve(root, docsPath), url: "next" }]
@@ -92,6 +92,39 @@ export function declaredVersions(
 /** What page routes need of the versions. */
 export function versionRoutes(versions: BookVersion[]): VersionRoute[] {
   return versions.map(({ filePrefix, urlSegment }) => ({ filePrefix, urlSegment }));
+}
+
+const CONFIG_FILES = ["js", "mjs", "cjs", "ts", "mts"].map((ext) => `docusaurus.config.${ext}`);
+
+/** The docs plugin's `path` in the site's docusaurus.config, read as text (the config is not run). */
+async function configuredDocsPath(root: string): Promise<string | undefined> {
+  for (const name of CONFIG_FILES) {
+    const text = await readFile(path.join(root, name), "utf8").catch(() => undefined);
+    if (text !== undefined) return docsPathIn(text);
+  }
+  return undefined;
+}
+
+/**
+ * The string a config gives the `path` of its `docs: {…}` options, at that object's own level
+ * (`path: '../docs'`); undefined when it is not written as a string there.
+ */
+export function docsPathIn(config: string): string | undefined {
+  const start = /\bdocs\s*:\s*\{/.exec(config);
+  if (!start) return undefined;
+  const entry = /(?<![\w.$])path\s*:\s*(['"])([^'"\n]+)\1/y;
+  let depth = 0;
+  for (let at = start.index + start[0].length - 1; at < config.length; at++) {
+    const char = config[at];
+    if (char === "{") depth++;
+    else if (char === "}" && --depth === 0) return undefined;
+    else if (depth === 1 && char === "p") {
+      entry.lastIndex = at;
+      const found = entry.exec(config);
+      if (found) return found[2];
+    }
+  }
+  return undefined;
 }
 
 /** The names in the site's versions.json, newest first; none when the site has no such file. */
