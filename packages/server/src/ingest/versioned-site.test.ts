@@ -23,6 +23,7 @@ describe("docsPathIn", () => {
   it.each([
     ["module.exports = { presets: [['classic', { docs: { path: '../docs' } }]] };", "../docs"],
     [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a config's template literal, as text
       "docs: {\n  editUrl: ({locale}) => `x/${locale}`,\n  sidebarPath: require.resolve('./s.js'),\n  path: \"content\",\n}",
       "content",
     ],

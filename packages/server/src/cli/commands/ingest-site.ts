@@ -13,7 +13,7 @@ import { VERSION } from "../../version.ts";
 import type { Flags } from "../flags.ts";
 import { createProgressBar } from "../progress.ts";
 import { maxPages, siteUrl } from "../usage.ts";
-import { runIngest } from "./ingest.ts";
+import { runIngest } from "./run-ingest.ts";
 
 /** Where the crawler's User-Agent sends a site's operator to read what it is. */
 const CRAWLER_INFO_URL = "https://www.npmjs.com/package/@lectern/server";

@@ -7,7 +7,7 @@ import { createSafeLogger } from "../../util/safe-log.ts";
 import { pipelineOf, withLectern } from "../open-book.ts";
 import { sampleDocs } from "../sample-book.ts";
 import { printAnswer } from "./ask.ts";
-import { runIngest } from "./ingest.ts";
+import { runIngest } from "./run-ingest.ts";
 
 /** `lectern repl [--docs <dir>]`: ingests (the sample book by default), then asks in a loop. */
 export async function replCommand(config: Config): Promise<number> {

@@ -2,7 +2,7 @@ import type { Config } from "../../config/config.ts";
 import { startServer } from "../../http/server.ts";
 import { scanDocs } from "../../ingest/files.ts";
 import { openLectern } from "../../lectern.ts";
-import { runIngest } from "./ingest.ts";
+import { runIngest } from "./run-ingest.ts";
 
 /**
  * `lectern serve [--docs <dir>] [--strict]` and `lectern start`: ingests the docs when given, then answers
