@@ -7,7 +7,7 @@ import { DocumentStore } from "../../store/document-store.ts";
 import { openDatabase } from "../../store/open.ts";
 import { ingestDocs, ingestOptionsFromConfig } from "../ingest.ts";
 import type { CrawlPages } from "./crawl.ts";
-import { CrawlDocSource } from "./crawl-doc-source.ts";
+import { CrawlDocSource, withoutSiteName } from "./crawl-doc-source.ts";
 import { readCrawlState, recordCrawledPage, writeCrawlState } from "./crawl-state.ts";
 
 const page = (filePath: string, markdown: string) => ({ filePath, markdown, links: [] });
@@ -30,6 +30,34 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await rm(workDir, { recursive: true, force: true });
+});
+
+describe("withoutSiteName", () => {
+  const titled = (title: string) => `---\ntitle: ${JSON.stringify(title)}\n---\n\nText.\n`;
+  it.each([
+    [
+      ["Install - Handbook", "Usage - Handbook", "Pre- and post-scripts"],
+      ["Install", "Usage", "Pre- and post-scripts"],
+    ],
+    [
+      ["Install | Handbook", "Usage | Handbook"],
+      ["Install", "Usage"],
+    ],
+    [
+      ["Install - Handbook", "Usage", "FAQ", "Limits"],
+      ["Install - Handbook", "Usage", "FAQ", "Limits"],
+    ],
+    [
+      ["Install - Linux", "Usage - Handbook"],
+      ["Install - Linux", "Usage - Handbook"],
+    ],
+  ])("takes a suffix most titles share off them: %j", (titles, expected) => {
+    const out = withoutSiteName(titles.map(titled));
+    expect(out.map((text) => /title: (.*)/.exec(text)?.[1]?.replace(/^"|"$/g, ""))).toEqual(
+      expected,
+    );
+    expect(out.every((text) => text.endsWith("\n\nText.\n"))).toBe(true);
+  });
 });
 
 describe("CrawlDocSource", () => {
