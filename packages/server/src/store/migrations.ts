@@ -240,6 +240,13 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "the book's docs versions",
     sql: "ALTER TABLE books ADD COLUMN IF NOT EXISTS versions JSONB",
   },
+  {
+    // The locales of a translated site (which files and URL prefix each one has); NULL for an
+    // untranslated book.
+    version: 19,
+    name: "the book's locales",
+    sql: "ALTER TABLE books ADD COLUMN IF NOT EXISTS locales JSONB",
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

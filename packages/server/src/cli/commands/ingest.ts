@@ -57,6 +57,7 @@ async function ingestSite(
   const site = siteDir
     ? await readVersionedSite(siteDir, {
         ...(flags["docs-path"] ? { docsPath: flags["docs-path"] } : {}),
+        ...localeOptions(flags),
         files,
       })
     : declaredVersions(
@@ -81,6 +82,23 @@ async function ingestSite(
   } finally {
     await lectern.close();
   }
+}
+
+/** `--locales fr,ja` and `--default-locale en`: which translations of the site to read. */
+function localeOptions(flags: Flags): { locales?: string[]; defaultLocale?: string } {
+  const locales = flags.locales
+    ?.split(",")
+    .map((locale) => locale.trim())
+    .filter(Boolean);
+  for (const locale of [...(locales ?? []), flags["default-locale"] ?? "en"]) {
+    if (!/^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$/.test(locale)) {
+      throw new UsageError(`Not a locale: "${locale}" (e.g. fr, pt-BR).`);
+    }
+  }
+  return {
+    ...(locales ? { locales } : {}),
+    ...(flags["default-locale"] ? { defaultLocale: flags["default-locale"] } : {}),
+  };
 }
 
 /**
@@ -115,6 +133,14 @@ export async function runIngest(
     ...(lectern.versions.length > 0
       ? { versions: lectern.versions.map(({ name, label, latest }) => ({ name, label, latest })) }
       : {}),
+    ...(lectern.locales.length > 0
+      ? {
+          locales: lectern.locales.map(({ name, default: isDefault }) => ({
+            name,
+            default: isDefault,
+          })),
+        }
+      : {}),
   };
   if (json) {
     const { addedChunks: _added, removedChunkIds: _removed, ...summary } = report;
@@ -128,6 +154,12 @@ export async function runIngest(
         version.latest ? `${version.label} (latest)` : version.label,
       );
       process.stdout.write(`Versions: ${names.join(", ")}\n`);
+    }
+    if (book.locales) {
+      const names = book.locales.map((locale) =>
+        locale.default ? `${locale.name} (default)` : locale.name,
+      );
+      process.stdout.write(`Locales: ${names.join(", ")}\n`);
     }
   }
   const embeddings = report.embeddings;
