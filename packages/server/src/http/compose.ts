@@ -11,7 +11,8 @@ import { createChatPipeline } from "../pipeline/answering.ts";
 import type { ModelFollowUps } from "../pipeline/follow-ups.ts";
 import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
-import { resolveVersion } from "../search/versions.ts";
+import { resolveLocale } from "../search/locales.ts";
+import { inVersion, resolveVersion } from "../search/versions.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
@@ -112,12 +113,13 @@ export function composeApp(
         : {}),
     },
     metrics,
-    search: (query, limit, version) => {
-      const scoped = resolveVersion(lectern.versions, {
-        version,
-        routeBasePath: lectern.config.routeBasePath,
-        field: "version",
-      });
+    search: (query, limit, version, locale) => {
+      const routeBasePath = lectern.config.routeBasePath;
+      const scoped = inVersion(
+        undefined,
+        resolveVersion(lectern.versions, { version, routeBasePath, field: "version" }),
+        resolveLocale(lectern.locales, { locale, routeBasePath, field: "locale" }),
+      );
       return lectern.searchKeywords(query, { limit, filePrefix: scoped?.filePrefix });
     },
     suggestions: () => lectern.synopsis?.starters ?? [],

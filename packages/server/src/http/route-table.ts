@@ -108,10 +108,16 @@ export const ROUTES: readonly Route[] = [
         required: false,
         schema: { type: "string", maxLength: 100 },
       },
+      {
+        name: "locale",
+        in: "query",
+        required: false,
+        schema: { type: "string", maxLength: 35 },
+      },
     ],
     responses: {
       200: { description: "Matching sections, best first", schema: "SearchResponse" },
-      400: error("EMPTY_QUERY, QUERY_TOO_LONG or INVALID_FILTER (an unknown version)"),
+      400: error("EMPTY_QUERY, QUERY_TOO_LONG or INVALID_FILTER (an unknown version or locale)"),
       422: error("VALIDATION_ERROR"),
       503: error("SERVICE_UNAVAILABLE: no search on this server"),
     },

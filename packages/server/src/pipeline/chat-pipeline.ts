@@ -11,7 +11,7 @@ import type { Synopsis } from "../answer/synopsis.ts";
 import { namedInQuestion } from "../answer/word-classes.ts";
 import { narrowsContent } from "../search/filters.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
-import type { BookVersion, ChunkRecord } from "../store/document-store.ts";
+import type { BookLocale, BookVersion, ChunkRecord } from "../store/document-store.ts";
 import { cutText } from "../util/cut-text.ts";
 import { round } from "../util/numbers.ts";
 import {
@@ -64,6 +64,8 @@ export class ChatPipeline {
       idf?: (term: string) => number;
       /** The book's docs versions (none for a book without versions), and where docs are served. */
       versions?: () => readonly BookVersion[];
+      /** The book's locales (none for an untranslated book). */
+      locales?: () => readonly BookLocale[];
       routeBasePath?: string;
       now?: () => number;
     },
@@ -113,7 +115,12 @@ export class ChatPipeline {
 
     try {
       const versions = this.deps.versions?.() ?? [];
-      const scope = versionScope(versions, input, this.deps.routeBasePath ?? "/docs");
+      const scope = versionScope(
+        versions,
+        input,
+        this.deps.routeBasePath ?? "/docs",
+        this.deps.locales?.() ?? [],
+      );
       let filters = scope.filters;
       /** Said before the answer when it comes from another version than the reader's. */
       let notice: string | undefined;
