@@ -1,0 +1,161 @@
+import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config/config.ts";
+import { readVersionedSite } from "../src/ingest/versioned-site.ts";
+import { type Lectern, openLectern } from "../src/lectern.ts";
+import { analyze } from "../src/search/analyzer.ts";
+import { askChat, createTestApp, expectError, postJson, type TestApp } from "./http-fixture.ts";
+
+/**
+ * A translated Docusaurus site written by the test: three pages of the sample book in English
+ * (docs/), the sensor page translated into French and the URDF page into Japanese in Docusaurus's
+ * i18n layout (short translations of a few paragraphs). Each locale's other pages are the English
+ * ones, as Docusaurus builds them.
+ */
+const SAMPLE = fileURLToPath(new URL("../../../examples/robotics-primer/docs/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("./fixtures/i18n/", import.meta.url));
+const TRANSLATED = "i18n/{locale}/docusaurus-plugin-content-docs/current";
+const SITE: [string, string][] = [
+  [`${SAMPLE}index.md`, "docs/index.md"],
+  [
+    `${SAMPLE}04-sensors-and-perception/01-sensor-types.md`,
+    "docs/04-sensors-and-perception/01-sensor-types.md",
+  ],
+  [`${SAMPLE}03-robot-description/01-urdf.md`, "docs/03-robot-description/01-urdf.md"],
+  [
+    `${FIXTURES}fr-sensor-types.md`,
+    `${TRANSLATED.replace("{locale}", "fr")}/04-sensors-and-perception/01-sensor-types.md`,
+  ],
+  [
+    `${FIXTURES}ja-urdf.md`,
+    `${TRANSLATED.replace("{locale}", "ja")}/03-robot-description/01-urdf.md`,
+  ],
+];
+
+let siteDir: string;
+let dataDir: string;
+let lectern: Lectern;
+let app: TestApp;
+
+beforeAll(async () => {
+  siteDir = await mkdtemp(path.join(tmpdir(), "lectern-i18n-site-"));
+  dataDir = await mkdtemp(path.join(tmpdir(), "lectern-i18n-"));
+  for (const [from, to] of SITE) {
+    await mkdir(path.dirname(path.join(siteDir, to)), { recursive: true });
+    await copyFile(from, path.join(siteDir, to));
+  }
+  lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
+  const report = await lectern.ingest(await readVersionedSite(siteDir));
+  expect(report.failures).toEqual([]);
+  app = createTestApp(lectern).app;
+}, 60_000);
+
+afterAll(async () => {
+  await lectern?.close();
+  await rm(siteDir, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+function urlsOf(sources: { source_url?: string | null | undefined }[]): string[] {
+  return sources.map((source) => new URL(source.source_url ?? "/", "http://localhost").pathname);
+}
+
+const FRENCH_QUESTION = "Quelle est la résolution des codeurs incrémentaux ?";
+
+describe("a translated Docusaurus site", () => {
+  it("is one book with every page in every locale, under /<locale>/", async () => {
+    expect(lectern.locales.map((locale) => [locale.name, locale.default])).toEqual([
+      ["en", true],
+      ["fr", false],
+      ["ja", false],
+    ]);
+    const urls = (await lectern.store.pages()).map((page) => page.url).sort();
+    expect(urls).toEqual([
+      "/docs",
+      "/docs/description/urdf",
+      "/docs/sensors-and-perception/sensor-types",
+      "/fr/docs",
+      "/fr/docs/description/urdf",
+      "/fr/docs/sensors-and-perception/sensor-types",
+      "/ja/docs",
+      "/ja/docs/description/urdf",
+      "/ja/docs/sensors-and-perception/sensor-types",
+    ]);
+  });
+
+  it("answers a French question from the French page, citing /fr/docs/", async () => {
+    const body = await askChat(app, { query: FRENCH_QUESTION, filters: { locale: "fr" } });
+    expect(body.answer).toContain("impulsions par tour");
+    expect(urlsOf(body.sources)[0]).toBe("/fr/docs/sensors-and-perception/sensor-types");
+    expect(urlsOf(body.sources).every((url) => url.startsWith("/fr/docs/"))).toBe(true);
+  });
+
+  it("takes the locale from the reader's page when none is named", async () => {
+    const body = await askChat(app, {
+      query: FRENCH_QUESTION,
+      source_url: "https://robots.example/fr/docs/description/urdf",
+    });
+    expect(urlsOf(body.sources)[0]).toBe("/fr/docs/sensors-and-perception/sensor-types");
+  });
+
+  it("matches the forms of a French word that the English analyzer keeps apart", async () => {
+    // The page says "codeur incrémental"; the question "codeurs incrémentaux".
+    expect(analyze("incrémentaux")).not.toEqual(analyze("incrémental"));
+    const response = await app.request(
+      `/search?q=${encodeURIComponent("incrémentaux ")}&locale=fr`,
+    );
+    const hits = ((await response.json()) as { results: { url: string }[] }).results;
+    expect(hits[0]?.url).toMatch(/\/fr\/docs\/sensors-and-perception\/sensor-types/);
+    const found = await lectern.retriever.search("incrémentaux", {
+      filters: { locale: "fr", filePrefix: "i18n/fr/docs/" },
+    });
+    expect(found.decision).toBe("answer");
+    expect(found.results[0]?.chunk.url).toMatch(
+      /^\/fr\/docs\/sensors-and-perception\/sensor-types/,
+    );
+    const english = await lectern.retriever.search("incrémentaux", {
+      filters: { filePrefix: "docs/" },
+    });
+    expect(english.results).toEqual([]);
+  });
+
+  it("answers in English by default, citing the English pages", async () => {
+    const body = await askChat(app, { query: "How does a lidar measure distance?" });
+    expect(urlsOf(body.sources)[0]).toBe("/docs/sensors-and-perception/sensor-types");
+    expect(urlsOf(body.sources)).toEqual(
+      urlsOf(body.sources).filter((url) => url.startsWith("/docs")),
+    );
+  });
+
+  it("answers a Japanese question from the Japanese page", async () => {
+    const body = await askChat(app, {
+      query: "URDF のリンクとジョイントとは？",
+      filters: { locale: "ja" },
+    });
+    expect(urlsOf(body.sources)[0]).toMatch(/^\/ja\/docs\/description\/urdf/);
+    expect(body.answer).toContain("剛体");
+  });
+
+  it("reads a page's <html lang> as its locale, and refuses a locale the book lacks", async () => {
+    const body = await askChat(app, { query: FRENCH_QUESTION, filters: { locale: "fr-FR" } });
+    expect(urlsOf(body.sources)[0]).toMatch(/^\/fr\/docs\//);
+    await expectError(
+      await postJson(app, "/chat", { query: FRENCH_QUESTION, filters: { locale: "de" } }),
+      400,
+      "INVALID_FILTER",
+    );
+  });
+
+  it("searches one locale's pages with ?locale=", async () => {
+    const response = await app.request("/search?q=codeurs%20incr%C3%A9mentaux&locale=fr");
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { results: { url: string }[] };
+    expect(body.results[0]?.url).toMatch(/\/fr\/docs\/sensors-and-perception\/sensor-types/);
+    expect(
+      body.results.every((hit) => new URL(hit.url, "http://x").pathname.startsWith("/fr/")),
+    ).toBe(true);
+  });
+});
