@@ -4,6 +4,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
+import { sliceOf } from "../src/http/compose.ts";
+import { createSite } from "../src/http/site.ts";
 import { readVersionedSite } from "../src/ingest/versioned-site.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { analyze } from "../src/search/analyzer.ts";
@@ -157,5 +159,28 @@ describe("a translated Docusaurus site", () => {
     expect(
       body.results.every((hit) => new URL(hit.url, "http://x").pathname.startsWith("/fr/")),
     ).toBe(true);
+  });
+
+  it("lists the default locale's pages in llms.txt, and another locale's with ?locale=", async () => {
+    const site = createTestApp(lectern, {
+      deps: { site: createSite({ store: lectern.store, slice: sliceOf(lectern) }) },
+    }).app;
+    const linked = async (route: string) =>
+      Array.from(
+        (await (await site.request(route)).text()).matchAll(/\]\(https?:\/\/[^/]+(\/\S+?)\)/g),
+        (match) => match[1],
+      ).sort();
+    expect(await linked("/llms.txt")).toEqual([
+      "/docs.md",
+      "/docs/description/urdf.md",
+      "/docs/sensors-and-perception/sensor-types.md",
+    ]);
+    expect(await linked("/llms.txt?locale=fr")).toEqual([
+      "/fr/docs.md",
+      "/fr/docs/description/urdf.md",
+      "/fr/docs/sensors-and-perception/sensor-types.md",
+    ]);
+    const french = await (await site.request("/llms-full.txt?locale=fr")).text();
+    expect(french).toContain("codeur incrémental");
   });
 });

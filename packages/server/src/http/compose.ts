@@ -113,15 +113,8 @@ export function composeApp(
         : {}),
     },
     metrics,
-    search: (query, limit, version, locale) => {
-      const routeBasePath = lectern.config.routeBasePath;
-      const scoped = inVersion(
-        undefined,
-        resolveVersion(lectern.versions, { version, routeBasePath, field: "version" }),
-        resolveLocale(lectern.locales, { locale, routeBasePath, field: "locale" }),
-      );
-      return lectern.searchKeywords(query, { limit, filePrefix: scoped?.filePrefix });
-    },
+    search: (query, limit, version, locale) =>
+      lectern.searchKeywords(query, { limit, filePrefix: sliceOf(lectern)({ version, locale }) }),
     suggestions: () => lectern.synopsis?.starters ?? [],
     book: mcpBookContent(lectern),
     chunksOfPages: (filePaths) => lectern.chunksOfPages(filePaths),
@@ -150,6 +143,7 @@ export function composeApp(
             title: () => lectern.title(),
             description: () => lectern.synopsis?.about,
             share: config.shareEnabled,
+            slice: sliceOf(lectern),
           }),
           feedback: new FeedbackStore(lectern.db),
           rateLimiters: redis
@@ -231,4 +225,21 @@ function sharedRedis(
   };
   client.on("error", onError);
   return { client, onError, ready, close: () => client.disconnect() };
+}
+
+/**
+ * The file prefix of the docs version and locale a request names (`version`, `locale`; the
+ * latest version and the default locale when absent); undefined for a book without either.
+ */
+export function sliceOf(
+  lectern: Pick<Lectern, "versions" | "locales" | "config">,
+): (request: { version?: string | undefined; locale?: string | undefined }) => string | undefined {
+  return ({ version, locale }) => {
+    const routeBasePath = lectern.config.routeBasePath;
+    return inVersion(
+      undefined,
+      resolveVersion(lectern.versions, { version, routeBasePath, field: "version" }),
+      resolveLocale(lectern.locales, { locale, routeBasePath, field: "locale" }),
+    )?.filePrefix;
+  };
 }
