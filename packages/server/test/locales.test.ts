@@ -9,6 +9,7 @@ import { createSite } from "../src/http/site.ts";
 import { readVersionedSite } from "../src/ingest/versioned-site.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { analyze } from "../src/search/analyzer.ts";
+import { runCli } from "./cli.ts";
 import { askChat, createTestApp, expectError, postJson, type TestApp } from "./http-fixture.ts";
 
 /**
@@ -183,4 +184,44 @@ describe("a translated Docusaurus site", () => {
     const french = await (await site.request("/llms-full.txt?locale=fr")).text();
     expect(french).toContain("codeur incrémental");
   });
+});
+
+describe("the command line on a translated site", () => {
+  it("ingests the locales named with --locales and answers with --locale", async () => {
+    const cliData = await mkdtemp(path.join(tmpdir(), "lectern-i18n-cli-"));
+    try {
+      const ingest = await runCli([
+        "ingest",
+        "--site",
+        siteDir,
+        "--locales",
+        "fr",
+        "--data-dir",
+        cliData,
+      ]);
+      expect(ingest.stderr).toBe("");
+      expect(ingest.code).toBe(0);
+      expect(ingest.stdout).toContain("Locales: en (default), fr\n");
+      const ask = (locale: string[]) =>
+        runCli(["ask", FRENCH_QUESTION, "--data-dir", cliData, "--json", ...locale]);
+      const french = JSON.parse((await ask(["--locale", "fr"])).stdout);
+      expect(french.answer).toContain("impulsions par tour");
+      expect(french.sources[0].source_url).toMatch(/^\/fr\/docs\/sensors-and-perception/);
+      const japanese = await ask(["--locale", "ja"]);
+      expect(japanese.code).toBe(1);
+      expect(japanese.stderr).toMatch(/^error \[INVALID_FILTER\]: Unknown locale "ja"/);
+      const bad = await runCli([
+        "ingest",
+        "--site",
+        siteDir,
+        "--locales",
+        "fr;rm",
+        "--data-dir",
+        cliData,
+      ]);
+      expect(bad.code).toBe(2);
+    } finally {
+      await rm(cliData, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
