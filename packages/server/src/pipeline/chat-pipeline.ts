@@ -113,6 +113,8 @@ export class ChatPipeline {
       }
     };
 
+    /** The version and locale the answer comes from, for the question log. */
+    let slice: ChatOutcome["slice"];
     try {
       const versions = this.deps.versions?.() ?? [];
       const scope = versionScope(
@@ -122,6 +124,7 @@ export class ChatPipeline {
         this.deps.locales?.() ?? [],
       );
       let filters = scope.filters;
+      slice = sliceNames(scope.version?.name, scope.locale?.name);
       /** Said before the answer when it comes from another version than the reader's. */
       let notice: string | undefined;
       const routed = await time("route", () => routeQuery(input.query));
@@ -322,6 +325,7 @@ export class ChatPipeline {
         retrieval = elsewhere.retrieval;
         filters = elsewhere.filters;
         notice = elsewhere.notice;
+        slice = sliceNames(elsewhere.version.name, scope.locale?.name);
       }
       base.searchQuery = retrieval.context
         ? `${stripEnd(searchQuery)} (${stripEnd(retrieval.context)})`
@@ -428,7 +432,7 @@ export class ChatPipeline {
 
     function finish(outcome: Omit<ChatOutcome, "timings" | "states">): ChatOutcome {
       timings.total = round(now() - started, 2);
-      return { ...outcome, timings, states };
+      return { ...outcome, ...(slice ? { slice } : {}), timings, states };
     }
   }
 }
@@ -485,6 +489,14 @@ function stripEnd(text: string): string {
 /** The mode of an answer from the book: quoted (no model, or the model failed) or the model's. */
 function bookMode(output: { fallbackMessage: string | null; degraded?: boolean }): ResponseMode {
   return output.fallbackMessage !== null || output.degraded ? "retrieval_only" : "full";
+}
+
+function sliceNames(version: string | undefined, locale: string | undefined): ChatOutcome["slice"] {
+  if (version === undefined && locale === undefined) return undefined;
+  return {
+    ...(version !== undefined ? { version } : {}),
+    ...(locale !== undefined ? { locale } : {}),
+  };
 }
 
 function chunkRefs(results: RetrievedChunk[]): { id: string; contentHash: string }[] {

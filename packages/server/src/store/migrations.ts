@@ -247,6 +247,13 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "the book's locales",
     sql: "ALTER TABLE books ADD COLUMN IF NOT EXISTS locales JSONB",
   },
+  {
+    // The docs version and locale each logged question was answered in; NULL for a book without.
+    version: 20,
+    name: "the question log's version and locale",
+    sql: `ALTER TABLE question_log ADD COLUMN IF NOT EXISTS version TEXT,
+                                  ADD COLUMN IF NOT EXISTS locale TEXT`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {
