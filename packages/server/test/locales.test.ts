@@ -2,11 +2,14 @@ import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatInsights } from "../src/cli/commands/insights.ts";
 import { loadConfig } from "../src/config/config.ts";
-import { sliceOf } from "../src/http/compose.ts";
+import { composeApp, sliceOf } from "../src/http/compose.ts";
 import { createSite } from "../src/http/site.ts";
 import { readVersionedSite } from "../src/ingest/versioned-site.ts";
+import type { InsightsReport } from "../src/insights/report.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { analyze } from "../src/search/analyzer.ts";
 import { runCli } from "./cli.ts";
@@ -224,4 +227,45 @@ describe("the command line on a translated site", () => {
       await rm(cliData, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("insights of a translated site", () => {
+  it("log the locale each question was answered in, and split unanswered questions by it", async () => {
+    const config = loadConfig({
+      env: {
+        LOG_LEVEL: "silent",
+        RATE_LIMIT_ENABLED: "false",
+        INSIGHTS_FLUSH_MS: "10",
+        LECTERN_ADMIN_TOKEN: "insights-token-0123456789",
+      },
+      overrides: { dataDir },
+    });
+    const served = composeApp(lectern, config, {
+      logger: pino({ level: "silent" }),
+      siteAndFeedback: true,
+    });
+    await askChat(served.app, { query: FRENCH_QUESTION, filters: { locale: "fr" } });
+    await askChat(served.app, {
+      query: "Comment régler le gyroscope du drone ?",
+      filters: { locale: "fr" },
+    });
+    await askChat(served.app, { query: "How do I calibrate the drone's gyroscope?" });
+    const response = await served.app.request("/admin?format=json&since=1d", {
+      headers: { authorization: "Bearer insights-token-0123456789" },
+    });
+    expect(response.status).toBe(200);
+    const report = (await response.json()) as InsightsReport;
+    const slices = new Map(report.slices?.map((slice) => [slice.locale, slice]));
+    const unanswered = (locale: string) =>
+      slices.get(locale)?.unanswered.map((question) => question.text) ?? [];
+    // The other tests of this file asked in French and English through the same log.
+    expect(slices.get("fr")?.questions).toBeGreaterThanOrEqual(2);
+    expect(unanswered("fr")).toContain("Comment régler le gyroscope du drone ?");
+    expect(unanswered("fr")).not.toContain("How do I calibrate the drone's gyroscope?");
+    expect(unanswered("en")).toContain("How do I calibrate the drone's gyroscope?");
+    expect(unanswered("en")).not.toContain("Comment régler le gyroscope du drone ?");
+    expect(slices.get("fr")?.version).toBe("current");
+    expect(formatInsights(report, config)).toMatch(/In version current, locale fr: \d+ questions/);
+    await served.close();
+  });
 });
