@@ -261,8 +261,8 @@ function normalizeTermIn(language: string, token: string): string | undefined {
   if (stopwords.has(word) || stopwords.has(token) || word === "") return undefined;
   if (word.length > 40) return undefined;
   if (/[^\p{L}]/u.test(word) || word.length <= 3) return word;
-  let cache = stemCaches.get(language);
-  if (!cache) stemCaches.set(language, (cache = new Map()));
+  const cache = stemCaches.get(language) ?? new Map<string, string>();
+  stemCaches.set(language, cache);
   let stemmed = cache.get(word);
   if (stemmed === undefined) {
     stemmed = stem(word);
