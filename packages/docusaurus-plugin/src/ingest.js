@@ -54,7 +54,8 @@ export function docsLocationFromConfig(siteConfig) {
  * `--docs <siteDir>/<docs path> --base-url <url><baseUrl> --route-base-path <routeBasePath>`, and
  * `--title <the site's title>`. A versioned site (`versioned`: it has a versions.json) is ingested
  * whole, every version at its own URLs: `--site <siteDir> --docs-path <docs path>` instead of
- * `--docs`, unless `ingest.docsDir` names one folder.
+ * `--docs`, unless `ingest.docsDir` names one folder. So is a translated site (more than one of
+ * `i18n.locales`), with `--locales` (the others) and `--default-locale`: each locale at `/<locale>/`.
  * @param {{ siteDir: string, siteConfig: SiteConfig, ingest: NormalizedIngestOptions, docs: DocsLocation | null, versioned?: boolean }} input
  * @returns {IngestCommand}
  */
@@ -70,10 +71,12 @@ export function buildIngestCommand({ siteDir, siteConfig, ingest, docs, versione
   const routeBasePath = (ingest.routeBasePath ?? location.routeBasePath) || "/";
   const [program, ...first] = ingest.command;
   if (program === undefined) throw new Error(`${PLUGIN_NAME}: ingest.command is empty.`);
-  const source =
-    versioned && ingest.docsDir === undefined
-      ? ["--site", siteDir, "--docs-path", location.path]
-      : ["--docs", docsDir];
+  const locales = siteLocales(siteConfig);
+  const whole = (versioned || locales !== undefined) && ingest.docsDir === undefined;
+  const source = whole ? ["--site", siteDir, "--docs-path", location.path] : ["--docs", docsDir];
+  if (whole && locales) {
+    source.push("--locales", locales.others.join(","), "--default-locale", locales.default);
+  }
   const args = [
     ...first,
     "ingest",
@@ -91,6 +94,18 @@ export function buildIngestCommand({ siteDir, siteConfig, ingest, docs, versione
   }
   if (ingest.strict) args.push("--strict");
   return { command: program, args, cwd: siteDir };
+}
+
+/**
+ * The site's locales from its i18n config: the default one and the others; undefined for a site
+ * in one locale.
+ * @param {SiteConfig} siteConfig
+ * @returns {{ default: string, others: string[] } | undefined}
+ */
+function siteLocales(siteConfig) {
+  const defaultLocale = siteConfig.i18n?.defaultLocale ?? "en";
+  const others = (siteConfig.i18n?.locales ?? []).filter((locale) => locale !== defaultLocale);
+  return others.length > 0 ? { default: defaultLocale, others } : undefined;
 }
 
 /**

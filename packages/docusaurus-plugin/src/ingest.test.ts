@@ -108,6 +108,34 @@ describe("buildIngestCommand", () => {
     expect(command.args).not.toContain("--docs");
   });
 
+  it("ingests a translated site whole, with its locales from the i18n config", () => {
+    const command = buildIngestCommand({
+      siteDir: "/site",
+      siteConfig: site({ i18n: { defaultLocale: "en", locales: ["en", "fr", "ja"] } }),
+      ingest: ingestOptions(),
+      docs,
+    });
+    expect(command.args.slice(2, 11)).toEqual([
+      "ingest",
+      "--site",
+      "/site",
+      "--docs-path",
+      "docs",
+      "--locales",
+      "fr,ja",
+      "--default-locale",
+      "en",
+    ]);
+    const single = buildIngestCommand({
+      siteDir: "/site",
+      siteConfig: site({ i18n: { defaultLocale: "en", locales: ["en"] } }),
+      ingest: ingestOptions(),
+      docs,
+    });
+    expect(single.args).toContain("--docs");
+    expect(single.args).not.toContain("--locales");
+  });
+
   it("ingests <siteDir>/docs with the site's URL, baseUrl and routeBasePath", () => {
     expect(
       buildIngestCommand({

@@ -127,6 +127,8 @@ export type PluginConfig =
 export interface SiteConfig {
   url: string;
   baseUrl: string;
+  /** Docusaurus's i18n settings: the locales the site is built in. */
+  i18n?: { defaultLocale?: string; locales?: string[] };
   presets?: PluginConfig[];
   plugins?: PluginConfig[];
   [key: string]: unknown;

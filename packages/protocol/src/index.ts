@@ -15,6 +15,12 @@ export const MetadataFilterSchema = z.object({
    * `source_url`, else the latest. Ignored by a book without versions.
    */
   version: z.optional(z.string().check(z.maxLength(100))),
+  /**
+   * The locale the reader reads, on a translated book: "fr", "pt-BR", or the page's `<html lang>`
+   * ("fr-FR" is fr). Absent: the locale of the page in `source_url`, else the default locale.
+   * Ignored by an untranslated book.
+   */
+  locale: z.optional(z.string().check(z.maxLength(35))),
 });
 
 /**

@@ -2,7 +2,12 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Config } from "./config/config.ts";
 import { createError } from "./errors.ts";
-import type { BookVersion, DocumentStore, PageSummary } from "./store/document-store.ts";
+import type {
+  BookLocale,
+  BookVersion,
+  DocumentStore,
+  PageSummary,
+} from "./store/document-store.ts";
 import { urlPath } from "./util/url-path.ts";
 
 /**
@@ -53,12 +58,13 @@ export async function recordBook(
   store: DocumentStore,
   config: Config,
   docs: string,
-  versions: BookVersion[] = [],
+  { versions = [], locales = [] }: { versions?: BookVersion[]; locales?: BookLocale[] } = {},
 ): Promise<void> {
   const rootTitle = rootPageTitle(await store.pages(), config.routeBasePath);
   await store.saveBook({
     docsPath: isSiteUrl(docs) ? docs : recordedDocsPath(config, docs),
     ...(versions.length > 0 ? { versions } : {}),
+    ...(locales.length > 0 ? { locales } : {}),
     title:
       config.title ?? rootTitle ?? (isSiteUrl(docs) ? new URL(docs).host : await folderTitle(docs)),
   });

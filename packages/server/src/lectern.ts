@@ -35,6 +35,7 @@ import {
   type KeywordSearchOptions,
   keywordSearch,
 } from "./search/keyword-search.ts";
+import { loadLanguages } from "./search/languages.ts";
 import type { LexicalIndex } from "./search/lexical-index.ts";
 import type { Reranker } from "./search/reranker.ts";
 import { Retriever } from "./search/retriever.ts";
@@ -44,6 +45,7 @@ import { type TermSource, TermStatistics } from "./search/term-statistics.ts";
 import { latestVersion } from "./search/versions.ts";
 import { acquireDataDirLock, type DataDirLock } from "./store/data-dir-lock.ts";
 import {
+  type BookLocale,
   type BookVersion,
   type ChunkRecord,
   DocumentStore,
@@ -100,6 +102,8 @@ export interface Lectern {
   synopsis: Synopsis | undefined;
   /** The book's docs versions (a versioned site's); empty for a book without versions. */
   versions: BookVersion[];
+  /** The book's locales (a translated site's), the default one first; empty for an untranslated book. */
+  locales: BookLocale[];
   /**
    * Ingests a docs folder (its path), the versions of a versioned site, or any other source of the
    * book's files. A folder other than the one this collection's book came from is refused
@@ -233,6 +237,7 @@ async function openLocked(
       index: LexicalIndex,
       indexVersion: number,
       versions?: BookVersion[],
+      locales?: BookLocale[],
     ) => {
       try {
         await writeBookFile(config.dataDir, config.collection, {
@@ -240,6 +245,7 @@ async function openLocked(
           pages: await store.pages(),
           chunks: inStoreOrder(index.allChunks()),
           versions: versions ?? (await store.book())?.versions ?? [],
+          locales: locales ?? (await store.book())?.locales ?? [],
         });
       } catch {
         await setBookFileAside(config.dataDir, config.collection).catch(() => {});
@@ -312,11 +318,15 @@ async function openLocked(
             }
           : {}),
       });
+    // A translated book's stemmers, before its pages or questions are analysed.
+    await loadLanguages((await store.book())?.locales ?? []);
     let book = await loadLexical();
     averageFieldLengths = () =>
       book.kind === "memory" ? book.index.averageFieldLengths() : book.terms.averageFieldLengths;
     let loadedVersion = book.indexVersion;
-    const versions = (await store.book())?.versions ?? [];
+    const recordedBook = await store.book();
+    const versions = recordedBook?.versions ?? [];
+    const locales = recordedBook?.locales ?? [];
     const lectern: Lectern = {
       config,
       db,
@@ -330,6 +340,7 @@ async function openLocked(
       retriever: makeRetriever(book),
       synopsis: await synopsisOf(book, versions),
       versions,
+      locales,
       async ingest(docs, onProgress, options = {}) {
         const lock = await acquireIngestLock(config.dataDir, config.collection);
         const site = isVersionedDocs(docs) ? docs : undefined;
@@ -337,10 +348,16 @@ async function openLocked(
         try {
           if (folder !== undefined && !options.replace) await checkSameBook(store, config, folder);
           // A folder or site ingest records the versions it read; another source keeps them.
-          const versions = folder === undefined ? undefined : (site?.versions ?? []);
-          const report = await ingestLocked(docs, onProgress, versions);
-          if (folder !== undefined) await recordBook(store, config, folder, site?.versions ?? []);
-          const recorded = (await store.book())?.versions ?? [];
+          const slices =
+            folder === undefined
+              ? undefined
+              : { versions: site?.versions ?? [], locales: site?.locales ?? [] };
+          if (slices) await loadLanguages(slices.locales);
+          const report = await ingestLocked(docs, onProgress, slices);
+          if (slices) await recordBook(store, config, folder as string, slices);
+          const recordedBook = await store.book();
+          const recorded = recordedBook?.versions ?? [];
+          lectern.locales = recordedBook?.locales ?? [];
           if (JSON.stringify(recorded) !== JSON.stringify(lectern.versions)) {
             lectern.versions = recorded;
             lectern.synopsis = await synopsisOf(book, recorded);
@@ -353,7 +370,10 @@ async function openLocked(
       async refresh() {
         const { indexVersion } = await store.indexState();
         if (indexVersion === loadedVersion) return false;
-        lectern.versions = (await store.book())?.versions ?? [];
+        const recordedBook = await store.book();
+        lectern.versions = recordedBook?.versions ?? [];
+        lectern.locales = recordedBook?.locales ?? [];
+        await loadLanguages(lectern.locales);
         await useBook(await loadLexical());
         return true;
       },
@@ -430,7 +450,7 @@ async function openLocked(
     async function ingestLocked(
       docs: string | DocSource | VersionedDocs,
       onProgress: ProgressListener | undefined,
-      versions: BookVersion[] | undefined,
+      slices: { versions: BookVersion[]; locales: BookLocale[] } | undefined,
     ): Promise<IngestReport & { embeddings?: EmbeddingReport }> {
       // The Markdown/MDX parsers load only to ingest: reading commands start faster without them.
       const { ingestDocs, ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
@@ -467,7 +487,8 @@ async function openLocked(
             config.collection,
             report.indexVersion,
           );
-          if (bookFiles) await writeBook(book.index, report.indexVersion, versions);
+          if (bookFiles)
+            await writeBook(book.index, report.indexVersion, slices?.versions, slices?.locales);
           await useBook({ ...book, indexVersion: report.indexVersion });
         } else {
           // The table is counted again from the store: one pass over the chunks, none kept.
@@ -522,9 +543,14 @@ function isVersionedDocs(docs: string | DocSource | VersionedDocs): docs is Vers
 /** A versioned site's ingest: its mounted folders, each version's pages routed where it serves them. */
 async function versionedIngestOptions(config: Config, site: VersionedDocs) {
   const { ingestOptionsFromConfig } = await import("./ingest/ingest.ts");
-  const { versionRoutes } = await import("./ingest/versioned-site.ts");
   const options = ingestOptionsFromConfig(config, site.source);
-  return { ...options, route: { ...options.route, versions: versionRoutes(site.versions) } };
+  const { localeRoutes, versionRoutes } = await import("./ingest/versioned-site.ts");
+  const route = {
+    ...options.route,
+    versions: versionRoutes(site.versions),
+    ...(site.locales?.length ? { locales: localeRoutes(site.locales) } : {}),
+  };
+  return { ...options, route };
 }
 
 /** What every retriever of the book is made with, whatever ranks its BM25 side. */
@@ -562,6 +588,7 @@ export type BookReader = Pick<
   | "retriever"
   | "synopsis"
   | "versions"
+  | "locales"
   | "chunksOfPages"
   | "close"
 >;
@@ -576,6 +603,7 @@ export async function readBookFromFiles(config: Config): Promise<BookReader | un
   if (!keptInFiles(config)) return undefined;
   const book = await readBookFile(config.dataDir, config.collection);
   if (!book) return undefined;
+  await loadLanguages(book.locales ?? []);
   const index = await loadLexicalSnapshot(
     config.dataDir,
     config.collection,
@@ -592,6 +620,7 @@ export async function readBookFromFiles(config: Config): Promise<BookReader | un
     retriever: new Retriever(index, retrieverSettings(config, noneEmbedder, reranker)),
     synopsis: synopsisIn(book.pages, index.allChunks(), book.versions ?? []),
     versions: book.versions ?? [],
+    locales: book.locales ?? [],
     chunksOfPages: async (filePaths) =>
       new Map(filePaths.map((filePath) => [filePath, index.chunksOfPage(filePath)])),
     close: async () => {

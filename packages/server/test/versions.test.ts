@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
+import { sliceOf } from "../src/http/compose.ts";
+import { createSite } from "../src/http/site.ts";
 import { readVersionedSite } from "../src/ingest/versioned-site.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { runCli } from "./cli.ts";
@@ -292,4 +294,35 @@ describe("the command line on a versioned site", () => {
       await rm(project, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe("llms.txt of a versioned site", () => {
+  const siteApp = () =>
+    createTestApp(lectern, {
+      deps: {
+        site: createSite({
+          store: lectern.store,
+          title: () => lectern.title(),
+          slice: sliceOf(lectern),
+        }),
+      },
+    }).app;
+  const linked = async (route: string) =>
+    Array.from(
+      (await (await siteApp().request(route)).text()).matchAll(/\]\(https?:\/\/[^/]+(\/\S+?)\)/g),
+      (match) => match[1],
+    ).sort();
+
+  it("lists the latest version's pages, and another version's with ?version=", async () => {
+    expect(await linked("/llms.txt")).toEqual(["/docs/intro.md", "/docs/retries.md"]);
+    expect(await linked("/llms.txt?version=next")).toEqual([
+      "/docs/next/intro.md",
+      "/docs/next/retries.md",
+      "/docs/next/streaming.md",
+    ]);
+    const full = await (await siteApp().request("/llms-full.txt?version=1.0")).text();
+    expect(full).toContain("retried three times");
+    expect(full).not.toMatch(/retried (five|nine) times/);
+    await expectError(await siteApp().request("/llms.txt?version=9.9"), 400, "INVALID_FILTER");
+  });
 });

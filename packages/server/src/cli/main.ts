@@ -22,11 +22,12 @@ Usage:
                  [--max-pages 5000] [--title <title>] [--replace] [--reembed] [--json] [--strict]
                        crawl a documentation site (any generator) and ingest its pages;
                        again, only changed pages are downloaded (docs/crawl.md)
-  lectern ingest --site <dir> [--docs-path docs] [...]
+  lectern ingest --site <dir> [--docs-path docs] [--locales fr,ja] [--default-locale en] [...]
                        a versioned Docusaurus site: the current docs and every version in
-                       its versions.json, each at the URLs Docusaurus serves it
+                       its versions.json, and each locale's translations under i18n/, each
+                       at the URLs Docusaurus serves it
   lectern ask "<question>" [--top-k 5] [--source-url-prefix <prefix>] [--section <name>]
-              [--doc-version <name>|next|latest] [--json]
+              [--doc-version <name>|next|latest] [--locale <locale>] [--json]
   lectern eval --questions <file.jsonl> [--k 5] [--split all|tune|holdout] [--json]
   lectern eval --questions <file.jsonl> --tune
                        choose no-results/low-confidence thresholds on the tune half,

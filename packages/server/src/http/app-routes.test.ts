@@ -421,6 +421,7 @@ describe("other endpoints", () => {
         schema: { type: "integer", minimum: 1, maximum: 20, default: 8 },
       },
       { name: "version", in: "query", required: false, schema: { type: "string", maxLength: 100 } },
+      { name: "locale", in: "query", required: false, schema: { type: "string", maxLength: 35 } },
     ]);
     expect(Object.keys(search.responses)).toEqual(
       expect.arrayContaining(["200", "400", "422", "503"]),

@@ -11,7 +11,8 @@ import { createChatPipeline } from "../pipeline/answering.ts";
 import type { ModelFollowUps } from "../pipeline/follow-ups.ts";
 import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
-import { resolveVersion } from "../search/versions.ts";
+import { resolveLocale } from "../search/locales.ts";
+import { inVersion, resolveVersion } from "../search/versions.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
@@ -112,14 +113,8 @@ export function composeApp(
         : {}),
     },
     metrics,
-    search: (query, limit, version) => {
-      const scoped = resolveVersion(lectern.versions, {
-        version,
-        routeBasePath: lectern.config.routeBasePath,
-        field: "version",
-      });
-      return lectern.searchKeywords(query, { limit, filePrefix: scoped?.filePrefix });
-    },
+    search: (query, limit, version, locale) =>
+      lectern.searchKeywords(query, { limit, filePrefix: sliceOf(lectern)({ version, locale }) }),
     suggestions: () => lectern.synopsis?.starters ?? [],
     book: mcpBookContent(lectern),
     chunksOfPages: (filePaths) => lectern.chunksOfPages(filePaths),
@@ -148,6 +143,7 @@ export function composeApp(
             title: () => lectern.title(),
             description: () => lectern.synopsis?.about,
             share: config.shareEnabled,
+            slice: sliceOf(lectern),
           }),
           feedback: new FeedbackStore(lectern.db),
           rateLimiters: redis
@@ -229,4 +225,21 @@ function sharedRedis(
   };
   client.on("error", onError);
   return { client, onError, ready, close: () => client.disconnect() };
+}
+
+/**
+ * The file prefix of the docs version and locale a request names (`version`, `locale`; the
+ * latest version and the default locale when absent); undefined for a book without either.
+ */
+export function sliceOf(
+  lectern: Pick<Lectern, "versions" | "locales" | "config">,
+): (request: { version?: string | undefined; locale?: string | undefined }) => string | undefined {
+  return ({ version, locale }) => {
+    const routeBasePath = lectern.config.routeBasePath;
+    return inVersion(
+      undefined,
+      resolveVersion(lectern.versions, { version, routeBasePath, field: "version" }),
+      resolveLocale(lectern.locales, { locale, routeBasePath, field: "locale" }),
+    )?.filePrefix;
+  };
 }

@@ -47,6 +47,8 @@ export interface AppDeps {
     limit: number,
     /** The docs version to search (`?version=`); the latest, or the whole book without versions. */
     version?: string,
+    /** The locale to search (`?locale=`); the default one, or the whole book without locales. */
+    locale?: string,
   ) => KeywordHit[] | Promise<KeywordHit[]>;
   /** The chunks of these pages in page order: a cited passage's whole text (seed S3's excerpt). */
   chunksOfPages?: (filePaths: string[]) => Promise<Map<string, ChunkRecord[]>>;

@@ -108,6 +108,7 @@ export async function readChatInput(
         sourceUrlPrefix: body.filters.source_url_prefix,
         section: body.filters.section,
         ...(body.filters.version?.trim() ? { version: body.filters.version.trim() } : {}),
+        ...(body.filters.locale?.trim() ? { locale: body.filters.locale.trim() } : {}),
       }
     : undefined;
   return {

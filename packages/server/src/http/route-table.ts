@@ -61,6 +61,12 @@ const SHARE_ID: ParameterSpec = {
   schema: { type: "string", pattern: "^[A-Za-z0-9_-]{22}$" },
 };
 
+/** llms.txt of one docs version in one locale (default: the latest version, the default locale). */
+const LLMS_SLICE: readonly ParameterSpec[] = [
+  { name: "version", in: "query", required: false, schema: { type: "string", maxLength: 100 } },
+  { name: "locale", in: "query", required: false, schema: { type: "string", maxLength: 35 } },
+];
+
 export const ROUTES: readonly Route[] = [
   {
     method: "POST",
@@ -108,10 +114,16 @@ export const ROUTES: readonly Route[] = [
         required: false,
         schema: { type: "string", maxLength: 100 },
       },
+      {
+        name: "locale",
+        in: "query",
+        required: false,
+        schema: { type: "string", maxLength: 35 },
+      },
     ],
     responses: {
       200: { description: "Matching sections, best first", schema: "SearchResponse" },
-      400: error("EMPTY_QUERY, QUERY_TOO_LONG or INVALID_FILTER (an unknown version)"),
+      400: error("EMPTY_QUERY, QUERY_TOO_LONG or INVALID_FILTER (an unknown version or locale)"),
       422: error("VALIDATION_ERROR"),
       503: error("SERVICE_UNAVAILABLE: no search on this server"),
     },
@@ -318,8 +330,10 @@ export const ROUTES: readonly Route[] = [
     path: "/llms.txt",
     summary:
       "The book for language models (llmstxt.org): its parts and pages, linking each page's .md",
+    parameters: LLMS_SLICE,
     responses: {
       200: { description: "llms.txt", contentType: "text/plain" },
+      400: error("INVALID_FILTER: an unknown version or locale"),
       404: error("NOT_FOUND: no demo site on this server"),
     },
     handler: getLlmsTxt,
@@ -328,8 +342,10 @@ export const ROUTES: readonly Route[] = [
     method: "GET",
     path: "/llms-full.txt",
     summary: "Every page of the book as Markdown, in reading order",
+    parameters: LLMS_SLICE,
     responses: {
       200: { description: "llms-full.txt", contentType: "text/plain" },
+      400: error("INVALID_FILTER: an unknown version or locale"),
       404: error("NOT_FOUND: no demo site on this server"),
     },
     handler: getLlmsFullTxt,

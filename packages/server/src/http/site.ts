@@ -37,6 +37,15 @@ export interface SiteDeps {
   widgetScript?: string;
   /** Offer the widget's Share button (the server runs with SHARE_ENABLED). */
   share?: boolean;
+  /**
+   * The start of the file paths of one docs version in one locale (`?version=`, `?locale=`; the
+   * latest version in the default locale when neither is given), for llms.txt; undefined for a
+   * book without versions or locales. An unknown version or locale throws INVALID_FILTER.
+   */
+  slice?: (request: {
+    version?: string | undefined;
+    locale?: string | undefined;
+  }) => string | undefined;
 }
 
 export function prefersHtml(context: Context): boolean {
@@ -77,9 +86,15 @@ export function createSite(deps: SiteDeps) {
     }
     return markdown.pages;
   };
-  const llmsBook = async () => {
+  /** The book, or the pages of the version and locale the request names. */
+  const llmsBook = async (context: Context) => {
     const { list, title } = await book();
-    return { title, description: deps.description?.(), pages: list, markdown: await allMarkdown() };
+    const prefix = deps.slice?.({
+      version: context.req.query("version")?.slice(0, 100),
+      locale: context.req.query("locale")?.slice(0, 35),
+    });
+    const pages = prefix ? list.filter((page) => page.filePath.startsWith(prefix)) : list;
+    return { title, description: deps.description?.(), pages, markdown: await allMarkdown() };
   };
   const markdownResponse = (context: Context, text: string) =>
     context.body(text, 200, { "content-type": "text/markdown; charset=utf-8" });
@@ -88,13 +103,13 @@ export function createSite(deps: SiteDeps) {
     /** GET /llms.txt: the book's pages with links to their Markdown on this server. */
     async llmsTxt(context: Context): Promise<Response> {
       const origin = new URL(context.req.url).origin;
-      const text = llmsTxt(await llmsBook(), (page) => `${origin}${markdownPath(page.url)}`);
+      const text = llmsTxt(await llmsBook(context), (page) => `${origin}${markdownPath(page.url)}`);
       return context.body(text, 200, { "content-type": "text/plain; charset=utf-8" });
     },
 
     /** GET /llms-full.txt: every page's Markdown. */
     async llmsFullTxt(context: Context): Promise<Response> {
-      const text = llmsFullTxt(await llmsBook());
+      const text = llmsFullTxt(await llmsBook(context));
       return context.body(text, 200, { "content-type": "text/plain; charset=utf-8" });
     },
 

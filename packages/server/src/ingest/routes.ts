@@ -21,6 +21,17 @@ export interface RouteOptions {
    * as that version's docs folder would be, under routeBasePath plus the version's `urlSegment`.
    */
   versions?: VersionRoute[];
+  /**
+   * A translated site's locales: a page whose path starts with a locale's `filePrefix` is routed
+   * as the rest of its path would be, under the baseUrl plus the locale's `urlSegment` ("/fr").
+   */
+  locales?: LocaleRoute[];
+}
+
+/** Where one locale's pages are (a prefix of their paths) and served (a path segment). */
+export interface LocaleRoute {
+  filePrefix: string;
+  urlSegment: string;
 }
 
 /** Where one docs version's pages are (a prefix of their paths) and served (a path segment). */
@@ -38,6 +49,14 @@ export function versionedRoute(
   filePath: string,
   options: RouteOptions,
 ): { relativePath: string; route: RouteOptions } {
+  const locale = options.locales?.find(
+    (candidate) => candidate.filePrefix !== "" && filePath.startsWith(candidate.filePrefix),
+  );
+  if (locale) {
+    const { locales: _locales, ...rest } = options;
+    const baseUrl = `${options.baseUrl.replace(/\/+$/, "")}/${locale.urlSegment}`;
+    return versionedRoute(filePath.slice(locale.filePrefix.length), { ...rest, baseUrl });
+  }
   const version = options.versions?.find((candidate) => filePath.startsWith(candidate.filePrefix));
   if (!version) return { relativePath: filePath, route: options };
   const routeBasePath = `${options.routeBasePath.replace(/\/+$/, "")}/${version.urlSegment}`;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { versionedRoute } from "./routes.ts";
-import { docsPathIn, readVersionedSite, versionRoutes } from "./versioned-site.ts";
+import { docsPathIn, localeRoutes, readVersionedSite, versionRoutes } from "./versioned-site.ts";
 
 let root: string;
 
@@ -95,6 +95,56 @@ describe("readVersionedSite", () => {
     ).toEqual([["current", "", true]]);
   });
 
+  it("reads each i18n locale's translations, a page without one falling back to the default locale's", async () => {
+    await write({
+      "versions.json": '["1.0"]',
+      "docs/intro.md": "# Intro",
+      "docs/setup.md": "# Setup",
+      "versioned_docs/version-1.0/intro.md": "# Intro 1.0",
+      "i18n/fr/docusaurus-plugin-content-docs/current/intro.md": "# Introduction",
+      "i18n/ja/docusaurus-plugin-content-docs/version-1.0/intro.md": "# はじめに",
+      "i18n/de/code.json": "{}",
+    });
+    const site = await readVersionedSite(root);
+    expect(site.locales).toEqual([
+      { name: "en", urlSegment: "", filePrefix: "", default: true },
+      { name: "fr", urlSegment: "fr", filePrefix: "i18n/fr/", default: false },
+      { name: "ja", urlSegment: "ja", filePrefix: "i18n/ja/", default: false },
+    ]);
+    const listing = await site.source.list();
+    expect(listing.markdownFiles).toEqual([
+      "docs/intro.md",
+      "docs/setup.md",
+      "i18n/fr/docs/intro.md",
+      "i18n/fr/docs/setup.md",
+      "i18n/fr/versioned_docs/version-1.0/intro.md",
+      "i18n/ja/docs/intro.md",
+      "i18n/ja/docs/setup.md",
+      "i18n/ja/versioned_docs/version-1.0/intro.md",
+      "versioned_docs/version-1.0/intro.md",
+    ]);
+    const read = async (file: string) => new TextDecoder().decode(await site.source.read(file));
+    expect(await read("i18n/fr/docs/intro.md")).toBe("# Introduction");
+    expect(await read("i18n/fr/docs/setup.md")).toBe("# Setup");
+    expect(await read("i18n/fr/versioned_docs/version-1.0/intro.md")).toBe("# Intro 1.0");
+    expect(await read("i18n/ja/versioned_docs/version-1.0/intro.md")).toBe("# はじめに");
+    expect(await read("docs/intro.md")).toBe("# Intro");
+  });
+
+  it("reads only the locales named, the default locale named as given", async () => {
+    await write({
+      "docs/intro.md": "# Intro",
+      "i18n/fr/docusaurus-plugin-content-docs/current/intro.md": "# Introduction",
+      "i18n/ja/docusaurus-plugin-content-docs/current/intro.md": "# はじめに",
+    });
+    const site = await readVersionedSite(root, { locales: ["fr"], defaultLocale: "en-GB" });
+    expect(site.locales?.map((locale) => [locale.name, locale.default])).toEqual([
+      ["en-GB", true],
+      ["fr", false],
+    ]);
+    expect((await readVersionedSite(path.join(root))).locales).toHaveLength(3);
+  });
+
   it("refuses a versions.json that is not a list of names", async () => {
     await write({ "versions.json": '{"latest": "1.0"}', "docs/intro.md": "# Intro" });
     await expect(readVersionedSite(root)).rejects.toMatchObject({ code: "CONFIG_INVALID" });
@@ -123,6 +173,20 @@ describe("versionedRoute", () => {
       relativePath: "intro.md",
       route: { baseUrl: "https://parcel.example", routeBasePath: "/docs/" },
     });
+  });
+
+  it("routes a translated page under its locale's segment after the baseUrl", () => {
+    const locales = localeRoutes([
+      { name: "en", urlSegment: "", filePrefix: "", default: true },
+      { name: "fr", urlSegment: "fr", filePrefix: "i18n/fr/", default: false },
+    ]);
+    expect(versionedRoute("i18n/fr/docs/guide/setup.md", { ...options, locales })).toEqual({
+      relativePath: "guide/setup.md",
+      route: { baseUrl: "https://parcel.example/fr", routeBasePath: "/docs/next" },
+    });
+    expect(versionedRoute("docs/guide/setup.md", { ...options, locales }).route.baseUrl).toBe(
+      "https://parcel.example",
+    );
   });
 
   it("leaves a book without versions as it is", () => {

@@ -1,10 +1,11 @@
-import { readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { createError } from "../errors.ts";
-import type { BookVersion } from "../store/document-store.ts";
+import type { BookLocale, BookVersion } from "../store/document-store.ts";
 import type { DocListing, DocSource } from "./doc-source.ts";
+import { FallbackDocSource } from "./fallback-doc-source.ts";
 import { FileSystemDocSource, type FileSystemSourceOptions } from "./files.ts";
-import type { VersionRoute } from "./routes.ts";
+import type { LocaleRoute, VersionRoute } from "./routes.ts";
 
 /**
  * A versioned Docusaurus site read as one book: the current docs folder and every
@@ -19,6 +20,10 @@ export interface SiteOptions {
   docsPath?: string;
   /** How files are read (symlinks out of a folder). */
   files?: FileSystemSourceOptions;
+  /** The translations to read (default: every `i18n/<locale>/` folder holding docs). */
+  locales?: string[] | undefined;
+  /** The locale of the docs folders themselves (Docusaurus's defaultLocale; default "en"). */
+  defaultLocale?: string | undefined;
 }
 
 /** Versions as declared by a config or the Docusaurus plugin rather than read from a site. */
@@ -35,6 +40,8 @@ export interface DeclaredVersion {
 export interface VersionedDocs {
   source: DocSource;
   versions: BookVersion[];
+  /** The site's locales, the default one first; none for an untranslated site. */
+  locales?: BookLocale[];
   /** The folder the book is recorded as ingested from (the site). */
   root: string;
 }
@@ -58,7 +65,83 @@ export async function readVersionedSite(
       latest: index === 0,
     })),
   ];
-  return declaredVersions(root, declared, options.files);
+  const docs = declaredVersions(root, declared, options.files);
+  const translated = await localeNames(root, options);
+  return translated.length === 0 ? docs : await withLocales(docs, translated, options);
+}
+
+/** Where a site keeps the docs plugin's translations of one locale. */
+function translationsFolder(root: string, locale: string): string {
+  return path.join(root, "i18n", locale, "docusaurus-plugin-content-docs");
+}
+
+/**
+ * The locales whose translations to read: those named (`--locales`), else every folder under
+ * `i18n/` with translated docs. The default locale is never one of them.
+ */
+async function localeNames(root: string, options: SiteOptions): Promise<string[]> {
+  const fallback = options.defaultLocale ?? "en";
+  if (options.locales) return options.locales.filter((locale) => locale !== fallback);
+  const entries = await readdir(path.join(root, "i18n"), { withFileTypes: true }).catch(() => []);
+  const found: string[] = [];
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name === fallback) continue;
+    if (await isFolder(translationsFolder(root, entry.name))) found.push(entry.name);
+  }
+  return found.sort();
+}
+
+/**
+ * Every version again in each translated locale, under `i18n/<locale>/` and the version's own
+ * prefix: the translated page where there is one, else the default locale's (as Docusaurus builds
+ * a locale, so every page has a URL in every locale).
+ */
+async function withLocales(
+  docs: VersionedDocs,
+  names: string[],
+  options: SiteOptions,
+): Promise<VersionedDocs> {
+  const root = docs.root;
+  const locales: BookLocale[] = [
+    { name: options.defaultLocale ?? "en", urlSegment: "", filePrefix: "", default: true },
+    ...names.map((name) => ({
+      name,
+      urlSegment: name,
+      filePrefix: `i18n/${name}/`,
+      default: false,
+    })),
+  ];
+  const mounts = [{ prefix: "", source: docs.source }];
+  for (const locale of locales.slice(1)) {
+    for (const version of docs.versions) {
+      const name = version.name === "current" ? "current" : `version-${version.name}`;
+      const folder = path.join(translationsFolder(root, locale.name), name);
+      const translated = (await isFolder(folder))
+        ? new FileSystemDocSource(folder, options.files)
+        : undefined;
+      mounts.push({
+        prefix: `${locale.filePrefix}${version.filePrefix}`,
+        source: new FallbackDocSource(translated, docs.source, version.filePrefix),
+      });
+    }
+  }
+  // The longest prefix first: a translated page is read from its locale's mount.
+  mounts.sort((left, right) => right.prefix.length - left.prefix.length);
+  return { ...docs, source: new MountedDocSource(root, mounts), locales };
+}
+
+/** What page routes need of the locales: the translated ones. */
+export function localeRoutes(locales: BookLocale[] | undefined): LocaleRoute[] {
+  return (locales ?? [])
+    .filter((locale) => !locale.default)
+    .map(({ filePrefix, urlSegment }) => ({ filePrefix, urlSegment }));
+}
+
+async function isFolder(folder: string): Promise<boolean> {
+  return stat(folder).then(
+    (found) => found.isDirectory(),
+    () => false,
+  );
 }
 
 /** A source over the folders of declared versions, each under a prefix of its own. */

@@ -36,6 +36,7 @@ export async function loadInsights(
       synonyms: new Synonyms(lectern.config.synonyms),
       pages: await lectern.store.pages(),
       title: await lectern.title(),
+      sliced: lectern.versions.length > 1 || lectern.locales.length > 1,
     },
     period,
     {

@@ -117,5 +117,7 @@ export function toLogEntry(
       lowered.includes(word.toLowerCase()),
     ),
     cited,
+    version: outcome?.slice?.version ?? null,
+    locale: outcome?.slice?.locale ?? null,
   };
 }

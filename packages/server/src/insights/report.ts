@@ -65,6 +65,21 @@ export interface InsightsReport {
   staleAnswers: StaleAnswer[];
   /** The vocabulary gaps as lines of lectern.synonyms.yml. */
   synonymsProposal: string;
+  /**
+   * On a book with more than one docs version or locale: the questions of each version and locale
+   * they were answered in, with their own unanswered questions and vocabulary gaps, most asked
+   * first. Absent for a book with one of each.
+   */
+  slices?: SliceInsights[];
+}
+
+/** The questions answered in one docs version and locale (null: the book has no such slices). */
+export interface SliceInsights {
+  version: string | null;
+  locale: string | null;
+  questions: number;
+  unanswered: UnansweredQuestion[];
+  vocabularyGaps: VocabularyGap[];
 }
 
 export interface BookNow {
@@ -73,6 +88,8 @@ export interface BookNow {
   synonyms: Synonyms;
   pages: PageSummary[];
   title?: string | undefined;
+  /** The book has more than one docs version or locale: the report is also split by them. */
+  sliced?: boolean;
 }
 
 const LIST_LIMIT = 50;
@@ -149,7 +166,39 @@ export async function buildInsights(
     vocabularyGaps: gaps.slice(0, LIST_LIMIT),
     staleAnswers: staleAnswers(questions, book.index),
     synonymsProposal: synonymsProposal(gaps.slice(0, LIST_LIMIT)),
+    ...(book.sliced ? { slices: sliceInsights(questions, book) } : {}),
   };
+}
+
+/** The report's unanswered questions and vocabulary gaps for each version and locale asked in. */
+function sliceInsights(questions: readonly LoggedQuestion[], book: BookNow): SliceInsights[] {
+  const bySlice = new Map<string, LoggedQuestion[]>();
+  for (const entry of questions) {
+    const key = JSON.stringify([entry.version ?? null, entry.locale ?? null]);
+    bySlice.set(key, [...(bySlice.get(key) ?? []), entry]);
+  }
+  return [...bySlice.entries()]
+    .map(([key, entries]) => {
+      const [version, locale] = JSON.parse(key) as [string | null, string | null];
+      const gaps = vocabularyGaps(
+        entries.map((entry) => ({
+          question: entry.question,
+          unknownWords: entry.unknownWords,
+          refused: entry.mode === "no_results",
+        })),
+        book,
+      );
+      return {
+        version,
+        locale,
+        questions: entries.length,
+        unanswered: unansweredQuestions(
+          entries.filter((entry) => entry.mode === "no_results" || entry.lowConfidence),
+        ),
+        vocabularyGaps: gaps.slice(0, LIST_LIMIT),
+      };
+    })
+    .sort((left, right) => right.questions - left.questions);
 }
 
 function perDay(

@@ -1,5 +1,6 @@
 import type { Lectern } from "../lectern.ts";
 import { type ChatService, responseMetadata } from "../pipeline/chat-service.ts";
+import { resolveLocale } from "../search/locales.ts";
 import { inVersion, resolveVersion } from "../search/versions.ts";
 import type { McpAnswer, McpBook } from "./server.ts";
 
@@ -12,11 +13,16 @@ export function mcpBookContent(lectern: Lectern): McpBookContent {
     // The retriever of the moment: a server that reloads a newer index swaps it.
     // On a versioned book, one version's sections: the one named, else the latest.
     search: (query, options) => {
+      const routeBasePath = lectern.config.routeBasePath;
       const version = resolveVersion(lectern.versions, {
         version: options.filters?.version,
-        routeBasePath: lectern.config.routeBasePath,
+        routeBasePath,
       });
-      const filters = inVersion(options.filters, version);
+      const locale = resolveLocale(lectern.locales, {
+        locale: options.filters?.locale,
+        routeBasePath,
+      });
+      const filters = inVersion(options.filters, version, locale);
       return lectern.retriever.search(query, { ...options, ...(filters ? { filters } : {}) });
     },
     pages: () => lectern.store.pages(),
@@ -31,7 +37,12 @@ export function mcpBookContent(lectern: Lectern): McpBookContent {
 export async function askThroughChat(
   chat: ChatService,
   question: string,
-  ids: { requestId: string; sessionId: string; version?: string | undefined },
+  ids: {
+    requestId: string;
+    sessionId: string;
+    version?: string | undefined;
+    locale?: string | undefined;
+  },
   signal?: AbortSignal,
 ): Promise<McpAnswer> {
   const { input, outcome } = await chat.ask(
@@ -40,7 +51,13 @@ export async function askThroughChat(
       sessionId: ids.sessionId,
       query: question,
       selectedText: null,
-      filters: ids.version ? { version: ids.version } : undefined,
+      filters:
+        ids.version || ids.locale
+          ? {
+              ...(ids.version ? { version: ids.version } : {}),
+              ...(ids.locale ? { locale: ids.locale } : {}),
+            }
+          : undefined,
       sourceUrl: null,
       topK: undefined,
     },

@@ -33,7 +33,12 @@ export interface McpBook {
    * One chat turn as `/chat` answers it, in the session when one is given (else a new one), in
    * the docs version named (else the latest) of a versioned book.
    */
-  ask(question: string, sessionId: string | undefined, version?: string): Promise<McpAnswer>;
+  ask(
+    question: string,
+    sessionId: string | undefined,
+    version?: string,
+    locale?: string,
+  ): Promise<McpAnswer>;
   pages(): Promise<PageSummary[]>;
   pageMarkdown(filePath: string): Promise<string | undefined>;
   /** The longest question accepted (LECTERN_MAX_QUERY_CHARS). */
@@ -44,6 +49,8 @@ export const RESOURCE_PREFIX = "lectern://book";
 
 const VERSION_DESCRIPTION =
   'The docs version, for a versioned book: its name ("29.7"), "next" or "latest" (the default)';
+const LOCALE_DESCRIPTION =
+  'The language, for a translated book: a locale such as "fr" or "pt-BR" (default: the book\'s default locale)';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -79,6 +86,7 @@ export function createMcpServer(book: McpBook, version: string): McpServer {
               .describe("Only sections whose URL or path starts with this, e.g. /docs/ros2"),
             section: z.string().optional().describe("Only sections under this heading"),
             version: z.string().max(100).optional().describe(VERSION_DESCRIPTION),
+            locale: z.string().max(35).optional().describe(LOCALE_DESCRIPTION),
           })
           .optional(),
       },
@@ -106,6 +114,7 @@ export function createMcpServer(book: McpBook, version: string): McpServer {
                   sourceUrlPrefix: filters.source_url_prefix,
                   section: filters.section,
                   version: filters.version,
+                  locale: filters.locale,
                 },
               }
             : {}),
@@ -147,6 +156,7 @@ export function createMcpServer(book: McpBook, version: string): McpServer {
           .optional()
           .describe("The session_id of an earlier answer, for a follow-up question"),
         version: z.string().max(100).optional().describe(VERSION_DESCRIPTION),
+        locale: z.string().max(35).optional().describe(LOCALE_DESCRIPTION),
       },
       outputSchema: {
         answer: z.string().nullable(),
@@ -159,9 +169,9 @@ export function createMcpServer(book: McpBook, version: string): McpServer {
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ question, session_id, version }) =>
+    async ({ question, session_id, version, locale }) =>
       guarded(async () => {
-        const { outcome, sessionId } = await book.ask(question, session_id, version);
+        const { outcome, sessionId } = await book.ask(question, session_id, version, locale);
         const sources = outcome.sources.flatMap((source) =>
           source.source_type === "selected_text"
             ? []

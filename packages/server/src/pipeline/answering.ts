@@ -102,6 +102,7 @@ export function createChatPipeline(
     glossaryPages: () => lectern.terms.pagesTitledLike(GLOSSARY_TITLE),
     idf: (term: string) => lectern.terms.idf(term),
     versions: () => lectern.versions,
+    locales: () => lectern.locales,
     routeBasePath: lectern.config.routeBasePath,
     ...followUpsOption(
       options.followUps ?? (options.synthesizer ? undefined : answering.followUps),

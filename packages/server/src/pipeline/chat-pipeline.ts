@@ -11,7 +11,7 @@ import type { Synopsis } from "../answer/synopsis.ts";
 import { namedInQuestion } from "../answer/word-classes.ts";
 import { narrowsContent } from "../search/filters.ts";
 import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
-import type { BookVersion, ChunkRecord } from "../store/document-store.ts";
+import type { BookLocale, BookVersion, ChunkRecord } from "../store/document-store.ts";
 import { cutText } from "../util/cut-text.ts";
 import { round } from "../util/numbers.ts";
 import {
@@ -64,6 +64,8 @@ export class ChatPipeline {
       idf?: (term: string) => number;
       /** The book's docs versions (none for a book without versions), and where docs are served. */
       versions?: () => readonly BookVersion[];
+      /** The book's locales (none for an untranslated book). */
+      locales?: () => readonly BookLocale[];
       routeBasePath?: string;
       now?: () => number;
     },
@@ -111,10 +113,18 @@ export class ChatPipeline {
       }
     };
 
+    /** The version and locale the answer comes from, for the question log. */
+    let slice: ChatOutcome["slice"];
     try {
       const versions = this.deps.versions?.() ?? [];
-      const scope = versionScope(versions, input, this.deps.routeBasePath ?? "/docs");
+      const scope = versionScope(
+        versions,
+        input,
+        this.deps.routeBasePath ?? "/docs",
+        this.deps.locales?.() ?? [],
+      );
       let filters = scope.filters;
+      slice = sliceNames(scope.version?.name, scope.locale?.name);
       /** Said before the answer when it comes from another version than the reader's. */
       let notice: string | undefined;
       const routed = await time("route", () => routeQuery(input.query));
@@ -315,6 +325,7 @@ export class ChatPipeline {
         retrieval = elsewhere.retrieval;
         filters = elsewhere.filters;
         notice = elsewhere.notice;
+        slice = sliceNames(elsewhere.version.name, scope.locale?.name);
       }
       base.searchQuery = retrieval.context
         ? `${stripEnd(searchQuery)} (${stripEnd(retrieval.context)})`
@@ -421,7 +432,7 @@ export class ChatPipeline {
 
     function finish(outcome: Omit<ChatOutcome, "timings" | "states">): ChatOutcome {
       timings.total = round(now() - started, 2);
-      return { ...outcome, timings, states };
+      return { ...outcome, ...(slice ? { slice } : {}), timings, states };
     }
   }
 }
@@ -478,6 +489,14 @@ function stripEnd(text: string): string {
 /** The mode of an answer from the book: quoted (no model, or the model failed) or the model's. */
 function bookMode(output: { fallbackMessage: string | null; degraded?: boolean }): ResponseMode {
   return output.fallbackMessage !== null || output.degraded ? "retrieval_only" : "full";
+}
+
+function sliceNames(version: string | undefined, locale: string | undefined): ChatOutcome["slice"] {
+  if (version === undefined && locale === undefined) return undefined;
+  return {
+    ...(version !== undefined ? { version } : {}),
+    ...(locale !== undefined ? { locale } : {}),
+  };
 }
 
 function chunkRefs(results: RetrievedChunk[]): { id: string; contentHash: string }[] {

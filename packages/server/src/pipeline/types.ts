@@ -50,6 +50,11 @@ export interface ChatOutcome {
   sourceChunks?: { id: string; contentHash: string }[];
   /** Questions to offer next (clicking one asks it); absent when there are none. */
   suggestions?: string[];
+  /**
+   * The docs version and locale the answer was searched in (after a "Not in version X" move, the
+   * other version); absent for a book without versions or locales.
+   */
+  slice?: { version?: string; locale?: string };
   /** Milliseconds per stage: route, retrieve, generate, total. */
   timings: Record<string, number>;
   states: RequestState[];

@@ -1,6 +1,7 @@
+import { resolveLocale } from "../search/locales.ts";
 import type { RetrievalResult, SearchFilters } from "../search/retriever.ts";
 import { inVersion, resolveVersion, versionOfFile } from "../search/versions.ts";
-import type { BookVersion } from "../store/document-store.ts";
+import type { BookLocale, BookVersion } from "../store/document-store.ts";
 import type { ChatInput } from "./types.ts";
 
 /**
@@ -13,7 +14,9 @@ import type { ChatInput } from "./types.ts";
 export interface VersionScope {
   /** The reader's version; undefined for a book without versions. */
   version: BookVersion | undefined;
-  /** The request's filters narrowed to that version's pages. */
+  /** The reader's locale; undefined for an untranslated book. */
+  locale?: BookLocale | undefined;
+  /** The request's filters narrowed to that version's pages (in that locale). */
   filters: SearchFilters | undefined;
 }
 
@@ -21,13 +24,19 @@ export function versionScope(
   versions: readonly BookVersion[],
   input: Pick<ChatInput, "filters" | "sourceUrl">,
   routeBasePath: string,
+  locales: readonly BookLocale[] = [],
 ): VersionScope {
   const version = resolveVersion(versions, {
     version: input.filters?.version,
     sourceUrl: input.sourceUrl,
     routeBasePath,
   });
-  return { version, filters: inVersion(input.filters, version) };
+  const locale = resolveLocale(locales, {
+    locale: input.filters?.locale,
+    sourceUrl: input.sourceUrl,
+    routeBasePath,
+  });
+  return { version, locale, filters: inVersion(input.filters, version, locale) };
 }
 
 /**
@@ -60,12 +69,16 @@ export async function otherVersionAnswer(
   if (!asked || (found.decision === "answer" && !found.lowConfidence)) return undefined;
   const { version: _version, filePrefix: _prefix, ...rest } = scope.filters ?? {};
   const unscoped = Object.keys(rest).length > 0 ? rest : undefined;
-  const anywhere = await search(unscoped);
+  // Every version, in the reader's locale.
+  const localePrefix = scope.locale?.filePrefix ?? "";
+  const anywhere = await search(
+    localePrefix === "" ? unscoped : { ...unscoped, filePrefix: localePrefix },
+  );
   if (anywhere.decision !== "answer" || anywhere.results.length === 0) return undefined;
   if (anywhere.signals.support < found.signals.support + SUPPORT_MARGIN) return undefined;
-  const other = preferredVersion(versions, anywhere, asked);
+  const other = preferredVersion(versions, anywhere, asked, scope.locale);
   if (!other) return undefined;
-  const filters = inVersion(unscoped, other);
+  const filters = inVersion(unscoped, other, scope.locale);
   const retrieval = await search(filters);
   if (retrieval.decision !== "answer") return undefined;
   return { version: other, filters, retrieval, notice: versionNotice(asked, other) };
@@ -79,12 +92,13 @@ function preferredVersion(
   versions: readonly BookVersion[],
   found: RetrievalResult,
   asked: BookVersion,
+  locale: BookLocale | undefined,
 ): BookVersion | undefined {
   const best = found.results[0]?.similarityScore ?? 0;
   const covering = new Set(
     found.results
       .filter((result) => result.similarityScore >= best * 0.95)
-      .map((result) => versionOfFile(versions, result.chunk.filePath)?.name),
+      .map((result) => versionOfFile(versions, result.chunk.filePath, locale)?.name),
   );
   // The reader's own version matches about as well: nothing to say about another.
   if (covering.has(asked.name)) return undefined;

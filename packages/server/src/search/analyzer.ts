@@ -1,5 +1,6 @@
 import { stemmer } from "stemmer";
 import { cachedIn } from "../util/bounded-cache.ts";
+import { languageAnalysis } from "./languages.ts";
 import { STOPWORDS } from "./stopwords.ts";
 
 /**
@@ -232,7 +233,8 @@ const IRREGULAR_STEMS = new Map([
   ["news", "news"],
 ]);
 
-function normalizeTerm(token: string): string | undefined {
+function normalizeTerm(token: string, language?: string): string | undefined {
+  if (language !== undefined) return normalizeTermIn(language, token);
   const word = token.endsWith("'s") ? token.slice(0, -2) : token;
   if (STOPWORDS.has(word) || STOPWORDS.has(token)) return undefined;
   if (word.length > 40) return undefined;
@@ -244,6 +246,29 @@ function normalizeTerm(token: string): string | undefined {
     if (stemCache.size < 200_000) stemCache.set(word, stem);
   }
   return stem;
+}
+
+const stemCaches = new Map<string, Map<string, string>>();
+
+/**
+ * A term of a page or question in another language than English (search/languages.ts): its own
+ * stopwords, and its own stemmer for words of letters (accented ones too); identifiers, numbers
+ * and words of three letters or fewer matched exactly, as in English.
+ */
+function normalizeTermIn(language: string, token: string): string | undefined {
+  const { stem, stopwords } = languageAnalysis(language);
+  const word = token.replace(/^(?:[cdjlmnst]|qu)'/, "");
+  if (stopwords.has(word) || stopwords.has(token) || word === "") return undefined;
+  if (word.length > 40) return undefined;
+  if (/[^\p{L}]/u.test(word) || word.length <= 3) return word;
+  const cache = stemCaches.get(language) ?? new Map<string, string>();
+  stemCaches.set(language, cache);
+  let stemmed = cache.get(word);
+  if (stemmed === undefined) {
+    stemmed = stem(word);
+    if (cache.size < 200_000) cache.set(word, stemmed);
+  }
+  return stemmed;
 }
 
 /**
@@ -355,15 +380,19 @@ export function analyzeWord(word: string, other: (word: string) => string[] = an
   return term ? [term] : [];
 }
 
-/** Index/query terms for a text, in order, duplicates kept (term frequency matters). */
-export function analyze(text: string): string[] {
+/**
+ * Index/query terms for a text, in order, duplicates kept (term frequency matters). `language`:
+ * a text in another language than English (search/languages.ts), stemmed in that language.
+ */
+export function analyze(text: string, language?: string): string[] {
+  if (language !== undefined) return analyzeText(text, language);
   return [...remembered(analysedShort, text, analyzeText)];
 }
 
-function analyzeText(text: string): string[] {
+function analyzeText(text: string, language?: string): string[] {
   const terms: string[] = [];
   for (const token of tokenizeDetailed(text)) {
-    const term = normalizeTerm(token.text);
+    const term = normalizeTerm(token.text, language);
     if (term) terms.push(term);
   }
   return terms;
@@ -374,8 +403,11 @@ function analyzeText(text: string): string[] {
  * forms. Only the words weigh in on how much of the question a passage covers. `spelled` gives
  * each term as the reader first wrote it.
  */
-export function analyzeQuery(text: string): AnalysedQuery {
-  const found = remembered(analysedQueries, text, analyzeQueryText);
+export function analyzeQuery(text: string, language?: string): AnalysedQuery {
+  const found =
+    language === undefined
+      ? remembered(analysedQueries, text, analyzeQueryText)
+      : analyzeQueryText(text, language);
   return {
     terms: [...found.terms],
     words: [...found.words],
@@ -406,13 +438,13 @@ function remembered<T>(memo: Map<string, T>, text: string, analyse: (text: strin
   return cachedIn(memo, text, MAX_REMEMBERED, analyse);
 }
 
-function analyzeQueryText(text: string): AnalysedQuery {
+function analyzeQueryText(text: string, language?: string): AnalysedQuery {
   const terms = new Set<string>();
   const words = new Set<string>();
   const identifiers = new Set<string>();
   const spelled = new Map<string, string>();
   for (const token of tokenizeDetailed(text)) {
-    const term = normalizeTerm(token.text);
+    const term = normalizeTerm(token.text, language);
     if (!term) continue;
     terms.add(term);
     if (!spelled.has(term)) spelled.set(term, token.original);
@@ -422,7 +454,7 @@ function analyzeQueryText(text: string): AnalysedQuery {
   // A word written as a call (`compose(a, b)`, `dispatch()`) is code, whatever its case, and its
   // one-letter arguments are placeholders, not words of the question.
   for (const call of text.matchAll(CALLED_WORD)) {
-    const term = normalizeTerm((call[1] ?? "").toLowerCase());
+    const term = normalizeTerm((call[1] ?? "").toLowerCase(), language);
     if (term && terms.has(term)) identifiers.add(term);
     for (const argument of (call[2] ?? "").matchAll(ONE_LETTER)) {
       const letter = (argument[0] ?? "").toLowerCase();

@@ -1,6 +1,6 @@
 import { open, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import type { BookVersion, ChunkRecord, PageSummary } from "../store/document-store.ts";
+import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../store/document-store.ts";
 
 /**
  * The book as one file beside its BM25 snapshot (`index/<collection>.book.json`): the pages and
@@ -17,6 +17,8 @@ export interface BookFile {
   chunks: ChunkRecord[];
   /** The book's docs versions; absent for a book without versions. */
   versions?: BookVersion[];
+  /** The book's locales; absent for an untranslated book. */
+  locales?: BookLocale[];
 }
 
 /** Raised when what the file holds changes shape; an older file is then read from the database. */
@@ -54,6 +56,7 @@ export async function readBookFile(
       pages: parsed.pages,
       chunks: parsed.chunks,
       ...(Array.isArray(parsed.versions) ? { versions: parsed.versions } : {}),
+      ...(Array.isArray(parsed.locales) ? { locales: parsed.locales } : {}),
     };
   } catch {
     return undefined;
@@ -72,7 +75,7 @@ export async function writeBookFile(
     const out = await open(temporary, "w");
     try {
       await out.write(
-        `{"format":${BOOK_FILE_FORMAT},"indexVersion":${book.indexVersion},${book.versions?.length ? `"versions":${JSON.stringify(book.versions)},` : ""}"pages":${JSON.stringify(book.pages)},"chunks":[`,
+        `{"format":${BOOK_FILE_FORMAT},"indexVersion":${book.indexVersion},${book.versions?.length ? `"versions":${JSON.stringify(book.versions)},` : ""}${book.locales?.length ? `"locales":${JSON.stringify(book.locales)},` : ""}"pages":${JSON.stringify(book.pages)},"chunks":[`,
       );
       for (let start = 0; start < book.chunks.length; start += CHUNKS_PER_WRITE) {
         const piece = book.chunks

@@ -1,5 +1,6 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import { analyze, analyzeQuery } from "./analyzer.ts";
+import { languageOfPath } from "./languages.ts";
 
 /**
  * A chunk's indexed fields as the BM25 index and the sparse vectors see them: the title with the
@@ -32,15 +33,25 @@ export interface FieldLengths {
   text: number;
 }
 
-/** A chunk's analysed fields as term lists (what the index and the sparse vectors count). */
+/**
+ * A chunk's analysed fields as term lists (what the index and the sparse vectors count), in the
+ * language of its page (a translated page's, by its path: search/languages.ts).
+ */
 export function analysedFieldsOf(
   chunk: Pick<ChunkRecord, "title" | "headingPath" | "text"> &
-    Partial<Pick<ChunkRecord, "tags" | "searchText">>,
+    Partial<Pick<ChunkRecord, "tags" | "searchText" | "filePath">>,
 ): { title: string[]; headings: string[]; text: string[] } {
+  const language = languageOfPath(chunk.filePath);
   return {
-    title: analyze([chunk.title, ...(chunk.tags ?? []), chunk.searchText ?? ""].join(" ")),
-    headings: analyze([...chunk.headingPath.slice(1), ...innerHeadings(chunk.text)].join(" ")),
-    text: analyze(chunk.text),
+    title: analyze(
+      [chunk.title, ...(chunk.tags ?? []), chunk.searchText ?? ""].join(" "),
+      language,
+    ),
+    headings: analyze(
+      [...chunk.headingPath.slice(1), ...innerHeadings(chunk.text)].join(" "),
+      language,
+    ),
+    text: analyze(chunk.text, language),
   };
 }
 
@@ -75,7 +86,8 @@ export function averageFieldLengthsOf(chunks: Iterable<ChunkRecord>): FieldLengt
 
 /** The distinct terms of a chunk (title, tags, headings and text). */
 export function termsOfChunk(
-  chunk: Pick<ChunkRecord, "title" | "headingPath" | "text" | "tags" | "searchText">,
+  chunk: Pick<ChunkRecord, "title" | "headingPath" | "text" | "tags" | "searchText"> &
+    Partial<Pick<ChunkRecord, "filePath">>,
 ): Set<string> {
   const fields = analysedFieldsOf(chunk);
   return new Set([...fields.title, ...fields.headings, ...fields.text]);

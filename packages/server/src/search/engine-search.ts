@@ -3,6 +3,7 @@ import type { SparseHit, SparseVector } from "../store/qdrant-index.ts";
 import { termsOfChunk } from "./chunk-fields.ts";
 import { chunkFilter, type SearchFilters } from "./filters.ts";
 import { type DenseSearch, type Fused, hybridResult, RRF_K } from "./fusion.ts";
+import { languageOfPath } from "./languages.ts";
 import type { LexicalHit } from "./lexical-index.ts";
 import { lexicalCandidates, lexicalResult, rankingTerms } from "./lexical-search.ts";
 import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
@@ -67,7 +68,13 @@ export async function engineLexicalSearch(
   options: RetrieveOptions,
   settings: SearchSettings,
 ): Promise<RetrievalResult> {
-  const question = searchTermsOf(engine.terms, query, options.context, settings.synonyms);
+  const question = searchTermsOf(
+    engine.terms,
+    query,
+    options.context,
+    settings.synonyms,
+    languageOfPath(options.filters?.filePrefix),
+  );
   const ranking = await engineBm25Ranking(engine, question, {
     limit: lexicalCandidates(settings),
     filters: options.filters,
@@ -90,7 +97,13 @@ export async function engineHybridSearch(
   options: RetrieveOptions & { signal?: AbortSignal },
   settings: SearchSettings,
 ): Promise<RetrievalResult> {
-  const question = searchTermsOf(engine.terms, query, options.context, settings.synonyms);
+  const question = searchTermsOf(
+    engine.terms,
+    query,
+    options.context,
+    settings.synonyms,
+    languageOfPath(options.filters?.filePrefix),
+  );
   const lexical = engineBm25Ranking(engine, question, { limit: 50, filters: options.filters });
   // Settled here too, so a failure while the embedding is awaited is never left unhandled.
   lexical.catch(() => {});

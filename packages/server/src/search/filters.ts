@@ -8,7 +8,12 @@ export interface SearchFilters {
   section?: string | undefined;
   /** The docs version asked for, by name (search/versions.ts resolves it to `filePrefix`). */
   version?: string | undefined;
-  /** Keep chunks whose file path starts with this: one version's pages of a versioned book. */
+  /** The locale asked for, by name (search/locales.ts resolves it, with the version, to `filePrefix`). */
+  locale?: string | undefined;
+  /**
+   * Keep chunks whose file path starts with this: one version's pages of a versioned book, in one
+   * locale of a translated book.
+   */
   filePrefix?: string | undefined;
 }
 

@@ -5,6 +5,7 @@ import { bestOf, coverageOf, firstSourceSupport, lexicalVerdict } from "./calibr
 import { diversify } from "./diversity.ts";
 import type { Embedder } from "./embedder.ts";
 import { chunkFilter, type SearchFilters } from "./filters.ts";
+import { languageOfPath } from "./languages.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { bm25Ranking, retrievalResult, withNamedPages } from "./lexical-search.ts";
 import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
@@ -59,7 +60,13 @@ export async function hybridSearch(
   settings: SearchSettings,
 ): Promise<RetrievalResult> {
   const filter = chunkFilter(options.filters);
-  const question = searchTermsOf(index, query, options.context, settings.synonyms);
+  const question = searchTermsOf(
+    index,
+    query,
+    options.context,
+    settings.synonyms,
+    languageOfPath(options.filters?.filePrefix),
+  );
   const { hits: lexicalRanking } = bm25Ranking(index, question, { limit: 50, filter });
   const [embedding] = await dense.embedder.embed(
     [query],

@@ -1,6 +1,7 @@
 import type { ChunkRecord } from "../store/document-store.ts";
 import { analyze, analyzeQuery, analyzeWord, plainWordInitial } from "./analyzer.ts";
 import { type EngineLexical, engineBm25Ranking } from "./engine-search.ts";
+import { languageOfPath } from "./languages.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { rankingTerms } from "./lexical-search.ts";
 import type { TermSource } from "./term-statistics.ts";
@@ -98,7 +99,7 @@ function keywordPlan(
   const partial = /\s$/.test(query) ? undefined : lastWord(query);
   const finished = partial ? query.slice(0, query.length - partial.length) : query;
   const complete = new Set<string>();
-  for (const term of analyzeQuery(finished).terms) {
+  for (const term of analyzeQuery(finished, languageOfPath(options.filePrefix)).terms) {
     if (terms.documentFrequencyOf(term) > 0) complete.add(term);
     else {
       const corrected = terms.closestTerm(term);

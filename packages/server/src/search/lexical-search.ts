@@ -9,6 +9,7 @@ import {
 } from "./calibration.ts";
 import { diversify } from "./diversity.ts";
 import { chunkFilter } from "./filters.ts";
+import { languageOfPath } from "./languages.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
 import type { TermSource } from "./term-statistics.ts";
@@ -55,7 +56,13 @@ export function lexicalSearch(
   options: RetrieveOptions,
   settings: SearchSettings,
 ): RetrievalResult {
-  const question = searchTermsOf(index, query, options.context, settings.synonyms);
+  const question = searchTermsOf(
+    index,
+    query,
+    options.context,
+    settings.synonyms,
+    languageOfPath(options.filters?.filePrefix),
+  );
   const ranking = bm25Ranking(index, question, {
     // Enough candidates that diversity can still fill top-k from other pages.
     limit: lexicalCandidates(settings),

@@ -47,9 +47,11 @@ export function searchTermsOf(
   query: string,
   context: string | undefined,
   synonyms?: Synonyms,
+  /** The language of the pages searched (search/languages.ts); undefined for English. */
+  language?: string,
 ): SearchTerms {
   const { terms, words, identifiers, spelled } = withSynonyms(
-    analyzeQuestion(query),
+    analyzeQuestion(query, language),
     synonyms?.expand(query, (term) => index.documentFrequencyOf(term) > 0),
   );
   const searchTerms = new Set<string>();
@@ -96,7 +98,7 @@ export function searchTermsOf(
     unknownWeight += weight;
   }
   if (context) {
-    for (const term of analyzeQuery(context).terms) {
+    for (const term of analyzeQuery(context, language).terms) {
       if (searchTerms.has(term) || index.documentFrequencyOf(term) === 0) continue;
       searchTerms.add(term);
       boost.set(term, CONTEXT_WEIGHT);
@@ -157,8 +159,8 @@ function withSynonyms(
 const WORKS_FRAME = /^\s*how\s+(?:does|do)\s+.+\s+work\s*\??\s*$/i;
 
 /** A question's terms and words as search weighs them: `analyzeQuery` less its frame words. */
-export function analyzeQuestion(query: string): AnalysedQuery {
-  const analysed = analyzeQuery(query);
+export function analyzeQuestion(query: string, language?: string): AnalysedQuery {
+  const analysed = analyzeQuery(query, language);
   if (!WORKS_FRAME.test(query)) return analysed;
   const keep = (term: string) => term !== "work";
   return { ...analysed, terms: analysed.terms.filter(keep), words: analysed.words.filter(keep) };

@@ -1,5 +1,5 @@
 import { createError } from "../errors.ts";
-import type { BookVersion } from "../store/document-store.ts";
+import type { BookLocale, BookVersion } from "../store/document-store.ts";
 import { urlPath } from "../util/url-path.ts";
 import type { SearchFilters } from "./filters.ts";
 
@@ -85,19 +85,32 @@ export function versionOfUrl(
   return named ?? versions.find((version) => version.urlSegment === "");
 }
 
-/** The filters narrowed to one version's pages (unchanged without a version). */
+/**
+ * The filters narrowed to one version's pages, in one locale of a translated book (unchanged
+ * without a version or a translated locale).
+ */
 export function inVersion(
   filters: SearchFilters | undefined,
   version: BookVersion | undefined,
+  locale?: BookLocale | undefined,
 ): SearchFilters | undefined {
-  if (!version) return filters;
-  return { ...filters, version: version.name, filePrefix: version.filePrefix };
+  const localePrefix = locale?.filePrefix ?? "";
+  if (!version && localePrefix === "") return filters;
+  return {
+    ...filters,
+    ...(version ? { version: version.name } : {}),
+    ...(locale ? { locale: locale.name } : {}),
+    filePrefix: `${localePrefix}${version?.filePrefix ?? ""}`,
+  };
 }
 
-/** The version a page belongs to, by its file path. */
+/** The version a page belongs to, by its file path (after its locale's prefix, if any). */
 export function versionOfFile(
   versions: readonly BookVersion[],
   filePath: string,
+  locale?: BookLocale | undefined,
 ): BookVersion | undefined {
-  return versions.find((version) => filePath.startsWith(version.filePrefix));
+  const prefix = locale?.filePrefix ?? "";
+  const inLocale = filePath.startsWith(prefix) ? filePath.slice(prefix.length) : filePath;
+  return versions.find((version) => inLocale.startsWith(version.filePrefix));
 }

@@ -218,6 +218,17 @@ for (const adapter of adapters) {
       await store.saveBook({ docsPath: "docs", title: undefined });
       expect(await store.book()).toEqual({ docsPath: "docs", title: undefined });
     });
+
+    it("records a translated book's locales, and none for an untranslated book", async () => {
+      const locales = [
+        { name: "en", urlSegment: "", filePrefix: "", default: true },
+        { name: "fr", urlSegment: "fr", filePrefix: "i18n/fr/", default: false },
+      ];
+      await store.saveBook({ docsPath: "site", title: "Site", locales });
+      expect(await store.book()).toEqual({ docsPath: "site", title: "Site", locales });
+      await store.saveBook({ docsPath: "site", title: "Site" });
+      expect(await store.book()).toEqual({ docsPath: "site", title: "Site" });
+    });
   });
 }
 

@@ -108,6 +108,22 @@ export interface BookVersion {
   latest: boolean;
 }
 
+/**
+ * One language of a translated book (a Docusaurus site's `i18n/<locale>/` folder, or the default
+ * locale). A translated page's file path starts with its locale's `filePrefix` and then its
+ * version's (`i18n/fr/docs/intro.md`); a page of the default locale starts with its version's.
+ */
+export interface BookLocale {
+  /** As Docusaurus names it: "fr", "pt-BR", "ja". */
+  name: string;
+  /** The URL path segment after the site's baseUrl ("fr"); "" for the default locale. */
+  urlSegment: string;
+  /** The start of the file paths of its pages ("i18n/fr/"); "" for the default locale. */
+  filePrefix: string;
+  /** The locale of the pages without an i18n folder (Docusaurus's defaultLocale). */
+  default: boolean;
+}
+
 /** Which book a collection holds: where its docs were ingested from, and its title. */
 export interface BookRecord {
   /** The docs folder, relative to the data directory, so that moving both together keeps it. */
@@ -115,6 +131,8 @@ export interface BookRecord {
   title: string | undefined;
   /** The book's docs versions; absent or empty for a book without versions. */
   versions?: BookVersion[];
+  /** The book's locales, the default one included; absent or empty for an untranslated book. */
+  locales?: BookLocale[];
 }
 
 export interface IndexState {
@@ -359,23 +377,31 @@ export class DocumentStore {
       docs_path: string;
       title: string | null;
       versions: BookVersion[] | string | null;
-    }>("SELECT docs_path, title, versions FROM books WHERE collection = $1", [this.collection]);
+      locales: BookLocale[] | string | null;
+    }>("SELECT docs_path, title, versions, locales FROM books WHERE collection = $1", [
+      this.collection,
+    ]);
     const row = rows[0];
     if (!row) return undefined;
     const versions = row.versions === null ? [] : parseJson(row.versions);
+    const locales = row.locales === null ? [] : parseJson(row.locales);
     return {
       docsPath: row.docs_path,
       title: row.title ?? undefined,
       ...(versions.length > 0 ? { versions } : {}),
+      ...(locales.length > 0 ? { locales } : {}),
     };
   }
 
   async saveBook(book: BookRecord): Promise<void> {
     const versions = book.versions?.length ? JSON.stringify(book.versions) : null;
+    const locales = book.locales?.length ? JSON.stringify(book.locales) : null;
     await this.db.query(
-      `INSERT INTO books (collection, docs_path, title, versions, updated_at) VALUES ($1, $2, $3, $4, now())
-       ON CONFLICT (collection) DO UPDATE SET docs_path = $2, title = $3, versions = $4, updated_at = now()`,
-      [this.collection, book.docsPath, book.title ?? null, versions],
+      `INSERT INTO books (collection, docs_path, title, versions, locales, updated_at)
+       VALUES ($1, $2, $3, $4, $5, now())
+       ON CONFLICT (collection) DO UPDATE
+       SET docs_path = $2, title = $3, versions = $4, locales = $5, updated_at = now()`,
+      [this.collection, book.docsPath, book.title ?? null, versions, locales],
     );
   }
 

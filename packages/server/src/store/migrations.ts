@@ -240,6 +240,20 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     name: "the book's docs versions",
     sql: "ALTER TABLE books ADD COLUMN IF NOT EXISTS versions JSONB",
   },
+  {
+    // The locales of a translated site (which files and URL prefix each one has); NULL for an
+    // untranslated book.
+    version: 19,
+    name: "the book's locales",
+    sql: "ALTER TABLE books ADD COLUMN IF NOT EXISTS locales JSONB",
+  },
+  {
+    // The docs version and locale each logged question was answered in; NULL for a book without.
+    version: 20,
+    name: "the question log's version and locale",
+    sql: `ALTER TABLE question_log ADD COLUMN IF NOT EXISTS version TEXT,
+                                  ADD COLUMN IF NOT EXISTS locale TEXT`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

@@ -71,6 +71,8 @@ function entry(overrides: Partial<QuestionLogEntry> = {}): QuestionLogEntry {
         contentHash: "h1",
       },
     ],
+    version: null,
+    locale: null,
     ...overrides,
   };
 }
@@ -112,6 +114,18 @@ for (const backend of backends) {
       expect(read).toEqual([
         { ...first, rating: null, comment: null },
         { ...second, rating: null, comment: null },
+      ]);
+    });
+
+    it("keeps the docs version and locale a question was answered in", async () => {
+      await store.saveMany([
+        entry({ version: "29.7", locale: "fr" }),
+        entry({ question: "plain" }),
+      ]);
+      const read = await store.since(new Date(0));
+      expect(read.map((question) => [question.version, question.locale])).toEqual([
+        ["29.7", "fr"],
+        [null, null],
       ]);
     });
 

@@ -32,6 +32,10 @@ export interface QuestionLogEntry {
   topScore: number | null;
   unknownWords: string[];
   cited: CitedChunk[];
+  /** The docs version the answer was searched in; null (or absent) for a book without versions. */
+  version?: string | null;
+  /** The locale the answer was searched in; null (or absent) for an untranslated book. */
+  locale?: string | null;
 }
 
 /** A logged question with the reader's vote on its answer, when there is one. */
@@ -51,11 +55,13 @@ interface Row {
   top_score: number | null;
   unknown_words: string[] | string;
   cited: CitedChunk[] | string;
+  version: string | null;
+  locale: string | null;
   rating: "up" | "down" | null;
   comment: string | null;
 }
 
-const COLUMNS = 11;
+const COLUMNS = 13;
 
 export class QuestionLogStore {
   constructor(
@@ -82,13 +88,15 @@ export class QuestionLogStore {
         entry.topScore,
         storableJsonText(entry.unknownWords),
         storableJsonText(entry.cited),
+        entry.version ?? null,
+        entry.locale ?? null,
       );
       if (literal) return `(${values.slice(-COLUMNS).map(sqlLiteral).join(", ")})`;
       const base = index * COLUMNS;
       return `(${Array.from({ length: COLUMNS }, (_, column) => `$${base + column + 1}`).join(", ")})`;
     });
     const insert = `INSERT INTO question_log (collection, asked_at, session_id, message_id, question, selected_text,
-         mode, low_confidence, top_score, unknown_words, cited)
+         mode, low_confidence, top_score, unknown_words, cited, version, locale)
        VALUES ${rows.join(", ")}`;
     if (literal && this.db.script) await this.db.script(insert);
     else await this.db.query(insert, values);
@@ -98,7 +106,8 @@ export class QuestionLogStore {
   async since(since: Date, limit = 50_000): Promise<LoggedQuestion[]> {
     const rows = await this.db.query<Row>(
       `SELECT q.session_id, q.message_id, q.asked_at, q.question, q.selected_text, q.mode,
-              q.low_confidence, q.top_score, q.unknown_words, q.cited, f.rating, f.comment
+              q.low_confidence, q.top_score, q.unknown_words, q.cited, q.version, q.locale,
+              f.rating, f.comment
          FROM question_log q
          LEFT JOIN feedback f ON f.session_id::text = lower(q.session_id) AND f.message_id = lower(q.message_id)
         WHERE q.collection = $1 AND q.asked_at >= $2
@@ -117,6 +126,8 @@ export class QuestionLogStore {
       topScore: row.top_score === null ? null : Number(row.top_score),
       unknownWords: parsed(row.unknown_words),
       cited: parsed(row.cited),
+      version: row.version,
+      locale: row.locale,
       rating: row.rating,
       comment: row.comment,
     }));

@@ -1,11 +1,11 @@
 import type { SearchResponse } from "@lectern/protocol";
-import { pageDocsVersion } from "../util/docs-version.ts";
+import { pageDocsVersion, pageLocale } from "../util/docs-version.ts";
 import { errorFromResponse } from "./chat-request-error.ts";
 import { readSearchResponse } from "./wire-checks.ts";
 
 export const SEARCH_LIMIT = 8;
 
-/** Keyword results for what the reader has typed so far (`GET {apiUrl}/search?q=…&limit=8[&version=…]`). */
+/** Keyword results for what the reader has typed so far (`GET {apiUrl}/search?q=…&limit=8[&version=…][&locale=…]`). */
 export async function searchBook(
   apiUrl: string,
   query: string,
@@ -15,6 +15,9 @@ export async function searchBook(
   // On a versioned site, the sections of the version being read.
   const version = pageDocsVersion();
   if (version) params.set("version", version);
+  // On a translated site, the sections in the page's language.
+  const locale = pageLocale();
+  if (locale) params.set("locale", locale);
   const response = await fetch(`${apiUrl}/search?${params}`, {
     headers: { Accept: "application/json" },
     signal,

@@ -5,7 +5,7 @@ import { searchBook } from "../api/search-book.ts";
 import { installFetch, jsonResponse, sseResponse } from "../test/fetch-mock.ts";
 import { ask, renderWidget } from "../test/render-widget.tsx";
 import { answerEvents } from "../test/sse-fixtures.ts";
-import { pageDocsVersion } from "../util/docs-version.ts";
+import { pageDocsVersion, pageLocale } from "../util/docs-version.ts";
 
 function setMeta(name: string, content: string) {
   const meta = document.createElement("meta");
@@ -16,6 +16,7 @@ function setMeta(name: string, content: string) {
 
 afterEach(() => {
   for (const meta of document.head.querySelectorAll("meta")) meta.remove();
+  document.documentElement.removeAttribute("lang");
 });
 
 describe("the docs version of the page", () => {
@@ -52,5 +53,26 @@ describe("searches", () => {
     setMeta("docusaurus_version", "29.7");
     await searchBook("https://api.example.com", "mock", signal);
     expect(new URL(calls[1]?.url ?? "").searchParams.get("version")).toBe("29.7");
+  });
+});
+
+describe("the language of the page", () => {
+  it("is read from <html lang>, and sent with questions and searches", async () => {
+    expect(pageLocale()).toBeUndefined();
+    document.documentElement.setAttribute("lang", "fr");
+    expect(pageLocale()).toBe("fr");
+    setMeta("docusaurus_version", "29.7");
+    const calls = installFetch(() => sseResponse(answerEvents()));
+    const { user } = renderWidget();
+    await user.click(screen.getByRole("button", { name: "Ask the book" }));
+    await ask(user, "Qu'est-ce qu'un URDF ?");
+    const body = calls.at(-1)?.body as Record<string, unknown> | undefined;
+    expect(body?.filters).toEqual({ version: "29.7", locale: "fr" });
+
+    const searches = installFetch(() =>
+      jsonResponse(200, { query: "urdf", results: [], took_ms: 1 }),
+    );
+    await searchBook("https://api.example.com", "urdf", new AbortController().signal);
+    expect(new URL(searches[0]?.url ?? "").searchParams.get("locale")).toBe("fr");
   });
 });

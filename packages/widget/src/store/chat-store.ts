@@ -9,7 +9,7 @@ import { fetchStarterQuestions } from "../api/suggestions.ts";
 import { readQuestions } from "../api/wire-checks.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { fill, type WidgetStrings } from "../strings.ts";
-import { pageDocsVersion } from "../util/docs-version.ts";
+import { pageDocsVersion, pageLocale } from "../util/docs-version.ts";
 import { randomUuid } from "../util/random-uuid.ts";
 import {
   type AssistantMessage,
@@ -166,7 +166,7 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
         session_id: sessionId,
         // The page without its query or fragment, which may carry things that are not ours to send.
         source_url: window.location.origin + window.location.pathname,
-        // On a versioned site, the answer comes from the version of the page being read.
+        // On a versioned or translated site, the answer comes from the page's version and language.
         ...docsVersionFilter(),
         // The widget's reader asks about a passage of the book: the book around it answers too.
         ...(pending.selectedText
@@ -426,8 +426,13 @@ function selectionTooLong(selection: string, options: ResolvedOptions): string |
     : null;
 }
 
-/** `filters.version` for the page's docs version, when the page says which it is. */
+/**
+ * `filters.version` for the page's docs version and `filters.locale` for its language, when the
+ * page says which they are.
+ */
 function docsVersionFilter(): Pick<ChatRequestBody, "filters"> {
   const version = pageDocsVersion();
-  return version ? { filters: { version } } : {};
+  const locale = pageLocale();
+  if (!version && !locale) return {};
+  return { filters: { ...(version ? { version } : {}), ...(locale ? { locale } : {}) } };
 }

@@ -11,3 +11,11 @@ export function pageDocsVersion(doc: Document = document): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * The language of the page being read, as Docusaurus sets it on `<html lang>` (the locale, or its
+ * `htmlLang`: "fr", "pt-BR"): a translated book answers in it. Undefined when the page has none.
+ */
+export function pageLocale(doc: Document = document): string | undefined {
+  return doc.documentElement.getAttribute("lang")?.trim() || undefined;
+}

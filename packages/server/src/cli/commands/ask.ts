@@ -21,6 +21,7 @@ export async function askCommand(config: Config, flags: Flags, question: string)
       sourceUrlPrefix: flags["source-url-prefix"],
       section: flags.section,
       version: flags["doc-version"],
+      locale: flags.locale,
     });
     if (flags.json) {
       const body = {
@@ -55,16 +56,19 @@ export async function askTurn(
     section?: string | undefined;
     /** The docs version of a versioned book (default: the latest). */
     version?: string | undefined;
+    /** The locale of a translated book (default: its default locale). */
+    locale?: string | undefined;
     history?: Exchange[];
   } = {},
 ): Promise<ChatOutcome> {
   turnCounter++;
   const filters =
-    options.sourceUrlPrefix || options.section || options.version
+    options.sourceUrlPrefix || options.section || options.version || options.locale
       ? {
           sourceUrlPrefix: options.sourceUrlPrefix,
           section: options.section,
           ...(options.version ? { version: options.version } : {}),
+          ...(options.locale ? { locale: options.locale } : {}),
         }
       : undefined;
   return pipeline.run({

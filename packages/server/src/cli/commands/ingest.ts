@@ -54,6 +54,7 @@ async function ingestSite(
   const site = siteDir
     ? await readVersionedSite(siteDir, {
         ...(flags["docs-path"] ? { docsPath: flags["docs-path"] } : {}),
+        ...localeOptions(flags),
         files,
       })
     : declaredVersions(
@@ -78,4 +79,21 @@ async function ingestSite(
   } finally {
     await lectern.close();
   }
+}
+
+/** `--locales fr,ja` and `--default-locale en`: which translations of the site to read. */
+function localeOptions(flags: Flags): { locales?: string[]; defaultLocale?: string } {
+  const locales = flags.locales
+    ?.split(",")
+    .map((locale) => locale.trim())
+    .filter(Boolean);
+  for (const locale of [...(locales ?? []), flags["default-locale"] ?? "en"]) {
+    if (!/^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8})*$/.test(locale)) {
+      throw new UsageError(`Not a locale: "${locale}" (e.g. fr, pt-BR).`);
+    }
+  }
+  return {
+    ...(locales ? { locales } : {}),
+    ...(flags["default-locale"] ? { defaultLocale: flags["default-locale"] } : {}),
+  };
 }

@@ -100,8 +100,31 @@ export function formatInsights(report: InsightsReport, config: Pick<Config, "ins
     ),
     "None.",
   );
+  for (const [title, items] of sliceSections(report)) section(title, items, "None.");
   if (report.synonymsProposal) {
     lines.push("", "Proposed lectern.synonyms.yml entries:", report.synonymsProposal.trimEnd());
   }
   return `${lines.join("\n")}\n`;
+}
+
+/** On a book with several versions or locales: each one's unanswered questions and gaps. */
+function sliceSections(report: InsightsReport): [string, string[]][] {
+  return (report.slices ?? []).map((slice) => {
+    const name = [
+      slice.version === null ? undefined : `version ${slice.version}`,
+      slice.locale === null ? undefined : `locale ${slice.locale}`,
+    ]
+      .filter(Boolean)
+      .join(", ");
+    return [
+      `In ${name || "no version or locale"}: ${slice.questions} questions; unanswered, low confidence and vocabulary gaps`,
+      [
+        ...slice.unanswered.map(
+          (question) =>
+            `${question.text} [${question.kind === "no_results" ? "unanswered" : "low confidence"}] ×${question.count}`,
+        ),
+        ...slice.vocabularyGaps.map((gap) => `gap: ${gap.word} ×${gap.count}`),
+      ],
+    ];
+  });
 }

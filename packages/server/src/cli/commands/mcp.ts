@@ -33,11 +33,12 @@ export async function mcpCommand(config: Config): Promise<number> {
         {
           ...mcpBookContent(lectern),
           maxQueryChars: config.limits.maxQueryChars,
-          ask: (question, sessionId, version) =>
+          ask: (question, sessionId, version, locale) =>
             askThroughChat(chat, question, {
               requestId: randomUUID(),
               sessionId: sessionId ?? randomUUID(),
               version,
+              locale,
             }),
         },
         VERSION,

@@ -37,6 +37,14 @@ export async function runIngest(
     ...(lectern.versions.length > 0
       ? { versions: lectern.versions.map(({ name, label, latest }) => ({ name, label, latest })) }
       : {}),
+    ...(lectern.locales.length > 0
+      ? {
+          locales: lectern.locales.map(({ name, default: isDefault }) => ({
+            name,
+            default: isDefault,
+          })),
+        }
+      : {}),
   };
   if (json) {
     const { addedChunks: _added, removedChunkIds: _removed, ...summary } = report;
@@ -50,6 +58,12 @@ export async function runIngest(
         version.latest ? `${version.label} (latest)` : version.label,
       );
       process.stdout.write(`Versions: ${names.join(", ")}\n`);
+    }
+    if (book.locales) {
+      const names = book.locales.map((locale) =>
+        locale.default ? `${locale.name} (default)` : locale.name,
+      );
+      process.stdout.write(`Locales: ${names.join(", ")}\n`);
     }
   }
   const embeddings = report.embeddings;

@@ -26,7 +26,7 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
       {
         ...content,
         maxQueryChars: deps.config.limits.maxQueryChars,
-        ask: async (question, sessionId, version) => {
+        ask: async (question, sessionId, version, locale) => {
           const session = sessionId ?? deps.newId();
           const release = await deps.admission(context, session);
           const { signal, deadline, dispose } = requestSignals(deps.config.requestTimeoutMs, [
@@ -37,7 +37,7 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
               askThroughChat(
                 deps.chat,
                 question,
-                { requestId: context.get("requestId"), sessionId: session, version },
+                { requestId: context.get("requestId"), sessionId: session, version, locale },
                 signal,
               ),
               deadline,

@@ -10,8 +10,9 @@ import type { AppEnv } from "../env.ts";
 export const MAX_SEARCH_CHARS = 200;
 
 /**
- * GET /search?q=…&limit=…&version=…: keyword results as the reader types (in one docs version of a
- * versioned book: the one named, else the latest), for the search-and-ask box. Never
+ * GET /search?q=…&limit=…&version=…&locale=…: keyword results as the reader types (in one docs
+ * version of a versioned book: the one named, else the latest; in one locale of a translated book:
+ * the one named, else the default), for the search-and-ask box. Never
  * refuses: the closest sections are what a reader looking for a page wants.
  */
 export function getSearch(deps: RouteDeps): Handler<AppEnv> {
@@ -49,7 +50,13 @@ export function getSearch(deps: RouteDeps): Handler<AppEnv> {
         details: { field: "version" },
       });
     }
-    const hits = await search(query, limit, version);
+    const locale = context.req.query("locale")?.trim() || undefined;
+    if (locale !== undefined && locale.length > 35) {
+      throw createError("VALIDATION_ERROR", "locale is at most 35 characters.", {
+        details: { field: "locale" },
+      });
+    }
+    const hits = await search(query, limit, version, locale);
     const body: SearchResponse = {
       query,
       results: hits.map((hit) => ({
