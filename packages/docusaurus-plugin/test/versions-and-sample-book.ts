@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/src/config/config.ts";
 import { crawlSite } from "../../server/src/ingest/crawl/crawl.ts";
 import { CrawlDocSource } from "../../server/src/ingest/crawl/crawl-doc-source.ts";
