@@ -1,20 +1,23 @@
 // Over 300 lines on purpose: one real Docusaurus build shared by all its checks.
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { devices, type Page } from "playwright-core";
+import { devices } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/src/config/config.ts";
-import { startServer } from "../../server/src/http/server.ts";
 import { crawlSite } from "../../server/src/ingest/crawl/crawl.ts";
 import { CrawlDocSource } from "../../server/src/ingest/crawl/crawl-doc-source.ts";
 import { openLectern } from "../../server/src/lectern.ts";
 import { launchChromium, requireChromium } from "../../server/test/browser.ts";
-import { packPublishedPackages, run, runOk, stdoutOf } from "../../server/test/npm.ts";
+import { run, runOk, stdoutOf } from "../../server/test/npm.ts";
 import { serveStatic } from "../../server/test/static-site.ts";
+import { serveBuiltSite } from "./built-site.ts";
+import {
+  docusaurusInstall,
+  removeDocusaurusInstall,
+  skipDocusaurusBuild as skip,
+} from "./docusaurus-install.ts";
+import { describeVersionsAndSampleBook } from "./versions-and-sample-book.ts";
 
 /**
  * A real Docusaurus 3 site built with the plugin, as a site's author would: the plugin and
@@ -22,7 +25,8 @@ import { serveStatic } from "../../server/test/static-site.ts";
  * the npm registry into a temporary directory, `npx docusaurus build` (whose ingestion runs the
  * installed `lectern` by the plugin's default command), then the built HTML and the Lectern index
  * that the build's ingestion wrote are read. Slow (an npm install and two production builds, a few
- * minutes); SKIP_DOCUSAURUS_BUILD=1 skips it outside CI.
+ * minutes); SKIP_DOCUSAURUS_BUILD=1 skips it outside CI. A versioned site and the sample book are
+ * built in the same install after it (versions-and-sample-book.ts).
  */
 
 const SITE_URL = "https://handbook.example.com";
@@ -48,8 +52,6 @@ const DOCS = {
   "gear-ratio.mdx":
     "---\nsidebar_position: 3\n---\n\n# Gear ratio\n\nThe output torque of a gearbox grows with its reduction ratio $n$:\n\n$$\n\\tau_{out} = n \\, \\eta \\, \\tau_{in}\n$$\n\nwhere the efficiency $\\eta$ of a planetary stage is about 0.9.\n",
 };
-
-const skip = process.env.SKIP_DOCUSAURUS_BUILD === "1" && process.env.CI !== "true";
 
 function siteConfig(ingest: Record<string, unknown>): string {
   const plugin = { ...WIDGET_OPTIONS, ingest };
@@ -103,21 +105,15 @@ function builtPage(siteDir: string, url: string): string {
   return path.join(siteDir, "build", pathname.slice(BASE_URL.length), "index.html");
 }
 
+afterAll(removeDocusaurusInstall);
+
 describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern", () => {
   let siteDir: string;
   let buildOutput: string;
 
   beforeAll(async () => {
-    siteDir = await mkdtemp(path.join(tmpdir(), "lectern-docusaurus-site-"));
-    // The site needs Lectern and the plugin; the widget reaches its pages as a script.
-    const tarballs = (await packPublishedPackages(siteDir))
-      .filter((pack) => pack.name !== "@lectern/widget")
-      .map((pack) => `./${pack.filename}`);
-
-    await writeFile(
-      path.join(siteDir, "package.json"),
-      `${JSON.stringify({ name: "lectern-docusaurus-site", private: true }, null, 2)}\n`,
-    );
+    // The site is the install's own folder.
+    siteDir = await docusaurusInstall();
     await mkdir(path.join(siteDir, "docs"));
     for (const [name, text] of Object.entries(DOCS)) {
       await writeFile(path.join(siteDir, "docs", name), text);
@@ -129,30 +125,8 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
       siteConfig({ enabled: true, dataDir: ".lectern" }),
     );
 
-    await runOk(
-      "npm",
-      [
-        "install",
-        "--no-audit",
-        "--no-fund",
-        // Packages already in npm's cache are taken from it without asking the registry again.
-        "--prefer-offline",
-        "@docusaurus/core@3",
-        "@docusaurus/preset-classic@3",
-        "react@18",
-        "react-dom@18",
-        "remark-math@6",
-        "rehype-katex@7",
-        ...tarballs,
-      ],
-      siteDir,
-    );
     buildOutput = await runOk("npx", ["--no", "docusaurus", "build"], siteDir);
   }, 15 * 60_000);
-
-  afterAll(async () => {
-    if (siteDir) await rm(siteDir, { recursive: true, force: true });
-  });
 
   it("installed Docusaurus 3 and the packed plugin", async () => {
     const core = JSON.parse(
@@ -327,63 +301,17 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     }
   });
 
-  /**
-   * The built site served as a static host would serve it, and Lectern over the index the build
-   * wrote (allowing the site's origin); the built pages point at the production API host, which
-   * `routeApi` sends to the local Lectern.
-   */
-  async function serveBuiltSite() {
-    const files = createServer(async (request, response) => {
-      const pathname = decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname);
-      const relative = pathname.startsWith(BASE_URL)
-        ? pathname.slice(BASE_URL.length)
-        : pathname.slice(1);
-      let file = path.join(siteDir, "build", relative);
-      if (!path.extname(file)) file = path.join(file, "index.html");
-      try {
-        const body = await readFile(file);
-        const type = file.endsWith(".html")
-          ? "text/html"
-          : file.endsWith(".js")
-            ? "text/javascript"
-            : file.endsWith(".css")
-              ? "text/css"
-              : "application/octet-stream";
-        response.writeHead(200, { "content-type": type }).end(body);
-      } catch {
-        response.writeHead(404).end();
-      }
+  const serveSite = () =>
+    serveBuiltSite({
+      buildDir: path.join(siteDir, "build"),
+      baseUrl: BASE_URL,
+      dataDir: path.join(siteDir, ".lectern"),
+      apiUrl: API_URL,
     });
-    await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
-    const siteOrigin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-    const config = loadConfig({
-      env: {
-        LOG_LEVEL: "silent",
-        PORT: "0",
-        CORS_ORIGINS: siteOrigin,
-        RATE_LIMIT_ENABLED: "false",
-      },
-      overrides: { dataDir: path.join(siteDir, ".lectern") },
-    });
-    const lectern = await startServer(config);
-    return {
-      siteOrigin,
-      routeApi: async (page: Page) => {
-        await page.route(`${API_URL}/**`, async (route) => {
-          const target = route.request().url().replace(API_URL, lectern.url);
-          route.fulfill({ response: await route.fetch({ url: target }) });
-        });
-      },
-      close: async () => {
-        await lectern.close();
-        await new Promise((resolve) => files.close(resolve));
-      },
-    };
-  }
 
   it("answers a reader who asks through the widget on a built page, against a running Lectern", async () => {
     if (!requireChromium()) return;
-    const site = await serveBuiltSite();
+    const site = await serveSite();
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();
@@ -424,7 +352,7 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
 
   it("opens the chat from the navbar's Ask AI button, on a desktop and on a phone", async () => {
     if (!requireChromium()) return;
-    const site = await serveBuiltSite();
+    const site = await serveSite();
     const browser = await launchChromium();
     try {
       for (const [screen, options] of [
@@ -505,3 +433,5 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
     5 * 60_000,
   );
 });
+
+describeVersionsAndSampleBook();

@@ -243,4 +243,32 @@ describe("extractPage", () => {
       false,
     );
   });
+
+  it("does not index Docusaurus's tag pages and generated category indexes, only follows their links", () => {
+    const docusaurus = (htmlClass: string, body: string) =>
+      `<!doctype html><html class="docs-wrapper plugin-docs ${htmlClass}"><head><title>x</title></head><body>${body}</body></html>`;
+    const cards =
+      '<main><header><h1>Simulation</h1></header><article><a class="card theme-doc-card-container" href="/docs/gazebo"><h2>Gazebo</h2></a></article></main>';
+    const listings = [
+      docusaurus(
+        "docs-tags-list-page",
+        "<main><h1>Tags</h1><a href='/docs/tags/urdf'>urdf</a></main>",
+      ),
+      docusaurus(
+        "docs-tags-doc-list-page",
+        "<main><h1>One doc tagged with urdf</h1><a href='/docs/urdf'>URDF</a></main>",
+      ),
+      docusaurus("docs-doc-page", cards),
+    ];
+    for (const html of listings) {
+      const extracted = extractPage(html, "https://x.example/docs/category/simulation");
+      expect(extracted.noindex, html).toBe(true);
+      expect(extracted.links.length, html).toBeGreaterThan(0);
+    }
+    const doc = docusaurus(
+      "docs-doc-page docs-doc-id-gazebo",
+      '<main><article><div class="theme-doc-markdown markdown"><h1>Gazebo</h1><p>Worlds.</p></div></article></main>',
+    );
+    expect(extractPage(doc, "https://x.example/docs/gazebo").noindex).toBe(false);
+  });
 });

@@ -21,6 +21,7 @@ import {
   ADMONITION_KINDS,
   ADMONITION_SELECTOR,
   ADMONITION_TITLE_SELECTOR,
+  LISTING_PAGE_SELECTORS,
   MAIN_SELECTORS,
   NOISE_SELECTORS,
 } from "./layouts.ts";
@@ -32,7 +33,10 @@ export interface ExtractedPage {
   markdown: string;
   /** Absolute URLs of the page's links (without fragments), in document order. */
   links: string[];
-  /** `<meta name="robots" content="noindex">`: the site asks not to index this page. */
+  /**
+   * `<meta name="robots" content="noindex">`: the site asks not to index this page; or the page
+   * only lists others (a tag page, a category's generated index: see `isListingPage`).
+   */
   noindex: boolean;
 }
 
@@ -41,9 +45,10 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   const tree = unified().use(rehypeParse).parse(html) as HastRoot;
   const baseUrl = baseOf(tree, pageUrl);
   const links = linksOf(tree, baseUrl);
-  const noindex = selectAll("meta[name=robots]", tree).some((meta) =>
-    /\bnoindex\b/i.test(String(meta.properties.content ?? "")),
-  );
+  const noindex =
+    selectAll("meta[name=robots]", tree).some((meta) =>
+      /\bnoindex\b/i.test(String(meta.properties.content ?? "")),
+    ) || isListingPage(tree);
   const main = mainContent(tree);
   const titleElement = select("h1", main) ?? select("h1", tree);
   const title = cleanText(
@@ -58,6 +63,16 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
   const fields = { title, ...authorMeta(tree) };
   const frontmatter = title ? `---\n${stringifyYaml(fields)}---\n\n` : "";
   return { title, markdown: `${frontmatter}${markdown}`, links, noindex };
+}
+
+/**
+ * A generator's page of links to other pages: Docusaurus's tag pages and blog lists, and the
+ * generated index of a docs category (a doc page, by its `<html>` class, without a doc's
+ * `.theme-doc-markdown` article: only the cards of the category's pages).
+ */
+function isListingPage(tree: HastRoot): boolean {
+  if (LISTING_PAGE_SELECTORS.some((selector) => select(selector, tree))) return true;
+  return Boolean(select("html.docs-doc-page", tree)) && !select(".theme-doc-markdown", tree);
 }
 
 /**

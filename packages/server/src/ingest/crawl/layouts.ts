@@ -23,6 +23,18 @@ export const MAIN_SELECTORS = [
   "[role=main]",
 ];
 
+/**
+ * Pages that list other pages rather than say anything of their own, read for their links but not
+ * indexed: Docusaurus's tag pages (docs and blog) and blog lists, marked on `<html>`.
+ */
+export const LISTING_PAGE_SELECTORS = [
+  "html.docs-tags-list-page",
+  "html.docs-tags-doc-list-page",
+  "html.blog-list-page",
+  "html.blog-tags-list-page",
+  "html.blog-tags-post-list-page",
+];
+
 /** Parts of a page that are not its content, wherever they sit. */
 export const NOISE_SELECTORS = [
   "script",
