@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { requestSignals } from "./chat-turn.ts";
+import { cutOffController, NEVER_CUT_OFF } from "./middleware/shutdown.ts";
 
 /** The signals of one answer: what stops the work and what the timeout is read from. */
 describe("requestSignals", () => {
@@ -80,5 +81,26 @@ describe("requestSignals", () => {
     const signals = requestSignals(1_000, [], stopping.signal);
     expect(signals.deadline.aborted).toBe(true);
     signals.dispose();
+  });
+});
+
+describe("the cut-off every request in flight listens to", () => {
+  it.each([
+    ["the server's", () => cutOffController().signal],
+    ["an app never shut down", () => NEVER_CUT_OFF],
+  ])("takes %s many requests at once without a listener-leak warning", async (_name, make) => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on("warning", onWarning);
+    try {
+      const cutOff = make();
+      const inFlight = Array.from({ length: 50 }, () => requestSignals(60_000, [], cutOff));
+      // Node reports a warning on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const signals of inFlight) signals.dispose();
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
   });
 });

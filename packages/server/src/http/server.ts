@@ -11,6 +11,7 @@ import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { createSafeLogger } from "../util/safe-log.ts";
 import { composeApp } from "./compose.ts";
+import { cutOffController } from "./middleware/shutdown.ts";
 import { isUuidV4 } from "./request.ts";
 import { clientErrorCode, connectReply, socketErrorReply } from "./socket-replies.ts";
 
@@ -38,7 +39,7 @@ export async function startServer(
   const lectern = options.lectern ?? (await openLectern(config, { workload: "serve" }));
   let shuttingDown = false;
   // Aborted at the shutdown timeout: answers still running say so before their sockets close.
-  const cutOff = new AbortController();
+  const cutOff = cutOffController();
   const {
     app,
     history,

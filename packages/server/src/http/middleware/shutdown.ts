@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { MiddlewareHandler } from "hono";
 import { createError, type LecternError } from "../../errors.ts";
 import type { AppEnv } from "../env.ts";
@@ -30,5 +31,15 @@ export function refuseWhileStopping(isShuttingDown: () => boolean): MiddlewareHa
   };
 }
 
+/**
+ * The server's cut-off: aborted at the shutdown timeout. Every request in flight listens to it
+ * (`requestSignals`), so it has no listener limit: Node warns of a leak past ten otherwise.
+ */
+export function cutOffController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
 /** Never aborted: the cut-off of an app that is never shut down (tests, the MCP server). */
-export const NEVER_CUT_OFF: AbortSignal = new AbortController().signal;
+export const NEVER_CUT_OFF: AbortSignal = cutOffController().signal;
