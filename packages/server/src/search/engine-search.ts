@@ -3,10 +3,9 @@ import type { SparseHit, SparseVector } from "../store/qdrant-index.ts";
 import { termsOfChunk } from "./chunk-fields.ts";
 import { chunkFilter, type SearchFilters } from "./filters.ts";
 import { type DenseSearch, type Fused, hybridResult, RRF_K } from "./fusion.ts";
-import { languageOfPath } from "./languages.ts";
 import type { LexicalHit } from "./lexical-index.ts";
 import { lexicalCandidates, lexicalResult, rankingTerms } from "./lexical-search.ts";
-import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
+import { retrievalTerms, type SearchTerms } from "./search-terms.ts";
 import { bm25Score, matchedTerms, querySparseVector } from "./sparse-vector.ts";
 import type { TermSource } from "./term-statistics.ts";
 import type { RetrievalResult, RetrieveOptions, SearchSettings } from "./types.ts";
@@ -68,13 +67,7 @@ export async function engineLexicalSearch(
   options: RetrieveOptions,
   settings: SearchSettings,
 ): Promise<RetrievalResult> {
-  const question = searchTermsOf(
-    engine.terms,
-    query,
-    options.context,
-    settings.synonyms,
-    languageOfPath(options.filters?.filePrefix),
-  );
+  const question = retrievalTerms(engine.terms, query, options, settings);
   const ranking = await engineBm25Ranking(engine, question, {
     limit: lexicalCandidates(settings),
     filters: options.filters,
@@ -97,13 +90,7 @@ export async function engineHybridSearch(
   options: RetrieveOptions & { signal?: AbortSignal },
   settings: SearchSettings,
 ): Promise<RetrievalResult> {
-  const question = searchTermsOf(
-    engine.terms,
-    query,
-    options.context,
-    settings.synonyms,
-    languageOfPath(options.filters?.filePrefix),
-  );
+  const question = retrievalTerms(engine.terms, query, options, settings);
   const lexical = engineBm25Ranking(engine, question, { limit: 50, filters: options.filters });
   // Settled here too, so a failure while the embedding is awaited is never left unhandled.
   lexical.catch(() => {});

@@ -5,10 +5,9 @@ import { bestOf, coverageOf, firstSourceSupport, lexicalVerdict } from "./calibr
 import { diversify } from "./diversity.ts";
 import type { Embedder } from "./embedder.ts";
 import { chunkFilter, type SearchFilters } from "./filters.ts";
-import { languageOfPath } from "./languages.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
 import { bm25Ranking, retrievalResult, withNamedPages } from "./lexical-search.ts";
-import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
+import { retrievalTerms, type SearchTerms } from "./search-terms.ts";
 import { querySparseVector } from "./sparse-vector.ts";
 import type { TermSource } from "./term-statistics.ts";
 import type {
@@ -60,13 +59,7 @@ export async function hybridSearch(
   settings: SearchSettings,
 ): Promise<RetrievalResult> {
   const filter = chunkFilter(options.filters);
-  const question = searchTermsOf(
-    index,
-    query,
-    options.context,
-    settings.synonyms,
-    languageOfPath(options.filters?.filePrefix),
-  );
+  const question = retrievalTerms(index, query, options, settings);
   const { hits: lexicalRanking } = bm25Ranking(index, question, { limit: 50, filter });
   const [embedding] = await dense.embedder.embed(
     [query],

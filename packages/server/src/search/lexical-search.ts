@@ -9,9 +9,8 @@ import {
 } from "./calibration.ts";
 import { diversify } from "./diversity.ts";
 import { chunkFilter } from "./filters.ts";
-import { languageOfPath } from "./languages.ts";
 import type { LexicalHit, LexicalIndex } from "./lexical-index.ts";
-import { type SearchTerms, searchTermsOf } from "./search-terms.ts";
+import { retrievalTerms, type SearchTerms } from "./search-terms.ts";
 import type { TermSource } from "./term-statistics.ts";
 import type { RetrievalResult, RetrievedChunk, RetrieveOptions, SearchSettings } from "./types.ts";
 
@@ -56,13 +55,7 @@ export function lexicalSearch(
   options: RetrieveOptions,
   settings: SearchSettings,
 ): RetrievalResult {
-  const question = searchTermsOf(
-    index,
-    query,
-    options.context,
-    settings.synonyms,
-    languageOfPath(options.filters?.filePrefix),
-  );
+  const question = retrievalTerms(index, query, options, settings);
   const ranking = bm25Ranking(index, question, {
     // Enough candidates that diversity can still fill top-k from other pages.
     limit: lexicalCandidates(settings),

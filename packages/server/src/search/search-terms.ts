@@ -1,7 +1,9 @@
 import { sum } from "../util/numbers.ts";
 import { analyzeQuery, isNonLatinTerm } from "./analyzer.ts";
+import { languageOfPath } from "./languages.ts";
 import type { SynonymExpansion, Synonyms } from "./synonyms.ts";
 import type { TermSource } from "./term-statistics.ts";
+import type { RetrieveOptions, SearchSettings } from "./types.ts";
 
 /** The share of a corrected word's weight that still counts as unknown. */
 export const CORRECTION_DOUBT = 0.5;
@@ -42,6 +44,20 @@ export interface SearchTerms {
  * - an author-approved synonym (synonyms.ts) replaces the reader's phrase by the book's: the
  *   book's words weigh as the question's, and the reader's words the book never uses drop out.
  */
+/**
+ * The search terms of one retrieval: its question, the earlier turn, the book's synonyms, in the
+ * language of the pages its filters keep.
+ */
+export function retrievalTerms(
+  index: TermSource,
+  query: string,
+  options: RetrieveOptions,
+  settings: Pick<SearchSettings, "synonyms">,
+): SearchTerms {
+  const language = languageOfPath(options.filters?.filePrefix);
+  return searchTermsOf(index, query, options.context, settings.synonyms, language);
+}
+
 export function searchTermsOf(
   index: TermSource,
   query: string,
