@@ -23,6 +23,12 @@ export const ERROR_CODES = {
     message: "A file would be written outside the output folder.",
   },
   QUESTIONS_FILE_INVALID: { status: 400, message: "The questions file is malformed." },
+  // A static build (lectern build-static)
+  ENGINE_NOT_BUILT: { status: 500, message: "The engine's browser build is missing." },
+  STATIC_NEEDS_LEXICAL_INDEX: {
+    status: 400,
+    message: "A static build needs the book's BM25 index in process.",
+  },
   EVAL_RUN_INVALID: { status: 400, message: "The saved evaluation run cannot be read." },
   // The docs folder and its files (ingest)
   DOCS_DIR_NOT_FOUND: { status: 400, message: "The docs directory does not exist." },

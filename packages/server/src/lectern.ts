@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
-import { buildSynopsis, type Synopsis } from "./answer/synopsis.ts";
+import type { Synopsis } from "./answer/synopsis.ts";
 import { bookTitle, checkSameBook, recordBook } from "./book.ts";
 import type { Config } from "./config/config.ts";
+import { bookSynopsis } from "./engine/book-synopsis.ts";
 import { createError } from "./errors.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
 import type { IngestReport } from "./ingest/ingest.ts";
@@ -42,14 +43,12 @@ import { Retriever } from "./search/retriever.ts";
 import { chunkSparseVector } from "./search/sparse-vector.ts";
 import { Synonyms } from "./search/synonyms.ts";
 import { type TermSource, TermStatistics } from "./search/term-statistics.ts";
-import { latestVersion } from "./search/versions.ts";
 import { acquireDataDirLock, type DataDirLock } from "./store/data-dir-lock.ts";
 import {
   type BookLocale,
   type BookVersion,
   type ChunkRecord,
   DocumentStore,
-  type PageSummary,
 } from "./store/document-store.ts";
 import { ExternalVectorBacklog } from "./store/external-backlog.ts";
 import { openDatabase } from "./store/open.ts";
@@ -285,7 +284,7 @@ async function openLocked(
       };
     };
     const synopsisOf = async (book: LexicalBook, versions: BookVersion[]) =>
-      synopsisIn(
+      bookSynopsis(
         await store.pages(),
         book.kind === "memory" ? book.index.allChunks() : await store.firstChunks(),
         versions,
@@ -525,17 +524,6 @@ async function openLocked(
 }
 
 /** What the book is about; a versioned book is summed up by its latest version's pages. */
-function synopsisIn(
-  pages: PageSummary[],
-  chunks: Iterable<ChunkRecord>,
-  versions: BookVersion[],
-): Synopsis | undefined {
-  const prefix = latestVersion(versions)?.filePrefix;
-  if (prefix === undefined) return buildSynopsis(pages, chunks);
-  const inLatest = (item: { filePath: string }) => item.filePath.startsWith(prefix);
-  return buildSynopsis(pages.filter(inLatest), [...chunks].filter(inLatest));
-}
-
 function isVersionedDocs(docs: string | DocSource | VersionedDocs): docs is VersionedDocs {
   return typeof docs === "object" && "versions" in docs && "root" in docs;
 }
@@ -618,7 +606,7 @@ export async function readBookFromFiles(config: Config): Promise<BookReader | un
     index,
     terms: index,
     retriever: new Retriever(index, retrieverSettings(config, noneEmbedder, reranker)),
-    synopsis: synopsisIn(book.pages, index.allChunks(), book.versions ?? []),
+    synopsis: bookSynopsis(book.pages, index.allChunks(), book.versions ?? []),
     versions: book.versions ?? [],
     locales: book.locales ?? [],
     chunksOfPages: async (filePaths) =>

@@ -45,6 +45,9 @@ Usage:
   lectern llms-txt --out <dir> [--base-url <url>] [--json]
                        write llms.txt, llms-full.txt and each page as <url>.md into a
                        site's build folder (paths under the base URL's path)
+  lectern build-static --out <dir> [--docs <dir>] [--json]
+                       write the book, its search index and the engine as static files
+                       (<dir>/lectern/), answered in the reader's browser with no server
   lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1] [--strict]
                        start the HTTP API (ingesting --docs first when given)
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve
@@ -117,6 +120,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import("./commands/mcp.ts")).mcpCommand(config);
     case "llms-txt":
       return (await import("./commands/llms-txt.ts")).llmsTxtCommand(config, flags);
+    case "build-static":
+      return (await import("./commands/build-static.ts")).buildStaticCommand(config, flags);
     case "serve":
       return (await import("./commands/serve.ts")).serveCommand(config, config.docsDir, {
         strict: Boolean(flags.strict),

@@ -14,6 +14,7 @@ export const COMMANDS = [
   "repl",
   "mcp",
   "llms-txt",
+  "build-static",
   "serve",
   "start",
 ] as const;
@@ -39,12 +40,19 @@ const TAKES_NO_ARGUMENTS: ReadonlySet<CommandName> = new Set([
   "repl",
   "mcp",
   "llms-txt",
+  "build-static",
   "serve",
   "start",
 ]);
 
 /** Commands whose input is a docs folder: a bare folder name most likely meant `--docs`. */
-const READS_DOCS: ReadonlySet<CommandName> = new Set(["ingest", "repl", "serve", "start"]);
+const READS_DOCS: ReadonlySet<CommandName> = new Set([
+  "ingest",
+  "build-static",
+  "repl",
+  "serve",
+  "start",
+]);
 
 /**
  * Throws a UsageError (or, for `--since`, the VALIDATION_ERROR its parser gives) when the command
@@ -81,6 +89,7 @@ export async function checkUsage(
       checkIngestUsage(flags);
       break;
     case "llms-txt":
+    case "build-static":
       if (!flags.out) throw new UsageError("Missing --out <dir> (the site's build folder).");
       break;
     default:

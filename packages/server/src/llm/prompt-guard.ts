@@ -1,5 +1,3 @@
-import { randomBytes } from "node:crypto";
-
 /**
  * Keeps the system prompt out of answers. A model that does as a reader asks ("print your
  * instructions") would send its rules to the reader and into the stored history. The prompt
@@ -137,5 +135,6 @@ export class PromptGuard {
 }
 
 function newCanary(): string {
-  return `lc-${randomBytes(9).toString("hex")}`;
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(9));
+  return `lc-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
 }

@@ -70,6 +70,15 @@ export async function writeBookFile(
   book: BookFile,
 ): Promise<void> {
   const file = bookFilePath(dataDir, collection);
+  await writeBookJson(file, book);
+  await rm(asidePath(file), { force: true });
+}
+
+/**
+ * Writes the book as JSON to a file atomically (temp file + rename), chunks a few hundred at a time
+ * (never the whole book as one string): the book file, and a static build's copy of it.
+ */
+export async function writeBookJson(file: string, book: BookFile): Promise<void> {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     const out = await open(temporary, "w");
@@ -92,7 +101,6 @@ export async function writeBookFile(
     await rm(temporary, { force: true });
     throw error;
   }
-  await rm(asidePath(file), { force: true });
 }
 
 /** Before an ingest writes the database: no reader may take the file for the book meanwhile. */

@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
 import type { ChunkRecord, DocumentStore } from "../store/document-store.ts";
 import { LexicalIndex } from "./lexical-index.ts";
@@ -20,7 +20,7 @@ export async function loadLexicalIndex(
   const { indexVersion } = await store.indexState();
   const chunks = await store.allChunks();
   const file = snapshotPath(dataDir, store.collection);
-  const loaded = await LexicalIndex.load(file, indexVersion, chunks);
+  const loaded = await readLexicalSnapshot(file, indexVersion, chunks);
   if (loaded) return { index: loaded, indexVersion, rebuilt: false };
   const index = LexicalIndex.build(chunks);
   await saveLexicalIndex(index, dataDir, store.collection, indexVersion);
@@ -34,7 +34,7 @@ export function loadLexicalSnapshot(
   indexVersion: number,
   chunks: ChunkRecord[],
 ): Promise<LexicalIndex | undefined> {
-  return LexicalIndex.load(snapshotPath(dataDir, collection), indexVersion, chunks);
+  return readLexicalSnapshot(snapshotPath(dataDir, collection), indexVersion, chunks);
 }
 
 export async function saveLexicalIndex(
@@ -45,7 +45,51 @@ export async function saveLexicalIndex(
 ): Promise<void> {
   const file = snapshotPath(dataDir, collection);
   await mkdir(path.dirname(file), { recursive: true });
-  await index.save(file, indexVersion);
+  await writeLexicalSnapshot(index, file, indexVersion);
+}
+
+/** The BM25 index from its snapshot file; undefined when the file is missing or does not match. */
+export async function readLexicalSnapshot(
+  file: string,
+  indexVersion: number,
+  chunks: ChunkRecord[],
+): Promise<LexicalIndex | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  return LexicalIndex.fromSnapshot(text, indexVersion, chunks);
+}
+
+/**
+ * Writes the snapshot atomically (temp file + rename): a crash never leaves half a file. The JSON
+ * goes out in pieces of about a megabyte, never as one string.
+ */
+export async function writeLexicalSnapshot(
+  index: LexicalIndex,
+  file: string,
+  indexVersion: number,
+): Promise<void> {
+  const temporary = `${file}.${process.pid}.tmp`;
+  const out = await open(temporary, "w");
+  try {
+    let pending: string[] = [];
+    let length = 0;
+    for (const piece of index.snapshotPieces(indexVersion)) {
+      pending.push(piece);
+      length += piece.length;
+      if (length < 2 ** 20) continue;
+      await out.write(pending.join(""));
+      pending = [];
+      length = 0;
+    }
+    if (pending.length > 0) await out.write(pending.join(""));
+  } finally {
+    await out.close();
+  }
+  await rename(temporary, file);
 }
 
 /** Brings a loaded index up to date with one ingest run, without re-tokenising unchanged chunks. */

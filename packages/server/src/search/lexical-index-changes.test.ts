@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { headingKey } from "./analyzer.ts";
 import { innerHeadings, titleIdentifier } from "./chunk-fields.ts";
+import { readLexicalSnapshot, writeLexicalSnapshot } from "./index-store.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { chunkRecord } from "./test-builders.ts";
 
@@ -232,8 +233,8 @@ describe("the sections headed by a key, as pages come and go", () => {
     const directory = await mkdtemp(path.join(tmpdir(), "lectern-headed-"));
     try {
       const file = path.join(directory, "book.bm25.json");
-      await LexicalIndex.build(chunks).save(file, 1);
-      const loaded = await LexicalIndex.load(file, 1, chunks);
+      await writeLexicalSnapshot(LexicalIndex.build(chunks), file, 1);
+      const loaded = await readLexicalSnapshot(file, 1, chunks);
       for (const heading of HEADINGS) {
         expect(loaded?.sectionsHeaded(heading).map((chunk) => chunk.id)).toEqual(
           sectionsHeadedAfresh(chunks, heading),

@@ -4,6 +4,7 @@ import path from "node:path";
 import type MiniSearch from "minisearch";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { analyze } from "./analyzer.ts";
+import { readLexicalSnapshot, writeLexicalSnapshot } from "./index-store.ts";
 import { LexicalIndex } from "./lexical-index.ts";
 import { chunkRecord } from "./test-builders.ts";
 
@@ -51,7 +52,7 @@ describe("the BM25 snapshot", () => {
     const index = LexicalIndex.build(chunks);
     index.remove(["lidar"]); // a removal leaves a gap in MiniSearch's short ids
     const file = path.join(directory, "book.bm25.json");
-    await index.save(file, 3);
+    await writeLexicalSnapshot(index, file, 3);
     const snapshot = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
     const { miniSearch } = index as unknown as { miniSearch: MiniSearch };
     expect(snapshot.miniSearch).toEqual(JSON.parse(JSON.stringify(miniSearch.toJSON())));
@@ -61,19 +62,19 @@ describe("the BM25 snapshot", () => {
   it("loads back into an index that finds the same chunks with the same scores", async () => {
     const index = LexicalIndex.build(chunks);
     const file = path.join(directory, "book.bm25.json");
-    await index.save(file, 7);
-    const loaded = await LexicalIndex.load(file, 7, chunks);
+    await writeLexicalSnapshot(index, file, 7);
+    const loaded = await readLexicalSnapshot(file, 7, chunks);
     expect(loaded).toBeDefined();
     const terms = ["motor", "speed"];
     expect(loaded?.search(terms, { limit: 5 })).toEqual(index.search(terms, { limit: 5 }));
     expect(loaded?.search(terms, { limit: 5 }).map((hit) => hit.chunk.id)).toHaveLength(2);
-    expect(await LexicalIndex.load(file, 8, chunks)).toBeUndefined();
+    expect(await readLexicalSnapshot(file, 8, chunks)).toBeUndefined();
   });
 
   it("writes an empty index that loads", async () => {
     const file = path.join(directory, "empty.bm25.json");
-    await LexicalIndex.build([]).save(file, 0);
-    expect(await LexicalIndex.load(file, 0, [])).toBeDefined();
+    await writeLexicalSnapshot(LexicalIndex.build([]), file, 0);
+    expect(await readLexicalSnapshot(file, 0, [])).toBeDefined();
   });
 });
 

@@ -1,5 +1,4 @@
 // Over 300 lines on purpose: the BM25 index, its snapshot, the document frequencies and the typo lookup share one private state.
-import { type FileHandle, open, readFile, rename } from "node:fs/promises";
 import MiniSearch, { type Options } from "minisearch";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { ANALYZER_VERSION, headingKey } from "./analyzer.ts";
@@ -116,17 +115,18 @@ export class LexicalIndex {
   }
 
   /**
-   * Loads a snapshot written by `save`. Returns undefined (so the caller rebuilds) when the file is
-   * missing, unreadable, from another analyzer, or does not match the store's chunks.
+   * The index from a snapshot's JSON text (what `snapshotPieces` wrote). Returns undefined (so the
+   * caller rebuilds) when the text is unreadable, from another analyzer, or does not match the
+   * store's chunks. Reads no file: the snapshot comes from a file, a database or a download.
    */
-  static async load(
-    file: string,
+  static fromSnapshot(
+    text: string,
     indexVersion: number,
     chunks: ChunkRecord[],
-  ): Promise<LexicalIndex | undefined> {
+  ): LexicalIndex | undefined {
     let snapshot: Snapshot;
     try {
-      snapshot = JSON.parse(await readFile(file, "utf8")) as Snapshot;
+      snapshot = JSON.parse(text) as Snapshot;
     } catch {
       return undefined;
     }
@@ -152,29 +152,18 @@ export class LexicalIndex {
   }
 
   /**
-   * Writes the snapshot atomically (temp file + rename): a crash never leaves half a file. The
-   * JSON is written in pieces, never as one string: for a thousand pages that string alone was
-   * tens of megabytes at the ingest's peak.
+   * The snapshot as JSON text in pieces, never as one string: for a thousand pages that string
+   * alone was tens of megabytes at the ingest's peak. Joined, the pieces are what `fromSnapshot`
+   * reads.
    */
-  async save(file: string, indexVersion: number): Promise<void> {
-    const temporary = `${file}.${process.pid}.tmp`;
-    const out = await open(temporary, "w");
-    try {
-      const json = new JsonFileWriter(out);
-      await json.write(
-        `{"format":${SNAPSHOT_FORMAT},"analyzerVersion":${ANALYZER_VERSION},"indexVersion":${indexVersion},"chunkIds":`,
-      );
-      await json.array(this.chunks.keys());
-      await json.write(`,"documentFrequency":`);
-      await json.array(this.documentFrequency.entries());
-      await json.write(`,"miniSearch":`);
-      await json.pieces(miniSearchJson(this.miniSearch));
-      await json.write("}");
-      await json.flush();
-    } finally {
-      await out.close();
-    }
-    await rename(temporary, file);
+  *snapshotPieces(indexVersion: number): Generator<string> {
+    yield `{"format":${SNAPSHOT_FORMAT},"analyzerVersion":${ANALYZER_VERSION},"indexVersion":${indexVersion},"chunkIds":`;
+    yield* jsonArray(this.chunks.keys());
+    yield `,"documentFrequency":`;
+    yield* jsonArray(this.documentFrequency.entries());
+    yield `,"miniSearch":`;
+    yield* miniSearchJson(this.miniSearch);
+    yield "}";
   }
 
   get size(): number {
@@ -524,44 +513,12 @@ function* miniSearchJson(miniSearch: MiniSearch<IndexedFields>): Generator<strin
   yield `${separator === "," ? "]" : `${separator}]`},"serializationVersion":2}`;
 }
 
-/** Writes JSON to a file in pieces of about a megabyte. */
-class JsonFileWriter {
-  private pending: string[] = [];
-  private pendingLength = 0;
-
-  constructor(private readonly out: FileHandle) {}
-
-  async write(text: string): Promise<void> {
-    if (this.add(text)) await this.flush();
+/** A JSON array of the values, one value per piece. */
+function* jsonArray(values: Iterable<unknown>): Generator<string> {
+  let separator = "[";
+  for (const value of values) {
+    yield separator + JSON.stringify(value);
+    separator = ",";
   }
-
-  /** A JSON array of the values, each serialised on its own. */
-  async array(values: Iterable<unknown>): Promise<void> {
-    let separator = "[";
-    for (const value of values) {
-      if (this.add(separator + JSON.stringify(value))) await this.flush();
-      separator = ",";
-    }
-    await this.write(separator === "[" ? "[]" : "]");
-  }
-
-  /** Pieces from a generator, awaiting only when a megabyte is ready to be written. */
-  async pieces(texts: Iterable<string>): Promise<void> {
-    for (const text of texts) if (this.add(text)) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const text = this.pending.join("");
-    this.pending = [];
-    this.pendingLength = 0;
-    await this.out.write(text);
-  }
-
-  /** Queues a piece; true when a megabyte is waiting. */
-  private add(text: string): boolean {
-    this.pending.push(text);
-    this.pendingLength += text.length;
-    return this.pendingLength >= 2 ** 20;
-  }
+  yield separator === "[" ? "[]" : "]";
 }

@@ -1,0 +1,138 @@
+import { existsSync } from "node:fs";
+import { cp, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import type { Config } from "../../config/config.ts";
+import { STATIC_FORMAT, type StaticManifest } from "../../engine/static-book.ts";
+import { createError } from "../../errors.ts";
+import type { Lectern } from "../../lectern.ts";
+import { inStoreOrder, writeBookJson } from "../../search/book-file.ts";
+import { writeLexicalSnapshot } from "../../search/index-store.ts";
+import { type Flags, UsageError } from "../flags.ts";
+import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
+
+/**
+ * `lectern build-static --out <dir> [--docs <dir>] [--json]`: the ingested book (ingesting `--docs`
+ * first when given) written as files any static host serves, for the engine to answer from in the
+ * reader's browser with no Lectern server: `<out>/lectern/manifest.json`, the book and its BM25
+ * index (named by the index version), and the engine's script under `<out>/lectern/engine/`.
+ */
+export async function buildStaticCommand(config: Config, flags: Flags): Promise<number> {
+  if (!flags.out) throw new UsageError("Missing --out <dir> (the site's build folder).");
+  const out = path.resolve(flags.out, "lectern");
+  const engineDir = builtEngineDir();
+  if (config.docsDir) {
+    const code = await (await import("./ingest.ts")).ingestCommand(config, {
+      ...flags,
+      json: false,
+    });
+    if (code !== 0) return code;
+  } else requireDataDir(config);
+  const written = await withLectern(config, async (lectern) => {
+    requireIndex(lectern);
+    return writeStaticBook(lectern, out, engineDir);
+  });
+  if (flags.json) process.stdout.write(`${JSON.stringify({ out, files: written }, null, 2)}\n`);
+  else {
+    const total = written.reduce((sum, file) => sum + file.gzipBytes, 0);
+    process.stdout.write(
+      `Wrote the static book to ${out} (${written.length} files, ${kilobytes(total)} gzipped):\n${written
+        .map(
+          (file) =>
+            `  ${file.path}  ${kilobytes(file.bytes)} (${kilobytes(file.gzipBytes)} gzipped)`,
+        )
+        .join(
+          "\n",
+        )}\nServe the site's folder with any static file server; the engine reads ${path.basename(out)}/manifest.json.\n`,
+    );
+  }
+  return 0;
+}
+
+interface WrittenFile {
+  /** Relative to the `lectern` folder, `/`-separated. */
+  path: string;
+  bytes: number;
+  gzipBytes: number;
+}
+
+/** The engine's browser build (`npm run build`: scripts/build-engine.mjs), next to this module's build. */
+function builtEngineDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [
+    path.resolve(here, "..", "..", "engine"), // dist/cli/commands → dist/engine
+    path.resolve(here, "..", "..", "..", "dist", "engine"), // src/cli/commands → dist/engine
+  ];
+  const found = candidates.find((dir) => existsSync(path.join(dir, "lectern-engine.js")));
+  if (!found)
+    throw createError(
+      "ENGINE_NOT_BUILT",
+      `The engine's browser build is missing (looked in ${candidates.join(" and ")}). Run: npm run build`,
+    );
+  return found;
+}
+
+async function writeStaticBook(
+  lectern: Lectern,
+  out: string,
+  engineDir: string,
+): Promise<WrittenFile[]> {
+  const index = lectern.index;
+  if (!index)
+    throw createError(
+      "STATIC_NEEDS_LEXICAL_INDEX",
+      "A static build needs the book's BM25 index in process: LEXICAL_BACKEND=qdrant keeps it in Qdrant.",
+    );
+  const indexVersion = lectern.indexVersion();
+  const { config } = lectern;
+  await mkdir(out, { recursive: true });
+  await removeEarlierBuilds(out, indexVersion);
+  const book = `book-${indexVersion}.json`;
+  const bm25 = `index-${indexVersion}.json`;
+  await writeBookJson(path.join(out, book), {
+    indexVersion,
+    pages: await lectern.store.pages(),
+    chunks: inStoreOrder(index.allChunks()),
+    versions: lectern.versions,
+    locales: lectern.locales,
+  });
+  await writeLexicalSnapshot(index, path.join(out, bm25), indexVersion);
+  const manifest: StaticManifest = {
+    format: STATIC_FORMAT,
+    indexVersion,
+    title: (await lectern.title()) ?? "The book",
+    book,
+    index: bm25,
+    settings: {
+      topK: config.search.topK,
+      maxChunksPerPage: config.search.maxChunksPerPage,
+      routeBasePath: config.routeBasePath,
+      ...(Object.keys(config.synonyms).length > 0 ? { synonyms: config.synonyms } : {}),
+    },
+  };
+  await writeFile(path.join(out, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  await rm(path.join(out, "engine"), { recursive: true, force: true });
+  await cp(engineDir, path.join(out, "engine"), { recursive: true });
+  const engineFiles = (await readdir(engineDir)).sort().map((name) => `engine/${name}`);
+  return Promise.all(
+    ["manifest.json", book, bm25, ...engineFiles].map((name) => sizeOf(out, name)),
+  );
+}
+
+/** A rebuild leaves one book: the files of an earlier index version go. */
+async function removeEarlierBuilds(out: string, indexVersion: number): Promise<void> {
+  const current = new Set([`book-${indexVersion}.json`, `index-${indexVersion}.json`]);
+  for (const name of await readdir(out))
+    if (/^(?:book|index)-\d+\.json$/.test(name) && !current.has(name))
+      await rm(path.join(out, name), { force: true });
+}
+
+async function sizeOf(out: string, name: string): Promise<WrittenFile> {
+  const bytes = await readFile(path.join(out, name));
+  return { path: name, bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
+}
+
+function kilobytes(bytes: number): string {
+  return `${(bytes / 1024).toFixed(1)} KB`;
+}

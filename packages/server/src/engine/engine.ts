@@ -1,0 +1,121 @@
+import { GLOSSARY_TITLE } from "../answer/lead.ts";
+import type { Synopsis } from "../answer/synopsis.ts";
+import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
+import { ChatPipeline } from "../pipeline/chat-pipeline.ts";
+import { HeuristicRewriter } from "../pipeline/query-rewriter.ts";
+import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
+import type { BookFile } from "../search/book-file.ts";
+import { loadLanguages } from "../search/languages.ts";
+import { LexicalIndex } from "../search/lexical-index.ts";
+import { Retriever } from "../search/retriever.ts";
+import { type SynonymEntries, Synonyms } from "../search/synonyms.ts";
+import { bookSynopsis } from "./book-synopsis.ts";
+
+/**
+ * The engine over one immutable book: search, the no-results decision and the extractive answer,
+ * with no database, file, network or Node built-in. The server answers through the same pipeline
+ * over its live index; a static build (`lectern build-static`) runs this module in the reader's
+ * browser over the files the build wrote, so both give the same answer to the same question.
+ */
+
+/** How the book is searched and linked: what the server's config says, written with the book. */
+export interface EngineSettings {
+  topK: number;
+  maxChunksPerPage: number;
+  /** Where the docs are served ("/docs"): links to other versions' pages are made under it. */
+  routeBasePath: string;
+  /** Author-approved synonyms (reader phrase → the book's phrase or phrases). */
+  synonyms?: SynonymEntries;
+}
+
+/** One book at one index version: its pages and chunks, its BM25 snapshot, its settings. */
+export interface BookSnapshot {
+  book: BookFile;
+  /** The BM25 snapshot's JSON text (`LexicalIndex.snapshotPieces`, joined). */
+  index: string;
+  settings: EngineSettings;
+}
+
+/** A reader's question, as `/chat` takes it (without the session and the request's ids). */
+export type EngineQuestion = Pick<ChatInput, "query"> &
+  Partial<Pick<ChatInput, "selectedText" | "filters" | "topK" | "history" | "sourceUrl">>;
+
+/** What the engine answers: the fields of a `/chat` reply that depend on the book alone. */
+export type EngineAnswer = Pick<
+  ChatOutcome,
+  "answer" | "fallbackMessage" | "sources" | "mode" | "lowConfidence" | "confidence" | "suggestions"
+>;
+
+export interface Engine {
+  readonly indexVersion: number;
+  /** What the book is about: its overview, starter questions and parts. */
+  readonly synopsis: Synopsis | undefined;
+  ask(question: EngineQuestion): Promise<EngineAnswer>;
+}
+
+/** Raised when a snapshot's BM25 index does not belong to its book (another build's files). */
+export class SnapshotMismatchError extends Error {
+  readonly code = "STATIC_BOOK_MISMATCH";
+}
+
+/** The engine over a snapshot; loads the stemmers of the book's locales first. */
+export async function openEngine(snapshot: BookSnapshot): Promise<Engine> {
+  const { book, settings } = snapshot;
+  await loadLanguages(book.locales ?? []);
+  const index = LexicalIndex.fromSnapshot(snapshot.index, book.indexVersion, book.chunks);
+  if (!index)
+    throw new SnapshotMismatchError(
+      `The search index is not the one of this book (index version ${book.indexVersion}): rebuild the static files.`,
+    );
+  const synonyms = new Synonyms(settings.synonyms ?? {});
+  const retriever = new Retriever(index, {
+    topK: settings.topK,
+    maxChunksPerPage: settings.maxChunksPerPage,
+    ...(synonyms.size > 0 ? { synonyms } : {}),
+  });
+  const synopsis = bookSynopsis(book.pages, index.allChunks(), book.versions ?? []);
+  const pipeline = new ChatPipeline({
+    retriever: () => retriever,
+    synthesizer: new ExtractiveSynthesizer(),
+    rewriter: new HeuristicRewriter(),
+    synopsis: () => synopsis,
+    pageChunks: (filePath) => index.chunksOfPage(filePath),
+    sectionsHeaded: (heading) => index.sectionsHeaded(heading),
+    glossaryPages: () => index.pagesTitledLike(GLOSSARY_TITLE),
+    idf: (term) => index.idf(term),
+    versions: () => book.versions ?? [],
+    locales: () => book.locales ?? [],
+    routeBasePath: settings.routeBasePath,
+  });
+  let asked = 0;
+  return {
+    indexVersion: book.indexVersion,
+    synopsis,
+    async ask(question) {
+      asked += 1;
+      const outcome = await pipeline.run(engineInput(question, asked));
+      return {
+        answer: outcome.answer,
+        fallbackMessage: outcome.fallbackMessage,
+        sources: outcome.sources,
+        mode: outcome.mode,
+        lowConfidence: outcome.lowConfidence,
+        confidence: outcome.confidence,
+        ...(outcome.suggestions ? { suggestions: outcome.suggestions } : {}),
+      };
+    },
+  };
+}
+
+function engineInput(question: EngineQuestion, turn: number): ChatInput {
+  return {
+    requestId: `engine-${turn}`,
+    sessionId: "engine",
+    query: question.query,
+    selectedText: question.selectedText ?? null,
+    filters: question.filters,
+    sourceUrl: question.sourceUrl ?? null,
+    topK: question.topK,
+    history: question.history ?? [],
+  };
+}

@@ -1,0 +1,244 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Engine, EngineAnswer, StaticManifest } from "../src/engine/static-book.ts";
+import { launchChromium, requireChromium } from "./browser.ts";
+import { runCli, SAMPLE_DOCS, SAMPLE_QUESTIONS } from "./cli.ts";
+import { type ServerProcess, startServerProcess } from "./server-process.ts";
+import { type StaticSite, serveStatic } from "./static-site.ts";
+
+/**
+ * `lectern build-static` on the sample book, served by a plain static file server with no Lectern
+ * process behind it: the engine's browser build, run in Node and in Chromium over those files,
+ * answers every question of the sample book's question sets exactly as `POST /chat` of a real
+ * server over the same index does.
+ */
+
+const ENGINE_BUILD = fileURLToPath(new URL("../dist/engine/lectern-engine.js", import.meta.url));
+const FRESH_QUESTIONS = SAMPLE_QUESTIONS.replace(/questions\.jsonl$/, "questions-fresh.jsonl");
+
+interface Asked {
+  query: string;
+  selected_text?: string;
+}
+
+/** What `/chat` and the engine must agree on: everything of an answer that depends on the book. */
+function comparable(answer: {
+  answer: string | null;
+  sources: unknown[];
+  confidence: string;
+  suggestions?: string[] | undefined;
+}) {
+  return {
+    answer: answer.answer,
+    sources: answer.sources,
+    confidence: answer.confidence,
+    suggestions: answer.suggestions ?? [],
+  };
+}
+
+async function questionsOf(file: string): Promise<string[]> {
+  return (await readFile(file, "utf8"))
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => (JSON.parse(line) as { question: string }).question);
+}
+
+let workDir: string;
+let site: StaticSite;
+let server: ServerProcess;
+
+async function chat(asked: Asked) {
+  const response = await fetch(`${server.url}/chat`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(asked),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as Parameters<typeof comparable>[0] & {
+    fallback_message: string | null;
+  };
+  // The server writes its own origin before a link; the static book links within its site.
+  const sources = (body.sources as { source_url?: string }[]).map((source) =>
+    source.source_url?.startsWith(server.url)
+      ? { ...source, source_url: source.source_url.slice(server.url.length) }
+      : source,
+  );
+  return { ...comparable({ ...body, sources }), fallback: body.fallback_message };
+}
+
+function engineView(answer: EngineAnswer) {
+  return { ...comparable(answer), fallback: answer.fallbackMessage };
+}
+
+beforeAll(async () => {
+  // `npm test` builds first; a test run on its own builds the engine here.
+  if (!existsSync(ENGINE_BUILD)) {
+    const built = spawnSync(process.execPath, ["scripts/build-engine.mjs"], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      encoding: "utf8",
+    });
+    expect(built.status, built.stderr).toBe(0);
+  }
+  workDir = await mkdtemp(path.join(tmpdir(), "lectern-static-"));
+  const built = await runCli([
+    "build-static",
+    "--docs",
+    SAMPLE_DOCS,
+    "--data-dir",
+    path.join(workDir, "data"),
+    "--out",
+    path.join(workDir, "site"),
+  ]);
+  expect(built.code, built.stderr).toBe(0);
+  expect(built.stdout).toMatch(/Wrote the static book to .*lectern/);
+  site = await serveStatic(path.join(workDir, "site"));
+  // Every question of the sets is asked from one address: no rate limit.
+  server = await startServerProcess(["--port", "0", "--data-dir", path.join(workDir, "data")], {
+    LOG_LEVEL: "error",
+    RATE_LIMIT_ENABLED: "false",
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await site?.close();
+  if (workDir) await rm(workDir, { recursive: true, force: true });
+});
+
+describe("a static build of the sample book", () => {
+  it("writes a manifest naming the book, its index and the engine, all served as files", async () => {
+    const manifest = (await (
+      await fetch(`${site.url}lectern/manifest.json`)
+    ).json()) as StaticManifest;
+    expect(manifest).toMatchObject({ format: 1, title: "Robotics Primer" });
+    expect(manifest.book).toBe(`book-${manifest.indexVersion}.json`);
+    for (const file of [manifest.book, manifest.index, "engine/lectern-engine.js"])
+      expect((await fetch(`${site.url}lectern/${file}`)).status, file).toBe(200);
+  });
+
+  it("answers every sample question as /chat does, in Node over the served files", async () => {
+    const { openStaticBook } = (await import(pathToFileURL(ENGINE_BUILD).href)) as {
+      openStaticBook(url: string): Promise<Engine>;
+    };
+    const engine = await openStaticBook(`${site.url}lectern/manifest.json`);
+    const questions = [
+      ...(await questionsOf(SAMPLE_QUESTIONS)),
+      ...(await questionsOf(FRESH_QUESTIONS)),
+    ];
+    expect(questions.length).toBeGreaterThan(150);
+    const differing: string[] = [];
+    let refused = 0;
+    for (const query of questions) {
+      const [fromServer, fromFiles] = [
+        await chat({ query }),
+        engineView(await engine.ask({ query })),
+      ];
+      if (fromServer.answer === null) refused += 1;
+      if (JSON.stringify(fromServer) !== JSON.stringify(fromFiles)) differing.push(query);
+    }
+    expect(differing).toEqual([]);
+    // Both kinds of reply were compared: answers and refusals.
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThan(questions.length / 2);
+  }, 300_000);
+
+  it("answers a question about a selected passage as /chat does", async () => {
+    const { openStaticBook } = (await import(pathToFileURL(ENGINE_BUILD).href)) as {
+      openStaticBook(url: string): Promise<Engine>;
+    };
+    const engine = await openStaticBook(`${site.url}lectern/manifest.json`);
+    const selection = "A topic is a named channel that carries a stream of messages of one type.";
+    for (const query of ["explain this", "what does topic mean?"]) {
+      const fromServer = await chat({ query, selected_text: selection });
+      const fromFiles = engineView(await engine.ask({ query, selectedText: selection }));
+      expect(fromFiles, query).toEqual(fromServer);
+    }
+  }, 60_000);
+
+  it.runIf(requireChromium())(
+    "answers in Chromium from the static files alone, as /chat does",
+    async () => {
+      await writeFile(
+        path.join(workDir, "site", "ask.html"),
+        `<!doctype html><meta charset="utf-8"><title>Ask</title><script type="module">
+import { openStaticBook } from "./lectern/engine/lectern-engine.js";
+const engine = openStaticBook("./lectern/manifest.json");
+window.ask = async (query) => (await engine).ask({ query });
+</script>`,
+      );
+      const manifest = JSON.parse(
+        await readFile(path.join(workDir, "site", "lectern", "manifest.json"), "utf8"),
+      ) as StaticManifest;
+      const before = site.requests.length;
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on("pageerror", (error) => errors.push(error.message));
+        await page.goto(`${site.url}ask.html`);
+        await page.waitForFunction(() => "ask" in window);
+        const questions = (await questionsOf(SAMPLE_QUESTIONS)).slice(0, 12);
+        questions.push("How do I bake sourdough bread?");
+        for (const query of questions) {
+          const fromFiles = await page.evaluate(
+            (asked) => (window as unknown as { ask(q: string): Promise<EngineAnswer> }).ask(asked),
+            query,
+          );
+          expect(engineView(fromFiles), query).toEqual(await chat({ query }));
+        }
+        expect(errors).toEqual([]);
+        // The page read the manifest, the book, its index and the engine: files, each found.
+        const read = site.requests
+          .slice(before)
+          .filter((request) => request.path !== "/favicon.ico");
+        expect(read.map((request) => request.path)).toEqual(
+          expect.arrayContaining([
+            "/lectern/manifest.json",
+            `/lectern/book-${manifest.indexVersion}.json`,
+            `/lectern/index-${manifest.indexVersion}.json`,
+            "/lectern/engine/lectern-engine.js",
+          ]),
+        );
+        expect(read.filter((request) => request.status !== 200)).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    },
+    180_000,
+  );
+});
+
+describe("lectern build-static, bad input", () => {
+  it("says what is missing without --out", async () => {
+    const result = await runCli(["build-static", "--docs", SAMPLE_DOCS]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/Missing --out <dir>/);
+  });
+
+  it("refuses a manifest whose book is of another build, and an unreachable one", async () => {
+    const { openStaticBook } = (await import(pathToFileURL(ENGINE_BUILD).href)) as {
+      openStaticBook(url: string): Promise<Engine>;
+    };
+    const manifestFile = path.join(workDir, "site", "lectern", "manifest.json");
+    const manifest = JSON.parse(await readFile(manifestFile, "utf8")) as StaticManifest;
+    await writeFile(
+      path.join(workDir, "site", "lectern", "other.json"),
+      JSON.stringify({ ...manifest, indexVersion: manifest.indexVersion + 1 }),
+    );
+    await expect(openStaticBook(`${site.url}lectern/other.json`)).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+    await expect(openStaticBook(`${site.url}lectern/missing.json`)).rejects.toMatchObject({
+      code: "STATIC_BOOK_UNREACHABLE",
+    });
+    await writeFile(path.join(workDir, "site", "lectern", "page.json"), "<html>");
+    await expect(openStaticBook(`${site.url}lectern/page.json`)).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+  });
+});
