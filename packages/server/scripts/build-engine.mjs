@@ -9,11 +9,14 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const serverDir = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outdir = join(serverDir, "dist", "engine");
+const outdir = join(serverDir, "dist", "static-engine");
 
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: { "lectern-engine": join(serverDir, "src", "engine", "static-book.ts") },
+  entryPoints: {
+    "lectern-engine": join(serverDir, "src", "engine", "static-book.ts"),
+    "lectern-worker": join(serverDir, "src", "engine", "worker.ts"),
+  },
   bundle: true,
   splitting: true,
   format: "esm",

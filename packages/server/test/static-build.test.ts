@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -18,7 +18,9 @@ import { type StaticSite, serveStatic } from "./static-site.ts";
  * server over the same index does.
  */
 
-const ENGINE_BUILD = fileURLToPath(new URL("../dist/engine/lectern-engine.js", import.meta.url));
+const ENGINE_BUILD = fileURLToPath(
+  new URL("../dist/static-engine/lectern-engine.js", import.meta.url),
+);
 const FRESH_QUESTIONS = SAMPLE_QUESTIONS.replace(/questions\.jsonl$/, "questions-fresh.jsonl");
 
 interface Asked {
@@ -210,6 +212,65 @@ window.ask = async (query) => (await engine).ask({ query });
       }
     },
     180_000,
+  );
+});
+
+const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts", import.meta.url));
+
+describe.runIf(requireChromium())("the widget on a static build's pages", () => {
+  const viewports = [
+    ["desktop", { viewport: { width: 1280, height: 860 } }],
+    [
+      "phone",
+      {
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+        deviceScaleFactor: 2,
+      },
+    ],
+  ] as const;
+
+  it.each(viewports)(
+    "answers in the page (%s) with a citation that lands on its section, and no server",
+    async (name, contextOptions) => {
+      const before = site.requests.length;
+      const browser = await launchChromium();
+      try {
+        const context = await browser.newContext(contextOptions);
+        const page = await context.newPage();
+        await page.goto(`${site.url}docs/ros2/topics/`);
+        const launcher = page.getByRole("button", { name: /Ask Robotics Primer/ });
+        await launcher.click();
+        const box = page.getByRole("textbox");
+        await box.fill("How does a robot keep from falling over while standing?");
+        await box.press("Enter");
+        const answer = page.getByRole("article", { name: "Answer" }).last();
+        await expect
+          .poll(async () => (await answer.textContent()) ?? "", { timeout: 30_000 })
+          .toMatch(/support polygon|centre of mass|center of mass/i);
+        await mkdir(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: path.join(ARTIFACTS, `static-panel-${name}.png`) });
+        const chip = answer.getByRole("link", { name: /^Source \d+:/ }).first();
+        const cited = new URL((await chip.getAttribute("href")) ?? "", page.url());
+        expect(cited.pathname).toMatch(/^\/docs\/humanoids\/[\w-]+$/);
+        await chip.click();
+        await page.waitForURL((url) => url.pathname.replace(/\/$/, "") === cited.pathname);
+        const anchor = new URL(page.url()).hash.replace(/^#/, "").split(":~:")[0] ?? "";
+        const heading = anchor ? page.locator(`[id="${anchor}"]`) : page.locator("article h1");
+        await expect.poll(() => heading.count()).toBe(1);
+        await context.close();
+      } finally {
+        await browser.close();
+      }
+      // Only files were asked for: nothing was posted anywhere.
+      const asked = site.requests.slice(before).map((request) => request.path);
+      expect(asked).toContain("/lectern/engine/lectern-worker.js");
+      expect(asked.filter((request) => /\/(?:chat|search|suggestions)\b/.test(request))).toEqual(
+        [],
+      );
+    },
+    120_000,
   );
 });
 

@@ -100,3 +100,22 @@ describe("resolveOptions", () => {
     ).toEqual(["a", "b", "c", "d"]);
   });
 });
+
+describe("a static book (data-static-book)", () => {
+  it("answers from the manifest's book, in place of a server", () => {
+    const manifest = "https://docs.example.com/lectern/manifest.json";
+    const options = optionsFromDataset({ staticBook: manifest, title: "Ask" });
+    expect(options).toEqual({ staticBook: manifest, title: "Ask" });
+    const resolved = resolveOptions(options as NonNullable<typeof options>);
+    // The manifest's URL, marked so that requests go to the engine's worker.
+    expect(resolved.apiUrl).toBe(`lectern-static:${manifest}`);
+  });
+
+  it("wins over data-api, and neither is no widget", () => {
+    expect(optionsFromDataset({ api: "https://api.example.com", staticBook: "/m.json" })).toEqual({
+      staticBook: "/m.json",
+    });
+    expect(optionsFromDataset({ title: "Ask" })).toBeNull();
+    expect(() => resolveOptions({})).toThrow(/apiUrl .* or staticBook/);
+  });
+});

@@ -2,15 +2,16 @@ import type { LecternOptions } from "./options.ts";
 
 /**
  * Options from `data-*` attributes, as written on the script tag or on `<lectern-chat>`:
- * data-api, data-title, data-placeholder, data-primary-color, data-primary-text-color,
+ * data-api (or data-static-book, a static build's manifest URL), data-title, data-placeholder, data-primary-color, data-primary-text-color,
  * data-theme, data-persist, data-clear-on-close, data-timeout-ms, data-max-question-chars, data-max-selection-chars,
  * data-ask-about-selection, data-search, data-share, data-placement, data-suggestions (a JSON array of
  * strings) and data-strings (a JSON object).
  */
 export function optionsFromDataset(dataset: DOMStringMap): LecternOptions | null {
   const apiUrl = dataset.api?.trim();
-  if (!apiUrl) return null;
-  const options: LecternOptions = { apiUrl };
+  const staticBook = dataset.staticBook?.trim();
+  if (!apiUrl && !staticBook) return null;
+  const options: LecternOptions = staticBook ? { staticBook } : { apiUrl: apiUrl as string };
   if (dataset.title) options.title = dataset.title;
   if (dataset.placeholder) options.placeholder = dataset.placeholder;
   if (dataset.primaryColor) options.primaryColor = dataset.primaryColor;

@@ -1,10 +1,17 @@
+import { STATIC_BOOK } from "./api/transport.ts";
 import { readQuestions } from "./api/wire-checks.ts";
 import { resolveStrings, type WidgetStrings } from "./strings.ts";
 
-/** What a host page can configure; only `apiUrl` is required. */
+/** What a host page can configure; `apiUrl` or `staticBook` is required. */
 export interface LecternOptions {
   /** Base URL of the Lectern API, e.g. `https://book.example.com/api` (a trailing slash is fine). */
-  apiUrl: string;
+  apiUrl?: string;
+  /**
+   * A book built with `lectern build-static`: the URL of its `manifest.json` (e.g.
+   * `/lectern/manifest.json`). The widget then answers in the reader's browser, with no server;
+   * it wins over `apiUrl`.
+   */
+  staticBook?: string;
   /** Heading of the panel and label of the floating button (`strings.title`). */
   title?: string;
   /** Placeholder of the question box (`strings.placeholder`). */
@@ -75,7 +82,7 @@ export function resolveOptions(options: LecternOptions): ResolvedOptions {
     ...(options.placeholder?.trim() ? { placeholder: options.placeholder.trim() } : {}),
   });
   return {
-    apiUrl: options.apiUrl.trim().replace(/\/+$/, ""),
+    apiUrl: apiUrlOf(options),
     primaryColor: options.primaryColor?.trim() || null,
     primaryTextColor: options.primaryTextColor?.trim() || null,
     theme: options.theme ?? "auto",
@@ -93,6 +100,19 @@ export function resolveOptions(options: LecternOptions): ResolvedOptions {
       : null,
     strings,
   };
+}
+
+/** The API's base URL, or the static book's manifest marked as one (api/transport.ts). */
+function apiUrlOf(options: LecternOptions): string {
+  const book = options.staticBook?.trim();
+  // Made absolute against the page (the worker resolves its script from it); on a server rendering
+  // the page there is no page yet, and nothing is fetched there.
+  const base = globalThis.document?.baseURI;
+  if (book) return `${STATIC_BOOK}${base ? new URL(book, base).href : book}`;
+  const apiUrl = options.apiUrl?.trim();
+  if (!apiUrl)
+    throw new Error("Lectern needs apiUrl (a Lectern server) or staticBook (a static build).");
+  return apiUrl.replace(/\/+$/, "");
 }
 
 function positiveOr(value: number | undefined, fallback: number): number {

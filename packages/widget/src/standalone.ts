@@ -29,7 +29,9 @@ export class LecternChatElement extends HTMLElement {
   connectedCallback(): void {
     const options = optionsFromDataset(this.dataset);
     if (!options) {
-      console.error("<lectern-chat> needs a data-api attribute with the Lectern API URL.");
+      console.error(
+        "<lectern-chat> needs a data-api attribute with the Lectern API URL, or data-static-book with a static build's manifest URL.",
+      );
       return;
     }
     this.widget ??= mount(this, options);
@@ -56,11 +58,13 @@ export function defineLecternChat(): void {
 }
 
 /**
- * `<script src=".../lectern.js" data-api="https://…">` adds one `<lectern-chat>` to the page with
- * the script's data-* attributes; a script without data-api only defines the element.
+ * `<script src=".../lectern.js" data-api="https://…">` (or `data-static-book="/lectern/manifest.json"`)
+ * adds one `<lectern-chat>` to the page with the script's data-* attributes; a script with neither
+ * only defines the element.
  */
 export function autoMount(script: HTMLOrSVGScriptElement | null): HTMLElement | null {
-  if (!(script instanceof HTMLScriptElement) || !script.dataset.api) return null;
+  if (!(script instanceof HTMLScriptElement)) return null;
+  if (!script.dataset.api && !script.dataset.staticBook) return null;
   const element = document.createElement(ELEMENT_NAME);
   for (const [key, value] of Object.entries(script.dataset)) {
     if (value !== undefined) element.dataset[key] = value;

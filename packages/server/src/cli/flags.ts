@@ -28,6 +28,7 @@ const OPTIONS = {
   section: { type: "string" },
   questions: { type: "string" },
   out: { type: "string" },
+  "book-only": { type: "boolean" },
   save: { type: "string" },
   compare: { type: "string" },
   split: { type: "string" },

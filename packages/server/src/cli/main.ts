@@ -45,9 +45,10 @@ Usage:
   lectern llms-txt --out <dir> [--base-url <url>] [--json]
                        write llms.txt, llms-full.txt and each page as <url>.md into a
                        site's build folder (paths under the base URL's path)
-  lectern build-static --out <dir> [--docs <dir>] [--json]
-                       write the book, its search index and the engine as static files
-                       (<dir>/lectern/), answered in the reader's browser with no server
+  lectern build-static --out <dir> [--docs <dir>] [--book-only] [--json]
+                       write the book's pages with the widget, and the book, its search
+                       index and the engine under <dir>/lectern/, as static files answered
+                       in the reader's browser with no server (--book-only: no pages)
   lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1] [--strict]
                        start the HTTP API (ingesting --docs first when given)
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve

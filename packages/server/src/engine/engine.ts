@@ -26,6 +26,8 @@ export interface EngineSettings {
   routeBasePath: string;
   /** Author-approved synonyms (reader phrase → the book's phrase or phrases). */
   synonyms?: SynonymEntries;
+  /** Earlier exchanges a follow-up is read with (the server's history window). */
+  historyWindow?: number;
 }
 
 /** One book at one index version: its pages and chunks, its BM25 snapshot, its settings. */
@@ -48,9 +50,14 @@ export type EngineAnswer = Pick<
 
 export interface Engine {
   readonly indexVersion: number;
+  readonly book: BookFile;
+  readonly index: LexicalIndex;
+  readonly settings: EngineSettings;
   /** What the book is about: its overview, starter questions and parts. */
   readonly synopsis: Synopsis | undefined;
   ask(question: EngineQuestion): Promise<EngineAnswer>;
+  /** A whole chat turn, as the server's pipeline runs it. */
+  run(input: ChatInput): Promise<ChatOutcome>;
 }
 
 /** Raised when a snapshot's BM25 index does not belong to its book (another build's files). */
@@ -90,7 +97,11 @@ export async function openEngine(snapshot: BookSnapshot): Promise<Engine> {
   let asked = 0;
   return {
     indexVersion: book.indexVersion,
+    book,
+    index,
+    settings,
     synopsis,
+    run: (input) => pipeline.run(input),
     async ask(question) {
       asked += 1;
       const outcome = await pipeline.run(engineInput(question, asked));

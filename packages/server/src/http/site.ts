@@ -145,7 +145,8 @@ export function createSite(deps: SiteDeps) {
         (await deps.store.pageHtml(page.filePath)) ??
         "<p>This page has not been rendered yet; run lectern ingest again.</p>";
       const origin = new URL(context.req.url).origin;
-      return context.html(pageTemplate(page, html, list, origin, title, deps.share ?? false));
+      const widget = `<script src="/lectern.js" data-api="${escapeHtml(origin)}" data-title="Ask ${escapeHtml(title)}"${deps.share ? ' data-share="true"' : ""} defer></script>`;
+      return context.html(pageTemplate(page, html, list, title, widget));
     },
 
     async widget(context: Context): Promise<Response> {
@@ -279,13 +280,26 @@ function folderLabels(filePath: string): string[] {
     .map((label) => label.charAt(0).toUpperCase() + label.slice(1));
 }
 
+/**
+ * A page of a static build (`lectern build-static`): the demo site's page, its widget answering
+ * from the static book in the reader's browser (the widget and the book under `/lectern/`).
+ */
+export function staticPageHtml(
+  page: PageSummary,
+  body: string,
+  list: PageSummary[],
+  bookTitle: string,
+): string {
+  const widget = `<script src="/lectern/lectern.js" data-static-book="/lectern/manifest.json" data-title="Ask ${escapeHtml(bookTitle)}" defer></script>`;
+  return pageTemplate(page, body, list, bookTitle, widget);
+}
+
 function pageTemplate(
   page: PageSummary,
   body: string,
   list: PageSummary[],
-  origin: string,
   bookTitle: string,
-  share: boolean,
+  widget: string,
 ): string {
   return `<!doctype html>
 <html lang="en" data-theme="light">
@@ -307,7 +321,7 @@ ${body}
 </article>
 </main>
 </div>
-<script src="/lectern.js" data-api="${escapeHtml(origin)}" data-title="Ask ${escapeHtml(bookTitle)}"${share ? ' data-share="true"' : ""} defer></script>
+${widget}
 </body>
 </html>`;
 }

@@ -1,6 +1,7 @@
 import type { SearchResponse } from "@lectern/protocol";
 import { pageDocsVersion, pageLocale } from "../util/docs-version.ts";
 import { errorFromResponse } from "./chat-request-error.ts";
+import { apiFetch } from "./transport.ts";
 import { readSearchResponse } from "./wire-checks.ts";
 
 export const SEARCH_LIMIT = 8;
@@ -18,7 +19,7 @@ export async function searchBook(
   // On a translated site, the sections in the page's language.
   const locale = pageLocale();
   if (locale) params.set("locale", locale);
-  const response = await fetch(`${apiUrl}/search?${params}`, {
+  const response = await apiFetch(apiUrl, `/search?${params}`, {
     headers: { Accept: "application/json" },
     signal,
   });

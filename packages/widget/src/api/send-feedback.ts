@@ -1,4 +1,5 @@
 import { errorFromResponse } from "./chat-request-error.ts";
+import { apiFetch } from "./transport.ts";
 
 export type FeedbackRating = "up" | "down";
 
@@ -11,7 +12,7 @@ export interface FeedbackRequest {
 
 /** Records a reader's rating of one answer (`POST {apiUrl}/feedback`). */
 export async function sendFeedback(apiUrl: string, feedback: FeedbackRequest): Promise<void> {
-  const response = await fetch(`${apiUrl}/feedback`, {
+  const response = await apiFetch(apiUrl, "/feedback", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(feedback),

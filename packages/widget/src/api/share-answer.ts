@@ -1,4 +1,5 @@
 import { errorFromResponse } from "./chat-request-error.ts";
+import { apiFetch } from "./transport.ts";
 
 /**
  * Turns one answer into a read-only link (`POST {apiUrl}/share`) and returns the link, absolute
@@ -8,7 +9,7 @@ export async function shareAnswer(
   apiUrl: string,
   request: { session_id: string; message_id: string },
 ): Promise<string> {
-  const response = await fetch(`${apiUrl}/share`, {
+  const response = await apiFetch(apiUrl, "/share", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify(request),

@@ -6,6 +6,7 @@ import {
   NETWORK_ERROR_MESSAGE,
 } from "./chat-request-error.ts";
 import { createSseParser } from "./sse-parser.ts";
+import { apiFetch } from "./transport.ts";
 import { type ChatStreamEvent, isStreamEventName, readStreamEvent } from "./wire-checks.ts";
 
 /** The events a successful stream delivers; an `error` event is thrown as a ChatRequestError. */
@@ -25,7 +26,7 @@ export async function streamChat(
   const { signal, onEvent } = options;
   let response: Response;
   try {
-    response = await fetch(`${apiUrl}/chat/stream`, {
+    response = await apiFetch(apiUrl, "/chat/stream", {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
       body: JSON.stringify(body),

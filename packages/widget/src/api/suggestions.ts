@@ -1,4 +1,5 @@
 import { MAX_STARTER_QUESTIONS } from "../options.ts";
+import { apiFetch } from "./transport.ts";
 import { readQuestions } from "./wire-checks.ts";
 
 /**
@@ -8,7 +9,7 @@ import { readQuestions } from "./wire-checks.ts";
  */
 export async function fetchStarterQuestions(apiUrl: string): Promise<string[]> {
   try {
-    const response = await fetch(`${apiUrl}/suggestions`, {
+    const response = await apiFetch(apiUrl, "/suggestions", {
       headers: { Accept: "application/json" },
     });
     if (!response.ok) return [];

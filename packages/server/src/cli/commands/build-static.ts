@@ -6,22 +6,29 @@ import { gzipSync } from "node:zlib";
 import type { Config } from "../../config/config.ts";
 import { STATIC_FORMAT, type StaticManifest } from "../../engine/static-book.ts";
 import { createError } from "../../errors.ts";
+import { staticPageHtml, widgetScriptPath } from "../../http/site.ts";
 import type { Lectern } from "../../lectern.ts";
 import { inStoreOrder, writeBookJson } from "../../search/book-file.ts";
 import { writeLexicalSnapshot } from "../../search/index-store.ts";
+import { urlPath } from "../../util/url-path.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
 
 /**
- * `lectern build-static --out <dir> [--docs <dir>] [--json]`: the ingested book (ingesting `--docs`
- * first when given) written as files any static host serves, for the engine to answer from in the
- * reader's browser with no Lectern server: `<out>/lectern/manifest.json`, the book and its BM25
- * index (named by the index version), and the engine's script under `<out>/lectern/engine/`.
+ * `lectern build-static --out <dir> [--docs <dir>] [--book-only] [--json]`: the ingested book
+ * (ingesting `--docs` first when given) written as files any static host serves, for the engine to
+ * answer from in the reader's browser with no Lectern server: `<out>/lectern/manifest.json`, the
+ * book and its BM25 index (named by the index version), the engine's scripts under
+ * `<out>/lectern/engine/` and the widget as `<out>/lectern/lectern.js`; and, unless `--book-only`
+ * (a site with pages of its own), each page as `<out>/<its URL path>/index.html` with the widget.
  */
 export async function buildStaticCommand(config: Config, flags: Flags): Promise<number> {
   if (!flags.out) throw new UsageError("Missing --out <dir> (the site's build folder).");
   const out = path.resolve(flags.out, "lectern");
   const engineDir = builtEngineDir();
+  const widgetScript = widgetScriptPath();
+  if (!widgetScript)
+    throw createError("ENGINE_NOT_BUILT", "The widget is not built. Run: npm run build");
   if (config.docsDir) {
     const code = await (await import("./ingest.ts")).ingestCommand(config, {
       ...flags,
@@ -31,13 +38,21 @@ export async function buildStaticCommand(config: Config, flags: Flags): Promise<
   } else requireDataDir(config);
   const written = await withLectern(config, async (lectern) => {
     requireIndex(lectern);
-    return writeStaticBook(lectern, out, engineDir);
+    const files = await writeStaticBook(lectern, out, engineDir);
+    await cp(widgetScript, path.join(out, "lectern.js"));
+    files.push(await sizeOf(out, "lectern.js"));
+    const pages = flags["book-only"] ? 0 : await writePages(lectern, path.dirname(out));
+    return { files, pages };
   });
-  if (flags.json) process.stdout.write(`${JSON.stringify({ out, files: written }, null, 2)}\n`);
+  const { files, pages } = written;
+  if (flags.json) process.stdout.write(`${JSON.stringify({ out, files, pages }, null, 2)}\n`);
   else {
-    const total = written.reduce((sum, file) => sum + file.gzipBytes, 0);
+    const total = files.reduce((sum, file) => sum + file.gzipBytes, 0);
+    const site = pages
+      ? `Wrote ${pages} page${pages === 1 ? "" : "s"} with the widget to ${path.dirname(out)}.\n`
+      : "";
     process.stdout.write(
-      `Wrote the static book to ${out} (${written.length} files, ${kilobytes(total)} gzipped):\n${written
+      `${site}Wrote the static book to ${out} (${files.length} files, ${kilobytes(total)} gzipped):\n${files
         .map(
           (file) =>
             `  ${file.path}  ${kilobytes(file.bytes)} (${kilobytes(file.gzipBytes)} gzipped)`,
@@ -61,8 +76,8 @@ interface WrittenFile {
 function builtEngineDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const candidates = [
-    path.resolve(here, "..", "..", "engine"), // dist/cli/commands → dist/engine
-    path.resolve(here, "..", "..", "..", "dist", "engine"), // src/cli/commands → dist/engine
+    path.resolve(here, "..", "..", "static-engine"), // dist/cli/commands → dist/static-engine
+    path.resolve(here, "..", "..", "..", "dist", "static-engine"), // src/cli/commands → dist/static-engine
   ];
   const found = candidates.find((dir) => existsSync(path.join(dir, "lectern-engine.js")));
   if (!found)
@@ -108,6 +123,10 @@ async function writeStaticBook(
       topK: config.search.topK,
       maxChunksPerPage: config.search.maxChunksPerPage,
       routeBasePath: config.routeBasePath,
+      historyWindow: Math.min(
+        config.history.window,
+        Math.floor(config.history.maxContextMessages / 2),
+      ),
       ...(Object.keys(config.synonyms).length > 0 ? { synonyms: config.synonyms } : {}),
     },
   };
@@ -118,6 +137,39 @@ async function writeStaticBook(
   return Promise.all(
     ["manifest.json", book, bm25, ...engineFiles].map((name) => sizeOf(out, name)),
   );
+}
+
+/**
+ * Each page rendered as the demo site renders it, at `<site>/<its URL path>/index.html`; the book's
+ * opening page (or its first) also at `<site>/index.html`. Returns how many pages were written.
+ */
+async function writePages(lectern: Lectern, site: string): Promise<number> {
+  const list = await lectern.store.pages();
+  const title = (await lectern.title()) ?? "The book";
+  const home = list.find((page) => page.filePath === "index.md") ?? list[0];
+  for (const page of list) {
+    const html = staticPageHtml(
+      page,
+      (await lectern.store.pageHtml(page.filePath)) ?? "",
+      list,
+      title,
+    );
+    const targets = [pageFile(site, page.url)];
+    if (page === home) targets.push(path.join(site, "index.html"));
+    for (const file of targets) {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, html);
+    }
+  }
+  return list.length;
+}
+
+/** Where a page's HTML goes: its URL's path as a folder, never outside the site's folder. */
+function pageFile(site: string, url: string): string {
+  const file = path.resolve(site, `.${urlPath(url).replace(/\/+$/, "")}`, "index.html");
+  if (!file.startsWith(`${site}${path.sep}`))
+    throw createError("OUTPUT_PATH_INVALID", `The page URL ${url} maps outside ${site}.`);
+  return file;
 }
 
 /** A rebuild leaves one book: the files of an earlier index version go. */

@@ -1,0 +1,234 @@
+import type { Exchange } from "../llm/prompts.ts";
+import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
+import { keywordSearch } from "../search/keyword-search.ts";
+import { resolveLocale } from "../search/locales.ts";
+import { inVersion, resolveVersion } from "../search/versions.ts";
+import type { Engine } from "./engine.ts";
+
+/**
+ * The server's routes that a static book can answer, run where the engine runs (a Web Worker):
+ * `POST /chat/stream`, `POST /chat`, `GET /search` and `GET /suggestions`, with the server's
+ * bodies, so the widget reads them with the code it reads the server's with. Follow-ups keep their
+ * earlier turns for as long as the worker lives (the tab). What needs a server (history across
+ * devices, feedback, sharing, insights) answers `NEEDS_SERVER`.
+ */
+
+export interface StaticRequest {
+  method: string;
+  /** Path and query, as after the API's base URL: `/chat/stream`, `/search?q=…`. */
+  path: string;
+  body?: string;
+}
+
+export interface StaticReply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** The server's default limits (docs/configuration.md), which a static book keeps. */
+const MAX_QUERY_CHARS = 32_000;
+const MAX_SELECTION_CHARS = 64_000;
+const MAX_SEARCH_CHARS = 200;
+
+class RouteError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One book's routes; `sessions` keeps each session's recent exchanges for its follow-ups. */
+export function staticRoutes(engine: Engine, historyWindow: number) {
+  const sessions = new Map<string, Exchange[]>();
+  return async (request: StaticRequest): Promise<StaticReply> => {
+    const requestId = uuid();
+    const url = new URL(request.path, "http://book.invalid");
+    try {
+      const route = `${request.method.toUpperCase()} ${url.pathname}`;
+      if (route === "POST /chat/stream" || route === "POST /chat") {
+        const input = chatInput(request.body ?? "", requestId, sessions);
+        const outcome = await engine.run(input);
+        remember(sessions, input, outcome, historyWindow);
+        const reply = chatReply(input, outcome);
+        return route === "POST /chat" ? json(200, reply) : stream(reply);
+      }
+      if (route === "GET /search") return json(200, search(engine, url.searchParams));
+      if (route === "GET /suggestions")
+        return json(200, { questions: engine.synopsis?.starters ?? [] });
+      throw new RouteError(
+        501,
+        "NEEDS_SERVER",
+        `${route} needs a Lectern server: this book is answered in the browser from static files.`,
+      );
+    } catch (error) {
+      const known = error instanceof RouteError ? error : undefined;
+      return json(known?.status ?? 500, {
+        error_code: known?.code ?? "INTERNAL_ERROR",
+        message: error instanceof Error ? error.message : String(error),
+        request_id: requestId,
+      });
+    }
+  };
+}
+
+function chatInput(body: string, requestId: string, sessions: Map<string, Exchange[]>): ChatInput {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(body) as Record<string, unknown>;
+  } catch {
+    throw new RouteError(400, "VALIDATION_ERROR", "The body is not JSON.");
+  }
+  const query = String(parsed.query ?? parsed.question ?? "").trim();
+  if (!query) throw new RouteError(400, "EMPTY_QUERY", "Query cannot be empty or whitespace only.");
+  if (query.length > MAX_QUERY_CHARS)
+    throw new RouteError(
+      400,
+      "QUERY_TOO_LONG",
+      `The question is longer than ${MAX_QUERY_CHARS} characters.`,
+    );
+  const selected = typeof parsed.selected_text === "string" ? parsed.selected_text : "";
+  if (selected.length > MAX_SELECTION_CHARS)
+    throw new RouteError(
+      400,
+      "SELECTION_TOO_LONG",
+      `The selected text is longer than ${MAX_SELECTION_CHARS} characters.`,
+    );
+  const given = typeof parsed.session_id === "string" ? parsed.session_id.toLowerCase() : "";
+  const sessionId = given || uuid();
+  const filters = (parsed.filters ?? undefined) as Record<string, string | undefined> | undefined;
+  return {
+    requestId,
+    sessionId,
+    ...(given ? {} : { newSession: true }),
+    query,
+    selectedText: selected.trim() ? selected : null,
+    ...(selected.trim() && parsed.selection_scope === "selection_and_book"
+      ? { bookAroundSelection: true }
+      : {}),
+    filters: filters
+      ? {
+          sourceUrlPrefix: filters.source_url_prefix,
+          section: filters.section,
+          ...(filters.version?.trim() ? { version: filters.version.trim() } : {}),
+          ...(filters.locale?.trim() ? { locale: filters.locale.trim() } : {}),
+        }
+      : undefined,
+    sourceUrl: typeof parsed.source_url === "string" ? parsed.source_url : null,
+    topK: typeof parsed.top_k === "number" ? parsed.top_k : undefined,
+    history: sessions.get(sessionId) ?? [],
+  };
+}
+
+function remember(
+  sessions: Map<string, Exchange[]>,
+  input: ChatInput,
+  outcome: ChatOutcome,
+  historyWindow: number,
+): void {
+  const exchanges = sessions.get(input.sessionId) ?? [];
+  exchanges.push({ query: input.query, answer: outcome.answer ?? outcome.fallbackMessage ?? "" });
+  sessions.set(input.sessionId, exchanges.slice(-historyWindow));
+}
+
+/** `/chat`'s reply: the answer, its sources, the session to continue in. */
+function chatReply(input: ChatInput, outcome: ChatOutcome) {
+  return {
+    answer: outcome.answer,
+    fallback_message: outcome.fallbackMessage,
+    sources: outcome.sources,
+    metadata: {
+      query_time_ms: outcome.timings.total ?? 0,
+      retrieval_count: outcome.retrievalCount,
+      mode: outcome.mode,
+      low_confidence: outcome.lowConfidence,
+      request_id: input.requestId,
+      search_query: outcome.searchQuery,
+      original_query: input.query,
+      route: outcome.route,
+      injection_flagged: outcome.injectionFlagged,
+      timings: outcome.timings,
+      ...(outcome.support === undefined ? {} : { support: outcome.support }),
+    },
+    session_id: input.sessionId,
+    confidence: outcome.confidence,
+    // Nothing is stored to rate an answer by: no message id, so no thumbs.
+    message_id: null,
+    ...(outcome.suggestions?.length ? { suggestions: outcome.suggestions } : {}),
+  };
+}
+
+/** `/chat/stream`'s events for a whole answer: its text, then its sources, then done. */
+function stream(reply: ReturnType<typeof chatReply>): StaticReply {
+  const events: [string, unknown][] = [];
+  if (reply.answer) events.push(["delta", { delta: reply.answer }]);
+  const { message_id: messageId, ...sources } = reply;
+  events.push(["sources", sources], ["done", { done: true, message_id: messageId }]);
+  return {
+    status: 200,
+    contentType: "text/event-stream",
+    body: events
+      .map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+      .join(""),
+  };
+}
+
+function search(engine: Engine, params: URLSearchParams) {
+  const raw = params.get("q") ?? "";
+  const query = `${raw.trim().replace(/\s+/g, " ")}${/\s$/.test(raw) ? " " : ""}`;
+  if (!query.trim())
+    throw new RouteError(400, "EMPTY_QUERY", "Give the words to search for as ?q=…");
+  if (query.length > MAX_SEARCH_CHARS)
+    throw new RouteError(
+      400,
+      "QUERY_TOO_LONG",
+      `A search is at most ${MAX_SEARCH_CHARS} characters.`,
+    );
+  const limit = Number(params.get("limit") ?? 8);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 20)
+    throw new RouteError(400, "VALIDATION_ERROR", "limit must be an integer from 1 to 20.");
+  const { book } = engine;
+  const routeBasePath = engine.settings.routeBasePath;
+  const filePrefix = inVersion(
+    undefined,
+    resolveVersion(book.versions ?? [], {
+      version: params.get("version") ?? undefined,
+      routeBasePath,
+      field: "version",
+    }),
+    resolveLocale(book.locales ?? [], {
+      locale: params.get("locale") ?? undefined,
+      routeBasePath,
+      field: "locale",
+    }),
+  )?.filePrefix;
+  const hits = keywordSearch(engine.index, query, { limit, ...(filePrefix ? { filePrefix } : {}) });
+  return {
+    query,
+    results: hits.map((hit) => ({
+      page_title: hit.pageTitle,
+      section: hit.section,
+      url: hit.url,
+      snippet: hit.snippet,
+      highlights: hit.highlights,
+      score: hit.score,
+    })),
+    took_ms: 0,
+  };
+}
+
+function json(status: number, body: unknown): StaticReply {
+  return { status, contentType: "application/json", body: JSON.stringify(body) };
+}
+
+/** A version 4 UUID, as the server makes session and request ids. */
+function uuid(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
