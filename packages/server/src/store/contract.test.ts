@@ -63,6 +63,51 @@ function chunkRecords(filePath: string, count = 2, label = "v1"): ChunkRecord[] 
   });
 }
 
+/** A page of one docs version whose content (text, blocks, HTML, Markdown) is `label`'s alone. */
+function versionedCopy(filePath: string, label: string, collection = "versioned-book") {
+  const texts = [`Intro text (${label}) said once.`, `More text (${label}) said once.`];
+  const chunks = texts.map(
+    (text, index) =>
+      ({
+        id: `${collection}/${filePath}-${index}-${label}`,
+        collection,
+        version: "",
+        filePath,
+        chunkIndex: index,
+        totalChunks: texts.length,
+        title: "Intro",
+        section: "Intro",
+        headingPath: ["Intro"],
+        url: `https://book.example/${filePath}#part-${index}`,
+        tags: [],
+        searchText: "",
+        blocks: chunkBlocks(text),
+        text,
+        contentHash: `hash-${index}-${label}`,
+        tokenCount: 5,
+      }) satisfies ChunkRecord,
+  );
+  const document: DocumentRecord = {
+    ...documentRecord(filePath, `source-${label}`, texts.length),
+    collection,
+    title: "Intro",
+    url: `https://book.example/${filePath}`,
+    html: `<p>Text ${label}</p>`,
+    markdown: `# Intro\n\nText ${label}`,
+  };
+  return { document, chunks };
+}
+
+/** How many rows of shared chunk and page content a collection holds. */
+async function sharedRows(db: SqlClient, collection: string) {
+  const [row] = await db.query<{ chunks: string | number; pages: string | number }>(
+    `SELECT (SELECT count(*) FROM chunk_contents WHERE collection = $1) AS chunks,
+            (SELECT count(*) FROM page_contents WHERE collection = $1) AS pages`,
+    [collection],
+  );
+  return { chunks: Number(row?.chunks), pages: Number(row?.pages) };
+}
+
 const adapters: {
   name: string;
   open: () => Promise<{ db: SqlClient; cleanup: () => Promise<void> }>;
@@ -196,6 +241,58 @@ for (const adapter of adapters) {
       expect((await store.allChunks()).map((chunk) => chunk.id)).toEqual(["a.md-0-v2"]);
     });
 
+    it("stores content that pages of two versions hold alike once, and keeps it while one holds it", async () => {
+      const shared = new DocumentStore(db, "versioned-book");
+      const copies = ["docs/intro.md", "versioned_docs/version-1.0/intro.md"];
+      await shared.apply({
+        upserts: copies.map((filePath) => versionedCopy(filePath, "v1")),
+        deletes: [],
+        settingsHash: "s",
+      });
+      expect(await shared.counts()).toEqual({ documents: 2, chunks: 4 });
+      expect(await sharedRows(db, "versioned-book")).toEqual({ chunks: 2, pages: 1 });
+      const [current, released] = copies;
+      for (const filePath of copies) {
+        expect((await shared.chunksOfPages([filePath])).get(filePath)).toEqual(
+          versionedCopy(filePath, "v1").chunks,
+        );
+        expect(await shared.pageMarkdown(filePath)).toBe("# Intro\n\nText v1");
+        expect(await shared.pageHtml(filePath)).toBe("<p>Text v1</p>");
+      }
+      // One version's page changes: the other's copy keeps its content.
+      await shared.apply({
+        upserts: [versionedCopy(current as string, "v2")],
+        deletes: [],
+        settingsHash: "s",
+      });
+      expect(await sharedRows(db, "versioned-book")).toEqual({ chunks: 4, pages: 2 });
+      expect((await shared.chunksOfPages([released as string])).get(released as string)).toEqual(
+        versionedCopy(released as string, "v1").chunks,
+      );
+      expect(await shared.pageMarkdown(released as string)).toBe("# Intro\n\nText v1");
+      expect(await shared.pageMarkdown(current as string)).toBe("# Intro\n\nText v2");
+      // The released page goes: the content only it held goes with it, the other's stays.
+      await shared.apply({ upserts: [], deletes: [released as string], settingsHash: "s" });
+      expect(await sharedRows(db, "versioned-book")).toEqual({ chunks: 2, pages: 1 });
+      expect((await shared.allChunks()).map((chunk) => chunk.text)).toEqual([
+        "Intro text (v2) said once.",
+        "More text (v2) said once.",
+      ]);
+      // The same content in another collection is that collection's own.
+      const other = new DocumentStore(db, "other-versioned-book");
+      await other.apply({
+        upserts: [versionedCopy("docs/intro.md", "v2", "other-versioned-book")],
+        deletes: [],
+        settingsHash: "s",
+      });
+      await shared.apply({ upserts: [], deletes: [current as string], settingsHash: "s" });
+      expect(await sharedRows(db, "versioned-book")).toEqual({ chunks: 0, pages: 0 });
+      expect((await other.allChunks()).map((chunk) => chunk.text)).toEqual([
+        "Intro text (v2) said once.",
+        "More text (v2) said once.",
+      ]);
+    });
+
     it("records a book's docs versions, and none for a book without versions", async () => {
       const versions = [
         {
@@ -245,7 +342,11 @@ describe("chunks stored before their blocks were, on pglite", () => {
         deletes: [],
         settingsHash: "s",
       });
-      // The database as the version before blocks left it.
+      // The database as the version before blocks left it (content in the chunk's own row).
+      await db.query(
+        `UPDATE chunks c SET text = s.text, content_key = NULL
+           FROM chunk_contents s WHERE s.content_key = c.content_key`,
+      );
       await db.query("ALTER TABLE chunks DROP COLUMN blocks");
       await db.query("DELETE FROM lectern_migrations WHERE version = 17");
       await migrate(db);
