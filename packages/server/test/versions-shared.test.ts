@@ -225,3 +225,59 @@ for (const backend of backends) {
     });
   });
 }
+
+describe("a translated site's page that a locale does not translate", () => {
+  let siteDir: string;
+  let dataDir: string;
+  let lectern: Lectern;
+
+  beforeAll(async () => {
+    siteDir = await mkdtemp(path.join(tmpdir(), "lectern-shared-i18n-site-"));
+    dataDir = await mkdtemp(path.join(tmpdir(), "lectern-shared-i18n-"));
+    const files: Record<string, string> = {
+      "docs/customs.md": CUSTOMS,
+      "docs/retries.md": retries("five"),
+      "i18n/fr/docusaurus-plugin-content-docs/current/retries.md": `---
+title: Nouvelles tentatives
+---
+
+# Nouvelles tentatives
+
+Une livraison échouée est tentée cinq fois avant le retour du colis à son expéditeur.
+`,
+    };
+    for (const [file, text] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(siteDir, file)), { recursive: true });
+      await writeFile(path.join(siteDir, file), text);
+    }
+    lectern = await openLectern(loadConfig({ env: {}, overrides: { dataDir } }));
+    const report = await lectern.ingest(await readVersionedSite(siteDir));
+    expect(report.failures).toEqual([]);
+  });
+
+  afterAll(async () => {
+    await lectern?.close();
+    await rm(siteDir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("is the default locale's content, stored once, at the locale's URL", async () => {
+    const rows = await lectern.db.query<{ file_path: string; content_key: string }>(
+      "SELECT file_path, content_key FROM chunks WHERE file_path LIKE '%customs.md' ORDER BY file_path, chunk_index",
+    );
+    const keysOf = (filePath: string) =>
+      rows.filter((row) => row.file_path === filePath).map((row) => row.content_key);
+    expect(keysOf("i18n/fr/docs/customs.md")).toEqual(keysOf("docs/customs.md"));
+    expect(keysOf("docs/customs.md").length).toBeGreaterThan(0);
+    const pages = await lectern.store.chunksOfPages(["docs/customs.md", "i18n/fr/docs/customs.md"]);
+    const english = pages.get("docs/customs.md") ?? [];
+    const french = pages.get("i18n/fr/docs/customs.md") ?? [];
+    expect(french.map((chunk) => chunk.text)).toEqual(english.map((chunk) => chunk.text));
+    expect(french.map((chunk) => new URL(chunk.url, "http://localhost").pathname)).toEqual(
+      english.map(() => "/fr/docs/customs"),
+    );
+    expect(await lectern.store.pageMarkdown("i18n/fr/docs/customs.md")).toBe(
+      await lectern.store.pageMarkdown("docs/customs.md"),
+    );
+  });
+});
