@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestSchema, requirePostgres } from "../../test/postgres.ts";
 import { chunkBlocks } from "./chunk-blocks.ts";
 import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document-store.ts";
@@ -292,6 +292,53 @@ for (const adapter of adapters) {
         "More text (v2) said once.",
       ]);
     });
+
+    // PGlite runs one transaction at a time; PostgreSQL lets two ingests' transactions overlap.
+    it.skipIf(adapter.name !== "postgres")(
+      "keeps shared content that an overlapping ingest points at while another drops its last holder",
+      async () => {
+        const racing = new DocumentStore(db, "racing-book");
+        const page = (filePath: string) => versionedCopy(filePath, "v1", "racing-book");
+        await racing.apply({ upserts: [page("docs/a.md")], deletes: [], settingsHash: "s" });
+        let releaseFirst = () => {};
+        const firstHolds = new Promise<void>((resolve) => {
+          releaseFirst = resolve;
+        });
+        let firstDeleted = () => {};
+        const deleted = new Promise<void>((resolve) => {
+          firstDeleted = resolve;
+        });
+        // The first ingest removes the content's only holder and waits before it commits...
+        const first = racing.sync("s", async (writer) => {
+          await writer.delete("docs/a.md");
+          firstDeleted();
+          await firstHolds;
+        });
+        await deleted;
+        // ...while a second one adds a page holding the same content.
+        let secondWrote = false;
+        const second = racing.sync("s", async (writer) => {
+          await writer.replace(page("docs/b.md"));
+          secondWrote = true;
+        });
+        await vi.waitFor(
+          async () => {
+            const [waiting] = await db.query<{ count: string | number }>(
+              `SELECT count(*) AS count FROM pg_locks
+                WHERE locktype = 'advisory' AND classid = 7283002 AND NOT granted`,
+            );
+            expect(secondWrote || Number(waiting?.count) > 0).toBe(true);
+          },
+          { timeout: 5_000, interval: 20 },
+        );
+        releaseFirst();
+        await Promise.all([first, second]);
+        expect((await racing.allChunks()).map((chunk) => chunk.text)).toEqual([
+          "Intro text (v1) said once.",
+          "More text (v1) said once.",
+        ]);
+      },
+    );
 
     it("records a book's docs versions, and none for a book without versions", async () => {
       const versions = [

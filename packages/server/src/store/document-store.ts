@@ -191,15 +191,22 @@ export class DocumentStore {
     return this.db.transaction(async (tx) => {
       let written = false;
       const released = { chunks: new Set<string>(), pages: new Set<string>() };
+      // One writing ingest of a collection at a time, across processes (PostgreSQL): another's
+      // page could otherwise point at shared content this one is about to drop as unused.
+      const firstWrite = async () => {
+        if (written) return;
+        written = true;
+        await tx.query("SELECT pg_advisory_xact_lock(7283002, hashtext($1))", [this.collection]);
+      };
       await work({
         replace: async (change) => {
-          written = true;
+          await firstWrite();
           const removed = await this.storedRows(tx, change.document.filePath, released);
           await this.replaceDocument(tx, change);
           return removed;
         },
         delete: async (filePath) => {
-          written = true;
+          await firstWrite();
           const removed = await this.storedRows(tx, filePath, released);
           await tx.query(
             "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
