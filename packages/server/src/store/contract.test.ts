@@ -376,6 +376,77 @@ for (const adapter of adapters) {
   });
 }
 
+describe("pages stored before content was shared, on pglite", () => {
+  it("are read from their own rows, and share their content once re-indexed", async () => {
+    const db = await openPglite();
+    try {
+      await migrate(db);
+      const store = new DocumentStore(db, "versioned-book");
+      const { document, chunks } = versionedCopy("docs/intro.md", "v1");
+      // The rows as the version before wrote them: the content in each row, no content key.
+      await db.query(
+        `INSERT INTO documents (collection, version, file_path, title, url, source_hash, chunk_count, html, markdown)
+         VALUES ($1, '', $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          document.collection,
+          document.filePath,
+          document.title,
+          document.url,
+          document.sourceHash,
+          chunks.length,
+          document.html,
+          document.markdown,
+        ],
+      );
+      for (const chunk of chunks) {
+        await db.query(
+          `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
+             heading_path, url, tags, text, content_hash, token_count, search_text, blocks)
+           VALUES ($1, $2, '', $3, $4, $5, $6, $7, $8, $9, '[]', $10, $11, $12, '', $13)`,
+          [
+            chunk.id,
+            chunk.collection,
+            chunk.filePath,
+            chunk.chunkIndex,
+            chunk.totalChunks,
+            chunk.title,
+            chunk.section,
+            JSON.stringify(chunk.headingPath),
+            chunk.url,
+            chunk.text,
+            chunk.contentHash,
+            chunk.tokenCount,
+            JSON.stringify(chunk.blocks),
+          ],
+        );
+      }
+      expect(await store.allChunks()).toEqual(chunks);
+      expect(await store.pageHtml("docs/intro.md")).toBe(document.html);
+      expect(await store.allPageMarkdown()).toEqual(
+        new Map([["docs/intro.md", document.markdown]]),
+      );
+      // The same page in another version, then the first re-indexed: one copy of the content.
+      const released = versionedCopy("versioned_docs/version-1.0/intro.md", "v1");
+      await store.apply({ upserts: [released], deletes: [], settingsHash: "s" });
+      expect(await store.allChunks()).toEqual([...chunks, ...released.chunks]);
+      await store.apply({
+        upserts: [{ document, chunks }],
+        deletes: [],
+        settingsHash: "s",
+      });
+      expect(await store.allChunks()).toEqual([...chunks, ...released.chunks]);
+      const [shared] = await db.query<{ chunks: number; pages: number; inline: number }>(
+        `SELECT (SELECT count(*)::int FROM chunk_contents) AS chunks,
+                (SELECT count(*)::int FROM page_contents) AS pages,
+                (SELECT count(*)::int FROM chunks WHERE content_key IS NULL) AS inline`,
+      );
+      expect(shared).toEqual({ chunks: chunks.length, pages: 1, inline: 0 });
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe("chunks stored before their blocks were, on pglite", () => {
   it("have their blocks read from their text when loaded", async () => {
     const db = await openPglite();
