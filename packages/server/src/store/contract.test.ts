@@ -376,6 +376,46 @@ for (const adapter of adapters) {
   });
 }
 
+/** A page's rows as the version before shared content wrote them: the content in each row, no key. */
+async function insertUnsharedRows(db: SqlClient, document: DocumentRecord, chunks: ChunkRecord[]) {
+  await db.query(
+    `INSERT INTO documents (collection, version, file_path, title, url, source_hash, chunk_count, html, markdown)
+       VALUES ($1, '', $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      document.collection,
+      document.filePath,
+      document.title,
+      document.url,
+      document.sourceHash,
+      chunks.length,
+      document.html,
+      document.markdown,
+    ],
+  );
+  for (const chunk of chunks) {
+    await db.query(
+      `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
+           heading_path, url, tags, text, content_hash, token_count, search_text, blocks)
+         VALUES ($1, $2, '', $3, $4, $5, $6, $7, $8, $9, '[]', $10, $11, $12, '', $13)`,
+      [
+        chunk.id,
+        chunk.collection,
+        chunk.filePath,
+        chunk.chunkIndex,
+        chunk.totalChunks,
+        chunk.title,
+        chunk.section,
+        JSON.stringify(chunk.headingPath),
+        chunk.url,
+        chunk.text,
+        chunk.contentHash,
+        chunk.tokenCount,
+        JSON.stringify(chunk.blocks),
+      ],
+    );
+  }
+}
+
 describe("pages stored before content was shared, on pglite", () => {
   it("are read from their own rows, and share their content once re-indexed", async () => {
     const db = await openPglite();
@@ -383,43 +423,7 @@ describe("pages stored before content was shared, on pglite", () => {
       await migrate(db);
       const store = new DocumentStore(db, "versioned-book");
       const { document, chunks } = versionedCopy("docs/intro.md", "v1");
-      // The rows as the version before wrote them: the content in each row, no content key.
-      await db.query(
-        `INSERT INTO documents (collection, version, file_path, title, url, source_hash, chunk_count, html, markdown)
-         VALUES ($1, '', $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          document.collection,
-          document.filePath,
-          document.title,
-          document.url,
-          document.sourceHash,
-          chunks.length,
-          document.html,
-          document.markdown,
-        ],
-      );
-      for (const chunk of chunks) {
-        await db.query(
-          `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
-             heading_path, url, tags, text, content_hash, token_count, search_text, blocks)
-           VALUES ($1, $2, '', $3, $4, $5, $6, $7, $8, $9, '[]', $10, $11, $12, '', $13)`,
-          [
-            chunk.id,
-            chunk.collection,
-            chunk.filePath,
-            chunk.chunkIndex,
-            chunk.totalChunks,
-            chunk.title,
-            chunk.section,
-            JSON.stringify(chunk.headingPath),
-            chunk.url,
-            chunk.text,
-            chunk.contentHash,
-            chunk.tokenCount,
-            JSON.stringify(chunk.blocks),
-          ],
-        );
-      }
+      await insertUnsharedRows(db, document, chunks);
       expect(await store.allChunks()).toEqual(chunks);
       expect(await store.pageHtml("docs/intro.md")).toBe(document.html);
       expect(await store.allPageMarkdown()).toEqual(
