@@ -234,7 +234,9 @@ describe("text with emoji where a snippet is cut", () => {
   }
 
   it("cites a passage with an emoji across its 200th character and stores the exchange", async () => {
-    const [chunk] = await emoji.lectern.db.query<{ text: string }>("SELECT text FROM chunks");
+    const [chunk] = await emoji.lectern.db.query<{ text: string }>(
+      "SELECT s.text FROM chunks c JOIN chunk_contents s ON s.content_key = c.content_key",
+    );
     expect(chunk?.text.charCodeAt(199).toString(16)).toBe("d83e"); // the emoji's first half
     const { app } = createTestApp(emoji.lectern);
     const response = await postJson(app, "/chat", { query: "How does a servo hold its angle?" });

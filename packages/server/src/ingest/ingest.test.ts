@@ -87,7 +87,9 @@ describe("incremental ingestion", () => {
     expect(torque?.headingPath).toEqual(["Torque", "Torque limits"]);
     // Its blocks are read once, here, and stored with it.
     const stored = await lectern.db.query<{ blocks: unknown }>(
-      "SELECT blocks FROM chunks WHERE file_path = $1",
+      `SELECT s.blocks FROM chunks c
+         JOIN chunk_contents s ON s.collection = c.collection AND s.content_key = c.content_key
+        WHERE c.file_path = $1`,
       ["01-basics/01-torque.md"],
     );
     const blocks = stored[0]?.blocks;

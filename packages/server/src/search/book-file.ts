@@ -7,6 +7,9 @@ import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../store
  * chunks an embedded database held at one index version, in the store's order. A one-shot reading
  * command (`lectern ask`) answers from it and the snapshot without starting the database.
  *
+ * A chunk's text and blocks are written once however many chunks hold them alike (the pages two
+ * docs versions or locales share): `contents` lists each once, and a chunk names its entry there.
+ *
  * The file exists only while it matches the database: an ingest sets it aside before it writes
  * and writes it again after, so an ingest that stops half-way leaves no file, and the next open
  * of the database (which reads the chunks anyway) writes it again.
@@ -22,12 +25,30 @@ export interface BookFile {
 }
 
 /** Raised when what the file holds changes shape; an older file is then read from the database. */
-const BOOK_FILE_FORMAT = 1;
+const BOOK_FILE_FORMAT = 2;
 /** Chunks per write: the file is written in pieces, never as one string of the whole book. */
 const CHUNKS_PER_WRITE = 256;
 
 export function bookFilePath(dataDir: string, collection: string): string {
   return path.join(dataDir, "index", `${collection}.book.json`);
+}
+
+/** A chunk as the file holds it: its text and blocks in `contents`, at `content`. */
+type StoredChunk = Omit<ChunkRecord, "text" | "blocks"> & { content: number };
+/** One entry of `contents`: a text and its blocks (null for a chunk stored without). */
+type ChunkContent = [string, ChunkRecord["blocks"] | null];
+
+/** The chunks with their text and blocks put back; undefined when one names no entry. */
+function withContents(stored: StoredChunk[], contents: ChunkContent[]): ChunkRecord[] | undefined {
+  const chunks: ChunkRecord[] = [];
+  for (const { content, ...rest } of stored) {
+    const entry = contents[content];
+    if (!Array.isArray(entry) || typeof entry[0] !== "string") return undefined;
+    const [text, blocks] = entry;
+    // The chunk's own fields first and its content after, as the store returns them.
+    chunks.push({ ...rest, ...(blocks ? { blocks } : {}), text } as ChunkRecord);
+  }
+  return chunks;
 }
 
 /** Where an ingest sets the file aside while it writes (restored when nothing changed). */
@@ -43,18 +64,23 @@ export async function readBookFile(
   try {
     const parsed = JSON.parse(await readFile(bookFilePath(dataDir, collection), "utf8")) as {
       format?: unknown;
-    } & Partial<BookFile>;
+      contents?: unknown;
+      chunks?: unknown;
+    } & Partial<Omit<BookFile, "chunks">>;
     if (
       parsed.format !== BOOK_FILE_FORMAT ||
       typeof parsed.indexVersion !== "number" ||
       !Array.isArray(parsed.pages) ||
-      !Array.isArray(parsed.chunks)
+      !Array.isArray(parsed.chunks) ||
+      !Array.isArray(parsed.contents)
     )
       return undefined;
+    const chunks = withContents(parsed.chunks as StoredChunk[], parsed.contents as ChunkContent[]);
+    if (!chunks) return undefined;
     return {
       indexVersion: parsed.indexVersion,
       pages: parsed.pages,
-      chunks: parsed.chunks,
+      chunks,
       ...(Array.isArray(parsed.versions) ? { versions: parsed.versions } : {}),
       ...(Array.isArray(parsed.locales) ? { locales: parsed.locales } : {}),
     };
@@ -86,10 +112,25 @@ export async function writeBookJson(file: string, book: BookFile): Promise<void>
       await out.write(
         `{"format":${BOOK_FILE_FORMAT},"indexVersion":${book.indexVersion},${book.versions?.length ? `"versions":${JSON.stringify(book.versions)},` : ""}${book.locales?.length ? `"locales":${JSON.stringify(book.locales)},` : ""}"pages":${JSON.stringify(book.pages)},"chunks":[`,
       );
+      const contents = new Map<string, number>();
+      const pieces: string[] = [];
       for (let start = 0; start < book.chunks.length; start += CHUNKS_PER_WRITE) {
-        const piece = book.chunks
-          .slice(start, start + CHUNKS_PER_WRITE)
-          .map((chunk) => JSON.stringify(chunk));
+        const piece = book.chunks.slice(start, start + CHUNKS_PER_WRITE).map((chunk) => {
+          const { text, blocks, ...rest } = chunk;
+          const content = JSON.stringify([text, blocks ?? null]);
+          let entry = contents.get(content);
+          if (entry === undefined) {
+            entry = contents.size;
+            contents.set(content, entry);
+            pieces.push(content);
+          }
+          return JSON.stringify({ ...rest, content: entry });
+        });
+        await out.write(`${start > 0 ? "," : ""}${piece.join(",")}`);
+      }
+      await out.write(`],"contents":[`);
+      for (let start = 0; start < pieces.length; start += CHUNKS_PER_WRITE) {
+        const piece = pieces.slice(start, start + CHUNKS_PER_WRITE);
         await out.write(`${start > 0 ? "," : ""}${piece.join(",")}`);
       }
       await out.write("]}");

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestSchema, requirePostgres } from "../../test/postgres.ts";
 import { chunkBlocks } from "./chunk-blocks.ts";
 import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document-store.ts";
@@ -61,6 +61,51 @@ function chunkRecords(filePath: string, count = 2, label = "v1"): ChunkRecord[] 
       tokenCount: 12,
     } satisfies ChunkRecord;
   });
+}
+
+/** A page of one docs version whose content (text, blocks, HTML, Markdown) is `label`'s alone. */
+function versionedCopy(filePath: string, label: string, collection = "versioned-book") {
+  const texts = [`Intro text (${label}) said once.`, `More text (${label}) said once.`];
+  const chunks = texts.map(
+    (text, index) =>
+      ({
+        id: `${collection}/${filePath}-${index}-${label}`,
+        collection,
+        version: "",
+        filePath,
+        chunkIndex: index,
+        totalChunks: texts.length,
+        title: "Intro",
+        section: "Intro",
+        headingPath: ["Intro"],
+        url: `https://book.example/${filePath}#part-${index}`,
+        tags: [],
+        searchText: "",
+        blocks: chunkBlocks(text),
+        text,
+        contentHash: `hash-${index}-${label}`,
+        tokenCount: 5,
+      }) satisfies ChunkRecord,
+  );
+  const document: DocumentRecord = {
+    ...documentRecord(filePath, `source-${label}`, texts.length),
+    collection,
+    title: "Intro",
+    url: `https://book.example/${filePath}`,
+    html: `<p>Text ${label}</p>`,
+    markdown: `# Intro\n\nText ${label}`,
+  };
+  return { document, chunks };
+}
+
+/** How many rows of shared chunk and page content a collection holds. */
+async function sharedRows(db: SqlClient, collection: string) {
+  const [row] = await db.query<{ chunks: string | number; pages: string | number }>(
+    `SELECT (SELECT count(*) FROM chunk_contents WHERE collection = $1) AS chunks,
+            (SELECT count(*) FROM page_contents WHERE collection = $1) AS pages`,
+    [collection],
+  );
+  return { chunks: Number(row?.chunks), pages: Number(row?.pages) };
 }
 
 const adapters: {
@@ -196,6 +241,105 @@ for (const adapter of adapters) {
       expect((await store.allChunks()).map((chunk) => chunk.id)).toEqual(["a.md-0-v2"]);
     });
 
+    it("stores content that pages of two versions hold alike once, and keeps it while one holds it", async () => {
+      const shared = new DocumentStore(db, "versioned-book");
+      const copies = ["docs/intro.md", "versioned_docs/version-1.0/intro.md"];
+      await shared.apply({
+        upserts: copies.map((filePath) => versionedCopy(filePath, "v1")),
+        deletes: [],
+        settingsHash: "s",
+      });
+      expect(await shared.counts()).toEqual({ documents: 2, chunks: 4 });
+      expect(await sharedRows(db, "versioned-book")).toEqual({ chunks: 2, pages: 1 });
+      const [current, released] = copies;
+      for (const filePath of copies) {
+        expect((await shared.chunksOfPages([filePath])).get(filePath)).toEqual(
+          versionedCopy(filePath, "v1").chunks,
+        );
+        expect(await shared.pageMarkdown(filePath)).toBe("# Intro\n\nText v1");
+        expect(await shared.pageHtml(filePath)).toBe("<p>Text v1</p>");
+      }
+      // One version's page changes: the other's copy keeps its content.
+      await shared.apply({
+        upserts: [versionedCopy(current as string, "v2")],
+        deletes: [],
+        settingsHash: "s",
+      });
+      expect(await sharedRows(db, "versioned-book")).toEqual({ chunks: 4, pages: 2 });
+      expect((await shared.chunksOfPages([released as string])).get(released as string)).toEqual(
+        versionedCopy(released as string, "v1").chunks,
+      );
+      expect(await shared.pageMarkdown(released as string)).toBe("# Intro\n\nText v1");
+      expect(await shared.pageMarkdown(current as string)).toBe("# Intro\n\nText v2");
+      // The released page goes: the content only it held goes with it, the other's stays.
+      await shared.apply({ upserts: [], deletes: [released as string], settingsHash: "s" });
+      expect(await sharedRows(db, "versioned-book")).toEqual({ chunks: 2, pages: 1 });
+      expect((await shared.allChunks()).map((chunk) => chunk.text)).toEqual([
+        "Intro text (v2) said once.",
+        "More text (v2) said once.",
+      ]);
+      // The same content in another collection is that collection's own.
+      const other = new DocumentStore(db, "other-versioned-book");
+      await other.apply({
+        upserts: [versionedCopy("docs/intro.md", "v2", "other-versioned-book")],
+        deletes: [],
+        settingsHash: "s",
+      });
+      await shared.apply({ upserts: [], deletes: [current as string], settingsHash: "s" });
+      expect(await sharedRows(db, "versioned-book")).toEqual({ chunks: 0, pages: 0 });
+      expect((await other.allChunks()).map((chunk) => chunk.text)).toEqual([
+        "Intro text (v2) said once.",
+        "More text (v2) said once.",
+      ]);
+    });
+
+    // PGlite runs one transaction at a time; PostgreSQL lets two ingests' transactions overlap.
+    it.skipIf(adapter.name !== "postgres")(
+      "keeps shared content that an overlapping ingest points at while another drops its last holder",
+      async () => {
+        const racing = new DocumentStore(db, "racing-book");
+        const page = (filePath: string) => versionedCopy(filePath, "v1", "racing-book");
+        await racing.apply({ upserts: [page("docs/a.md")], deletes: [], settingsHash: "s" });
+        let releaseFirst = () => {};
+        const firstHolds = new Promise<void>((resolve) => {
+          releaseFirst = resolve;
+        });
+        let firstDeleted = () => {};
+        const deleted = new Promise<void>((resolve) => {
+          firstDeleted = resolve;
+        });
+        // The first ingest removes the content's only holder and waits before it commits...
+        const first = racing.sync("s", async (writer) => {
+          await writer.delete("docs/a.md");
+          firstDeleted();
+          await firstHolds;
+        });
+        await deleted;
+        // ...while a second one adds a page holding the same content.
+        let secondWrote = false;
+        const second = racing.sync("s", async (writer) => {
+          await writer.replace(page("docs/b.md"));
+          secondWrote = true;
+        });
+        await vi.waitFor(
+          async () => {
+            const [waiting] = await db.query<{ count: string | number }>(
+              `SELECT count(*) AS count FROM pg_locks
+                WHERE locktype = 'advisory' AND classid = 7283002 AND NOT granted`,
+            );
+            expect(secondWrote || Number(waiting?.count) > 0).toBe(true);
+          },
+          { timeout: 5_000, interval: 20 },
+        );
+        releaseFirst();
+        await Promise.all([first, second]);
+        expect((await racing.allChunks()).map((chunk) => chunk.text)).toEqual([
+          "Intro text (v1) said once.",
+          "More text (v1) said once.",
+        ]);
+      },
+    );
+
     it("records a book's docs versions, and none for a book without versions", async () => {
       const versions = [
         {
@@ -232,6 +376,81 @@ for (const adapter of adapters) {
   });
 }
 
+/** A page's rows as the version before shared content wrote them: the content in each row, no key. */
+async function insertUnsharedRows(db: SqlClient, document: DocumentRecord, chunks: ChunkRecord[]) {
+  await db.query(
+    `INSERT INTO documents (collection, version, file_path, title, url, source_hash, chunk_count, html, markdown)
+       VALUES ($1, '', $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      document.collection,
+      document.filePath,
+      document.title,
+      document.url,
+      document.sourceHash,
+      chunks.length,
+      document.html,
+      document.markdown,
+    ],
+  );
+  for (const chunk of chunks) {
+    await db.query(
+      `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
+           heading_path, url, tags, text, content_hash, token_count, search_text, blocks)
+         VALUES ($1, $2, '', $3, $4, $5, $6, $7, $8, $9, '[]', $10, $11, $12, '', $13)`,
+      [
+        chunk.id,
+        chunk.collection,
+        chunk.filePath,
+        chunk.chunkIndex,
+        chunk.totalChunks,
+        chunk.title,
+        chunk.section,
+        JSON.stringify(chunk.headingPath),
+        chunk.url,
+        chunk.text,
+        chunk.contentHash,
+        chunk.tokenCount,
+        JSON.stringify(chunk.blocks),
+      ],
+    );
+  }
+}
+
+describe("pages stored before content was shared, on pglite", () => {
+  it("are read from their own rows, and share their content once re-indexed", async () => {
+    const db = await openPglite();
+    try {
+      await migrate(db);
+      const store = new DocumentStore(db, "versioned-book");
+      const { document, chunks } = versionedCopy("docs/intro.md", "v1");
+      await insertUnsharedRows(db, document, chunks);
+      expect(await store.allChunks()).toEqual(chunks);
+      expect(await store.pageHtml("docs/intro.md")).toBe(document.html);
+      expect(await store.allPageMarkdown()).toEqual(
+        new Map([["docs/intro.md", document.markdown]]),
+      );
+      // The same page in another version, then the first re-indexed: one copy of the content.
+      const released = versionedCopy("versioned_docs/version-1.0/intro.md", "v1");
+      await store.apply({ upserts: [released], deletes: [], settingsHash: "s" });
+      expect(await store.allChunks()).toEqual([...chunks, ...released.chunks]);
+      await store.apply({
+        upserts: [{ document, chunks }],
+        deletes: [],
+        settingsHash: "s",
+      });
+      expect(await store.allChunks()).toEqual([...chunks, ...released.chunks]);
+      const [shared] = await db.query<{ chunks: number; pages: number; inline: number }>(
+        `SELECT (SELECT count(*)::int FROM chunk_contents) AS chunks,
+                (SELECT count(*)::int FROM page_contents) AS pages,
+                (SELECT count(*)::int FROM chunks WHERE content_key IS NULL) AS inline`,
+      );
+      expect(shared).toEqual({ chunks: chunks.length, pages: 1, inline: 0 });
+    } finally {
+      await db.close();
+    }
+  });
+});
+
 describe("chunks stored before their blocks were, on pglite", () => {
   it("have their blocks read from their text when loaded", async () => {
     const db = await openPglite();
@@ -245,7 +464,11 @@ describe("chunks stored before their blocks were, on pglite", () => {
         deletes: [],
         settingsHash: "s",
       });
-      // The database as the version before blocks left it.
+      // The database as the version before blocks left it (content in the chunk's own row).
+      await db.query(
+        `UPDATE chunks c SET text = s.text, content_key = NULL
+           FROM chunk_contents s WHERE s.content_key = c.content_key`,
+      );
       await db.query("ALTER TABLE chunks DROP COLUMN blocks");
       await db.query("DELETE FROM lectern_migrations WHERE version = 17");
       await migrate(db);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { storableJsonText } from "../util/storable-text.ts";
 import { type ChunkBlock, chunkBlocks } from "./chunk-blocks.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
@@ -189,23 +190,24 @@ export class DocumentStore {
   ): Promise<number | undefined> {
     return this.db.transaction(async (tx) => {
       let written = false;
-      const removedChunkIds = async (filePath: string) => {
-        const rows = await tx.query<{ id: string }>(
-          "SELECT id FROM chunks WHERE collection = $1 AND version = $2 AND file_path = $3",
-          [this.collection, this.version, filePath],
-        );
-        return rows.map((row) => row.id);
+      const released = { chunks: new Set<string>(), pages: new Set<string>() };
+      // One writing ingest of a collection at a time, across processes (PostgreSQL): another's
+      // page could otherwise point at shared content this one is about to drop as unused.
+      const firstWrite = async () => {
+        if (written) return;
+        written = true;
+        await tx.query("SELECT pg_advisory_xact_lock(7283002, hashtext($1))", [this.collection]);
       };
       await work({
         replace: async (change) => {
-          written = true;
-          const removed = await removedChunkIds(change.document.filePath);
+          await firstWrite();
+          const removed = await this.storedRows(tx, change.document.filePath, released);
           await this.replaceDocument(tx, change);
           return removed;
         },
         delete: async (filePath) => {
-          written = true;
-          const removed = await removedChunkIds(filePath);
+          await firstWrite();
+          const removed = await this.storedRows(tx, filePath, released);
           await tx.query(
             "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
             [this.collection, this.version, filePath],
@@ -214,6 +216,7 @@ export class DocumentStore {
         },
       });
       if (!written) return undefined;
+      await this.dropUnusedContents(tx, released);
       const rows = await tx.query<{ index_version: string | number }>(
         `INSERT INTO index_state (collection, version, index_version, settings_hash, updated_at)
          VALUES ($1, $2, 1, $3, now())
@@ -226,14 +229,78 @@ export class DocumentStore {
     });
   }
 
+  /**
+   * The ids of a stored page's chunks, about to be replaced or removed; the keys of the content
+   * they and the page point at go to `released`, to be dropped at the end if nothing else holds it.
+   */
+  private async storedRows(
+    tx: SqlQueryable,
+    filePath: string,
+    released: { chunks: Set<string>; pages: Set<string> },
+  ): Promise<string[]> {
+    const rows = await tx.query<{
+      id: string | null;
+      chunk_key: string | null;
+      page_key: string | null;
+    }>(
+      `SELECT c.id, c.content_key AS chunk_key, d.content_key AS page_key
+         FROM documents d
+         LEFT JOIN chunks c
+           ON c.collection = d.collection AND c.version = d.version AND c.file_path = d.file_path
+        WHERE d.collection = $1 AND d.version = $2 AND d.file_path = $3`,
+      [this.collection, this.version, filePath],
+    );
+    const ids: string[] = [];
+    for (const row of rows) {
+      if (row.id !== null) ids.push(row.id);
+      if (row.chunk_key !== null) released.chunks.add(row.chunk_key);
+      if (row.page_key !== null) released.pages.add(row.page_key);
+    }
+    return ids;
+  }
+
+  /**
+   * Drops the shared content that no page or chunk of the collection points at any more (of the
+   * keys this run released): another version's copy of a page keeps its content.
+   */
+  private async dropUnusedContents(
+    tx: SqlQueryable,
+    released: { chunks: Set<string>; pages: Set<string> },
+  ): Promise<void> {
+    if (released.chunks.size > 0) {
+      await tx.query(
+        `DELETE FROM chunk_contents s
+          WHERE s.collection = $1 AND s.content_key = ANY($2::text[])
+            AND NOT EXISTS (SELECT 1 FROM chunks c
+                             WHERE c.collection = s.collection AND c.content_key = s.content_key)`,
+        [this.collection, [...released.chunks]],
+      );
+    }
+    if (released.pages.size > 0) {
+      await tx.query(
+        `DELETE FROM page_contents s
+          WHERE s.collection = $1 AND s.content_key = ANY($2::text[])
+            AND NOT EXISTS (SELECT 1 FROM documents d
+                             WHERE d.collection = s.collection AND d.content_key = s.content_key)`,
+        [this.collection, [...released.pages]],
+      );
+    }
+  }
+
   private async replaceDocument(tx: SqlQueryable, { document, chunks }: DocumentChange) {
     await tx.query(
       "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
       [this.collection, this.version, document.filePath],
     );
+    const pageKey = contentKey(JSON.stringify([document.html ?? null, document.markdown ?? null]));
     await tx.query(
-      `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count, html, markdown)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO page_contents (collection, content_key, html, markdown) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (collection, content_key) DO NOTHING`,
+      [this.collection, pageKey, document.html ?? null, document.markdown ?? null],
+    );
+    await tx.query(
+      `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count, content_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         this.collection,
         this.version,
@@ -244,15 +311,47 @@ export class DocumentStore {
         JSON.stringify(document.tags),
         JSON.stringify(document.metadata),
         document.chunkCount,
-        document.html ?? null,
-        document.markdown ?? null,
+        pageKey,
       ],
     );
+    const contents = new Map<string, { text: string; blocks: string }>();
+    const keys = chunks.map((chunk) => {
+      const blocks = storableJsonText(chunk.blocks ?? chunkBlocks(chunk.text));
+      const key = contentKey(chunk.text, blocks);
+      contents.set(key, { text: chunk.text, blocks });
+      return key;
+    });
+    await this.insertChunkContents(tx, contents);
+    await this.insertChunks(tx, chunks, keys);
+  }
+
+  /** The content of a page's chunks, each once; content another page holds already is kept. */
+  private async insertChunkContents(
+    tx: SqlQueryable,
+    contents: Map<string, { text: string; blocks: string }>,
+  ) {
+    const entries = [...contents];
+    for (let start = 0; start < entries.length; start += INSERT_BATCH) {
+      const params: unknown[] = [this.collection];
+      const tuples = entries.slice(start, start + INSERT_BATCH).map(([key, content]) => {
+        params.push(key, content.text, content.blocks);
+        const base = params.length - 3;
+        return `($1, $${base + 1}, $${base + 2}, $${base + 3})`;
+      });
+      await tx.query(
+        `INSERT INTO chunk_contents (collection, content_key, text, blocks) VALUES ${tuples.join(", ")}
+         ON CONFLICT (collection, content_key) DO NOTHING`,
+        params,
+      );
+    }
+  }
+
+  /** A page's chunk rows, each pointing at its content by key (`text` is kept empty). */
+  private async insertChunks(tx: SqlQueryable, chunks: ChunkRecord[], keys: string[]) {
     // Multi-row inserts keep a large page to a few round trips.
-    const columns = 17;
-    const batchSize = 200;
-    for (let start = 0; start < chunks.length; start += batchSize) {
-      const batch = chunks.slice(start, start + batchSize);
+    const columns = 16;
+    for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
+      const batch = chunks.slice(start, start + INSERT_BATCH);
       const params: unknown[] = [];
       const tuples = batch.map((chunk, row) => {
         params.push(
@@ -267,20 +366,19 @@ export class DocumentStore {
           JSON.stringify(chunk.headingPath),
           chunk.url,
           JSON.stringify(chunk.tags),
-          chunk.text,
           chunk.contentHash,
           chunk.tokenCount,
           chunk.searchText ?? "",
           JSON.stringify(chunk.sectionAnchors ?? []),
-          storableJsonText(chunk.blocks ?? chunkBlocks(chunk.text)),
+          keys[start + row],
         );
         const base = row * columns;
-        return `(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(", ")})`;
+        return `(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(", ")}, '')`;
       });
       await tx.query(
         `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
-           heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors,
-           blocks)
+           heading_path, url, tags, content_hash, token_count, search_text, section_anchors,
+           content_key, text)
          VALUES ${tuples.join(", ")}`,
         params,
       );
@@ -289,11 +387,8 @@ export class DocumentStore {
 
   async allChunks(): Promise<ChunkRecord[]> {
     const rows = await this.db.query<ChunkRow>(
-      `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text, section_anchors,
-              blocks
-         FROM chunks WHERE collection = $1 AND version = $2
-        ORDER BY file_path, chunk_index`,
+      `SELECT ${CHUNK_COLUMNS} WHERE c.collection = $1 AND c.version = $2
+        ORDER BY c.file_path, c.chunk_index`,
       [this.collection, this.version],
     );
     return rows.map(toChunk);
@@ -303,10 +398,7 @@ export class DocumentStore {
   async chunksByIds(ids: readonly string[]): Promise<Map<string, ChunkRecord>> {
     if (ids.length === 0) return new Map();
     const rows = await this.db.query<ChunkRow>(
-      `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text, section_anchors,
-              blocks
-         FROM chunks WHERE collection = $1 AND version = $2 AND id = ANY($3::text[])`,
+      `SELECT ${CHUNK_COLUMNS} WHERE c.collection = $1 AND c.version = $2 AND c.id = ANY($3::text[])`,
       [this.collection, this.version, [...ids]],
     );
     return new Map(rows.map((row) => [row.id, toChunk(row)]));
@@ -315,11 +407,8 @@ export class DocumentStore {
   /** The first chunk of every page (what the book's synopsis reads), in path order. */
   async firstChunks(): Promise<ChunkRecord[]> {
     const rows = await this.db.query<ChunkRow>(
-      `SELECT DISTINCT ON (file_path) id, collection, version, file_path, chunk_index, total_chunks, title,
-              section, heading_path, url, tags, text, content_hash, token_count, search_text, section_anchors,
-              blocks
-         FROM chunks WHERE collection = $1 AND version = $2
-        ORDER BY file_path, chunk_index`,
+      `SELECT DISTINCT ON (c.file_path) ${CHUNK_COLUMNS} WHERE c.collection = $1 AND c.version = $2
+        ORDER BY c.file_path, c.chunk_index`,
       [this.collection, this.version],
     );
     return rows.map(toChunk);
@@ -330,11 +419,9 @@ export class DocumentStore {
     const pages = new Map<string, ChunkRecord[]>(filePaths.map((filePath) => [filePath, []]));
     if (filePaths.length === 0) return pages;
     const rows = await this.db.query<ChunkRow>(
-      `SELECT id, collection, version, file_path, chunk_index, total_chunks, title, section, heading_path,
-              url, tags, text, content_hash, token_count, search_text, section_anchors,
-              blocks
-         FROM chunks WHERE collection = $1 AND version = $2 AND file_path = ANY($3::text[])
-        ORDER BY file_path, chunk_index`,
+      `SELECT ${CHUNK_COLUMNS}
+        WHERE c.collection = $1 AND c.version = $2 AND c.file_path = ANY($3::text[])
+        ORDER BY c.file_path, c.chunk_index`,
       [this.collection, this.version, [...filePaths]],
     );
     for (const row of rows) pages.get(row.file_path)?.push(toChunk(row));
@@ -408,7 +495,8 @@ export class DocumentStore {
   /** A page's rendered HTML by its file path. */
   async pageHtml(filePath: string): Promise<string | undefined> {
     const rows = await this.db.query<{ html: string | null }>(
-      "SELECT html FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+      `SELECT ${PAGE_CONTENT.html} AS html ${PAGE_CONTENT.from}
+        WHERE d.collection = $1 AND d.version = $2 AND d.file_path = $3`,
       [this.collection, this.version, filePath],
     );
     return rows[0]?.html ?? undefined;
@@ -417,7 +505,8 @@ export class DocumentStore {
   /** A page's Markdown by its file path; undefined when it was ingested before pages kept it. */
   async pageMarkdown(filePath: string): Promise<string | undefined> {
     const rows = await this.db.query<{ markdown: string | null }>(
-      "SELECT markdown FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+      `SELECT ${PAGE_CONTENT.markdown} AS markdown ${PAGE_CONTENT.from}
+        WHERE d.collection = $1 AND d.version = $2 AND d.file_path = $3`,
       [this.collection, this.version, filePath],
     );
     return rows[0]?.markdown ?? undefined;
@@ -426,7 +515,8 @@ export class DocumentStore {
   /** Every page's Markdown by file path (pages ingested before pages kept it are left out). */
   async allPageMarkdown(): Promise<Map<string, string>> {
     const rows = await this.db.query<{ file_path: string; markdown: string }>(
-      "SELECT file_path, markdown FROM documents WHERE collection = $1 AND version = $2 AND markdown IS NOT NULL",
+      `SELECT d.file_path, ${PAGE_CONTENT.markdown} AS markdown ${PAGE_CONTENT.from}
+        WHERE d.collection = $1 AND d.version = $2 AND ${PAGE_CONTENT.markdown} IS NOT NULL`,
       [this.collection, this.version],
     );
     return new Map(rows.map((row) => [row.file_path, row.markdown]));
@@ -450,6 +540,36 @@ export class DocumentStore {
     );
     return { documents: Number(rows[0]?.documents ?? 0), chunks: Number(rows[0]?.chunks ?? 0) };
   }
+}
+
+/** Rows per multi-row insert. */
+const INSERT_BATCH = 200;
+
+/** A page's HTML and Markdown, shared or (stored before content was shared) its own; `d` is the page. */
+const PAGE_CONTENT = {
+  html: "CASE WHEN d.content_key IS NULL THEN d.html ELSE p.html END",
+  markdown: "CASE WHEN d.content_key IS NULL THEN d.markdown ELSE p.markdown END",
+  from: `FROM documents d
+  LEFT JOIN page_contents p ON p.collection = d.collection AND p.content_key = d.content_key`,
+};
+
+/** A chunk's text, shared or its own, for queries over `chunks c` that join `SHARED_TEXT_JOIN`. */
+export const SHARED_TEXT = "COALESCE(s.text, c.text)";
+export const SHARED_TEXT_JOIN =
+  "LEFT JOIN chunk_contents s ON s.collection = c.collection AND s.content_key = c.content_key";
+
+/**
+ * A chunk's columns, its text and blocks read from its shared content (chunks stored before
+ * content was shared hold their own), and the FROM clause that joins them (`c` is the chunk).
+ */
+const CHUNK_COLUMNS = `c.id, c.collection, c.version, c.file_path, c.chunk_index, c.total_chunks, c.title,
+       c.section, c.heading_path, c.url, c.tags, COALESCE(s.text, c.text) AS text, c.content_hash,
+       c.token_count, c.search_text, c.section_anchors, COALESCE(s.blocks, c.blocks::text) AS blocks
+  FROM chunks c ${SHARED_TEXT_JOIN}`;
+
+/** The key of content stored once however many pages or chunks hold it: a hash of its parts. */
+function contentKey(...parts: string[]): string {
+  return createHash("sha256").update(parts.join("\u0000")).digest("hex").slice(0, 32);
 }
 
 interface ChunkRow {

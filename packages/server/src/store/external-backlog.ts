@@ -1,3 +1,4 @@
+import { SHARED_TEXT, SHARED_TEXT_JOIN } from "./document-store.ts";
 import type { SqlClient } from "./sql-client.ts";
 import { type EmbeddingBacklog, embeddingText, type PendingChunk } from "./vector-index.ts";
 
@@ -29,7 +30,7 @@ export class ExternalVectorBacklog implements EmbeddingBacklog {
 
   async pendingChunks(limit: number): Promise<PendingChunk[]> {
     const rows = await this.db.query<{ id: string; heading_path: unknown; text: string }>(
-      `SELECT c.id, c.heading_path, c.text FROM chunks c
+      `SELECT c.id, c.heading_path, ${SHARED_TEXT} AS text FROM chunks c ${SHARED_TEXT_JOIN}
          LEFT JOIN external_vectors e ON e.chunk_id = c.id AND e.target = $3
         WHERE c.collection = $1 AND c.version = $2 AND e.chunk_id IS NULL
         ORDER BY c.file_path, c.chunk_index LIMIT $4`,
@@ -92,8 +93,9 @@ export class ExternalVectorBacklog implements EmbeddingBacklog {
       tags: unknown;
       search_text: string | null;
     }>(
-      `SELECT id, title, heading_path, url, text, tags, search_text FROM chunks
-        WHERE id = ANY($1::text[]) AND collection = $2 AND version = $3`,
+      `SELECT c.id, c.title, c.heading_path, c.url, ${SHARED_TEXT} AS text, c.tags, c.search_text
+         FROM chunks c ${SHARED_TEXT_JOIN}
+        WHERE c.id = ANY($1::text[]) AND c.collection = $2 AND c.version = $3`,
       [chunkIds, this.collection, this.version],
     );
     return new Map(

@@ -254,6 +254,33 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
     sql: `ALTER TABLE question_log ADD COLUMN IF NOT EXISTS version TEXT,
                                   ADD COLUMN IF NOT EXISTS locale TEXT`,
   },
+  {
+    // A page that two docs versions or locales hold alike (most of a versioned site's pages) is
+    // stored once: each chunk's text and blocks, and each page's HTML and Markdown, live in a row
+    // keyed by a hash of that content, which every document and chunk holding it points at. The
+    // rows keep what is theirs (file path, URL, title, headings). Rows written before keep their
+    // content in place (content_key NULL) and are read as they were.
+    version: 21,
+    name: "content shared by pages and chunks alike",
+    sql: `
+      CREATE TABLE IF NOT EXISTS chunk_contents (
+        collection   TEXT NOT NULL,
+        content_key  TEXT NOT NULL,
+        text         TEXT NOT NULL,
+        blocks       TEXT NOT NULL,
+        PRIMARY KEY (collection, content_key)
+      );
+      CREATE TABLE IF NOT EXISTS page_contents (
+        collection   TEXT NOT NULL,
+        content_key  TEXT NOT NULL,
+        html         TEXT,
+        markdown     TEXT,
+        PRIMARY KEY (collection, content_key)
+      );
+      ALTER TABLE chunks ADD COLUMN IF NOT EXISTS content_key TEXT;
+      ALTER TABLE documents ADD COLUMN IF NOT EXISTS content_key TEXT
+    `,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

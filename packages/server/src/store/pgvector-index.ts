@@ -1,4 +1,5 @@
 import { createError } from "../errors.ts";
+import { SHARED_TEXT, SHARED_TEXT_JOIN } from "./document-store.ts";
 import type { SqlClient } from "./sql-client.ts";
 import {
   type ChunkVector,
@@ -158,7 +159,7 @@ export class PgvectorBacklog implements EmbeddingBacklog {
       heading_path: string[] | string;
       text: string;
     }>(
-      `SELECT c.id, c.heading_path, c.text FROM chunks c
+      `SELECT c.id, c.heading_path, ${SHARED_TEXT} AS text FROM chunks c ${SHARED_TEXT_JOIN}
          LEFT JOIN ${this.index.table()} e ON e.chunk_id = c.id
         WHERE c.collection = $1 AND c.version = $2 AND e.chunk_id IS NULL
         ORDER BY c.file_path, c.chunk_index LIMIT $3`,
