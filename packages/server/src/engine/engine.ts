@@ -4,7 +4,7 @@ import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import { HeuristicRewriter } from "../pipeline/query-rewriter.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
-import type { BookFile } from "../search/book-file.ts";
+import type { BookFile } from "../search/book-json.ts";
 import { loadLanguages } from "../search/languages.ts";
 import { LexicalIndex } from "../search/lexical-index.ts";
 import { Retriever } from "../search/retriever.ts";

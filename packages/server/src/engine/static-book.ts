@@ -1,4 +1,4 @@
-import type { BookFile } from "../search/book-file.ts";
+import { parseBookJson } from "../search/book-json.ts";
 import { type Engine, type EngineSettings, openEngine } from "./engine.ts";
 
 export {
@@ -54,7 +54,12 @@ export async function openStaticBook(
     fetchText(fetcher, new URL(manifest.book, base), "default"),
     fetchText(fetcher, new URL(manifest.index, base), "default"),
   ]);
-  const book = JSON.parse(bookText) as BookFile;
+  const book = parseBookJson(bookText);
+  if (!book)
+    throw new StaticBookError(
+      "STATIC_BOOK_INVALID",
+      `${manifest.book} is not a book this engine reads: rebuild with this Lectern's build-static.`,
+    );
   if (book.indexVersion !== manifest.indexVersion)
     throw new StaticBookError(
       "STATIC_BOOK_INVALID",

@@ -1,54 +1,30 @@
 import { open, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../store/document-store.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
+import {
+  BOOK_FILE_FORMAT,
+  type BookFile,
+  type ChunkContent,
+  parseBookJson,
+  type StoredChunk,
+} from "./book-json.ts";
 
 /**
- * The book as one file beside its BM25 snapshot (`index/<collection>.book.json`): the pages and
- * chunks an embedded database held at one index version, in the store's order. A one-shot reading
- * command (`lectern ask`) answers from it and the snapshot without starting the database.
- *
- * A chunk's text and blocks are written once however many chunks hold them alike (the pages two
- * docs versions or locales share): `contents` lists each once, and a chunk names its entry there.
+ * The book as one file beside its BM25 snapshot (`index/<collection>.book.json`; its contents in
+ * book-json.ts). A one-shot reading command (`lectern ask`) answers from it and the snapshot
+ * without starting the database.
  *
  * The file exists only while it matches the database: an ingest sets it aside before it writes
  * and writes it again after, so an ingest that stops half-way leaves no file, and the next open
  * of the database (which reads the chunks anyway) writes it again.
  */
-export interface BookFile {
-  indexVersion: number;
-  pages: PageSummary[];
-  chunks: ChunkRecord[];
-  /** The book's docs versions; absent for a book without versions. */
-  versions?: BookVersion[];
-  /** The book's locales; absent for an untranslated book. */
-  locales?: BookLocale[];
-}
+export type { BookFile };
 
-/** Raised when what the file holds changes shape; an older file is then read from the database. */
-const BOOK_FILE_FORMAT = 2;
 /** Chunks per write: the file is written in pieces, never as one string of the whole book. */
 const CHUNKS_PER_WRITE = 256;
 
 export function bookFilePath(dataDir: string, collection: string): string {
   return path.join(dataDir, "index", `${collection}.book.json`);
-}
-
-/** A chunk as the file holds it: its text and blocks in `contents`, at `content`. */
-type StoredChunk = Omit<ChunkRecord, "text" | "blocks"> & { content: number };
-/** One entry of `contents`: a text and its blocks (null for a chunk stored without). */
-type ChunkContent = [string, ChunkRecord["blocks"] | null];
-
-/** The chunks with their text and blocks put back; undefined when one names no entry. */
-function withContents(stored: StoredChunk[], contents: ChunkContent[]): ChunkRecord[] | undefined {
-  const chunks: ChunkRecord[] = [];
-  for (const { content, ...rest } of stored) {
-    const entry = contents[content];
-    if (!Array.isArray(entry) || typeof entry[0] !== "string") return undefined;
-    const [text, blocks] = entry;
-    // The chunk's own fields first and its content after, as the store returns them.
-    chunks.push({ ...rest, ...(blocks ? { blocks } : {}), text } as ChunkRecord);
-  }
-  return chunks;
 }
 
 /** Where an ingest sets the file aside while it writes (restored when nothing changed). */
@@ -62,28 +38,7 @@ export async function readBookFile(
   collection: string,
 ): Promise<BookFile | undefined> {
   try {
-    const parsed = JSON.parse(await readFile(bookFilePath(dataDir, collection), "utf8")) as {
-      format?: unknown;
-      contents?: unknown;
-      chunks?: unknown;
-    } & Partial<Omit<BookFile, "chunks">>;
-    if (
-      parsed.format !== BOOK_FILE_FORMAT ||
-      typeof parsed.indexVersion !== "number" ||
-      !Array.isArray(parsed.pages) ||
-      !Array.isArray(parsed.chunks) ||
-      !Array.isArray(parsed.contents)
-    )
-      return undefined;
-    const chunks = withContents(parsed.chunks as StoredChunk[], parsed.contents as ChunkContent[]);
-    if (!chunks) return undefined;
-    return {
-      indexVersion: parsed.indexVersion,
-      pages: parsed.pages,
-      chunks,
-      ...(Array.isArray(parsed.versions) ? { versions: parsed.versions } : {}),
-      ...(Array.isArray(parsed.locales) ? { locales: parsed.locales } : {}),
-    };
+    return parseBookJson(await readFile(bookFilePath(dataDir, collection), "utf8"));
   } catch {
     return undefined;
   }
