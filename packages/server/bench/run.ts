@@ -14,6 +14,7 @@ import { benchRerank } from "./rerank.ts";
 import { benchRetrieval, benchSearch, QUERY_KINDS, type RetrievalRow } from "./retrieval.ts";
 import type { RowUsage } from "./server-usage.ts";
 import { benchStartup } from "./startup.ts";
+import { benchStatic, type StaticRow } from "./static.ts";
 import { benchWidget } from "./widget.ts";
 
 /**
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" }, // --only history-rounds / cpu: interleaved rounds
     "node-flags": { type: "string" }, // --only history-rounds: Node/V8 flags for every server
     "compare-flags": { type: "string" }, // --only history-rounds: on and off, without and with these flags
+    throttle: { type: "string", default: "4" }, // --only static: Chromium's CPU slowed this many times
   },
 });
 const pages = Number(values.pages);
@@ -174,6 +176,59 @@ async function benchIngest(): Promise<void> {
     `| re-ingest, one page changed | ${oneChangedSeconds.toFixed(2)} | 1 updated, index patched |`,
   );
   console.log(`\nRSS after ingest: ${mb(process.memoryUsage().rss)}`);
+}
+
+/**
+ * The static build of the sample book and of the generated book (`--pages`), answered in Chromium
+ * from plain files with the CPU throttled (compiled CLI and engine: `npm run build` first).
+ */
+async function benchStaticRows(): Promise<void> {
+  const workDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-static-"));
+  const generator = new TextGenerator(createRandom(42));
+  const generated = Array.from({ length: pages }, (_, index) => generator.page(index));
+  const docsDir = path.join(workDir, "generated-docs");
+  for (const page of generated) {
+    await mkdir(path.dirname(path.join(docsDir, page.path)), { recursive: true });
+    await writeFile(path.join(docsDir, page.path), page.content);
+  }
+  // Questions in the generated book's words: a page's title, then another's.
+  const titleOf = (index: number) =>
+    /^title: (.+)$/m.exec(generated[index]?.content ?? "")?.[1] ?? "robot";
+  const options = { runs: 5, throttle: Number(values.throttle) };
+  const rows: StaticRow[] = [];
+  try {
+    rows.push(
+      await benchStatic(
+        "sample book",
+        fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
+        path.join(workDir, "sample"),
+        {
+          ...options,
+          question: "How do I publish messages on a topic?",
+          next: "What is a URDF file?",
+        },
+      ),
+      await benchStatic(`${pages} generated pages`, docsDir, path.join(workDir, "generated"), {
+        ...options,
+        question: `How does ${titleOf(7)} work?`,
+        next: `What is ${titleOf(400)}?`,
+      }),
+    );
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+  results.static = rows;
+  console.log(
+    `\n## Static build: answers in the browser (Chromium, CPU throttled ${options.throttle}×, engine and book cold, ${options.runs} runs)\n`,
+  );
+  console.log(
+    "| book | pages | engine (gzip) | book + index (gzip) | first question fetches (gzip) | first answer p50 | max | next answer p50 |\n|---|---:|---:|---:|---:|---:|---:|---:|",
+  );
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  for (const row of rows)
+    console.log(
+      `| ${row.book} | ${row.pages} | ${kb(row.engineGzip)} | ${kb(row.bookGzip)} | ${kb(row.firstQuestionGzip)} | ${row.firstAnswerP50Ms.toFixed(0)} ms | ${row.firstAnswerMaxMs.toFixed(0)} ms | ${row.nextAnswerP50Ms.toFixed(0)} ms |`,
+    );
 }
 
 function percent(share: number | undefined): string {
@@ -526,5 +581,6 @@ if (values.only === undefined || values.only === "startup") {
   console.log(`\nLoad average (1, 5, 15 min) after: ${loadAverage()}`);
   results.startup = rows;
 }
+if (values.only === undefined || values.only === "static") await benchStaticRows();
 await mkdir(".bench", { recursive: true });
 await writeFile(path.join(".bench", "results.json"), JSON.stringify(results, null, 2));

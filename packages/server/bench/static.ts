@@ -1,0 +1,124 @@
+/// <reference lib="dom" />
+import { spawnSync } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { percentile } from "../src/eval/evaluate.ts";
+import { launchChromium } from "../test/browser.ts";
+import { serveStatic } from "../test/static-site.ts";
+
+const LECTERN_BIN = fileURLToPath(new URL("../bin/lectern.js", import.meta.url));
+
+export interface StaticRow {
+  book: string;
+  pages: number;
+  /** Gzipped bytes of the engine's first script and the chunk it imports, and the worker. */
+  engineGzip: number;
+  /** Gzipped bytes of the book and its BM25 index. */
+  bookGzip: number;
+  /** Gzipped bytes of every file the first question fetched (what a compressing host sends). */
+  firstQuestionGzip: number;
+  firstAnswerP50Ms: number;
+  firstAnswerMaxMs: number;
+  /** A second question once the book is loaded. */
+  nextAnswerP50Ms: number;
+}
+
+/**
+ * A static build (`lectern build-static --book-only`, the compiled CLI) of a docs folder, served by
+ * a plain static server, asked in Chromium with the CPU throttled `throttle` times: each run a
+ * new browser context (engine and book cold, nothing cached) from the question to the answer.
+ */
+export async function benchStatic(
+  book: string,
+  docsDir: string,
+  workDir: string,
+  options: { runs: number; throttle: number; question: string; next: string },
+): Promise<StaticRow> {
+  const site = path.join(workDir, "site");
+  const built = spawnSync(
+    process.execPath,
+    [
+      LECTERN_BIN,
+      "build-static",
+      "--docs",
+      docsDir,
+      "--data-dir",
+      path.join(workDir, "data"),
+      "--out",
+      site,
+      "--book-only",
+      "--json",
+    ],
+    { encoding: "utf8", env: { ...process.env, LOG_LEVEL: "error" }, maxBuffer: 64 * 2 ** 20 },
+  );
+  if (built.status !== 0) throw new Error(`build-static failed:\n${built.stderr}`);
+  const report = JSON.parse(built.stdout.slice(built.stdout.indexOf("{"))) as {
+    files: { path: string; gzipBytes: number }[];
+  };
+  const gzipOf = (name: string) => report.files.find((file) => file.path === name)?.gzipBytes ?? 0;
+  const manifest = JSON.parse(await readFile(path.join(site, "lectern", "manifest.json"), "utf8"));
+  await writeFile(
+    path.join(site, "ask.html"),
+    `<!doctype html><meta charset="utf-8"><title>Ask</title><script type="module">
+import { openStaticBook } from "./lectern/engine/lectern-engine.js";
+window.ask = async (query) => {
+  window.engine ??= openStaticBook("./lectern/manifest.json");
+  return (await window.engine).ask({ query });
+};
+</script>`,
+  );
+  const server = await serveStatic(site);
+  const browser = await launchChromium();
+  const first: number[] = [];
+  const next: number[] = [];
+  const fetched = new Set<string>();
+  try {
+    for (let run = 0; run < options.runs; run++) {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      page.on("request", (request) => fetched.add(new URL(request.url()).pathname));
+      await page.goto(`${server.url}ask.html`);
+      await page.waitForFunction(() => "ask" in window);
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: options.throttle });
+      const time = async (question: string) =>
+        page.evaluate(async (asked) => {
+          const started = performance.now();
+          const answer = await (
+            window as unknown as { ask(q: string): Promise<{ answer: string | null }> }
+          ).ask(asked);
+          if (!answer.answer) throw new Error(`no answer to ${asked}`);
+          return performance.now() - started;
+        }, question);
+      first.push(await time(options.question));
+      next.push(await time(options.next));
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  let firstQuestionGzip = 0;
+  for (const file of fetched)
+    if (file.startsWith("/lectern/"))
+      firstQuestionGzip += gzipSync(await readFile(path.join(site, file))).length;
+  const engineFiles = report.files.filter(
+    (file) => file.path.startsWith("engine/") && !/^engine\/(?:two|de|es|fr|pt)-/.test(file.path),
+  );
+  return {
+    book,
+    pages: (
+      JSON.parse(await readFile(path.join(site, "lectern", manifest.book), "utf8")) as {
+        pages: unknown[];
+      }
+    ).pages.length,
+    engineGzip: engineFiles.reduce((sum, file) => sum + file.gzipBytes, 0),
+    bookGzip: gzipOf(manifest.book) + gzipOf(manifest.index),
+    firstQuestionGzip,
+    firstAnswerP50Ms: percentile(first, 50),
+    firstAnswerMaxMs: Math.max(...first),
+    nextAnswerP50Ms: percentile(next, 50),
+  };
+}
