@@ -8,6 +8,7 @@ import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
 import { benchCpu, benchHistoryRounds, benchHttp, type HistoryRound } from "./http.ts";
+import { benchIngestMemory } from "./ingest-memory.ts";
 import { benchEmbeddingTopics, benchInsights } from "./insights.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
@@ -36,6 +37,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "5" }, // --only history-rounds / cpu: interleaved rounds
     "node-flags": { type: "string" }, // --only history-rounds: Node/V8 flags for every server
     "compare-flags": { type: "string" }, // --only history-rounds: on and off, without and with these flags
+    "compare-cli": { type: "string" }, // --only ingest-memory: another build's bin/lectern.js, in turn
   },
 });
 const pages = Number(values.pages);
@@ -237,6 +239,23 @@ function printRoundUsage(rounds: HistoryRound[]): void {
 
 console.log(`Machine: ${results.machine}; load average at start: ${loadAverage()}`);
 if (values.only === undefined || values.only === "ingest") await benchIngest();
+if (values.only === "ingest-memory") {
+  const cli = fileURLToPath(new URL("../bin/lectern.js", import.meta.url));
+  const clis = values["compare-cli"] ? [values["compare-cli"], cli] : [cli];
+  const rows = await benchIngestMemory({ pages, rounds: Number(values.rounds), clis });
+  console.log(
+    `\n## \`lectern ingest\` of ${pages} generated pages, peak RSS counting child processes (compiled CLI, ${values.rounds} rounds in turn)\n`,
+  );
+  console.log(
+    "| round | command | seconds | peak RSS, process and children summed | the command's process | its children |\n|---:|---|---:|---:|---:|---:|",
+  );
+  for (const row of rows) {
+    console.log(
+      `| ${row.round} | ${row.cli} | ${row.seconds.toFixed(1)} | ${row.peakTreeMb} MB | ${row.peakMainMb} MB | ${row.peakChildrenMb} MB |`,
+    );
+  }
+  results.ingestMemory = rows;
+}
 if (values.only === undefined || values.only === "retrieval") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-retrieval-"));
   const lectern = await openLectern(

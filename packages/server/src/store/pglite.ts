@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { createError } from "../errors.ts";
 import { cutText } from "../util/cut-text.ts";
+import { defaultTemplateFile, makeTemplate, unpackTemplate } from "./data-dir-template.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
 /**
@@ -97,14 +98,31 @@ export function cannotOpen(directory: string | undefined, error: unknown): Error
   );
 }
 
-/** Makes `directory` ready for PGlite: created, with a data directory inside (initdb) if new. */
-export async function prepareDirectory(directory: string): Promise<void> {
+/**
+ * Makes `directory` ready for PGlite: created, with a data directory inside if new, unpacked from
+ * the template of initdb's files (`data-dir-template.ts`), made first when there is none yet. Should
+ * the template be out of reach (a folder that cannot be written), initdb runs as before.
+ */
+export async function prepareDirectory(
+  directory: string,
+  templateFile: string = defaultTemplateFile(),
+): Promise<void> {
   mkdirSync(directory, { recursive: true });
-  if (!existsSync(path.join(directory, "PG_VERSION"))) await createDataDirectory(directory);
+  if (existsSync(path.join(directory, "PG_VERSION"))) return;
+  if (existsSync(templateFile) || (await makeTemplate(templateFile, PGLITE_SETTINGS))) {
+    try {
+      unpackTemplate(templateFile, directory);
+      return;
+    } catch {
+      // A damaged template: initdb below makes the directory.
+    }
+  }
+  await createDataDirectory(directory);
 }
 
 /**
- * Creates a new data directory (initdb) in a short-lived child process. initdb runs in a
+ * Creates a new data directory (initdb) in a short-lived child process, when there is no template
+ * to unpack. initdb runs in a
  * WebAssembly instance of its own: creating a directory in this process left ~770 MB of RSS for
  * good (both instances' memory), against ~290 MB for opening an existing directory, and made
  * initdb's peak this process's peak. If the child fails, opening the directory afterwards runs
