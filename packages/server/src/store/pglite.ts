@@ -162,11 +162,10 @@ export async function prepareDirectory(
 
 /**
  * Creates a new data directory (initdb) in a short-lived child process, when there is no template
- * to unpack. initdb runs in a
- * WebAssembly instance of its own: creating a directory in this process left ~770 MB of RSS for
- * good (both instances' memory), against ~290 MB for opening an existing directory, and made
- * initdb's peak this process's peak. If the child fails, opening the directory afterwards runs
- * initdb in this process as before.
+ * to unpack. initdb runs in a WebAssembly instance of its own: creating a directory in this
+ * process left ~770 MB of RSS for good (both instances' memory), against ~290 MB for opening an
+ * existing directory, and made initdb's peak this process's peak. If the child fails, opening the
+ * directory afterwards runs initdb in this process as before.
  */
 async function createDataDirectory(directory: string): Promise<void> {
   const pgliteEntry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
