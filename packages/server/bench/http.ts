@@ -48,6 +48,8 @@ interface ServeOptions {
   nodeFlags?: string[];
   /** Where the server's GC pause totals go (gc-probe.ts); no probe without it. */
   gcFile?: string;
+  /** The CLI's entry point (src/cli/main.ts of another checkout, to compare with); this one's by default. */
+  entry?: string;
 }
 
 async function startServe(
@@ -59,7 +61,17 @@ async function startServe(
   const flags = [...(options.gcFile ? [`--import=${gcProbe}`] : []), ...(options.nodeFlags ?? [])];
   const child = spawn(
     process.execPath,
-    [tsxCli, sourceConditions, ...flags, cliEntry, "serve", "--data-dir", dataDir, "--port", "0"],
+    [
+      tsxCli,
+      sourceConditions,
+      ...flags,
+      options.entry ?? cliEntry,
+      "serve",
+      "--data-dir",
+      dataDir,
+      "--port",
+      "0",
+    ],
     {
       env: {
         ...process.env,
@@ -220,6 +232,56 @@ export interface HistoryRound {
   rows: HttpBenchRow[];
 }
 
+interface RoundVariant {
+  history: string;
+  env: Record<string, string>;
+  nodeFlags: string[];
+  /** The CLI entry point of another checkout. */
+  entry?: string;
+}
+
+/** The servers of the history rounds: see benchHistoryRounds. */
+function roundVariants(
+  nodeFlags: string[],
+  compareFlags: string[] | undefined,
+  compareTree: string | undefined,
+): RoundVariant[] {
+  const on = { history: "on (PGlite)", env: { HISTORY: "postgres" } };
+  const off = { history: "off", env: { HISTORY: "off", INSIGHTS: "off" } };
+  const otherEntry = compareTree && path.join(compareTree, "packages/server/src/cli/main.ts");
+  if (otherEntry) {
+    // Another checkout's servers first, then this one's, in each round.
+    return [
+      { ...on, history: `${on.history}, ${compareTree}`, entry: otherEntry },
+      { ...off, history: `${off.history}, ${compareTree}`, entry: otherEntry },
+      on,
+      off,
+    ].map((variant) => ({ ...variant, nodeFlags }));
+  }
+  return compareFlags
+    ? [on, off].flatMap((variant) => [
+        { ...variant, nodeFlags },
+        {
+          history: `${variant.history}, ${compareFlags.join(" ")}`,
+          env: variant.env,
+          nodeFlags: [...nodeFlags, ...compareFlags],
+        },
+      ])
+    : [
+        on,
+        {
+          history: "on (PGlite), question log off",
+          env: { HISTORY: "postgres", INSIGHTS: "off" },
+        },
+        off,
+        // A server's default puts PGlite on a worker thread; this one keeps it on the main thread.
+        {
+          history: "on (PGlite on the main thread)",
+          env: { HISTORY: "postgres", LECTERN_PGLITE_THREAD: "main" },
+        },
+      ].map((variant) => ({ ...variant, nodeFlags }));
+}
+
 /**
  * History on (PGlite, question log on as by default), history on with the question log off, and
  * history off, each in a server of its own, all started at once and measured in turn at
@@ -236,31 +298,13 @@ export async function benchHistoryRounds(
     connections: number;
     nodeFlags?: string[];
     compareFlags?: string[];
+    /** Another checkout: its history on and off servers are measured in turn with this one's. */
+    compareTree?: string;
   },
 ): Promise<HistoryRound[]> {
-  const { seconds, connections, nodeFlags = [], compareFlags } = options;
+  const { seconds, connections, nodeFlags = [], compareFlags, compareTree } = options;
   const bodies = await questionBodies();
-  const on = { history: "on (PGlite)", env: { HISTORY: "postgres" } };
-  const off = { history: "off", env: { HISTORY: "off", INSIGHTS: "off" } };
-  const variants = compareFlags
-    ? [on, off].flatMap((variant) => [
-        { ...variant, nodeFlags },
-        {
-          history: `${variant.history}, ${compareFlags.join(" ")}`,
-          env: variant.env,
-          nodeFlags: [...nodeFlags, ...compareFlags],
-        },
-      ])
-    : [
-        on,
-        { history: "on (PGlite), question log off", env: { HISTORY: "postgres", INSIGHTS: "off" } },
-        off,
-        // A server's default puts PGlite on a worker thread; this one keeps it on the main thread.
-        {
-          history: "on (PGlite on the main thread)",
-          env: { HISTORY: "postgres", LECTERN_PGLITE_THREAD: "main" },
-        },
-      ].map((variant) => ({ ...variant, nodeFlags }));
+  const variants = roundVariants(nodeFlags, compareFlags, compareTree);
   const servers: { history: string; url: string; child: ChildProcess; gcFile: string }[] = [];
   try {
     // Each PGlite server has its own copy of the data directory: one process owns a directory.
@@ -268,7 +312,11 @@ export async function benchHistoryRounds(
       const own = `${dataDir}-${index}`;
       await cp(dataDir, own, { recursive: true });
       const gcFile = `${own}.gc.json`;
-      const started = await startServe(own, variant.env, { nodeFlags: variant.nodeFlags, gcFile });
+      const started = await startServe(own, variant.env, {
+        nodeFlags: variant.nodeFlags,
+        gcFile,
+        ...(variant.entry ? { entry: variant.entry } : {}),
+      });
       servers.push({ history: variant.history, gcFile, ...started });
     }
     for (const server of servers) await run(server.url, 10, bodies, 2);

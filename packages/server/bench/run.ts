@@ -7,7 +7,14 @@ import pg from "pg";
 import { loadConfig } from "../src/config/config.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createRandom, TextGenerator } from "./corpus.ts";
-import { benchCpu, benchHistoryRounds, benchHttp, type HistoryRound } from "./http.ts";
+import {
+  benchCpu,
+  benchHistoryRounds,
+  benchHttp,
+  type HistoryRound,
+  type HttpBenchRow,
+} from "./http.ts";
+import { benchIngestMemory } from "./ingest-memory.ts";
 import { benchEmbeddingTopics, benchInsights } from "./insights.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
 import { benchRerank } from "./rerank.ts";
@@ -38,6 +45,8 @@ const { values } = parseArgs({
     "node-flags": { type: "string" }, // --only history-rounds: Node/V8 flags for every server
     "compare-flags": { type: "string" }, // --only history-rounds: on and off, without and with these flags
     throttle: { type: "string", default: "4" }, // --only static: Chromium's CPU slowed this many times
+    "compare-tree": { type: "string" }, // --only history-rounds: another checkout's history on and off, in turn
+    "compare-cli": { type: "string" }, // --only ingest-memory: another build's bin/lectern.js, in turn
   },
 });
 const pages = Number(values.pages);
@@ -290,8 +299,56 @@ function printRoundUsage(rounds: HistoryRound[]): void {
   }
 }
 
+/** History on ÷ off of another checkout and of this one, round by round (`--compare-tree`). */
+function printTreeRounds(rounds: HistoryRound[], tree: string): void {
+  console.log(
+    `\n## POST /chat, history on (PGlite) and off, ${tree} and this checkout in turn (sample book, 50 connections, ${values.seconds} s per row)\n`,
+  );
+  console.log(
+    "| round | other: on req/s, CPU ms/request | other: off | this: on | this: off | other: on ÷ off (req/s, CPU/request) | this: on ÷ off (req/s, CPU/request) |\n|---:|---|---|---|---|---|---|",
+  );
+  const ratios: { other: number[]; self: number[] } = { other: [], self: [] };
+  const cell = (row: HttpBenchRow) =>
+    `${row.requestsPerSecond.toFixed(0)}, ${row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a"}`;
+  const ratio = (on: HttpBenchRow, off: HttpBenchRow, into: number[]) => {
+    const cpu =
+      (on.serverCpuMsPerRequest ?? Number.NaN) / (off.serverCpuMsPerRequest ?? Number.NaN);
+    into.push(cpu);
+    return `${(on.requestsPerSecond / off.requestsPerSecond).toFixed(2)}, ${cpu.toFixed(2)}`;
+  };
+  for (const { round, rows } of rounds) {
+    const [otherOn, otherOff, on, off] = rows;
+    if (!otherOn || !otherOff || !on || !off) continue;
+    console.log(
+      `| ${round} | ${cell(otherOn)} | ${cell(otherOff)} | ${cell(on)} | ${cell(off)} | ${ratio(otherOn, otherOff, ratios.other)} | ${ratio(on, off, ratios.self)} |`,
+    );
+  }
+  const median = (values: number[]) =>
+    [...values].sort((left, right) => left - right)[Math.floor(values.length / 2)]?.toFixed(2);
+  console.log(
+    `\nCPU per request, on ÷ off, median: ${tree} ${median(ratios.other)}, this checkout ${median(ratios.self)}`,
+  );
+}
+
 console.log(`Machine: ${results.machine}; load average at start: ${loadAverage()}`);
 if (values.only === undefined || values.only === "ingest") await benchIngest();
+if (values.only === "ingest-memory") {
+  const cli = fileURLToPath(new URL("../bin/lectern.js", import.meta.url));
+  const clis = values["compare-cli"] ? [values["compare-cli"], cli] : [cli];
+  const rows = await benchIngestMemory({ pages, rounds: Number(values.rounds), clis });
+  console.log(
+    `\n## \`lectern ingest\` of ${pages} generated pages, peak RSS counting child processes (compiled CLI, ${values.rounds} rounds in turn)\n`,
+  );
+  console.log(
+    "| round | command | seconds | peak RSS, process and children summed | the command's process | its children |\n|---:|---|---:|---:|---:|---:|",
+  );
+  for (const row of rows) {
+    console.log(
+      `| ${row.round} | ${row.cli} | ${row.seconds.toFixed(1)} | ${row.peakTreeMb} MB | ${row.peakMainMb} MB | ${row.peakChildrenMb} MB |`,
+    );
+  }
+  results.ingestMemory = rows;
+}
 if (values.only === undefined || values.only === "retrieval") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-retrieval-"));
   const lectern = await openLectern(
@@ -439,9 +496,12 @@ if (values.only === "history-rounds") {
     connections: 50,
     nodeFlags,
     ...(compareFlags ? { compareFlags } : {}),
+    ...(values["compare-tree"] ? { compareTree: values["compare-tree"] } : {}),
   });
   const flagNote = nodeFlags.length ? `, every server started with \`${nodeFlags.join(" ")}\`` : "";
-  if (!compareFlags) {
+  if (values["compare-tree"]) {
+    printTreeRounds(rounds, values["compare-tree"]);
+  } else if (!compareFlags) {
     console.log(
       `\n## POST /chat, history on (PGlite) and off measured in turn (sample book, 50 connections, ${values.seconds} s per row${flagNote})\n`,
     );

@@ -7,6 +7,7 @@ import { isLecternError } from "../errors.ts";
 import { openPglite } from "./pglite.ts";
 import { openPgliteThread } from "./pglite-thread.ts";
 import type { SqlClient } from "./sql-client.ts";
+import { sqlLiteral } from "./sql-literal.ts";
 
 // The stores' own contracts run on this client too (history, documents, vectors); these cases
 // are about what only the thread adds: errors, transactions and ordering across the messages.
@@ -81,6 +82,31 @@ describe("PGlite on a worker thread", () => {
     ).rejects.toMatchObject({ code: "23505" });
     const rows = await db.query<{ id: number }>("SELECT id FROM items WHERE id >= 10 ORDER BY id");
     expect(rows.map((row) => row.id)).toEqual([10, 11]);
+  });
+
+  it("writes a script's text unchanged whatever its characters, after the transaction open when it was sent", async () => {
+    const text = "naïve — 日本語 🚀 it's";
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const transaction = db.transaction(async (tx) => {
+      await tx.query("INSERT INTO items VALUES (20, 'in the transaction', null)");
+      await held;
+    });
+    const script = db.script?.(
+      `INSERT INTO items VALUES (21, ${sqlLiteral(text)}, null); UPDATE items SET label = label || '!' WHERE id = 20`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await Promise.all([transaction, script]);
+    const rows = await db.query<{ id: number; label: string }>(
+      "SELECT id, label FROM items WHERE id IN (20, 21) ORDER BY id",
+    );
+    expect(rows).toEqual([
+      { id: 20, label: "in the transaction!" },
+      { id: 21, label: text },
+    ]);
   });
 
   it("keeps the order statements were sent in", async () => {

@@ -8,6 +8,7 @@ import {
   corruptionOr,
   PGLITE_SETTINGS,
   prepareDirectory,
+  queryMessage,
 } from "./pglite.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
@@ -85,6 +86,23 @@ async function end(id, commit) {
   }
 }
 
+// The Query message arrives built by the calling thread; run as runQueryMessage in pglite.ts runs
+// it (exec's locks, then Sync), sparing exec's character-by-character copy of the text.
+const SYNC = new Uint8Array([0x53, 0, 0, 0, 4]);
+
+async function runScript(bytes) {
+  await db._runExclusiveTransaction(() =>
+    db._runExclusiveQuery(async () => {
+      try {
+        await db.execProtocol(bytes, { syncToFs: false });
+      } finally {
+        await db.execProtocol(SYNC, { syncToFs: false });
+      }
+      await db.syncToFs();
+    }),
+  );
+}
+
 async function handle(message) {
   switch (message.op) {
     case "query": {
@@ -93,7 +111,7 @@ async function handle(message) {
       return (await target.query(message.sql, message.params)).rows;
     }
     case "script":
-      await db.exec(message.sql);
+      await runScript(message.bytes);
       return undefined;
     case "begin":
       return await begin();
@@ -146,7 +164,7 @@ type Reply =
 
 type Operation =
   | { op: "query"; sql: string; params: unknown[]; tx?: number }
-  | { op: "script"; sql: string }
+  | { op: "script"; bytes: Uint8Array }
   | { op: "begin" }
   | { op: "end"; tx: number; commit: boolean }
   | { op: "close" };
@@ -240,13 +258,13 @@ export async function openPgliteThread(
   worker.on("error", (error) => stop(error.message.split("\n")[0] ?? "error"));
   worker.on("exit", (code) => stop(`its thread exited with code ${code}`));
 
-  const call = <T>(operation: Operation): Promise<T> => {
+  const call = <T>(operation: Operation, transfer: ArrayBuffer[] = []): Promise<T> => {
     if (stopped) return Promise.reject(stopped);
     const id = nextId++;
     return new Promise<T>((resolve, reject) => {
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
       if (pending.size === 1) worker.ref();
-      worker.postMessage({ id, ...operation });
+      worker.postMessage({ id, ...operation }, transfer);
     });
   };
   const queryable = (tx?: number): SqlQueryable => ({
@@ -281,7 +299,9 @@ export async function openPgliteThread(
     },
     script: async (sql) => {
       try {
-        await call({ op: "script", sql });
+        const bytes = queryMessage(sql);
+        // Handed over, not copied: the calling thread does not use it again.
+        await call({ op: "script", bytes }, [bytes.buffer as ArrayBuffer]);
       } catch (error) {
         throw corruptionOr(error);
       }

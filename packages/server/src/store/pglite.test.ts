@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { openPglite } from "./pglite.ts";
+import { openPglite, queryMessage } from "./pglite.ts";
 
 /** The V8 settings changed while the test runs, in order (passed on to V8 as well). */
 const v8Settings = vi.hoisted(() => [] as string[]);
@@ -80,5 +80,14 @@ describe("the embedded database", () => {
     const optimized = await openPglite(path.join(workDir, "optimized"));
     expect(v8Settings).toEqual([]);
     await optimized.close();
+  });
+
+  it("sends a script as one Query message of its UTF-8 text", () => {
+    const message = queryMessage("SELECT 'é🚀'");
+    const text = Buffer.from("SELECT 'é🚀'");
+    expect(message[0]).toBe("Q".charCodeAt(0));
+    expect(Buffer.from(message).readInt32BE(1)).toBe(4 + text.length + 1);
+    expect(Buffer.from(message.subarray(5, -1)).equals(text)).toBe(true);
+    expect(message.at(-1)).toBe(0);
   });
 });

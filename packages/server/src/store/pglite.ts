@@ -7,6 +7,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { createError } from "../errors.ts";
 import { cutText } from "../util/cut-text.ts";
+import { defaultTemplateFile, makeTemplate, unpackTemplate } from "./data-dir-template.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
 /**
@@ -79,13 +80,53 @@ export async function openPglite(
     },
     script: async (sql) => {
       try {
-        await db.exec(sql);
+        await runQueryMessage(db, queryMessage(sql));
       } catch (error) {
         throw corruptionOr(error);
       }
     },
     close: () => db.close(),
   };
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * PostgreSQL's Query message for `sql` (simple query protocol: its statements run as one implicit
+ * transaction): "Q", the length, the text in UTF-8 and a NUL. A NUL inside the text would end it
+ * early; `sqlLiteral` refuses text holding one.
+ */
+export function queryMessage(sql: string): Uint8Array {
+  const length = Buffer.byteLength(sql, "utf8");
+  // Its own ArrayBuffer (not Node's shared pool), so it can be transferred to the worker.
+  const message = new Uint8Array(length + 6);
+  message[0] = 0x51;
+  new DataView(message.buffer).setInt32(1, length + 5);
+  utf8.encodeInto(sql, message.subarray(5, 5 + length));
+  return message;
+}
+
+// PostgreSQL's Sync message, which ends the round of a Query as PGlite's exec ends it.
+const SYNC = new Uint8Array([0x53, 0, 0, 0, 4]);
+
+/**
+ * Runs a built Query message as PGlite's `exec` runs its text, without `exec` measuring the text's
+ * UTF-8 length in a JavaScript loop and copying it character by character (a few percent of the
+ * database's CPU under history load). The locks and the Sync after the Query are exec's own; an
+ * error is PGlite's DatabaseError, as from exec. The same steps run in the worker of
+ * pglite-thread.ts.
+ */
+async function runQueryMessage(db: PGlite, message: Uint8Array): Promise<void> {
+  await db._runExclusiveTransaction(() =>
+    db._runExclusiveQuery(async () => {
+      try {
+        await db.execProtocol(message, { syncToFs: false });
+      } finally {
+        await db.execProtocol(SYNC, { syncToFs: false });
+      }
+      await db.syncToFs();
+    }),
+  );
 }
 
 /** The error for a data directory PGlite cannot open, with what to do about it. */
@@ -97,18 +138,34 @@ export function cannotOpen(directory: string | undefined, error: unknown): Error
   );
 }
 
-/** Makes `directory` ready for PGlite: created, with a data directory inside (initdb) if new. */
-export async function prepareDirectory(directory: string): Promise<void> {
+/**
+ * Makes `directory` ready for PGlite: created, with a data directory inside if new, unpacked from
+ * the template of initdb's files (`data-dir-template.ts`), made first when there is none yet. Should
+ * the template be out of reach (a folder that cannot be written), initdb runs as before.
+ */
+export async function prepareDirectory(
+  directory: string,
+  templateFile: string = defaultTemplateFile(),
+): Promise<void> {
   mkdirSync(directory, { recursive: true });
-  if (!existsSync(path.join(directory, "PG_VERSION"))) await createDataDirectory(directory);
+  if (existsSync(path.join(directory, "PG_VERSION"))) return;
+  if (existsSync(templateFile) || (await makeTemplate(templateFile, PGLITE_SETTINGS))) {
+    try {
+      unpackTemplate(templateFile, directory);
+      return;
+    } catch {
+      // A damaged template: initdb below makes the directory.
+    }
+  }
+  await createDataDirectory(directory);
 }
 
 /**
- * Creates a new data directory (initdb) in a short-lived child process. initdb runs in a
- * WebAssembly instance of its own: creating a directory in this process left ~770 MB of RSS for
- * good (both instances' memory), against ~290 MB for opening an existing directory, and made
- * initdb's peak this process's peak. If the child fails, opening the directory afterwards runs
- * initdb in this process as before.
+ * Creates a new data directory (initdb) in a short-lived child process, when there is no template
+ * to unpack. initdb runs in a WebAssembly instance of its own: creating a directory in this
+ * process left ~770 MB of RSS for good (both instances' memory), against ~290 MB for opening an
+ * existing directory, and made initdb's peak this process's peak. If the child fails, opening the
+ * directory afterwards runs initdb in this process as before.
  */
 async function createDataDirectory(directory: string): Promise<void> {
   const pgliteEntry = createRequire(import.meta.url).resolve("@electric-sql/pglite");

@@ -28,6 +28,10 @@ describe("storableJsonText", () => {
       json: '{"nested":{"list":[{"text":"ab"}]},"n":1}',
     },
     { value: { text: "plain" }, json: '{"text":"plain"}' },
+    // Text that only looks like the escapes of NUL or of a surrogate is kept as it is.
+    { value: { path: "C:\\u0000\\ud83d" }, json: '{"path":"C:\\\\u0000\\\\ud83d"}' },
+    { value: { control: "tab\tbell\u0007" }, json: '{"control":"tab\\tbell\\u0007"}' },
+    { value: undefined, json: undefined },
   ])("writes $json", ({ value, json }) => {
     expect(storableJsonText(value)).toBe(json);
   });

@@ -27,7 +27,16 @@ export function storableJson(value: unknown): unknown {
  * (22P02, unsupported Unicode escape sequence). Keys are the program's own and left as they are.
  */
 export function storableJsonText(value: unknown): string {
+  // JSON.stringify writes U+0000 as \u0000 and a lone surrogate as \ud800–\udfff, and a
+  // surrogate pair as itself: without such an escape in its output (or a backslash in the text
+  // that looks like one, which only takes the slow way), nothing needs making storable. The
+  // replacer function makes JSON.stringify two to three times slower on an answer's sources.
+  const plain = JSON.stringify(value);
+  if (plain === undefined || !UNSTORABLE_ESCAPE.test(plain)) return plain;
   return JSON.stringify(value, (_key, item: unknown) =>
     typeof item === "string" ? storableText(item) : item,
   );
 }
+
+/** The escapes JSON.stringify writes for U+0000 and for a surrogate (paired ones it writes as is). */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/i;
