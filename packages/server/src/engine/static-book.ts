@@ -46,7 +46,8 @@ export async function openStaticBook(
   manifestUrl: string | URL,
   fetcher: typeof fetch = globalThis.fetch,
 ): Promise<Engine & { manifest: StaticManifest }> {
-  const base = new URL(manifestUrl, globalThis.location?.href);
+  const page = (globalThis as { location?: { href: string } }).location?.href;
+  const base = new URL(manifestUrl, page);
   const manifest = await fetchText(fetcher, base, "no-cache").then((text) =>
     manifestOf(text, base),
   );
@@ -69,10 +70,14 @@ export async function openStaticBook(
   return Object.assign(engine, { manifest });
 }
 
-async function fetchText(fetcher: typeof fetch, url: URL, cache: RequestCache): Promise<string> {
+async function fetchText(
+  fetcher: typeof fetch,
+  url: URL,
+  cache: "no-cache" | "default",
+): Promise<string> {
   let response: Response;
   try {
-    response = await fetcher(url, { cache });
+    response = await fetcher(url, { cache } as Parameters<typeof fetch>[1]);
   } catch (error) {
     throw new StaticBookError(
       "STATIC_BOOK_UNREACHABLE",

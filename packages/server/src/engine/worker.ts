@@ -16,7 +16,7 @@ interface WorkerRequest {
 type Routes = ReturnType<typeof staticRoutes>;
 
 const scope = globalThis as unknown as {
-  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
+  onmessage: ((event: { data: WorkerRequest }) => void) | null;
   postMessage(message: { id: number; reply: StaticReply }): void;
 };
 const books = new Map<string, Promise<Routes>>();
