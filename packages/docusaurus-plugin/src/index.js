@@ -2,7 +2,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildIngestCommand, buildLlmsTxtCommand, findDocsLocation, runIngest } from "./ingest.js";
+import {
+  buildIngestCommand,
+  buildLlmsTxtCommand,
+  buildStaticBookCommand,
+  findDocsLocation,
+  runIngest,
+} from "./ingest.js";
 import { PLUGIN_NAME, validateOptions } from "./options.js";
 import { navbarButtonTag, widgetScriptTag } from "./tags.js";
 
@@ -12,14 +18,14 @@ const NAVBAR_BUTTON_MODULE = fileURLToPath(new URL("./navbar-button.js", import.
 /**
  * Docusaurus plugin: the Lectern chat widget on every page and, with `ingest.enabled`, the docs
  * ingested by `lectern ingest` once `docusaurus build` has written the site.
- * @param {LoadContext} _context
+ * @param {LoadContext} context
  * @param {unknown} options the options validated by `validateOptions` (checked again here, so the
  *   plugin can also be used as a function in `plugins: [[pluginLectern, options]]`)
  * @returns {Plugin}
  */
-export default function pluginLectern(_context, options) {
+export default function pluginLectern(context, options) {
   const normalized = validateOptions({ options });
-  const tag = widgetScriptTag(normalized);
+  const tag = widgetScriptTag(normalized, context?.baseUrl);
   const button = normalized.navbarButton;
   return {
     name: PLUGIN_NAME,
@@ -47,6 +53,18 @@ export default function pluginLectern(_context, options) {
       });
       console.log(`[${PLUGIN_NAME}] Ingesting the docs into Lectern`);
       await runIngest(ingestCommand);
+      if (normalized.mode === "static") {
+        console.log(
+          `[${PLUGIN_NAME}] Writing the book for the browser (${normalized.ingest.command.join(" ")} build-static)`,
+        );
+        await runIngest(
+          buildStaticBookCommand({
+            ingest: normalized.ingest,
+            outDir: props.outDir,
+            siteDir: props.siteDir,
+          }),
+        );
+      }
       if (normalized.ingest.llmsTxt) {
         console.log(`[${PLUGIN_NAME}] Writing llms.txt and each page as Markdown`);
         await runIngest(

@@ -151,6 +151,25 @@ describe("pluginLectern", () => {
     ]);
   });
 
+  it('with mode: "static", writes the book into the build after ingesting, and tags the widget with it', async () => {
+    const record = path.join(dir, "static.json");
+    const plugin = pluginLectern(
+      { ...context, baseUrl: "/primer/" },
+      {
+        mode: "static",
+        ingest: { enabled: true, command: recordingCommand(record), llmsTxt: false },
+      },
+    );
+    expect(plugin.injectHtmlTags().postBodyTags[0]?.attributes).toMatchObject({
+      src: "/primer/lectern/lectern.js",
+      "data-static-book": "/primer/lectern/manifest.json",
+    });
+    await plugin.postBuild(postBuildProps());
+    const calls = await recordedCalls(record);
+    expect(calls.map((call) => call[0])).toEqual(["ingest", "build-static"]);
+    expect(calls[1]).toEqual(["build-static", "--out", path.join(dir, "build"), "--book-only"]);
+  });
+
   it("writes no llms.txt with ingest.llmsTxt false", async () => {
     const record = path.join(dir, "no-llms.json");
     const plugin = pluginLectern(context, {

@@ -132,6 +132,22 @@ export function buildLlmsTxtCommand({ siteConfig, ingest, outDir, siteDir }) {
 }
 
 /**
+ * The arguments of `lectern build-static --book-only` that write the ingested book, its index, the
+ * engine and the widget under `<outDir>/lectern/`, for the widget to answer from in the browser
+ * (`mode: "static"`).
+ * @param {{ ingest: NormalizedIngestOptions, outDir: string, siteDir: string }} input
+ * @returns {IngestCommand}
+ */
+export function buildStaticBookCommand({ ingest, outDir, siteDir }) {
+  const [program, ...first] = ingest.command;
+  if (program === undefined) throw new Error(`${PLUGIN_NAME}: ingest.command is empty.`);
+  const args = [...first, "build-static", "--out", outDir, "--book-only"];
+  if (ingest.dataDir !== undefined) args.push("--data-dir", path.resolve(siteDir, ingest.dataDir));
+  if (ingest.collection !== undefined) args.push("--collection", ingest.collection);
+  return { command: program, args, cwd: siteDir };
+}
+
+/**
  * @param {SiteConfig} siteConfig
  * @param {NormalizedIngestOptions} ingest
  */

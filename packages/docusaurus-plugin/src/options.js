@@ -7,6 +7,7 @@ export const DEFAULT_INGEST_COMMAND = Object.freeze(["npx", "--no", "lectern"]);
 
 const OPTION_NAMES = [
   "id",
+  "mode",
   "apiUrl",
   "scriptUrl",
   "title",
@@ -65,23 +66,10 @@ export function validateOptions({ options }) {
   }
   rejectUnknown(input, OPTION_NAMES, "");
 
-  if (input.apiUrl === undefined || input.apiUrl === "") {
-    throw new OptionsError(
-      'option "apiUrl" is required: the URL of the Lectern API, e.g. "https://api.example.com".',
-    );
-  }
-  const apiUrl = url(input.apiUrl, "apiUrl");
-  const scriptUrl =
-    input.scriptUrl === undefined ? `${apiUrl}/lectern.js` : url(input.scriptUrl, "scriptUrl");
-
+  const mode = modeOf(input.mode);
   /** @type {NormalizedOptions} */
-  const normalized = {
-    id: input.id === undefined ? "default" : text(input.id, "id"),
-    apiUrl,
-    scriptUrl,
-    colors: colors(input),
-    ingest: ingest(input.ingest),
-  };
+  const normalized =
+    mode === "static" ? staticOptions(input) : { ...serverOptions(input), mode: "server" };
   if (input.title !== undefined) normalized.title = text(input.title, "title");
   if (input.placeholder !== undefined) {
     normalized.placeholder = text(input.placeholder, "placeholder");
@@ -104,6 +92,61 @@ export function validateOptions({ options }) {
   const button = navbarButton(input.navbarButton);
   if (button) normalized.navbarButton = button;
   return normalized;
+}
+
+/** @param {unknown} value @returns {"server" | "static"} */
+function modeOf(value) {
+  if (value === undefined || value === "server" || value === "static") return value ?? "server";
+  throw new OptionsError(`option "mode" must be "server" or "static", got ${describe(value)}.`);
+}
+
+/**
+ * The widget asks the Lectern API: `apiUrl` is required, the script is the server's.
+ * @param {Record<string, unknown>} input
+ */
+function serverOptions(input) {
+  if (input.apiUrl === undefined || input.apiUrl === "") {
+    throw new OptionsError(
+      'option "apiUrl" is required: the URL of the Lectern API, e.g. "https://api.example.com" (or mode: "static" for a site with no server).',
+    );
+  }
+  const apiUrl = url(input.apiUrl, "apiUrl");
+  const scriptUrl =
+    input.scriptUrl === undefined ? `${apiUrl}/lectern.js` : url(input.scriptUrl, "scriptUrl");
+  return {
+    id: input.id === undefined ? "default" : text(input.id, "id"),
+    apiUrl,
+    scriptUrl,
+    colors: colors(input),
+    ingest: ingest(input.ingest),
+  };
+}
+
+/**
+ * The book is built into the site and answered in the browser: no API, and the docs are ingested
+ * at every build (it is what the widget answers from).
+ * @param {Record<string, unknown>} input
+ * @returns {NormalizedOptions}
+ */
+function staticOptions(input) {
+  if (input.apiUrl !== undefined) {
+    throw new OptionsError(
+      'option "apiUrl" has no use with mode: "static" (the book is answered in the browser); remove one of them.',
+    );
+  }
+  const built = ingest(input.ingest ?? { enabled: true });
+  if (!built.enabled) {
+    throw new OptionsError(
+      'mode: "static" builds the book from the docs at every build: "ingest.enabled" cannot be false.',
+    );
+  }
+  return {
+    id: input.id === undefined ? "default" : text(input.id, "id"),
+    mode: "static",
+    ...(input.scriptUrl === undefined ? {} : { scriptUrl: url(input.scriptUrl, "scriptUrl") }),
+    colors: colors(input),
+    ingest: built,
+  };
 }
 
 /**

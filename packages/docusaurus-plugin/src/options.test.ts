@@ -14,6 +14,7 @@ describe("validateOptions", () => {
   it("fills in the defaults around apiUrl", () => {
     expect(validateOptions({ options: { apiUrl: "https://api.example.com/" } })).toEqual({
       id: "default",
+      mode: "server",
       apiUrl: "https://api.example.com",
       scriptUrl: "https://api.example.com/lectern.js",
       colors: {},
@@ -44,8 +45,12 @@ describe("validateOptions", () => {
         llmsTxt: true,
       },
     };
-    // Only the title changes: it is trimmed.
-    expect(validateOptions({ options: given })).toEqual({ ...given, title: "Ask the primer" });
+    // Only the title changes: it is trimmed; the mode is the default one.
+    expect(validateOptions({ options: given })).toEqual({
+      ...given,
+      mode: "server",
+      title: "Ask the primer",
+    });
   });
 
   it("accepts an API on the site's own origin and protocol-relative URLs", () => {
@@ -134,7 +139,22 @@ describe("validateOptions", () => {
 
   it("names an unknown option and suggests the one that was meant", () => {
     expect(errorOf({ apiURL: "https://api.example.com" })).toBe(
-      'docusaurus-plugin-lectern: unknown option "apiURL" (did you mean "apiUrl"?). Known options: id, apiUrl, scriptUrl, title, placeholder, primaryColor, colors, theme, persist, askAboutSelection, timeoutMs, maxQuestionChars, maxSelectionChars, placement, navbarButton, ingest.',
+      'docusaurus-plugin-lectern: unknown option "apiURL" (did you mean "apiUrl"?). Known options: id, mode, apiUrl, scriptUrl, title, placeholder, primaryColor, colors, theme, persist, askAboutSelection, timeoutMs, maxQuestionChars, maxSelectionChars, placement, navbarButton, ingest.',
     );
+  });
+
+  it('builds the book into the site with mode: "static", with no API', () => {
+    const normalized = validateOptions({ options: { mode: "static", title: "Ask" } });
+    expect(normalized).toMatchObject({ mode: "static", title: "Ask", ingest: { enabled: true } });
+    expect(normalized.apiUrl).toBeUndefined();
+    // Idempotent, as Docusaurus checks the options before the plugin does.
+    expect(validateOptions({ options: normalized })).toEqual(normalized);
+    expect(errorOf({ mode: "static", apiUrl: "https://api.example.com" })).toMatch(
+      /"apiUrl" has no use with mode: "static"/,
+    );
+    expect(errorOf({ mode: "static", ingest: { enabled: false } })).toMatch(
+      /"ingest.enabled" cannot be false/,
+    );
+    expect(errorOf({ mode: "serverless" })).toMatch(/option "mode" must be "server" or "static"/);
   });
 });

@@ -1,16 +1,26 @@
 /** @import { HtmlTagObject, NormalizedNavbarButton, NormalizedOptions } from "./types.js" */
 
 /**
- * `<script defer src="{apiUrl}/lectern.js" data-api="{apiUrl}" …>`: the widget's standalone script
- * reads its options from these data-* attributes (packages/widget/src/options-from-dataset.ts)
- * and mounts the chat on the page. Only options that were set are written, so the widget's own
- * defaults apply to the rest.
+ * `<script defer src="{apiUrl}/lectern.js" data-api="{apiUrl}" …>`, or in static mode
+ * `<script defer src="{baseUrl}lectern/lectern.js" data-static-book="{baseUrl}lectern/manifest.json" …>`:
+ * the widget's standalone script reads its options from these data-* attributes
+ * (packages/widget/src/options-from-dataset.ts) and mounts the chat on the page. Only options that
+ * were set are written, so the widget's own defaults apply to the rest.
  * @param {NormalizedOptions} options
+ * @param {string} [baseUrl] the site's base URL (`/`, `/handbook/`), where a static book is built
  * @returns {HtmlTagObject}
  */
-export function widgetScriptTag(options) {
+export function widgetScriptTag(options, baseUrl = "/") {
+  const base = baseUrl.endsWith("/") ? baseUrl : `${baseUrl}/`;
   /** @type {Record<string, string | boolean>} */
-  const attributes = { defer: true, src: options.scriptUrl, "data-api": options.apiUrl };
+  const attributes =
+    options.mode === "static"
+      ? {
+          defer: true,
+          src: options.scriptUrl ?? `${base}lectern/lectern.js`,
+          "data-static-book": `${base}lectern/manifest.json`,
+        }
+      : { defer: true, src: options.scriptUrl ?? "", "data-api": options.apiUrl ?? "" };
   /** @param {string} name @param {string | number | boolean | undefined} value */
   const set = (name, value) => {
     if (value !== undefined) attributes[`data-${name}`] = String(value);

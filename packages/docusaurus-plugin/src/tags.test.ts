@@ -88,4 +88,18 @@ describe("widgetScriptTag", () => {
       primaryTextColor: "white",
     });
   });
+
+  it("points a static book's widget at the book built under the site's base URL", () => {
+    const options = validateOptions({ options: { mode: "static", title: "Ask" } });
+    expect(widgetScriptTag(options, "/handbook/").attributes).toEqual({
+      defer: true,
+      src: "/handbook/lectern/lectern.js",
+      "data-static-book": "/handbook/lectern/manifest.json",
+      "data-title": "Ask",
+    });
+    expect(widgetScriptTag(options).attributes).toMatchObject({
+      src: "/lectern/lectern.js",
+      "data-static-book": "/lectern/manifest.json",
+    });
+  });
 });

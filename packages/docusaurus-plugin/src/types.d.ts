@@ -46,9 +46,15 @@ export interface ColorOptions {
 export interface PluginOptions {
   /** Docusaurus plugin instance id (only needed to use the plugin twice). */
   id?: string;
-  /** Base URL of the Lectern API, e.g. `https://api.example.com` (required). */
-  apiUrl: string;
-  /** Where the widget script is loaded from; default `{apiUrl}/lectern.js`. */
+  /**
+   * `server` (default): the widget asks the Lectern API at `apiUrl`. `static`: the build writes the
+   * book under `{baseUrl}lectern/` (`lectern build-static --book-only`) and the widget answers in
+   * the reader's browser, with no server; the docs are ingested at every build.
+   */
+  mode?: "server" | "static";
+  /** Base URL of the Lectern API, e.g. `https://api.example.com` (required unless `mode: "static"`). */
+  apiUrl?: string;
+  /** Where the widget script is loaded from; default `{apiUrl}/lectern.js` (static: `{baseUrl}lectern/lectern.js`). */
   scriptUrl?: string;
   /** Heading of the chat panel and label of its button. */
   title?: string;
@@ -95,7 +101,9 @@ export interface NormalizedOptions
     "id" | "scriptUrl" | "primaryColor" | "colors" | "ingest" | "navbarButton"
   > {
   id: string;
-  scriptUrl: string;
+  mode: "server" | "static";
+  /** Unset in static mode, where the site's base URL places it (`{baseUrl}lectern/lectern.js`). */
+  scriptUrl?: string;
   colors: ColorOptions;
   /** Absent when the option is off. */
   navbarButton?: NormalizedNavbarButton;
@@ -137,6 +145,8 @@ export interface SiteConfig {
 /** The part of Docusaurus' `LoadContext` the plugin reads. */
 export interface LoadContext {
   siteDir: string;
+  /** The site's base URL (`/`, `/handbook/`). */
+  baseUrl?: string;
   siteConfig: SiteConfig;
   i18n?: { defaultLocale: string; currentLocale: string };
   [key: string]: unknown;
