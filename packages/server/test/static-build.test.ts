@@ -160,6 +160,32 @@ describe("a static build of the sample book", () => {
     }
   }, 60_000);
 
+  it("finds sections as you type as GET /search does, from the worker's routes", async () => {
+    const { openStaticBook, staticRoutes } = (await import(pathToFileURL(ENGINE_BUILD).href)) as {
+      openStaticBook(url: string): Promise<Engine>;
+      staticRoutes(
+        engine: Engine,
+        historyWindow: number,
+      ): (request: { method: string; path: string }) => Promise<{ status: number; body: string }>;
+    };
+    const routes = staticRoutes(await openStaticBook(`${site.url}lectern/manifest.json`), 5);
+    for (const typed of ["quality of serv", "urdf ", "launch file"]) {
+      const route = `/search?${new URLSearchParams({ q: typed, limit: "8" })}`;
+      const fromServer = (await (await fetch(`${server.url}${route}`)).json()) as {
+        results: unknown[];
+      };
+      const reply = await routes({ method: "GET", path: route });
+      expect(reply.status).toBe(200);
+      const fromFiles = JSON.parse(reply.body) as { results: unknown[] };
+      expect(fromServer.results.length, typed).toBeGreaterThan(0);
+      expect(fromFiles.results, typed).toEqual(fromServer.results);
+    }
+    // What needs a server says so.
+    const feedback = await routes({ method: "POST", path: "/feedback" });
+    expect(feedback.status).toBe(501);
+    expect(JSON.parse(feedback.body)).toMatchObject({ error_code: "NEEDS_SERVER" });
+  });
+
   it.runIf(requireChromium())(
     "answers in Chromium from the static files alone, as /chat does",
     async () => {

@@ -8,6 +8,7 @@ export {
   openEngine,
   SnapshotMismatchError,
 } from "./engine.ts";
+export { type StaticReply, type StaticRequest, staticRoutes } from "./static-routes.ts";
 
 /**
  * A static build's manifest (`lectern build-static`): where the book and its BM25 index are,
