@@ -17,6 +17,7 @@ import {
   removeDocusaurusInstall,
   skipDocusaurusBuild as skip,
 } from "./docusaurus-install.ts";
+import { describeStaticSite } from "./static-mode.ts";
 import { describeVersionsAndSampleBook } from "./versions-and-sample-book.ts";
 
 /**
@@ -435,3 +436,5 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
 });
 
 describeVersionsAndSampleBook();
+
+describeStaticSite();
