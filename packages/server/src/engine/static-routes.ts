@@ -1,8 +1,9 @@
 import type { Exchange } from "../llm/prompts.ts";
+import { normalizeQuery } from "../pipeline/query-router.ts";
+import { responseMetadata } from "../pipeline/response-metadata.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
-import { keywordSearch } from "../search/keyword-search.ts";
-import { resolveLocale } from "../search/locales.ts";
-import { inVersion, resolveVersion } from "../search/versions.ts";
+import { sliceFilePrefix } from "../pipeline/version-scope.ts";
+import { keywordSearch, searchResults } from "../search/keyword-search.ts";
 import type { Engine } from "./engine.ts";
 
 /**
@@ -140,19 +141,7 @@ function chatReply(input: ChatInput, outcome: ChatOutcome) {
     answer: outcome.answer,
     fallback_message: outcome.fallbackMessage,
     sources: outcome.sources,
-    metadata: {
-      query_time_ms: outcome.timings.total ?? 0,
-      retrieval_count: outcome.retrievalCount,
-      mode: outcome.mode,
-      low_confidence: outcome.lowConfidence,
-      request_id: input.requestId,
-      search_query: outcome.searchQuery,
-      original_query: input.query,
-      route: outcome.route,
-      injection_flagged: outcome.injectionFlagged,
-      timings: outcome.timings,
-      ...(outcome.support === undefined ? {} : { support: outcome.support }),
-    },
+    metadata: responseMetadata(input, outcome, outcome.timings.total ?? 0),
     session_id: input.sessionId,
     confidence: outcome.confidence,
     // Nothing is stored to rate an answer by: no message id, so no thumbs.
@@ -178,7 +167,8 @@ function stream(reply: ReturnType<typeof chatReply>): StaticReply {
 
 function search(engine: Engine, params: URLSearchParams) {
   const raw = params.get("q") ?? "";
-  const query = `${raw.trim().replace(/\s+/g, " ")}${/\s$/.test(raw) ? " " : ""}`;
+  // A trailing space says the last word is finished (not a prefix still being typed).
+  const query = `${normalizeQuery(raw)}${/\s$/.test(raw) ? " " : ""}`;
   if (!query.trim())
     throw new RouteError(400, "EMPTY_QUERY", "Give the words to search for as ?q=…");
   if (query.length > MAX_SEARCH_CHARS)
@@ -190,32 +180,15 @@ function search(engine: Engine, params: URLSearchParams) {
   const limit = Number(params.get("limit") ?? 8);
   if (!Number.isInteger(limit) || limit < 1 || limit > 20)
     throw new RouteError(400, "VALIDATION_ERROR", "limit must be an integer from 1 to 20.");
-  const { book } = engine;
-  const routeBasePath = engine.settings.routeBasePath;
-  const filePrefix = inVersion(
-    undefined,
-    resolveVersion(book.versions ?? [], {
-      version: params.get("version") ?? undefined,
-      routeBasePath,
-      field: "version",
-    }),
-    resolveLocale(book.locales ?? [], {
-      locale: params.get("locale") ?? undefined,
-      routeBasePath,
-      field: "locale",
-    }),
-  )?.filePrefix;
+  const filePrefix = sliceFilePrefix(
+    { versions: engine.book.versions ?? [], locales: engine.book.locales ?? [] },
+    engine.settings.routeBasePath,
+    { version: params.get("version") ?? undefined, locale: params.get("locale") ?? undefined },
+  );
   const hits = keywordSearch(engine.index, query, { limit, ...(filePrefix ? { filePrefix } : {}) });
   return {
     query,
-    results: hits.map((hit) => ({
-      page_title: hit.pageTitle,
-      section: hit.section,
-      url: hit.url,
-      snippet: hit.snippet,
-      highlights: hit.highlights,
-      score: hit.score,
-    })),
+    results: searchResults(hits),
     took_ms: 0,
   };
 }

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createError } from "../errors.ts";
-import { responseMetadata } from "../pipeline/chat-service.ts";
 import { classifyError, type ErrorContext } from "../pipeline/error-classification.ts";
+import { responseMetadata } from "../pipeline/response-metadata.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
 import { round } from "../util/numbers.ts";
 import type { RouteDeps } from "./deps.ts";

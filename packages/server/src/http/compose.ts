@@ -11,8 +11,7 @@ import { createChatPipeline } from "../pipeline/answering.ts";
 import type { ModelFollowUps } from "../pipeline/follow-ups.ts";
 import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
 import type { QueryRewriter } from "../pipeline/query-rewriter.ts";
-import { resolveLocale } from "../search/locales.ts";
-import { inVersion, resolveVersion } from "../search/versions.ts";
+import { sliceFilePrefix } from "../pipeline/version-scope.ts";
 import { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
@@ -234,12 +233,5 @@ function sharedRedis(
 export function sliceOf(
   lectern: Pick<Lectern, "versions" | "locales" | "config">,
 ): (request: { version?: string | undefined; locale?: string | undefined }) => string | undefined {
-  return ({ version, locale }) => {
-    const routeBasePath = lectern.config.routeBasePath;
-    return inVersion(
-      undefined,
-      resolveVersion(lectern.versions, { version, routeBasePath, field: "version" }),
-      resolveLocale(lectern.locales, { locale, routeBasePath, field: "locale" }),
-    )?.filePrefix;
-  };
+  return (request) => sliceFilePrefix(lectern, lectern.config.routeBasePath, request);
 }

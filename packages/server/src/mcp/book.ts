@@ -1,5 +1,6 @@
 import type { Lectern } from "../lectern.ts";
-import { type ChatService, responseMetadata } from "../pipeline/chat-service.ts";
+import type { ChatService } from "../pipeline/chat-service.ts";
+import { responseMetadata } from "../pipeline/response-metadata.ts";
 import { resolveLocale } from "../search/locales.ts";
 import { inVersion, resolveVersion } from "../search/versions.ts";
 import type { McpAnswer, McpBook } from "./server.ts";

@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { ChatResponse, ResponseMetadata } from "@lectern/protocol";
+import type { ChatResponse } from "@lectern/protocol";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
 import type { HistoryStore } from "../store/history-store.ts";
-import { round } from "../util/numbers.ts";
 import type { AnswerCache } from "./answer-cache.ts";
 import type { ChatPipeline } from "./chat-pipeline.ts";
 import type { ChatInput, ChatOutcome, RunOptions } from "./types.ts";
@@ -150,26 +149,4 @@ export function createChatService(deps: {
     },
   };
   return service;
-}
-
-/** The response metadata of one turn, as `/chat`, its stream and the MCP `ask_docs` tool store it. */
-export function responseMetadata(
-  input: ChatInput,
-  outcome: ChatOutcome,
-  elapsedMs: number,
-): ResponseMetadata {
-  return {
-    query_time_ms: round(elapsedMs, 2),
-    retrieval_count: outcome.retrievalCount,
-    mode: outcome.mode,
-    low_confidence: outcome.lowConfidence,
-    request_id: input.requestId,
-    search_query: outcome.searchQuery,
-    original_query: input.query,
-    route: outcome.route,
-    injection_flagged: outcome.injectionFlagged,
-    timings: outcome.timings,
-    ...(outcome.support === undefined ? {} : { support: outcome.support }),
-    ...(outcome.degraded ? { degraded: true } : {}),
-  };
 }

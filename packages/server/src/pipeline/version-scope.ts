@@ -127,3 +127,20 @@ export function inSlice<T>(
   const prefix = filters?.filePrefix;
   return prefix ? items.filter((item) => filePath(item).startsWith(prefix)) : items;
 }
+
+/**
+ * The file prefix of the docs version and locale a request names (`version`, `locale`; the
+ * latest version and the default locale when absent); undefined for a book without either. An
+ * unknown version or locale throws INVALID_FILTER.
+ */
+export function sliceFilePrefix(
+  book: { versions: readonly BookVersion[]; locales: readonly BookLocale[] },
+  routeBasePath: string,
+  request: { version?: string | undefined; locale?: string | undefined },
+): string | undefined {
+  return inVersion(
+    undefined,
+    resolveVersion(book.versions, { version: request.version, routeBasePath, field: "version" }),
+    resolveLocale(book.locales, { locale: request.locale, routeBasePath, field: "locale" }),
+  )?.filePrefix;
+}

@@ -27,6 +27,18 @@ export interface KeywordHit {
   score: number;
 }
 
+/** The hits as `GET /search` answers them (`SearchResponse.results`). */
+export function searchResults(hits: readonly KeywordHit[]) {
+  return hits.map((hit) => ({
+    page_title: hit.pageTitle,
+    section: hit.section,
+    url: hit.url,
+    snippet: hit.snippet,
+    highlights: hit.highlights,
+    score: hit.score,
+  }));
+}
+
 export interface KeywordSearchOptions {
   /** Most results (1–20). */
   limit: number;

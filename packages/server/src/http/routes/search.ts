@@ -2,6 +2,7 @@ import type { SearchResponse } from "@lectern/protocol";
 import type { Handler } from "hono";
 import { createError } from "../../errors.ts";
 import { normalizeQuery } from "../../pipeline/query-router.ts";
+import { searchResults } from "../../search/keyword-search.ts";
 import { roundMs } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
@@ -59,14 +60,7 @@ export function getSearch(deps: RouteDeps): Handler<AppEnv> {
     const hits = await search(query, limit, version, locale);
     const body: SearchResponse = {
       query,
-      results: hits.map((hit) => ({
-        page_title: hit.pageTitle,
-        section: hit.section,
-        url: hit.url,
-        snippet: hit.snippet,
-        highlights: hit.highlights,
-        score: hit.score,
-      })),
+      results: searchResults(hits),
       took_ms: roundMs(deps.now() - started),
     };
     return context.json(body);
