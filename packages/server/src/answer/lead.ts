@@ -3,6 +3,7 @@ import { type ChunkBlock as Block, chunkBlocks, MIN_WORDS } from "../store/chunk
 import { cachedIn, keptWith } from "../util/bounded-cache.ts";
 import {
   type CardWeights,
+  heldWeight,
   pairShare,
   type QuestionWords,
   type ScoredSection,
@@ -161,8 +162,7 @@ export function bestLead(
         if (terms.some((one) => one.length === 0)) continue;
         if (avoided && window.sentences.some((sentence) => avoided.includes(flat(sentence))))
           continue;
-        let weight = 0;
-        for (const term of new Set(terms.flat())) weight += question.weight.get(term) ?? 0;
+        const weight = heldWeight(question, new Set(terms.flat()));
         if (weight === 0) continue;
         let score = weight / question.total + standing;
         if (weights.leadPhrase > 0)

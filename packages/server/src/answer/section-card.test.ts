@@ -5,6 +5,7 @@ import type { RetrievedChunk } from "../search/types.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import {
   CARD_WEIGHTS,
+  heldWeight,
   holdsPassage,
   questionWords,
   renderCard,
@@ -514,5 +515,32 @@ describe("rendering a card", () => {
     expect(shown.text).toContain(`**${passage}**`);
     const plain = renderCard(section, 1, question, { ...CARD_WEIGHTS, maxWords: 40 });
     expect(plain.text).not.toContain("60 seconds");
+  });
+});
+
+describe("the weight of the question's words a text holds", () => {
+  // Summed in each text's own order, 0.1 + 0.2 + 0.3 and 0.3 + 0.2 + 0.1 differ in the last bit,
+  // and which of two such texts ranks first would depend on the runtime's arithmetic.
+  const question = {
+    words: ["alpha", "beta", "gamma"],
+    weight: new Map([
+      ["alpha", 0.1],
+      ["beta", 0.2],
+      ["gamma", 0.3],
+    ]),
+    total: 0.6,
+    pairs: new Map<string, number>(),
+  };
+
+  it("is exactly the same for texts holding the same words in any order", () => {
+    const forward = heldWeight(question, new Set(["alpha", "beta", "gamma", "delta"]));
+    const backward = heldWeight(question, new Set(["delta", "gamma", "beta", "alpha"]));
+    expect(forward).toBe(backward);
+    expect(forward).toBeCloseTo(0.6, 12);
+  });
+
+  it("counts only the question's words", () => {
+    expect(heldWeight(question, new Set(["gamma", "delta"]))).toBe(0.3);
+    expect(heldWeight(question, new Set())).toBe(0);
   });
 });

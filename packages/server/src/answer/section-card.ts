@@ -329,10 +329,19 @@ const MAX_ANALYSED_TEXTS = 20_000;
 /** Share of the question's weight whose words the text holds at least once. */
 function coverage(terms: Iterable<string>, question: QuestionWords): number {
   if (question.total === 0) return 0;
-  let covered = 0;
-  for (const term of terms instanceof Set ? terms : new Set(terms))
-    covered += question.weight.get(term) ?? 0;
-  return covered / question.total;
+  return heldWeight(question, terms instanceof Set ? terms : new Set(terms)) / question.total;
+}
+
+/**
+ * The weight of the question's words that `terms` holds, summed in the question's order: texts
+ * holding the same words weigh exactly the same, whatever order they hold them in (summed in
+ * their order, two such texts could differ in the last bit, and which one ranks first would then
+ * depend on the runtime's `Math.log`: Node and a browser differ there).
+ */
+export function heldWeight(question: QuestionWords, terms: ReadonlySet<string>): number {
+  let held = 0;
+  for (const [word, weight] of question.weight) if (terms.has(word)) held += weight;
+  return held;
 }
 
 function scoreSection(
