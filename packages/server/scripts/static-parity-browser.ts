@@ -94,7 +94,8 @@ async function disagreement(question: EvalQuestion, server: Chat, browser: Chat,
     sessions[0] = fromServer.session_id as string;
     sessions[1] = fromFiles.session_id as string;
     const [expected, actual] = [comparable(fromServer, origin), comparable(fromFiles)];
-    if (expected !== actual) return `${question.id}: "${query}"\n  /chat:  ${expected}\n  static: ${actual}`;
+    if (expected !== actual)
+      return `${question.id}: "${query}"\n  /chat:  ${expected}\n  static: ${actual}`;
   }
   return undefined;
 }
@@ -170,7 +171,9 @@ try {
     details.push(...bookDetails);
     total += asked;
     same += asked - differing.length;
-    console.log(`| ${book.name} | ${asked} | ${asked - differing.length} | ${differing.join(", ")} |`);
+    console.log(
+      `| ${book.name} | ${asked} | ${asked - differing.length} | ${differing.join(", ")} |`,
+    );
   }
   console.log(`| all | ${total} | ${same} (${((100 * same) / total).toFixed(1)} %) | |`);
   if (details.length > 0) console.log(`\nFirst differing turns:\n${details.join("\n")}`);

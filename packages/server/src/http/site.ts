@@ -282,16 +282,18 @@ function folderLabels(filePath: string): string[] {
 
 /**
  * A page of a static build (`lectern build-static`): the demo site's page, its widget answering
- * from the static book in the reader's browser (the widget and the book under `/lectern/`).
+ * from the static book in the reader's browser (the widget and the book under `{base}lectern/`,
+ * `base` the path the site is served at: `/`, or `/handbook/` for a project's GitHub Pages).
  */
 export function staticPageHtml(
   page: PageSummary,
   body: string,
   list: PageSummary[],
   bookTitle: string,
+  base = "/",
 ): string {
-  const widget = `<script src="/lectern/lectern.js" data-static-book="/lectern/manifest.json" data-title="Ask ${escapeHtml(bookTitle)}" defer></script>`;
-  return pageTemplate(page, body, list, bookTitle, widget);
+  const widget = `<script src="${escapeHtml(base)}lectern/lectern.js" data-static-book="${escapeHtml(base)}lectern/manifest.json" data-title="Ask ${escapeHtml(bookTitle)}" defer></script>`;
+  return pageTemplate(page, body, list, bookTitle, widget, base);
 }
 
 function pageTemplate(
@@ -300,6 +302,8 @@ function pageTemplate(
   list: PageSummary[],
   bookTitle: string,
   widget: string,
+  /** Where the site is served: its home link. */
+  home = "/",
 ): string {
   return `<!doctype html>
 <html lang="en" data-theme="light">
@@ -307,11 +311,12 @@ function pageTemplate(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(page.title)} · ${escapeHtml(bookTitle)}</title>
+<link rel="icon" href="data:,">
 <style>${SITE_STYLE}</style>
 <script>${SITE_SCRIPT}</script>
 </head>
 <body>
-<header><a href="/">${escapeHtml(bookTitle)}</a><span class="tools"><a class="to-contents" href="#contents">Contents</a><button class="theme" type="button" aria-label="Toggle dark mode">◐</button></span></header>
+<header><a href="${escapeHtml(home)}">${escapeHtml(bookTitle)}</a><span class="tools"><a class="to-contents" href="#contents">Contents</a><button class="theme" type="button" aria-label="Toggle dark mode">◐</button></span></header>
 <div class="layout">
 <nav id="contents" aria-label="Book contents">${sidebar(list, page)}</nav>
 <main>

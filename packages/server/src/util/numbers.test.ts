@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { round, sum } from "./numbers.ts";
-import { urlPath } from "./url-path.ts";
+import { basePath, pathWithin, urlPath } from "./url-path.ts";
 
 describe("round", () => {
   it("keeps the given number of decimals", () => {
@@ -29,5 +29,27 @@ describe("urlPath", () => {
     expect(urlPath("/docs/arm/ik#jacobian")).toBe("/docs/arm/ik");
     expect(urlPath("https://b.example/docs/arm/ik#jacobian")).toBe("/docs/arm/ik");
     expect(urlPath("arm/ik.md")).toBe("arm/ik.md");
+  });
+});
+
+describe("basePath and pathWithin", () => {
+  it.each([
+    ["", "/"],
+    ["https://x.example", "/"],
+    ["https://x.example/handbook", "/handbook/"],
+    ["https://x.example/handbook/", "/handbook/"],
+    ["/handbook", "/handbook/"],
+    ["not a url", "/"],
+  ])("the site at %j is served at %j", (baseUrl, path) => {
+    expect(basePath(baseUrl)).toBe(path);
+  });
+
+  it.each([
+    ["/handbook/docs/a#b", "/handbook/", "docs/a"],
+    ["https://x.example/handbook/docs/a/", "/handbook/", "docs/a/"],
+    ["/docs/a", "/", "docs/a"],
+    ["/elsewhere/a", "/handbook/", "elsewhere/a"],
+  ])("%j under %j is %j", (url, base, within) => {
+    expect(pathWithin(url, base)).toBe(within);
   });
 });

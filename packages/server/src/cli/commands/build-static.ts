@@ -10,7 +10,7 @@ import { staticPageHtml, widgetScriptPath } from "../../http/site.ts";
 import type { Lectern } from "../../lectern.ts";
 import { inStoreOrder, writeBookJson } from "../../search/book-file.ts";
 import { writeLexicalSnapshot } from "../../search/index-store.ts";
-import { urlPath } from "../../util/url-path.ts";
+import { basePath, pathWithin } from "../../util/url-path.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
 
@@ -140,12 +140,15 @@ async function writeStaticBook(
 }
 
 /**
- * Each page rendered as the demo site renders it, at `<site>/<its URL path>/index.html`; the book's
- * opening page (or its first) also at `<site>/index.html`. Returns how many pages were written.
+ * Each page rendered as the demo site renders it, at `<site>/<its URL path>/index.html` (the path
+ * under the base URL's: a site served at `/handbook/` holds `/handbook/guide/a` at
+ * `<site>/guide/a/`); the book's opening page (or its first) also at `<site>/index.html`. Returns
+ * how many pages were written.
  */
 async function writePages(lectern: Lectern, site: string): Promise<number> {
   const list = await lectern.store.pages();
   const title = (await lectern.title()) ?? "The book";
+  const base = basePath(lectern.config.baseUrl);
   const home = list.find((page) => page.filePath === "index.md") ?? list[0];
   for (const page of list) {
     const html = staticPageHtml(
@@ -153,8 +156,9 @@ async function writePages(lectern: Lectern, site: string): Promise<number> {
       (await lectern.store.pageHtml(page.filePath)) ?? "",
       list,
       title,
+      base,
     );
-    const targets = [pageFile(site, page.url)];
+    const targets = [pageFile(site, page.url, base)];
     if (page === home) targets.push(path.join(site, "index.html"));
     for (const file of targets) {
       await mkdir(path.dirname(file), { recursive: true });
@@ -165,8 +169,8 @@ async function writePages(lectern: Lectern, site: string): Promise<number> {
 }
 
 /** Where a page's HTML goes: its URL's path as a folder, never outside the site's folder. */
-function pageFile(site: string, url: string): string {
-  const file = path.resolve(site, `.${urlPath(url).replace(/\/+$/, "")}`, "index.html");
+function pageFile(site: string, url: string, base: string): string {
+  const file = path.resolve(site, pathWithin(url, base).replace(/\/+$/, ""), "index.html");
   if (!file.startsWith(`${site}${path.sep}`))
     throw createError("OUTPUT_PATH_INVALID", `The page URL ${url} maps outside ${site}.`);
   return file;

@@ -4,6 +4,7 @@ import { type LlmsBook, llmsFullTxt, llmsTxt, markdownPath } from "../../answer/
 import type { Config } from "../../config/config.ts";
 import { createError } from "../../errors.ts";
 import type { Lectern } from "../../lectern.ts";
+import { basePath, pathWithin } from "../../util/url-path.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
 
@@ -42,17 +43,6 @@ export async function llmsBookOf(lectern: Lectern): Promise<LlmsBook> {
   };
 }
 
-/** The path of the base URL, with a trailing slash: where the site's build folder is served. */
-function basePath(baseUrl: string): string {
-  let pathname = "/";
-  try {
-    pathname = baseUrl ? new URL(baseUrl).pathname : "/";
-  } catch {
-    pathname = baseUrl.startsWith("/") ? baseUrl : "/";
-  }
-  return pathname.endsWith("/") ? pathname : `${pathname}/`;
-}
-
 /** Writes the three kinds of file; returns their paths relative to `out`, llms.txt first. */
 async function writeLlmsFiles(book: LlmsBook, out: string, base: string): Promise<string[]> {
   await mkdir(out, { recursive: true });
@@ -67,9 +57,7 @@ async function writeLlmsFiles(book: LlmsBook, out: string, base: string): Promis
         `The page ${page.filePath} was ingested by an older Lectern and has no Markdown yet. Run lectern ingest again.`,
       );
     }
-    const urlFile = markdownPath(page.url);
-    const relative = urlFile.startsWith(base) ? urlFile.slice(base.length) : urlFile.slice(1);
-    const file = path.resolve(out, relative);
+    const file = path.resolve(out, pathWithin(markdownPath(page.url), base));
     // Page URLs are normalised paths, but a file outside the build folder is never written.
     if (!file.startsWith(`${out}${path.sep}`)) {
       throw createError("OUTPUT_PATH_INVALID", `The page URL ${page.url} maps outside ${out}.`);
