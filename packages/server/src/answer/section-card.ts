@@ -334,9 +334,7 @@ function coverage(terms: Iterable<string>, question: QuestionWords): number {
 
 /**
  * The weight of the question's words that `terms` holds, summed in the question's order: texts
- * holding the same words weigh exactly the same, whatever order they hold them in (summed in
- * their order, two such texts could differ in the last bit, and which one ranks first would then
- * depend on the runtime's `Math.log`: Node and a browser differ there).
+ * holding the same words tie exactly in every runtime (Node's and a browser's `Math.log` differ).
  */
 export function heldWeight(question: QuestionWords, terms: ReadonlySet<string>): number {
   let held = 0;
