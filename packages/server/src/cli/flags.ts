@@ -29,6 +29,7 @@ const OPTIONS = {
   questions: { type: "string" },
   out: { type: "string" },
   "book-only": { type: "boolean" },
+  "feedback-url": { type: "string" },
   save: { type: "string" },
   compare: { type: "string" },
   split: { type: "string" },

@@ -45,10 +45,12 @@ Usage:
   lectern llms-txt --out <dir> [--base-url <url>] [--json]
                        write llms.txt, llms-full.txt and each page as <url>.md into a
                        site's build folder (paths under the base URL's path)
-  lectern build-static --out <dir> [--docs <dir>] [--book-only] [--json]
+  lectern build-static --out <dir> [--docs <dir>] [--book-only] [--base-url <url>]
+                       [--feedback-url <url>] [--json]
                        write the book's pages with the widget, and the book, its search
                        index and the engine under <dir>/lectern/, as static files answered
-                       in the reader's browser with no server (--book-only: no pages)
+                       in the reader's browser with no server (--book-only: no pages;
+                       --feedback-url: where readers' thumbs up/down are posted as JSON)
   lectern serve [--docs <dir>] [--port 3000] [--host 127.0.0.1] [--strict]
                        start the HTTP API (ingesting --docs first when given)
   lectern start [--docs <dir>]     ingest the docs (default: the sample book), then serve

@@ -28,6 +28,8 @@ export interface EngineSettings {
   synonyms?: SynonymEntries;
   /** Earlier exchanges a follow-up is read with (the server's history window). */
   historyWindow?: number;
+  /** Where a static book posts readers' ratings (`build-static --feedback-url`); none: no thumbs. */
+  feedbackUrl?: string;
 }
 
 /** One book at one index version: its pages and chunks, its BM25 snapshot, its settings. */

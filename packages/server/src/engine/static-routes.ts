@@ -42,9 +42,37 @@ class RouteError extends Error {
   }
 }
 
+export interface StaticRouteOptions {
+  /**
+   * Where a reader's rating of an answer is posted, as JSON (`build-static --feedback-url`). With
+   * it, answers carry a message id (the widget shows its thumbs); without it, `POST /feedback`
+   * needs a server.
+   */
+  feedbackUrl?: string;
+  fetcher?: typeof fetch;
+}
+
+/** What a rating is sent with: the answer rated, kept for the most recent answers of the tab. */
+interface RatedAnswer {
+  sessionId: string;
+  question: string;
+  answer: string | null;
+  sources: { title: string; url: string }[];
+  confidence: string;
+  page: string | null;
+}
+
+const RATEABLE_ANSWERS = 100;
+const MAX_COMMENT_CHARS = 2_000;
+
 /** One book's routes; `sessions` keeps each session's recent exchanges for its follow-ups. */
-export function staticRoutes(engine: Engine, historyWindow: number) {
+export function staticRoutes(
+  engine: Engine,
+  historyWindow: number,
+  options: StaticRouteOptions = {},
+) {
   const sessions = new Map<string, Exchange[]>();
+  const rateable = new Map<string, RatedAnswer>();
   return async (request: StaticRequest): Promise<StaticReply> => {
     const requestId = uuid();
     const url = new URL(request.path, "http://book.invalid");
@@ -54,9 +82,12 @@ export function staticRoutes(engine: Engine, historyWindow: number) {
         const input = chatInput(request.body ?? "", requestId, sessions);
         const outcome = await engine.run(input);
         remember(sessions, input, outcome, historyWindow);
-        const reply = chatReply(input, outcome);
+        const messageId = options.feedbackUrl ? keepRateable(rateable, input, outcome) : null;
+        const reply = chatReply(input, outcome, messageId);
         return route === "POST /chat" ? json(200, reply) : stream(reply);
       }
+      if (route === "POST /feedback" && options.feedbackUrl)
+        return await postFeedback(request.body ?? "", rateable, options.feedbackUrl, options);
       if (route === "GET /search") return json(200, search(engine, url.searchParams));
       if (route === "GET /suggestions")
         return json(200, { questions: engine.synopsis?.starters ?? [] });
@@ -135,8 +166,98 @@ function remember(
   sessions.set(input.sessionId, exchanges.slice(-historyWindow));
 }
 
+/** Keeps an answer to be rated; returns its message id. */
+function keepRateable(
+  rateable: Map<string, RatedAnswer>,
+  input: ChatInput,
+  outcome: ChatOutcome,
+): string {
+  const messageId = uuid();
+  rateable.set(messageId, {
+    sessionId: input.sessionId,
+    question: input.query,
+    answer: outcome.answer ?? outcome.fallbackMessage,
+    sources: outcome.sources.flatMap((source) =>
+      "title" in source ? [{ title: source.title, url: source.source_url }] : [],
+    ),
+    confidence: outcome.confidence,
+    page: input.sourceUrl,
+  });
+  for (const oldest of rateable.keys()) {
+    if (rateable.size <= RATEABLE_ANSWERS) break;
+    rateable.delete(oldest);
+  }
+  return messageId;
+}
+
+/**
+ * `POST /feedback` of a static book: the rating, with the question and answer it rates, posted
+ * as JSON to the author's URL; `201 { stored: true }` as the server answers once it is delivered.
+ */
+async function postFeedback(
+  body: string,
+  rateable: Map<string, RatedAnswer>,
+  feedbackUrl: string,
+  options: StaticRouteOptions,
+): Promise<StaticReply> {
+  const parsed = parseBody(body);
+  const field = (name: string) =>
+    new RouteError(400, "VALIDATION_ERROR", `Invalid field "${name}".`);
+  if (parsed.rating !== "up" && parsed.rating !== "down") throw field("rating");
+  const comment = parsed.comment ?? null;
+  if (comment !== null && (typeof comment !== "string" || comment.length > MAX_COMMENT_CHARS))
+    throw field("comment");
+  const sessionId = String(parsed.session_id ?? "").toLowerCase();
+  const messageId = String(parsed.message_id ?? "").toLowerCase();
+  const rated = rateable.get(messageId);
+  if (!rated || rated.sessionId !== sessionId)
+    throw new RouteError(
+      404,
+      "MESSAGE_NOT_FOUND",
+      "No answer with this message id in this session.",
+    );
+  const { sessionId: _, ...answer } = rated;
+  const payload = {
+    rating: parsed.rating,
+    comment: comment?.trim() || null,
+    ...answer,
+    session_id: sessionId,
+    message_id: messageId,
+    rated_at: new Date().toISOString(),
+  };
+  let delivered: Response;
+  try {
+    delivered = await (options.fetcher ?? globalThis.fetch)(feedbackUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(payload),
+    });
+  } catch (error) {
+    throw new RouteError(
+      502,
+      "FEEDBACK_NOT_DELIVERED",
+      `Could not post the rating to ${feedbackUrl}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (!delivered.ok)
+    throw new RouteError(
+      502,
+      "FEEDBACK_NOT_DELIVERED",
+      `${feedbackUrl} answered the rating with HTTP ${delivered.status}.`,
+    );
+  return json(201, { stored: true });
+}
+
+function parseBody(body: string): Record<string, unknown> {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    if (parsed && typeof parsed === "object") return parsed as Record<string, unknown>;
+  } catch {}
+  throw new RouteError(400, "VALIDATION_ERROR", "The body is not a JSON object.");
+}
+
 /** `/chat`'s reply: the answer, its sources, the session to continue in. */
-function chatReply(input: ChatInput, outcome: ChatOutcome) {
+function chatReply(input: ChatInput, outcome: ChatOutcome, messageId: string | null) {
   return {
     answer: outcome.answer,
     fallback_message: outcome.fallbackMessage,
@@ -144,8 +265,8 @@ function chatReply(input: ChatInput, outcome: ChatOutcome) {
     metadata: responseMetadata(input, outcome, outcome.timings.total ?? 0),
     session_id: input.sessionId,
     confidence: outcome.confidence,
-    // Nothing is stored to rate an answer by: no message id, so no thumbs.
-    message_id: null,
+    // Without a feedback URL, nothing can rate the answer: no message id, so no thumbs.
+    message_id: messageId,
     ...(outcome.suggestions?.length ? { suggestions: outcome.suggestions } : {}),
   };
 }

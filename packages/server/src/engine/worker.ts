@@ -24,9 +24,10 @@ const books = new Map<string, Promise<Routes>>();
 function routesOf(manifest: string): Promise<Routes> {
   let routes = books.get(manifest);
   if (!routes) {
-    routes = openStaticBook(manifest).then((engine) =>
-      staticRoutes(engine, engine.manifest.settings.historyWindow ?? 5),
-    );
+    routes = openStaticBook(manifest).then((engine) => {
+      const { historyWindow, feedbackUrl } = engine.manifest.settings;
+      return staticRoutes(engine, historyWindow ?? 5, feedbackUrl ? { feedbackUrl } : {});
+    });
     routes.catch(() => books.delete(manifest));
     books.set(manifest, routes);
   }

@@ -15,15 +15,20 @@ import { type Flags, UsageError } from "../flags.ts";
 import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
 
 /**
- * `lectern build-static --out <dir> [--docs <dir>] [--book-only] [--json]`: the ingested book
- * (ingesting `--docs` first when given) written as files any static host serves, for the engine to
- * answer from in the reader's browser with no Lectern server: `<out>/lectern/manifest.json`, the
- * book and its BM25 index (named by the index version), the engine's scripts under
- * `<out>/lectern/engine/` and the widget as `<out>/lectern/lectern.js`; and, unless `--book-only`
- * (a site with pages of its own), each page as `<out>/<its URL path>/index.html` with the widget.
+ * `lectern build-static --out <dir> [--docs <dir>] [--book-only] [--feedback-url <url>] [--json]`:
+ * the ingested book (ingesting `--docs` first when given) written as files any static host
+ * serves, for the engine to answer from in the reader's browser with no Lectern server:
+ * `<out>/lectern/manifest.json`, the book and its BM25 index (named by the index version), the
+ * engine's scripts under `<out>/lectern/engine/` and the widget as `<out>/lectern/lectern.js`; and,
+ * unless `--book-only` (a site with pages of its own), each page as
+ * `<out>/<its URL path>/index.html` with the widget.
+ * `--feedback-url` is where the widget's thumbs post readers' ratings (without it, none are shown).
  */
 export async function buildStaticCommand(config: Config, flags: Flags): Promise<number> {
   if (!flags.out) throw new UsageError("Missing --out <dir> (the site's build folder).");
+  const feedbackUrl = flags["feedback-url"];
+  if (feedbackUrl !== undefined && !/^https?:\/\/\S+$/i.test(feedbackUrl))
+    throw new UsageError(`--feedback-url must be an http(s) URL, got "${feedbackUrl}".`);
   const out = path.resolve(flags.out, "lectern");
   const engineDir = builtEngineDir();
   const widgetScript = widgetScriptPath();
@@ -38,7 +43,7 @@ export async function buildStaticCommand(config: Config, flags: Flags): Promise<
   } else requireDataDir(config);
   const written = await withLectern(config, async (lectern) => {
     requireIndex(lectern);
-    const files = await writeStaticBook(lectern, out, engineDir);
+    const files = await writeStaticBook(lectern, out, engineDir, feedbackUrl);
     await cp(widgetScript, path.join(out, "lectern.js"));
     files.push(await sizeOf(out, "lectern.js"));
     const pages = flags["book-only"] ? 0 : await writePages(lectern, path.dirname(out));
@@ -92,6 +97,7 @@ async function writeStaticBook(
   lectern: Lectern,
   out: string,
   engineDir: string,
+  feedbackUrl: string | undefined,
 ): Promise<WrittenFile[]> {
   const index = lectern.index;
   if (!index)
@@ -128,6 +134,7 @@ async function writeStaticBook(
         Math.floor(config.history.maxContextMessages / 2),
       ),
       ...(Object.keys(config.synonyms).length > 0 ? { synonyms: config.synonyms } : {}),
+      ...(feedbackUrl ? { feedbackUrl } : {}),
     },
   };
   await writeFile(path.join(out, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
