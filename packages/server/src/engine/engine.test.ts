@@ -4,6 +4,8 @@ import { describe, expect, it } from "vitest";
 import { LexicalIndex } from "../search/lexical-index.ts";
 import { chunkRecord } from "../search/test-builders.ts";
 import { openEngine, SnapshotMismatchError } from "./engine.ts";
+import { openStaticBook, STATIC_FORMAT } from "./static-book.ts";
+import { CORE_FILE, staticBookFiles } from "./static-files.ts";
 
 const ENTRY = fileURLToPath(new URL("./static-book.ts", import.meta.url));
 
@@ -64,5 +66,86 @@ describe("the engine", () => {
     await expect(
       openEngine({ book: { ...book, indexVersion: 4 }, index, settings }),
     ).rejects.toBeInstanceOf(SnapshotMismatchError);
+  });
+});
+
+describe("the engine over a sharded book", () => {
+  const chunks = [
+    chunkRecord(
+      "gears",
+      "Helical gears run quietly because their teeth engage gradually.",
+      "Gears",
+    ),
+    chunkRecord("belts", "A timing belt keeps two shafts in step without slipping.", "Belts"),
+    chunkRecord("motors", "A stepper motor turns in fixed steps, one pulse each.", "Motors"),
+  ];
+  const book = { indexVersion: 3, pages: [], chunks };
+  const settings = { topK: 5, maxChunksPerPage: 1, routeBasePath: "/docs" };
+  const index = LexicalIndex.build(chunks);
+
+  /** The build's files served from memory under http://book.invalid/, each fetch counted. */
+  function served(files: Map<string, string>, manifest: Record<string, unknown> = {}) {
+    const all = new Map([
+      [
+        "manifest.json",
+        JSON.stringify({
+          format: STATIC_FORMAT,
+          indexVersion: 3,
+          title: "Machines",
+          core: `book/${CORE_FILE}`,
+          settings,
+          ...manifest,
+        }),
+      ],
+      ...[...files].map(([name, text]): [string, string] => [`book/${name}`, text]),
+    ]);
+    const fetched: string[] = [];
+    const fetcher = (async (url: URL | string) => {
+      const name = new URL(url).pathname.slice(1);
+      fetched.push(name);
+      const text = all.get(name);
+      return new Response(text ?? "", { status: text === undefined ? 404 : 200 });
+    }) as typeof fetch;
+    return { fetched, open: () => openStaticBook("http://book.invalid/manifest.json", fetcher) };
+  }
+
+  it("answers as over the whole book, fetching only the shards a question reads", async () => {
+    // One chunk per page shard: a question reads one of three.
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    expect([...files.keys()].filter((name) => name.startsWith("pages-"))).toHaveLength(3);
+    const whole = await openEngine({
+      book,
+      index: [...index.snapshotPieces(3)].join(""),
+      settings,
+    });
+    const { fetched, open } = served(files);
+    const engine = await open();
+    expect(fetched).toEqual(["manifest.json", `book/${CORE_FILE}`]);
+    const query = "Why do helical gears run quietly?";
+    expect(await engine.ask({ query })).toEqual(await whole.ask({ query }));
+    const shards = fetched.slice(2);
+    expect(shards.filter((name) => name.startsWith("book/pages-"))).toEqual([
+      `book/pages-${chunks.findIndex((chunk) => chunk.filePath === "gears.md")}.json`,
+    ]);
+    expect(shards.filter((name) => name.startsWith("book/terms-")).length).toBeGreaterThan(0);
+    await engine.ask({ query });
+    expect(fetched.length).toBe(2 + shards.length);
+  });
+
+  it("refuses a manifest of another format, and a shard of another build", async () => {
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    await expect(served(files, { format: 1 }).open()).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+    await expect(served(files, { indexVersion: 4 }).open()).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+    const other = new Map(files);
+    for (const name of files.keys())
+      if (name.startsWith("pages-")) other.set(name, JSON.stringify({ elsewhere: ["text", null] }));
+    const engine = await served(other).open();
+    await expect(engine.ask({ query: "Why do helical gears run quietly?" })).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
   });
 });

@@ -93,16 +93,40 @@ interface Snapshot {
   miniSearch: unknown;
 }
 
+/** One term's postings as MiniSearch's JSON holds them: field id → chunk's short id → frequency. */
+export type TermPostings = [string, Record<number, Record<number, number>>];
+
+/**
+ * The index without its postings (a static build's core file): MiniSearch's document tables,
+ * the document frequencies (idf, typo correction, completions) and each page's openings (the
+ * chunks that open it or a section, by heading key), which are read from the chunks' text
+ * otherwise. The postings come apart, term by term (`postings`, `addPostings`).
+ */
+export interface IndexCore {
+  format: number;
+  analyzerVersion: number;
+  indexVersion: number;
+  miniSearch: Record<string, unknown>;
+  documentFrequency: [string, number][];
+  /** [file path, [heading key, chunk ids in page order][]][] */
+  openings: [string, [string, string[]][]][];
+}
+
 export class LexicalIndex {
   private constructor(
     private readonly miniSearch: MiniSearch<IndexedFields>,
     private readonly chunks: Map<string, ChunkRecord>,
     private readonly documentFrequency: Map<string, number>,
+    /** Each page's openings when known (a core file): the chunks' text is then not read. */
+    openings?: ReadonlyMap<string, Map<string, ChunkRecord[]>>,
   ) {
     this.vocabulary = new Vocabulary(documentFrequency, () => this.chunks.size);
     for (const chunk of chunks.values()) this.pageOf(chunk.filePath).push(chunk);
-    this.refreshPages(new Set(this.pages.keys()));
+    this.refreshPages(new Set(this.pages.keys()), openings);
   }
+
+  /** Told the terms of every search first: a partly loaded index fetches their postings. */
+  private beforeSearch: ((terms: string[]) => void) | undefined;
 
   private readonly vocabulary: Vocabulary;
   /** Average field lengths, computed on first use and dropped when chunks change. */
@@ -148,6 +172,88 @@ export class LexicalIndex {
       return new LexicalIndex(miniSearch, byId, new Map(snapshot.documentFrequency));
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * The index from its core (what `core` wrote) over these chunks, with no postings yet: every
+   * search first calls `beforeSearch` with its terms, which may add theirs (`addPostings`).
+   * Undefined when the core is of another format, analyzer or index version, or other chunks.
+   */
+  static fromCore(
+    core: IndexCore,
+    chunks: ChunkRecord[],
+    beforeSearch?: (terms: string[]) => void,
+  ): LexicalIndex | undefined {
+    if (
+      core.format !== SNAPSHOT_FORMAT ||
+      core.analyzerVersion !== ANALYZER_VERSION ||
+      !Array.isArray(core.openings)
+    )
+      return undefined;
+    const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+    const ids = Object.values((core.miniSearch.documentIds ?? {}) as Record<string, string>);
+    if (ids.length !== byId.size || !ids.every((id) => byId.has(id))) return undefined;
+    const openings = new Map<string, Map<string, ChunkRecord[]>>();
+    for (const [filePath, keys] of core.openings)
+      openings.set(
+        filePath,
+        new Map(
+          keys.map(([key, listed]) => [key, listed.map((id) => byId.get(id) as ChunkRecord)]),
+        ),
+      );
+    try {
+      const miniSearch = MiniSearch.loadJS<IndexedFields>(
+        { ...core.miniSearch, index: [] } as unknown as Parameters<typeof MiniSearch.loadJS>[0],
+        miniSearchOptions(),
+      );
+      const index = new LexicalIndex(miniSearch, byId, new Map(core.documentFrequency), openings);
+      index.beforeSearch = beforeSearch;
+      return index;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The core of the index (see IndexCore); its postings are `postings()`. */
+  core(indexVersion: number): IndexCore {
+    const { index: _postings, ...miniSearch } = miniSearchCore(this.miniSearch);
+    return {
+      format: SNAPSHOT_FORMAT,
+      analyzerVersion: ANALYZER_VERSION,
+      indexVersion,
+      miniSearch,
+      documentFrequency: [...this.documentFrequency],
+      openings: [...this.pages.keys()].map((filePath) => [
+        filePath,
+        this.headed.openingsOfPage(filePath),
+      ]),
+    };
+  }
+
+  /** Every term's postings, as MiniSearch's JSON holds them. */
+  *postings(): Generator<TermPostings> {
+    for (const [term, fieldIndex] of (this.miniSearch as unknown as MiniSearchState)._index) {
+      const fields: Record<number, Record<number, number>> = {};
+      for (const [fieldId, frequencies] of fieldIndex)
+        fields[fieldId] = Object.fromEntries(frequencies);
+      yield [term, fields];
+    }
+  }
+
+  /** Adds terms' postings to an index opened from its core, as MiniSearch.loadJS reads them. */
+  addPostings(entries: Iterable<TermPostings>): void {
+    const state = this.miniSearch as unknown as MiniSearchState & {
+      _index: { set(term: string, data: Map<number, Map<number, number>>): void };
+    };
+    for (const [term, fields] of entries) {
+      const data = new Map<number, Map<number, number>>();
+      for (const [fieldId, frequencies] of Object.entries(fields))
+        data.set(
+          Number.parseInt(fieldId, 10),
+          new Map(Object.entries(frequencies).map(([id, n]) => [Number.parseInt(id, 10), n])),
+        );
+      state._index.set(term, data);
     }
   }
 
@@ -237,7 +343,10 @@ export class LexicalIndex {
   }
 
   /** Puts the changed pages' chunks back in page order and lists their headings again. */
-  private refreshPages(filePaths: Set<string>): void {
+  private refreshPages(
+    filePaths: Set<string>,
+    openings?: ReadonlyMap<string, Map<string, ChunkRecord[]>>,
+  ): void {
     // A book repeats its headings ("Overview", "Examples"): each is read once per change.
     const keys = new Map<string, string>();
     for (const filePath of [...filePaths].sort()) {
@@ -246,7 +355,10 @@ export class LexicalIndex {
       page.sort((left, right) => left.chunkIndex - right.chunkIndex);
       if (page.length === 0) this.pages.delete(filePath);
       this.retitle(filePath, page[0]?.title);
-      this.headed.replacePage(filePath, openingsOf(page, keys));
+      this.headed.replacePage(
+        filePath,
+        openings ? (openings.get(filePath) ?? new Map()) : openingsOf(page, keys),
+      );
     }
   }
 
@@ -384,6 +496,7 @@ export class LexicalIndex {
     },
   ): LexicalHit[] {
     if (terms.length === 0 || this.chunks.size === 0) return [];
+    this.beforeSearch?.(terms);
     const filter = options.filter;
     const boost = options.boost;
     const results = this.miniSearch.search(terms.join(" "), {
@@ -446,6 +559,16 @@ class ChunksByKey {
     return [...(this.lists.get(key) ?? [])];
   }
 
+  /** The page's keys with the ids of the chunks it lists under each, in page order. */
+  openingsOfPage(filePath: string): [string, string[]][] {
+    return (this.keysOfPage.get(filePath) ?? []).map((key) => [
+      key,
+      (this.lists.get(key) ?? [])
+        .filter((chunk) => chunk.filePath === filePath)
+        .map((chunk) => chunk.id),
+    ]);
+  }
+
   replacePage(filePath: string, listed: Map<string, ChunkRecord[]>): void {
     for (const key of this.keysOfPage.get(filePath) ?? []) {
       const kept = (this.lists.get(key) ?? []).filter((chunk) => chunk.filePath !== filePath);
@@ -492,6 +615,23 @@ interface MiniSearchState {
  * at a time: `toJSON()` builds the whole index as one object tree first, 52 MB for a thousand
  * pages, at the moment an ingest peaks. `lexical-index.test.ts` holds the two outputs equal.
  */
+/** MiniSearch's `toJSON()` without building its inverted index (`index` left empty). */
+function miniSearchCore(miniSearch: MiniSearch<IndexedFields>): Record<string, unknown> {
+  const state = miniSearch as unknown as MiniSearchState;
+  return {
+    documentCount: state._documentCount,
+    nextId: state._nextId,
+    documentIds: Object.fromEntries(state._documentIds),
+    fieldIds: state._fieldIds,
+    fieldLength: Object.fromEntries(state._fieldLength),
+    averageFieldLength: state._avgFieldLength,
+    storedFields: Object.fromEntries(state._storedFields),
+    dirtCount: state._dirtCount,
+    index: [],
+    serializationVersion: 2,
+  };
+}
+
 function* miniSearchJson(miniSearch: MiniSearch<IndexedFields>): Generator<string> {
   const state = miniSearch as unknown as MiniSearchState;
   yield `{"documentCount":${JSON.stringify(state._documentCount)}`;

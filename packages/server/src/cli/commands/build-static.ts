@@ -4,12 +4,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import type { Config } from "../../config/config.ts";
+import { bookSynopsis } from "../../engine/book-synopsis.ts";
 import { STATIC_FORMAT, type StaticManifest } from "../../engine/static-book.ts";
+import { CORE_FILE, staticBookFiles } from "../../engine/static-files.ts";
 import { createError } from "../../errors.ts";
 import { staticPageHtml, widgetScriptPath } from "../../http/site.ts";
 import type { Lectern } from "../../lectern.ts";
-import { inStoreOrder, writeBookJson } from "../../search/book-file.ts";
-import { writeLexicalSnapshot } from "../../search/index-store.ts";
+import { type BookFile, inStoreOrder } from "../../search/book-file.ts";
 import { urlPath } from "../../util/url-path.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
@@ -103,22 +104,24 @@ async function writeStaticBook(
   const { config } = lectern;
   await mkdir(out, { recursive: true });
   await removeEarlierBuilds(out, indexVersion);
-  const book = `book-${indexVersion}.json`;
-  const bm25 = `index-${indexVersion}.json`;
-  await writeBookJson(path.join(out, book), {
+  const folder = `book-${indexVersion}`;
+  const book: BookFile = {
     indexVersion,
     pages: await lectern.store.pages(),
     chunks: inStoreOrder(index.allChunks()),
     versions: lectern.versions,
     locales: lectern.locales,
-  });
-  await writeLexicalSnapshot(index, path.join(out, bm25), indexVersion);
+  };
+  const synopsis = bookSynopsis(book.pages, book.chunks, book.versions ?? []);
+  const bookFiles = staticBookFiles(book, index, synopsis);
+  await rm(path.join(out, folder), { recursive: true, force: true });
+  await mkdir(path.join(out, folder), { recursive: true });
+  for (const [name, text] of bookFiles) await writeFile(path.join(out, folder, name), text);
   const manifest: StaticManifest = {
     format: STATIC_FORMAT,
     indexVersion,
     title: (await lectern.title()) ?? "The book",
-    book,
-    index: bm25,
+    core: `${folder}/${CORE_FILE}`,
     settings: {
       topK: config.search.topK,
       maxChunksPerPage: config.search.maxChunksPerPage,
@@ -135,7 +138,11 @@ async function writeStaticBook(
   await cp(engineDir, path.join(out, "engine"), { recursive: true });
   const engineFiles = (await readdir(engineDir)).sort().map((name) => `engine/${name}`);
   return Promise.all(
-    ["manifest.json", book, bm25, ...engineFiles].map((name) => sizeOf(out, name)),
+    [
+      "manifest.json",
+      ...[...bookFiles.keys()].map((name) => `${folder}/${name}`),
+      ...engineFiles,
+    ].map((name) => sizeOf(out, name)),
   );
 }
 
@@ -172,12 +179,14 @@ function pageFile(site: string, url: string): string {
   return file;
 }
 
-/** A rebuild leaves one book: the files of an earlier index version go. */
+/**
+ * A rebuild leaves one book: the files of an earlier index version go (a folder of shards, or the
+ * one book and one index file that builds of format 1 wrote).
+ */
 async function removeEarlierBuilds(out: string, indexVersion: number): Promise<void> {
-  const current = new Set([`book-${indexVersion}.json`, `index-${indexVersion}.json`]);
   for (const name of await readdir(out))
-    if (/^(?:book|index)-\d+\.json$/.test(name) && !current.has(name))
-      await rm(path.join(out, name), { force: true });
+    if (/^(?:book|index)-\d+(?:\.json)?$/.test(name) && name !== `book-${indexVersion}`)
+      await rm(path.join(out, name), { recursive: true, force: true });
 }
 
 async function sizeOf(out: string, name: string): Promise<WrittenFile> {
