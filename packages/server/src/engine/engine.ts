@@ -89,7 +89,8 @@ const MAX_SHARD_ROUNDS = 16;
 
 /**
  * The engine over a sharded book (see sharded-book.ts): each question runs over what is loaded;
- * when it read a shard that is not, `load` fetches every shard it recorded and it runs again.
+ * when it read a shard that is not, `load` fetches every shard it recorded (and those it would
+ * read next) and it runs again.
  */
 export async function openShardedEngine(
   sharded: ShardedBook,
@@ -99,13 +100,13 @@ export async function openShardedEngine(
   await loadLanguages(sharded.book.locales ?? []);
   const complete = async <T>(work: () => T | Promise<T>): Promise<T> => {
     for (let round = 1; ; round++) {
-      sharded.missing.clear();
+      sharded.clear();
       try {
         return await work();
       } catch (error) {
         if (sharded.missing.size === 0 || round >= MAX_SHARD_ROUNDS) throw error;
       }
-      await load([...sharded.missing].sort());
+      await load(sharded.toFetch());
     }
   };
   const { book, index, synopsis } = sharded;

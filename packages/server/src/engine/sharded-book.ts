@@ -1,6 +1,11 @@
 import type { Synopsis } from "../answer/synopsis.ts";
 import type { BookFile, ChunkContent } from "../search/book-json.ts";
-import { type IndexCore, LexicalIndex, type TermPostings } from "../search/lexical-index.ts";
+import {
+  type IndexCore,
+  type IndexReads,
+  LexicalIndex,
+  type TermPostings,
+} from "../search/lexical-index.ts";
 import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../store/document-store.ts";
 
 /**
@@ -14,14 +19,31 @@ import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../store
  * Opened over the core alone, the book records every shard a computation reads and it does not
  * hold, and stops that computation (`ShardsMissingError`); the caller fetches what was recorded and
  * runs it again. The answers are the same as over the whole book, since a run that needed a
- * missing shard is never kept.
+ * missing shard is never kept. So that a question takes few such rounds, the page shards of the
+ * chunks the index gives (a search's best hits, a page, a heading's sections) are fetched with
+ * the missing ones: they are what a question reads next.
  */
 
 /** Raised when the files a static build writes change shape. */
 export const SHARD_FORMAT = 1;
 
-/** A chunk as the core holds it: no text or blocks; `shard` names its page shard. */
-export type CoreChunk = Omit<ChunkRecord, "text" | "blocks"> & { shard: number; blocks?: 1 };
+/**
+ * The chunks as the core holds them, without what their page shard holds (text, blocks, content
+ * hash): what all chunks of a page share once, and each chunk's own fields.
+ */
+export interface CoreChunks {
+  /** Every field a chunk has, in the order chunks give them. */
+  keys: string[];
+  /** What all chunks of a page share (its file path, title, tags, …): one entry per page. */
+  shared: Record<string, unknown>[];
+  /** Each chunk: its page's entry in `shared`, its page shard, its own fields (`blocks: 1` when it has blocks). */
+  chunks: [number, number, Record<string, unknown>][];
+}
+
+/** The index's core with chunks named by their place in the core's chunks, not by id. */
+export type CoreIndex = Omit<IndexCore, "openings"> & {
+  openings: [string, [string, number[]][]][];
+};
 
 /** The synopsis as the core holds it: its introduction by chunk id. */
 export type CoreSynopsis = Omit<Synopsis, "intro"> & { intro: string };
@@ -32,16 +54,16 @@ export interface CoreFile {
   pages: PageSummary[];
   versions?: BookVersion[];
   locales?: BookLocale[];
-  chunks: CoreChunk[];
-  index: IndexCore;
+  chunks: CoreChunks;
+  index: CoreIndex;
   synopsis: CoreSynopsis | null;
   /** How many page shards (`pages-<n>.json`) and term shards (`terms-<n>.json`) there are. */
   pageShards: number;
   termShards: number;
 }
 
-/** A page shard's JSON: chunk id → its text and blocks. */
-export type PageShard = Record<string, ChunkContent>;
+/** A page shard's JSON: chunk id → its text, its blocks and its content hash. */
+export type PageShard = Record<string, [...ChunkContent, string]>;
 
 /** The name of a page shard and of a term shard, relative to the core file. */
 export const pageShardName = (shard: number) => `pages-${shard}.json`;
@@ -65,20 +87,29 @@ export class ShardsMissingError extends Error {
 /** Raised when a core or a shard is not one this engine reads. */
 export class ShardFormatError extends Error {}
 
-export class ShardedBook {
+/** How many of a search's hits, best first, have their page shards fetched with a round's. */
+const HITS_READ_AHEAD = 8;
+
+export class ShardedBook implements IndexReads {
   readonly book: BookFile;
   readonly index: LexicalIndex;
   readonly synopsis: Synopsis | undefined;
   /** The shards read since `missing` was last cleared and not loaded. */
   readonly missing = new Set<string>();
+  /** The page shards of the chunks the index gave since then, not loaded (see HITS_READ_AHEAD). */
+  readonly ahead = new Set<string>();
   private readonly loaded = new Set<string>();
   private readonly chunksById = new Map<string, ChunkRecord>();
+  private readonly shardOf = new Map<string, string>();
 
   constructor(private readonly core: CoreFile) {
-    if (core.format !== SHARD_FORMAT || !Array.isArray(core.chunks) || !core.index)
+    if (core.format !== SHARD_FORMAT || !Array.isArray(core.chunks?.chunks) || !core.index)
       throw new ShardFormatError("not a core file of this format");
-    const chunks = core.chunks.map((stored) => this.lazyChunk(stored));
-    const index = LexicalIndex.fromCore(core.index, chunks, (terms) => this.needTerms(terms));
+    const { keys, shared } = core.chunks;
+    const chunks = core.chunks.chunks.map(([page, shard, own]) =>
+      this.lazyChunk(fieldsOf(keys, own, shared[page] ?? {}), shard, own.blocks === 1),
+    );
+    const index = LexicalIndex.fromCore(indexCoreOf(core.index, chunks), chunks, this);
     if (!index || core.index.indexVersion !== core.indexVersion)
       throw new ShardFormatError("its index is not the one of its chunks");
     this.index = index;
@@ -103,10 +134,11 @@ export class ShardedBook {
     } else {
       if (!json || typeof json !== "object")
         throw new ShardFormatError(`${name} is not a page shard`);
-      for (const [id, [text, blocks]] of Object.entries(json as PageShard)) {
+      for (const [id, [text, blocks, contentHash]] of Object.entries(json as PageShard)) {
         const chunk = this.chunksById.get(id);
         if (!chunk) throw new ShardFormatError(`${name} holds a chunk the core does not`);
-        // Plain values from now on, in the order the book file gives them.
+        // Plain values from now on.
+        define(chunk, "contentHash", { value: contentHash });
         if ("blocks" in chunk) define(chunk, "blocks", { value: blocks ?? undefined });
         define(chunk, "text", { value: text });
       }
@@ -114,23 +146,41 @@ export class ShardedBook {
     this.loaded.add(name);
   }
 
-  /** The chunk without its text: reading its text or blocks needs its page shard. */
-  private lazyChunk(stored: CoreChunk): ChunkRecord {
-    const { shard, blocks, ...rest } = stored;
-    const chunk = { ...rest } as ChunkRecord;
+  /** The chunk without its text: reading its text, blocks or content hash needs its page shard. */
+  private lazyChunk(chunk: ChunkRecord, shard: number, blocks: boolean): ChunkRecord {
     const name = pageShardName(shard);
     const read = () => {
       this.missing.add(name);
       throw new ShardsMissingError(`${name} is not loaded`);
     };
+    define(chunk, "contentHash", { get: read });
     if (blocks) define(chunk, "blocks", { get: read });
     define(chunk, "text", { get: read });
     this.chunksById.set(chunk.id, chunk);
+    this.shardOf.set(chunk.id, name);
     return chunk;
   }
 
+  /** Forgets what the last run missed, before the next. */
+  clear(): void {
+    this.missing.clear();
+    this.ahead.clear();
+  }
+
+  /** The shards to fetch after a run: what it missed and what it would read next. */
+  toFetch(): string[] {
+    return [...new Set([...this.missing, ...this.ahead])].sort();
+  }
+
+  found(chunks: readonly ChunkRecord[]): void {
+    for (const chunk of chunks.slice(0, HITS_READ_AHEAD)) {
+      const name = this.shardOf.get(chunk.id);
+      if (name && !this.loaded.has(name)) this.ahead.add(name);
+    }
+  }
+
   /** A search needs its terms' postings: the shards not loaded are recorded, and it stops. */
-  private needTerms(terms: string[]): void {
+  searching(terms: string[]): void {
     for (const term of terms) {
       const name = termShardName(termShard(term, this.core.termShards));
       if (!this.loaded.has(name)) this.missing.add(name);
@@ -139,9 +189,41 @@ export class ShardedBook {
   }
 }
 
+/** A chunk's fields in the order of `keys`, its own first, else its page's. */
+function fieldsOf(
+  keys: string[],
+  own: Record<string, unknown>,
+  shared: Record<string, unknown>,
+): ChunkRecord {
+  const chunk: Record<string, unknown> = {};
+  for (const key of keys) {
+    if (key in own) chunk[key] = own[key];
+    else if (key in shared) chunk[key] = shared[key];
+  }
+  return chunk as unknown as ChunkRecord;
+}
+
+/** The index's core with its chunks named by id again. */
+function indexCoreOf(core: CoreIndex, chunks: ChunkRecord[]): IndexCore {
+  const idAt = (at: number) => chunks[at]?.id ?? "";
+  const documentIds: Record<string, string> = {};
+  for (const [shortId, at] of Object.entries(
+    (core.miniSearch.documentIds ?? {}) as Record<string, number>,
+  ))
+    documentIds[shortId] = idAt(at);
+  return {
+    ...core,
+    miniSearch: { ...core.miniSearch, documentIds },
+    openings: core.openings.map(([filePath, keys]) => [
+      filePath,
+      keys.map(([key, listed]) => [key, listed.map(idAt)]),
+    ]),
+  };
+}
+
 function define(
   chunk: ChunkRecord,
-  key: "text" | "blocks",
+  key: "text" | "blocks" | "contentHash",
   property: { value: unknown } | { get: () => never },
 ): void {
   Object.defineProperty(chunk, key, {

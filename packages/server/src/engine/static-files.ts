@@ -1,10 +1,11 @@
 import type { Synopsis } from "../answer/synopsis.ts";
-import type { BookFile, ChunkContent } from "../search/book-json.ts";
+import type { BookFile } from "../search/book-json.ts";
 import type { LexicalIndex, TermPostings } from "../search/lexical-index.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import {
-  type CoreChunk,
+  type CoreChunks,
   type CoreFile,
+  type CoreIndex,
   type PageShard,
   pageShardName,
   SHARD_FORMAT,
@@ -41,8 +42,8 @@ export function staticBookFiles(
     pages: book.pages,
     ...(book.versions?.length ? { versions: book.versions } : {}),
     ...(book.locales?.length ? { locales: book.locales } : {}),
-    chunks: book.chunks.map((chunk) => coreChunk(chunk, shardOf.get(chunk.id) ?? 0)),
-    index: index.core(book.indexVersion),
+    chunks: coreChunks(book.chunks, shardOf),
+    index: coreIndex(index, book),
     synopsis: synopsis ? { ...synopsis, intro: synopsis.intro.id } : null,
     pageShards,
     termShards,
@@ -51,10 +52,67 @@ export function staticBookFiles(
   return files;
 }
 
-/** The chunk without its text and blocks, in the key order the book file gives. */
-function coreChunk(chunk: ChunkRecord, shard: number): CoreChunk {
-  const { text: _text, blocks, ...rest } = chunk;
-  return { ...rest, shard, ...(blocks ? { blocks: 1 as const } : {}) };
+/** The chunks without what their page shard holds, what a page's chunks share written once. */
+function coreChunks(chunks: ChunkRecord[], shardOf: Map<string, number>): CoreChunks {
+  const keys = new Set<string>();
+  const shared: Record<string, unknown>[] = [];
+  const stored: CoreChunks["chunks"] = [];
+  for (const page of pagesOf(chunks)) {
+    const fields = page.map(({ text: _text, blocks: _blocks, contentHash: _hash, ...rest }) => {
+      for (const key of Object.keys(rest)) keys.add(key);
+      return rest as Record<string, unknown>;
+    });
+    const common = sharedFields(fields);
+    shared.push(common);
+    fields.forEach((own, at) => {
+      for (const key of Object.keys(common)) delete own[key];
+      if (page[at]?.blocks) own.blocks = 1;
+      stored.push([shared.length - 1, shardOf.get(page[at]?.id ?? "") ?? 0, own]);
+    });
+  }
+  return { keys: [...keys], shared, chunks: stored };
+}
+
+/** The book's chunks, a page's together (they come so, in the book's order). */
+function* pagesOf(chunks: ChunkRecord[]): Generator<ChunkRecord[]> {
+  let page: ChunkRecord[] = [];
+  for (const chunk of chunks) {
+    if (page.length > 0 && page[0]?.filePath !== chunk.filePath) {
+      yield page;
+      page = [];
+    }
+    page.push(chunk);
+  }
+  if (page.length > 0) yield page;
+}
+
+/** The fields every record holds with the same value. */
+function sharedFields(records: Record<string, unknown>[]): Record<string, unknown> {
+  const [first, ...rest] = records;
+  const common: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(first ?? {})) {
+    const json = JSON.stringify(value);
+    if (rest.every((record) => key in record && JSON.stringify(record[key]) === json))
+      common[key] = value;
+  }
+  return common;
+}
+
+/** The index's core with chunks named by their place in the book's chunks (shorter than ids). */
+function coreIndex(index: LexicalIndex, book: BookFile): CoreIndex {
+  const core = index.core(book.indexVersion);
+  const at = new Map(book.chunks.map((chunk, position) => [chunk.id, position]));
+  const documentIds: Record<string, number> = {};
+  for (const [shortId, id] of Object.entries(core.miniSearch.documentIds as Record<string, string>))
+    documentIds[shortId] = at.get(id) ?? -1;
+  return {
+    ...core,
+    miniSearch: { ...core.miniSearch, documentIds },
+    openings: core.openings.map(([filePath, keys]) => [
+      filePath,
+      keys.map(([key, listed]) => [key, listed.map((id) => at.get(id) ?? -1)]),
+    ]),
+  };
 }
 
 /** Whole pages, in the book's order, grouped until a shard holds about `shardChars`. */
@@ -74,7 +132,7 @@ function pageShardsOf(
     chars = 0;
   };
   chunks.forEach((chunk, at) => {
-    const content: ChunkContent = [chunk.text, chunk.blocks ?? null];
+    const content: PageShard[string] = [chunk.text, chunk.blocks ?? null, chunk.contentHash];
     shard[chunk.id] = content;
     shardOf.set(chunk.id, shards);
     chars += JSON.stringify(content).length;

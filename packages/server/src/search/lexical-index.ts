@@ -93,6 +93,16 @@ interface Snapshot {
   miniSearch: unknown;
 }
 
+/**
+ * Told what the index is asked for, before it answers: the terms of a search, and the chunks a
+ * search, a page or a heading lookup gives (best first). An index opened from its core fetches
+ * postings and text from these.
+ */
+export interface IndexReads {
+  searching(terms: string[]): void;
+  found(chunks: readonly ChunkRecord[]): void;
+}
+
 /** One term's postings as MiniSearch's JSON holds them: field id → chunk's short id → frequency. */
 export type TermPostings = [string, Record<number, Record<number, number>>];
 
@@ -125,8 +135,8 @@ export class LexicalIndex {
     this.refreshPages(new Set(this.pages.keys()), openings);
   }
 
-  /** Told the terms of every search first: a partly loaded index fetches their postings. */
-  private beforeSearch: ((terms: string[]) => void) | undefined;
+  /** Told what is asked for (an index opened from its core: see IndexReads). */
+  private reads: IndexReads | undefined;
 
   private readonly vocabulary: Vocabulary;
   /** Average field lengths, computed on first use and dropped when chunks change. */
@@ -177,13 +187,13 @@ export class LexicalIndex {
 
   /**
    * The index from its core (what `core` wrote) over these chunks, with no postings yet: every
-   * search first calls `beforeSearch` with its terms, which may add theirs (`addPostings`).
+   * search first tells `reads` its terms, which may add theirs (`addPostings`).
    * Undefined when the core is of another format, analyzer or index version, or other chunks.
    */
   static fromCore(
     core: IndexCore,
     chunks: ChunkRecord[],
-    beforeSearch?: (terms: string[]) => void,
+    reads?: IndexReads,
   ): LexicalIndex | undefined {
     if (
       core.format !== SNAPSHOT_FORMAT ||
@@ -208,7 +218,7 @@ export class LexicalIndex {
         miniSearchOptions(),
       );
       const index = new LexicalIndex(miniSearch, byId, new Map(core.documentFrequency), openings);
-      index.beforeSearch = beforeSearch;
+      index.reads = reads;
       return index;
     } catch {
       return undefined;
@@ -325,12 +335,16 @@ export class LexicalIndex {
    * forms ("immutable", which shares its stem) do not rank first.
    */
   sectionsHeaded(heading: string): ChunkRecord[] {
-    return this.headed.get(headingKey(heading));
+    const sections = this.headed.get(headingKey(heading));
+    this.reads?.found(sections);
+    return sections;
   }
 
   /** The chunks of one page, in page order (a copy: the caller may change it). */
   chunksOfPage(filePath: string): ChunkRecord[] {
-    return [...(this.pages.get(filePath) ?? [])];
+    const page = [...(this.pages.get(filePath) ?? [])];
+    this.reads?.found(page);
+    return page;
   }
 
   private pageOf(filePath: string): ChunkRecord[] {
@@ -496,7 +510,7 @@ export class LexicalIndex {
     },
   ): LexicalHit[] {
     if (terms.length === 0 || this.chunks.size === 0) return [];
-    this.beforeSearch?.(terms);
+    this.reads?.searching(terms);
     const filter = options.filter;
     const boost = options.boost;
     const results = this.miniSearch.search(terms.join(" "), {
@@ -510,6 +524,7 @@ export class LexicalIndex {
       const chunk = this.chunks.get(result.id as string);
       if (chunk) hits.push({ chunk, score: result.score, matchedTerms: result.queryTerms });
     }
+    this.reads?.found(hits.map((hit) => hit.chunk));
     return hits;
   }
 }
