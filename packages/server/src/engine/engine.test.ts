@@ -84,7 +84,11 @@ describe("the engine over a sharded book", () => {
   const index = LexicalIndex.build(chunks);
 
   /** The build's files served from memory under http://book.invalid/, each fetch counted. */
-  function served(files: Map<string, string>, manifest: Record<string, unknown> = {}) {
+  function served(
+    files: Map<string, string>,
+    manifest: Record<string, unknown> = {},
+    delayMs: (name: string) => number = () => 0,
+  ) {
     const all = new Map([
       [
         "manifest.json",
@@ -103,6 +107,7 @@ describe("the engine over a sharded book", () => {
     const fetcher = (async (url: URL | string) => {
       const name = new URL(url).pathname.slice(1);
       fetched.push(name);
+      await new Promise((resolve) => setTimeout(resolve, delayMs(name)));
       const text = all.get(name);
       return new Response(text ?? "", { status: text === undefined ? 404 : 200 });
     }) as typeof fetch;
@@ -130,6 +135,26 @@ describe("the engine over a sharded book", () => {
     expect(shards.filter((name) => name.startsWith("book/terms-")).length).toBeGreaterThan(0);
     await engine.ask({ query });
     expect(fetched.length).toBe(2 + shards.length);
+  });
+
+  it("answers questions asked at once, each as over the whole book", async () => {
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    const whole = await openEngine({
+      book,
+      index: [...index.snapshotPieces(3)].join(""),
+      settings,
+    });
+    // Shards arrive late and out of order, so that the runs interleave.
+    const engine = await served(files, {}, (name) => (name.length * 7) % 13).open();
+    const queries = [
+      "Why do helical gears run quietly?",
+      "What keeps two shafts in step?",
+      "How does a stepper motor turn?",
+      "helical gears and timing belts",
+    ];
+    const answers = await Promise.all(queries.map((query) => engine.ask({ query })));
+    for (const [at, query] of queries.entries())
+      expect(answers[at], query).toEqual(await whole.ask({ query }));
   });
 
   it("refuses a manifest of another format, and a shard of another build", async () => {

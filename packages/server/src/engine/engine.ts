@@ -98,7 +98,7 @@ export async function openShardedEngine(
   load: (names: string[]) => Promise<void>,
 ): Promise<Engine> {
   await loadLanguages(sharded.book.locales ?? []);
-  const complete = async <T>(work: () => T | Promise<T>): Promise<T> => {
+  const completeNow = async <T>(work: () => T | Promise<T>): Promise<T> => {
     for (let round = 1; ; round++) {
       sharded.clear();
       try {
@@ -108,6 +108,13 @@ export async function openShardedEngine(
       }
       await load(sharded.toFetch());
     }
+  };
+  // One at a time: what a run missed is recorded book-wide, so two runs at once would mix theirs.
+  let queue: Promise<unknown> = Promise.resolve();
+  const complete = <T>(work: () => T | Promise<T>): Promise<T> => {
+    const done = queue.then(() => completeNow(work));
+    queue = done.catch(() => undefined);
+    return done;
   };
   const { book, index, synopsis } = sharded;
   return engineOver({ book, index, synopsis, settings }, complete);
