@@ -19,8 +19,8 @@ import {
  * writes them, the parity check reads them as the browser would.
  */
 
-/** About how much of the chunks' JSON a page shard holds (a page is never split). */
-const PAGE_SHARD_CHARS = 64 * 1024;
+/** About how much of the chunks' JSON a page shard holds (a page is never split): a few pages. */
+const PAGE_SHARD_CHARS = 32 * 1024;
 /** About how much of the postings' JSON a term shard holds, on average. */
 const TERM_SHARD_CHARS = 24 * 1024;
 
@@ -30,7 +30,7 @@ export function staticBookFiles(
   book: BookFile,
   index: LexicalIndex,
   synopsis: Synopsis | undefined,
-  /** About how much of the chunks' JSON a page shard holds (a page is never split). */
+  /** About how much of the chunks' JSON a page shard holds (a page is never split): a few pages. */
   { pageShardChars = PAGE_SHARD_CHARS } = {},
 ): Map<string, string> {
   const files = new Map<string, string>();

@@ -53,7 +53,9 @@ export async function buildStaticCommand(config: Config, flags: Flags): Promise<
       ? `Wrote ${pages} page${pages === 1 ? "" : "s"} with the widget to ${path.dirname(out)}.\n`
       : "";
     process.stdout.write(
-      `${site}Wrote the static book to ${out} (${files.length} files, ${kilobytes(total)} gzipped):\n${files
+      `${site}Wrote the static book to ${out} (${files.length} files, ${kilobytes(total)} gzipped):\n${listed(
+        files,
+      )
         .map(
           (file) =>
             `  ${file.path}  ${kilobytes(file.bytes)} (${kilobytes(file.gzipBytes)} gzipped)`,
@@ -192,6 +194,31 @@ async function removeEarlierBuilds(out: string, indexVersion: number): Promise<v
 async function sizeOf(out: string, name: string): Promise<WrittenFile> {
   const bytes = await readFile(path.join(out, name));
   return { path: name, bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
+}
+
+/** The files as a person reads them: a book's shards of each kind on one line, with their total. */
+function listed(files: WrittenFile[]): WrittenFile[] {
+  const lines: WrittenFile[] = [];
+  const kinds = new Map<string, WrittenFile>();
+  for (const file of files) {
+    const shard = /^(.*\/(?:pages|terms))-\d+\.json$/.exec(file.path);
+    if (!shard) {
+      lines.push(file);
+      continue;
+    }
+    const name = `${shard[1]}-*.json`;
+    let kind = kinds.get(name);
+    if (!kind) {
+      kind = { path: name, bytes: 0, gzipBytes: 0 };
+      kinds.set(name, kind);
+      lines.push(kind);
+    }
+    kind.bytes += file.bytes;
+    kind.gzipBytes += file.gzipBytes;
+  }
+  for (const [name, kind] of kinds)
+    kind.path = `${name} (${files.filter((file) => file.path.startsWith(name.slice(0, -6))).length} files)`;
+  return lines;
 }
 
 function kilobytes(bytes: number): string {
