@@ -84,8 +84,7 @@ window.ask = async (query) => {
     for (let run = 0; run < options.runs; run++) {
       const context = await browser.newContext();
       const page = await context.newPage();
-      const counting = (request: { url(): string }) =>
-        fetched.add(new URL(request.url()).pathname);
+      const counting = (request: { url(): string }) => fetched.add(new URL(request.url()).pathname);
       if (run === 0) page.on("request", counting);
       await page.goto(`${server.url}ask.html`);
       await page.waitForFunction(() => "ask" in window);
