@@ -172,5 +172,12 @@ describe("the engine over a sharded book", () => {
     await expect(engine.ask({ query: "Why do helical gears run quietly?" })).rejects.toMatchObject({
       code: "STATIC_BOOK_INVALID",
     });
+    // A shard without a chunk the core puts there.
+    const partial = new Map(files);
+    const gears = `pages-${chunks.findIndex((chunk) => chunk.filePath === "gears.md")}.json`;
+    partial.set(gears, "{}");
+    await expect(
+      (await served(partial).open()).ask({ query: "Why do helical gears run quietly?" }),
+    ).rejects.toMatchObject({ code: "STATIC_BOOK_INVALID" });
   });
 });

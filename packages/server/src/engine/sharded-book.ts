@@ -101,6 +101,8 @@ export class ShardedBook implements IndexReads {
   private readonly loaded = new Set<string>();
   private readonly chunksById = new Map<string, ChunkRecord>();
   private readonly shardOf = new Map<string, string>();
+  /** How many chunks each page shard holds. */
+  private readonly shardSizes = new Map<string, number>();
 
   constructor(private readonly core: CoreFile) {
     if (core.format !== SHARD_FORMAT || !Array.isArray(core.chunks?.chunks) || !core.index)
@@ -134,7 +136,11 @@ export class ShardedBook implements IndexReads {
     } else {
       if (!json || typeof json !== "object")
         throw new ShardFormatError(`${name} is not a page shard`);
-      for (const [id, [text, blocks, contentHash]] of Object.entries(json as PageShard)) {
+      const entries = Object.entries(json as PageShard);
+      // A shard of another build would leave chunks of this one without text for good.
+      if (entries.length !== this.shardSizes.get(name))
+        throw new ShardFormatError(`${name} does not hold the chunks the core puts there`);
+      for (const [id, [text, blocks, contentHash]] of entries) {
         const chunk = this.chunksById.get(id);
         if (!chunk) throw new ShardFormatError(`${name} holds a chunk the core does not`);
         // Plain values from now on.
@@ -163,8 +169,10 @@ export class ShardedBook implements IndexReads {
       Object.create(blocks ? this.lazy.withBlocks : this.lazy.plain),
       fields,
     ) as ChunkRecord;
+    const name = pageShardName(shard);
     this.chunksById.set(chunk.id, chunk);
-    this.shardOf.set(chunk.id, pageShardName(shard));
+    this.shardOf.set(chunk.id, name);
+    this.shardSizes.set(name, (this.shardSizes.get(name) ?? 0) + 1);
     return chunk;
   }
 
