@@ -3,6 +3,8 @@ import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { LexicalIndex } from "../search/lexical-index.ts";
 import { chunkRecord } from "../search/test-builders.ts";
+import { chunkBlocks } from "../store/chunk-blocks.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
 import { openEngine, SnapshotMismatchError } from "./engine.ts";
 import { openStaticBook, STATIC_FORMAT } from "./static-book.ts";
 import { CORE_FILE, staticBookFiles } from "./static-files.ts";
@@ -135,6 +137,32 @@ describe("the engine over a sharded book", () => {
     expect(shards.filter((name) => name.startsWith("book/terms-")).length).toBeGreaterThan(0);
     await engine.ask({ query });
     expect(fetched.length).toBe(2 + shards.length);
+  });
+
+  it("gives a chunk its blocks as stored, whether its shard names them or reads them from its text", async () => {
+    const stored = [
+      { ...chunks[0], blocks: [{ kind: "heading" as const, text: "Quiet gears" }] },
+      { ...chunks[1], blocks: chunkBlocks(chunks[1]?.text ?? "") },
+      chunks[2],
+    ] as ChunkRecord[];
+    const files = staticBookFiles(
+      { ...book, chunks: stored },
+      LexicalIndex.build(stored),
+      undefined,
+      {
+        pageShardChars: 1,
+      },
+    );
+    // The blocks reading the text gives are not written again.
+    expect(JSON.parse(files.get("pages-1.json") ?? "{}")).toEqual({
+      belts: [chunks[1]?.text, 0, chunks[1]?.contentHash],
+    });
+    const engine = await served(files).open();
+    await engine.complete(() => engine.book.chunks.map((chunk) => chunk.text));
+    expect(engine.book.chunks.map((chunk) => chunk.blocks)).toEqual(
+      stored.map((chunk) => chunk.blocks),
+    );
+    expect(engine.book.chunks.map((chunk) => "blocks" in chunk)).toEqual([true, true, false]);
   });
 
   it("answers questions asked at once, each as over the whole book", async () => {

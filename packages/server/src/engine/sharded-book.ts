@@ -1,11 +1,12 @@
 import type { Synopsis } from "../answer/synopsis.ts";
-import type { BookFile, ChunkContent } from "../search/book-json.ts";
+import type { BookFile } from "../search/book-json.ts";
 import {
   type IndexCore,
   type IndexReads,
   LexicalIndex,
   type TermPostings,
 } from "../search/lexical-index.ts";
+import { type ChunkBlock, chunkBlocks } from "../store/chunk-blocks.ts";
 import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../store/document-store.ts";
 
 /**
@@ -62,8 +63,12 @@ export interface CoreFile {
   termShards: number;
 }
 
-/** A page shard's JSON: chunk id → its text, its blocks and its content hash. */
-export type PageShard = Record<string, [...ChunkContent, string]>;
+/**
+ * A page shard's JSON: chunk id → its text, its blocks and its content hash. Blocks are 0 when they
+ * are what `chunkBlocks` reads from the text (nearly always: half a shard's size saved), null for
+ * a chunk stored without.
+ */
+export type PageShard = Record<string, [string, ChunkBlock[] | 0 | null, string]>;
 
 /** The name of a page shard and of a term shard, relative to the core file. */
 export const pageShardName = (shard: number) => `pages-${shard}.json`;
@@ -145,7 +150,10 @@ export class ShardedBook implements IndexReads {
         if (!chunk) throw new ShardFormatError(`${name} holds a chunk the core does not`);
         // Plain values from now on.
         define(chunk, "contentHash", { value: contentHash });
-        if ("blocks" in chunk) define(chunk, "blocks", { value: blocks ?? undefined });
+        if ("blocks" in chunk)
+          define(chunk, "blocks", {
+            value: blocks === 0 ? chunkBlocks(text) : (blocks ?? undefined),
+          });
         define(chunk, "text", { value: text });
       }
     }

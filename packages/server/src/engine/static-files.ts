@@ -1,6 +1,7 @@
 import type { Synopsis } from "../answer/synopsis.ts";
 import type { BookFile } from "../search/book-json.ts";
 import type { LexicalIndex, TermPostings } from "../search/lexical-index.ts";
+import { chunkBlocks } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import {
   type CoreChunks,
@@ -132,7 +133,7 @@ function pageShardsOf(
     chars = 0;
   };
   chunks.forEach((chunk, at) => {
-    const content: PageShard[string] = [chunk.text, chunk.blocks ?? null, chunk.contentHash];
+    const content: PageShard[string] = [chunk.text, storedBlocks(chunk), chunk.contentHash];
     shard[chunk.id] = content;
     shardOf.set(chunk.id, shards);
     chars += JSON.stringify(content).length;
@@ -141,6 +142,13 @@ function pageShardsOf(
   });
   if (chars > 0 || shards === 0) close();
   return { shardOf, shards };
+}
+
+/** The chunk's blocks as a page shard holds them: 0 when reading its text gives them alike. */
+function storedBlocks(chunk: ChunkRecord): PageShard[string][1] {
+  if (!chunk.blocks) return null;
+  const blocks = JSON.stringify(chunk.blocks);
+  return JSON.stringify(chunkBlocks(chunk.text)) === blocks ? 0 : chunk.blocks;
 }
 
 /** Each term's postings in the shard its hash names; as many shards as the postings' size asks. */
