@@ -21,7 +21,7 @@ import {
  */
 
 /** About how much of the chunks' JSON a page shard holds (a page is never split): a few pages. */
-const PAGE_SHARD_CHARS = 32 * 1024;
+const PAGE_SHARD_CHARS = 16 * 1024;
 /** About how much of the postings' JSON a term shard holds, on average. */
 const TERM_SHARD_CHARS = 24 * 1024;
 
