@@ -25,7 +25,7 @@ import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../store
  * the missing ones: they are what a question reads next.
  */
 
-/** Raised when the files a static build writes change shape. */
+/** Changes when the core's or the shards' shape changes. */
 export const SHARD_FORMAT = 1;
 
 /**

@@ -25,7 +25,7 @@ export interface StaticManifest {
   settings: EngineSettings;
 }
 
-/** Raised when the files a static build wrote change shape (1: one book file and one index). */
+/** Changes when the files a static build writes change shape (1: one book file and one index). */
 export const STATIC_FORMAT = 2;
 
 /** Raised when a static book cannot be loaded: a file missing, unreadable or of another build. */

@@ -20,7 +20,7 @@ import {
  * writes them, the parity check reads them as the browser would.
  */
 
-/** About how much of the chunks' JSON a page shard holds (a page is never split): a few pages. */
+/** About how much of the chunks' JSON (their text, mostly) a page shard holds: about two pages. */
 const PAGE_SHARD_CHARS = 16 * 1024;
 /** About how much of the postings' JSON a term shard holds, on average. */
 const TERM_SHARD_CHARS = 24 * 1024;
@@ -31,7 +31,7 @@ export function staticBookFiles(
   book: BookFile,
   index: LexicalIndex,
   synopsis: Synopsis | undefined,
-  /** About how much of the chunks' JSON a page shard holds (a page is never split): a few pages. */
+  /** About how much of the chunks' JSON a page shard holds (a page is never split). */
   { pageShardChars = PAGE_SHARD_CHARS } = {},
 ): Map<string, string> {
   const files = new Map<string, string>();
