@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -364,6 +364,35 @@ describe.runIf(requireChromium())("the widget on a static build's pages", () => 
     },
     120_000,
   );
+});
+
+describe("lectern build-static, again", () => {
+  it("leaves one book: an earlier build's folder and the single files of format 1 go", async () => {
+    const out = path.join(workDir, "again");
+    const lectern = path.join(out, "lectern");
+    await mkdir(path.join(lectern, "book-0"), { recursive: true });
+    for (const file of ["book-0/core.json", "book-0.json", "index-0.json"])
+      await writeFile(path.join(lectern, file), "{}");
+    // A data directory of its own: the server of these tests holds the other.
+    const built = await runCli([
+      "build-static",
+      "--docs",
+      SAMPLE_DOCS,
+      "--data-dir",
+      path.join(workDir, "again-data"),
+      "--out",
+      out,
+      "--book-only",
+    ]);
+    expect(built.code, built.stderr).toBe(0);
+    // A person reads the shards of each kind on one line.
+    expect(built.stdout).toMatch(/book-\d+\/pages-\*\.json \(\d+ files\)/);
+    const manifest = JSON.parse(
+      await readFile(path.join(lectern, "manifest.json"), "utf8"),
+    ) as StaticManifest;
+    const books = (await readdir(lectern)).filter((name) => /^(?:book|index)-/.test(name));
+    expect(books).toEqual([`book-${manifest.indexVersion}`]);
+  }, 60_000);
 });
 
 describe("lectern build-static, bad input", () => {
