@@ -15,10 +15,15 @@ export interface StaticRow {
   pages: number;
   /** Gzipped bytes of the engine's first script and the chunk it imports, and the worker. */
   engineGzip: number;
-  /** Gzipped bytes of the book and its BM25 index. */
+  /** Gzipped bytes of the book's files: its core and every shard. */
   bookGzip: number;
+  /** Gzipped bytes of the book's core, which every question needs. */
+  coreGzip: number;
   /** Gzipped bytes of every file the first question fetched (what a compressing host sends). */
   firstQuestionGzip: number;
+  /** How many of the book's shards the first question fetched, of how many. */
+  firstQuestionShards: number;
+  shards: number;
   firstAnswerP50Ms: number;
   firstAnswerMaxMs: number;
   /** A second question once the book is loaded. */
@@ -73,12 +78,14 @@ window.ask = async (query) => {
   const browser = await launchChromium();
   const first: number[] = [];
   const next: number[] = [];
+  // What the first run's page fetched up to its first answer.
   const fetched = new Set<string>();
   try {
     for (let run = 0; run < options.runs; run++) {
       const context = await browser.newContext();
       const page = await context.newPage();
-      page.on("request", (request) => fetched.add(new URL(request.url()).pathname));
+      const counting = (request: { url(): string }) => fetched.add(new URL(request.url()).pathname);
+      if (run === 0) page.on("request", counting);
       await page.goto(`${server.url}ask.html`);
       await page.waitForFunction(() => "ask" in window);
       const cdp = await context.newCDPSession(page);
@@ -93,6 +100,7 @@ window.ask = async (query) => {
           return performance.now() - started;
         }, question);
       first.push(await time(options.question));
+      page.off("request", counting);
       next.push(await time(options.next));
       await context.close();
     }
@@ -107,16 +115,22 @@ window.ask = async (query) => {
   const engineFiles = report.files.filter(
     (file) => file.path.startsWith("engine/") && !/^engine\/(?:two|de|es|fr|pt)-/.test(file.path),
   );
+  const folder = path.dirname(manifest.core);
+  const bookFiles = report.files.filter((file) => file.path.startsWith(`${folder}/`));
+  const shard = /\/(?:pages|terms)-\d+\.json$/;
   return {
     book,
     pages: (
-      JSON.parse(await readFile(path.join(site, "lectern", manifest.book), "utf8")) as {
+      JSON.parse(await readFile(path.join(site, "lectern", manifest.core), "utf8")) as {
         pages: unknown[];
       }
     ).pages.length,
     engineGzip: engineFiles.reduce((sum, file) => sum + file.gzipBytes, 0),
-    bookGzip: gzipOf(manifest.book) + gzipOf(manifest.index),
+    bookGzip: bookFiles.reduce((sum, file) => sum + file.gzipBytes, 0),
+    coreGzip: gzipOf(manifest.core),
     firstQuestionGzip,
+    firstQuestionShards: [...fetched].filter((file) => shard.test(file)).length,
+    shards: bookFiles.filter((file) => shard.test(file.path)).length,
     firstAnswerP50Ms: percentile(first, 50),
     firstAnswerMaxMs: Math.max(...first),
     nextAnswerP50Ms: percentile(next, 50),

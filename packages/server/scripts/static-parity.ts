@@ -11,7 +11,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { loadConfig } from "../src/config/config.ts";
-import { openEngine } from "../src/engine/engine.ts";
+import { bookSynopsis } from "../src/engine/book-synopsis.ts";
+import { openStaticBook, STATIC_FORMAT } from "../src/engine/static-book.ts";
+import { CORE_FILE, staticBookFiles } from "../src/engine/static-files.ts";
 import { loadQuestions } from "../src/eval/questions.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
@@ -54,22 +56,40 @@ for (const [name, docs, files] of books) {
     const index = lectern.index;
     if (!index) throw new Error("no in-process index");
     const { config } = lectern;
-    const engine = await openEngine({
-      book: {
-        indexVersion: lectern.indexVersion(),
-        pages: await lectern.store.pages(),
-        chunks: inStoreOrder(index.allChunks()),
-        versions: lectern.versions,
-        locales: lectern.locales,
-      },
-      index: [...index.snapshotPieces(lectern.indexVersion())].join(""),
+    const book = {
+      indexVersion: lectern.indexVersion(),
+      pages: await lectern.store.pages(),
+      chunks: inStoreOrder(index.allChunks()),
+      versions: lectern.versions,
+      locales: lectern.locales,
+    };
+    // The files build-static writes, read through the engine's own fetching.
+    const bookFiles = staticBookFiles(
+      book,
+      index,
+      bookSynopsis(book.pages, book.chunks, book.versions ?? []),
+    );
+    const manifest = {
+      format: STATIC_FORMAT,
+      indexVersion: book.indexVersion,
+      title: name,
+      core: `book/${CORE_FILE}`,
       settings: {
         topK: config.search.topK,
         maxChunksPerPage: config.search.maxChunksPerPage,
         routeBasePath: config.routeBasePath,
         synonyms: config.synonyms,
       },
-    });
+    };
+    const engine = await openStaticBook(
+      "http://book.invalid/manifest.json",
+      memoryFetcher(
+        new Map([
+          ["manifest.json", JSON.stringify(manifest)],
+          ...[...bookFiles].map(([file, text]): [string, string] => [`book/${file}`, text]),
+        ]),
+      ),
+    );
     const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }));
     const differing: string[] = [];
     let asked = 0;
@@ -106,3 +126,11 @@ for (const [name, docs, files] of books) {
   }
 }
 console.log(`| all | ${total} | ${same} (${((100 * same) / total).toFixed(1)} %) | |`);
+
+/** Serves the files by their path under http://book.invalid/, as a static host would. */
+function memoryFetcher(files: Map<string, string>): typeof fetch {
+  return (async (url: URL | string) => {
+    const text = files.get(new URL(url).pathname.slice(1));
+    return new Response(text ?? "", { status: text === undefined ? 404 : 200 });
+  }) as typeof fetch;
+}

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -111,14 +111,79 @@ afterAll(async () => {
 });
 
 describe("a static build of the sample book", () => {
-  it("writes a manifest naming the book, its index and the engine, all served as files", async () => {
+  it("writes a manifest naming the book's core, which names its shards, all served as files", async () => {
     const manifest = (await (
       await fetch(`${site.url}lectern/manifest.json`)
     ).json()) as StaticManifest;
-    expect(manifest).toMatchObject({ format: 1, title: "Robotics Primer" });
-    expect(manifest.book).toBe(`book-${manifest.indexVersion}.json`);
-    for (const file of [manifest.book, manifest.index, "engine/lectern-engine.js"])
+    expect(manifest).toMatchObject({ format: 2, title: "Robotics Primer" });
+    expect(manifest.core).toBe(`book-${manifest.indexVersion}/core.json`);
+    const core = (await (await fetch(`${site.url}lectern/${manifest.core}`)).json()) as {
+      pageShards: number;
+      termShards: number;
+    };
+    // A sample book of 25 pages is a few page shards and tens of term shards.
+    expect(core.pageShards).toBeGreaterThan(1);
+    expect(core.termShards).toBeGreaterThan(4);
+    const folder = `book-${manifest.indexVersion}`;
+    for (const file of [
+      manifest.core,
+      `${folder}/pages-0.json`,
+      `${folder}/pages-${core.pageShards - 1}.json`,
+      `${folder}/terms-0.json`,
+      `${folder}/terms-${core.termShards - 1}.json`,
+      "engine/lectern-engine.js",
+    ])
       expect((await fetch(`${site.url}lectern/${file}`)).status, file).toBe(200);
+  });
+
+  it("fetches for a question only the shards it reads, each once", async () => {
+    const { openStaticBook } = (await import(pathToFileURL(ENGINE_BUILD).href)) as {
+      openStaticBook(url: string, fetcher: typeof fetch): Promise<Engine>;
+    };
+    const fetched: string[] = [];
+    const counting = ((url: URL | string, init?: RequestInit) => {
+      fetched.push(new URL(url).pathname.replace(/^\/lectern\//, ""));
+      return fetch(url, init);
+    }) as typeof fetch;
+    const engine = await openStaticBook(`${site.url}lectern/manifest.json`, counting);
+    const core = fetched.find((file) => file.endsWith("core.json")) ?? "";
+    expect(fetched).toEqual(["manifest.json", core]);
+    const { pageShards, termShards } = (await (
+      await fetch(`${site.url}lectern/${core}`)
+    ).json()) as { pageShards: number; termShards: number };
+    const query = "What is a ROS 2 topic?";
+    expect(engineView(await engine.ask({ query }))).toEqual(await chat({ query }));
+    const first = fetched.slice(2);
+    const pages = first.filter((file) => /\/pages-\d+\.json$/.test(file));
+    const terms = first.filter((file) => /\/terms-\d+\.json$/.test(file));
+    expect(pages.length + terms.length).toBe(first.length);
+    expect(new Set(first).size).toBe(first.length);
+    expect(pages.length).toBeGreaterThan(0);
+    expect(pages.length).toBeLessThan(pageShards);
+    expect(terms.length).toBeGreaterThan(0);
+    // At most a shard for each word of the question ("ros", "2", "topic"), not all.
+    expect(terms.length).toBeLessThanOrEqual(3);
+    expect(terms.length).toBeLessThan(termShards);
+    // Asked again, the question reads what is already loaded.
+    await engine.ask({ query });
+    expect(fetched.length).toBe(2 + first.length);
+  });
+
+  it("refuses a manifest of the earlier format (one book file and one index)", async () => {
+    const { openStaticBook } = (await import(pathToFileURL(ENGINE_BUILD).href)) as {
+      openStaticBook(url: string): Promise<Engine>;
+    };
+    const manifestFile = path.join(workDir, "site", "lectern", "manifest.json");
+    const manifest = JSON.parse(await readFile(manifestFile, "utf8")) as StaticManifest;
+    const { core: _core, ...rest } = manifest;
+    await writeFile(
+      path.join(workDir, "site", "lectern", "format-1.json"),
+      JSON.stringify({ ...rest, format: 1, book: "book-1.json", index: "index-1.json" }),
+    );
+    await expect(openStaticBook(`${site.url}lectern/format-1.json`)).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+      message: expect.stringMatching(/format 2: rebuild/),
+    });
   });
 
   it("answers every sample question as /chat does, in Node over the served files", async () => {
@@ -218,18 +283,21 @@ window.ask = async (query) => (await engine).ask({ query });
           expect(engineView(fromFiles), query).toEqual(await chat({ query }));
         }
         expect(errors).toEqual([]);
-        // The page read the manifest, the book, its index and the engine: files, each found.
+        // The page read the manifest, the book's core and shards and the engine: files, each found.
         const read = site.requests
           .slice(before)
           .filter((request) => request.path !== "/favicon.ico");
-        expect(read.map((request) => request.path)).toEqual(
+        const paths = read.map((request) => request.path);
+        expect(paths).toEqual(
           expect.arrayContaining([
             "/lectern/manifest.json",
-            `/lectern/book-${manifest.indexVersion}.json`,
-            `/lectern/index-${manifest.indexVersion}.json`,
+            `/lectern/${manifest.core}`,
             "/lectern/engine/lectern-engine.js",
           ]),
         );
+        const folder = `/lectern/book-${manifest.indexVersion}/`;
+        expect(paths.some((file) => file.startsWith(`${folder}pages-`))).toBe(true);
+        expect(paths.some((file) => file.startsWith(`${folder}terms-`))).toBe(true);
         expect(read.filter((request) => request.status !== 200)).toEqual([]);
       } finally {
         await browser.close();
@@ -296,6 +364,35 @@ describe.runIf(requireChromium())("the widget on a static build's pages", () => 
     },
     120_000,
   );
+});
+
+describe("lectern build-static, again", () => {
+  it("leaves one book: an earlier build's folder and the single files of format 1 go", async () => {
+    const out = path.join(workDir, "again");
+    const lectern = path.join(out, "lectern");
+    await mkdir(path.join(lectern, "book-0"), { recursive: true });
+    for (const file of ["book-0/core.json", "book-0.json", "index-0.json"])
+      await writeFile(path.join(lectern, file), "{}");
+    // A data directory of its own: the server of these tests holds the other.
+    const built = await runCli([
+      "build-static",
+      "--docs",
+      SAMPLE_DOCS,
+      "--data-dir",
+      path.join(workDir, "again-data"),
+      "--out",
+      out,
+      "--book-only",
+    ]);
+    expect(built.code, built.stderr).toBe(0);
+    // A person reads the shards of each kind on one line.
+    expect(built.stdout).toMatch(/book-\d+\/pages-\*\.json \(\d+ files\)/);
+    const manifest = JSON.parse(
+      await readFile(path.join(lectern, "manifest.json"), "utf8"),
+    ) as StaticManifest;
+    const books = (await readdir(lectern)).filter((name) => /^(?:book|index)-/.test(name));
+    expect(books).toEqual([`book-${manifest.indexVersion}`]);
+  }, 60_000);
 });
 
 describe("lectern build-static, bad input", () => {

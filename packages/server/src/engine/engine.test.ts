@@ -3,7 +3,11 @@ import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 import { LexicalIndex } from "../search/lexical-index.ts";
 import { chunkRecord } from "../search/test-builders.ts";
+import { chunkBlocks } from "../store/chunk-blocks.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
 import { openEngine, SnapshotMismatchError } from "./engine.ts";
+import { openStaticBook, STATIC_FORMAT } from "./static-book.ts";
+import { CORE_FILE, staticBookFiles } from "./static-files.ts";
 
 const ENTRY = fileURLToPath(new URL("./static-book.ts", import.meta.url));
 
@@ -64,5 +68,144 @@ describe("the engine", () => {
     await expect(
       openEngine({ book: { ...book, indexVersion: 4 }, index, settings }),
     ).rejects.toBeInstanceOf(SnapshotMismatchError);
+  });
+});
+
+describe("the engine over a sharded book", () => {
+  const chunks = [
+    chunkRecord(
+      "gears",
+      "Helical gears run quietly because their teeth engage gradually.",
+      "Gears",
+    ),
+    chunkRecord("belts", "A timing belt keeps two shafts in step without slipping.", "Belts"),
+    chunkRecord("motors", "A stepper motor turns in fixed steps, one pulse each.", "Motors"),
+  ];
+  const book = { indexVersion: 3, pages: [], chunks };
+  const settings = { topK: 5, maxChunksPerPage: 1, routeBasePath: "/docs" };
+  const index = LexicalIndex.build(chunks);
+
+  /** The build's files served from memory under http://book.invalid/, each fetch counted. */
+  function served(
+    files: Map<string, string>,
+    manifest: Record<string, unknown> = {},
+    delayMs: (name: string) => number = () => 0,
+  ) {
+    const all = new Map([
+      [
+        "manifest.json",
+        JSON.stringify({
+          format: STATIC_FORMAT,
+          indexVersion: 3,
+          title: "Machines",
+          core: `book/${CORE_FILE}`,
+          settings,
+          ...manifest,
+        }),
+      ],
+      ...[...files].map(([name, text]): [string, string] => [`book/${name}`, text]),
+    ]);
+    const fetched: string[] = [];
+    const fetcher = (async (url: URL | string) => {
+      const name = new URL(url).pathname.slice(1);
+      fetched.push(name);
+      await new Promise((resolve) => setTimeout(resolve, delayMs(name)));
+      const text = all.get(name);
+      return new Response(text ?? "", { status: text === undefined ? 404 : 200 });
+    }) as typeof fetch;
+    return { fetched, open: () => openStaticBook("http://book.invalid/manifest.json", fetcher) };
+  }
+
+  it("answers as over the whole book, fetching only the shards a question reads", async () => {
+    // One chunk per page shard: a question reads one of three.
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    expect([...files.keys()].filter((name) => name.startsWith("pages-"))).toHaveLength(3);
+    const whole = await openEngine({
+      book,
+      index: [...index.snapshotPieces(3)].join(""),
+      settings,
+    });
+    const { fetched, open } = served(files);
+    const engine = await open();
+    expect(fetched).toEqual(["manifest.json", `book/${CORE_FILE}`]);
+    const query = "Why do helical gears run quietly?";
+    expect(await engine.ask({ query })).toEqual(await whole.ask({ query }));
+    const shards = fetched.slice(2);
+    expect(shards.filter((name) => name.startsWith("book/pages-"))).toEqual([
+      `book/pages-${chunks.findIndex((chunk) => chunk.filePath === "gears.md")}.json`,
+    ]);
+    expect(shards.filter((name) => name.startsWith("book/terms-")).length).toBeGreaterThan(0);
+    await engine.ask({ query });
+    expect(fetched.length).toBe(2 + shards.length);
+  });
+
+  it("gives a chunk its blocks as stored, whether its shard names them or reads them from its text", async () => {
+    const stored = [
+      { ...chunks[0], blocks: [{ kind: "heading" as const, text: "Quiet gears" }] },
+      { ...chunks[1], blocks: chunkBlocks(chunks[1]?.text ?? "") },
+      chunks[2],
+    ] as ChunkRecord[];
+    const files = staticBookFiles(
+      { ...book, chunks: stored },
+      LexicalIndex.build(stored),
+      undefined,
+      {
+        pageShardChars: 1,
+      },
+    );
+    // The blocks reading the text gives are not written again.
+    expect(JSON.parse(files.get("pages-1.json") ?? "{}")).toEqual({
+      belts: [chunks[1]?.text, 0, chunks[1]?.contentHash],
+    });
+    const engine = await served(files).open();
+    await engine.complete(() => engine.book.chunks.map((chunk) => chunk.text));
+    expect(engine.book.chunks.map((chunk) => chunk.blocks)).toEqual(
+      stored.map((chunk) => chunk.blocks),
+    );
+    expect(engine.book.chunks.map((chunk) => "blocks" in chunk)).toEqual([true, true, false]);
+  });
+
+  it("answers questions asked at once, each as over the whole book", async () => {
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    const whole = await openEngine({
+      book,
+      index: [...index.snapshotPieces(3)].join(""),
+      settings,
+    });
+    // Shards arrive late and out of order, so that the runs interleave.
+    const engine = await served(files, {}, (name) => (name.length * 7) % 13).open();
+    const queries = [
+      "Why do helical gears run quietly?",
+      "What keeps two shafts in step?",
+      "How does a stepper motor turn?",
+      "helical gears and timing belts",
+    ];
+    const answers = await Promise.all(queries.map((query) => engine.ask({ query })));
+    for (const [at, query] of queries.entries())
+      expect(answers[at], query).toEqual(await whole.ask({ query }));
+  });
+
+  it("refuses a manifest of another format, and a shard of another build", async () => {
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    await expect(served(files, { format: 1 }).open()).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+    await expect(served(files, { indexVersion: 4 }).open()).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+    const other = new Map(files);
+    for (const name of files.keys())
+      if (name.startsWith("pages-")) other.set(name, JSON.stringify({ elsewhere: ["text", null] }));
+    const engine = await served(other).open();
+    await expect(engine.ask({ query: "Why do helical gears run quietly?" })).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+    // A shard without a chunk the core puts there.
+    const partial = new Map(files);
+    const gears = `pages-${chunks.findIndex((chunk) => chunk.filePath === "gears.md")}.json`;
+    partial.set(gears, "{}");
+    await expect(
+      (await served(partial).open()).ask({ query: "Why do helical gears run quietly?" }),
+    ).rejects.toMatchObject({ code: "STATIC_BOOK_INVALID" });
   });
 });

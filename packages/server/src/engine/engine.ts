@@ -10,6 +10,7 @@ import { LexicalIndex } from "../search/lexical-index.ts";
 import { Retriever } from "../search/retriever.ts";
 import { type SynonymEntries, Synonyms } from "../search/synonyms.ts";
 import { bookSynopsis } from "./book-synopsis.ts";
+import type { ShardedBook } from "./sharded-book.ts";
 
 /**
  * The engine over one immutable book: search, the no-results decision and the extractive answer,
@@ -60,6 +61,11 @@ export interface Engine {
   ask(question: EngineQuestion): Promise<EngineAnswer>;
   /** A whole chat turn, as the server's pipeline runs it. */
   run(input: ChatInput): Promise<ChatOutcome>;
+  /**
+   * Runs work that reads the book or the index (a search as you type), fetching first what a
+   * sharded book lacks for it: run, load the shards it missed, run again.
+   */
+  complete<T>(work: () => T | Promise<T>): Promise<T>;
 }
 
 /** Raised when a snapshot's BM25 index does not belong to its book (another build's files). */
@@ -76,13 +82,57 @@ export async function openEngine(snapshot: BookSnapshot): Promise<Engine> {
     throw new SnapshotMismatchError(
       `The search index is not the one of this book (index version ${book.indexVersion}): rebuild the static files.`,
     );
+  const synopsis = bookSynopsis(book.pages, index.allChunks(), book.versions ?? []);
+  return engineOver({ book, index, synopsis, settings }, async (work) => work());
+}
+
+/** Most rounds of fetching a question may take before it is given up. */
+const MAX_SHARD_ROUNDS = 16;
+
+/**
+ * The engine over a sharded book (see sharded-book.ts): each question runs over what is loaded;
+ * when it read a shard that is not, `load` fetches every shard it recorded (and those it would
+ * read next) and it runs again.
+ */
+export async function openShardedEngine(
+  sharded: ShardedBook,
+  settings: EngineSettings,
+  load: (names: string[]) => Promise<void>,
+): Promise<Engine> {
+  await loadLanguages(sharded.book.locales ?? []);
+  const completeNow = async <T>(work: () => T | Promise<T>): Promise<T> => {
+    for (let round = 1; ; round++) {
+      sharded.clear();
+      try {
+        return await work();
+      } catch (error) {
+        if (sharded.missing.size === 0 || round >= MAX_SHARD_ROUNDS) throw error;
+      }
+      await load(sharded.toFetch());
+    }
+  };
+  // One at a time: what a run missed is recorded book-wide, so two runs at once would mix theirs.
+  let queue: Promise<unknown> = Promise.resolve();
+  const complete = <T>(work: () => T | Promise<T>): Promise<T> => {
+    const done = queue.then(() => completeNow(work));
+    queue = done.catch(() => undefined);
+    return done;
+  };
+  const { book, index, synopsis } = sharded;
+  return engineOver({ book, index, synopsis, settings }, complete);
+}
+
+function engineOver(
+  parts: Pick<Engine, "book" | "index" | "synopsis" | "settings">,
+  complete: Engine["complete"],
+): Engine {
+  const { book, index, settings, synopsis } = parts;
   const synonyms = new Synonyms(settings.synonyms ?? {});
   const retriever = new Retriever(index, {
     topK: settings.topK,
     maxChunksPerPage: settings.maxChunksPerPage,
     ...(synonyms.size > 0 ? { synonyms } : {}),
   });
-  const synopsis = bookSynopsis(book.pages, index.allChunks(), book.versions ?? []);
   const pipeline = new ChatPipeline({
     retriever: () => retriever,
     synthesizer: new ExtractiveSynthesizer(),
@@ -96,6 +146,7 @@ export async function openEngine(snapshot: BookSnapshot): Promise<Engine> {
     locales: () => book.locales ?? [],
     routeBasePath: settings.routeBasePath,
   });
+  const run = (input: ChatInput) => complete(() => pipeline.run(input));
   let asked = 0;
   return {
     indexVersion: book.indexVersion,
@@ -103,10 +154,11 @@ export async function openEngine(snapshot: BookSnapshot): Promise<Engine> {
     index,
     settings,
     synopsis,
-    run: (input) => pipeline.run(input),
+    run,
+    complete,
     async ask(question) {
       asked += 1;
-      const outcome = await pipeline.run(engineInput(question, asked));
+      const outcome = await run(engineInput(question, asked));
       return {
         answer: outcome.answer,
         fallbackMessage: outcome.fallbackMessage,

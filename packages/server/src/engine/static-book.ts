@@ -1,5 +1,5 @@
-import { parseBookJson } from "../search/book-json.ts";
-import { type Engine, type EngineSettings, openEngine } from "./engine.ts";
+import { type Engine, type EngineSettings, openShardedEngine } from "./engine.ts";
+import { type CoreFile, ShardedBook } from "./sharded-book.ts";
 
 export {
   type Engine,
@@ -11,23 +11,22 @@ export {
 export { type StaticReply, type StaticRequest, staticRoutes } from "./static-routes.ts";
 
 /**
- * A static build's manifest (`lectern build-static`): where the book and its BM25 index are,
- * relative to the manifest, named by the index version so a host may cache them for good; the
- * manifest itself is read fresh, so a new build is seen at once.
+ * A static build's manifest (`lectern build-static`): where the book's core file is, relative to
+ * the manifest, in a folder named by the index version so a host may cache the book's files for
+ * good; the manifest itself is read fresh, so a new build is seen at once. The core names the
+ * book's shards, relative to itself (see sharded-book.ts).
  */
 export interface StaticManifest {
   format: typeof STATIC_FORMAT;
   indexVersion: number;
   title: string;
-  /** The book's pages and chunks (`BookFile`), relative to the manifest. */
-  book: string;
-  /** The BM25 snapshot, relative to the manifest. */
-  index: string;
+  /** The book's core file (`CoreFile`), relative to the manifest. */
+  core: string;
   settings: EngineSettings;
 }
 
-/** Raised when the files a static build wrote change shape. */
-export const STATIC_FORMAT = 1;
+/** Changes when the files a static build writes change shape (1: one book file and one index). */
+export const STATIC_FORMAT = 2;
 
 /** Raised when a static book cannot be loaded: a file missing, unreadable or of another build. */
 export class StaticBookError extends Error {
@@ -40,8 +39,9 @@ export class StaticBookError extends Error {
 }
 
 /**
- * The engine over a static build, from its manifest's URL: the manifest, then the book and its
- * index, fetched once. Runs wherever `fetch` does (a browser, a Web Worker, Node).
+ * The engine over a static build, from its manifest's URL: the manifest, then the book's core;
+ * each question then fetches the shards it reads (in parallel, kept for the engine's life). Runs
+ * wherever `fetch` does (a browser, a Web Worker, Node).
  */
 export async function openStaticBook(
   manifestUrl: string | URL,
@@ -52,23 +52,48 @@ export async function openStaticBook(
   const manifest = await fetchText(fetcher, base, "no-cache").then((text) =>
     manifestOf(text, base),
   );
-  const [bookText, index] = await Promise.all([
-    fetchText(fetcher, new URL(manifest.book, base), "default"),
-    fetchText(fetcher, new URL(manifest.index, base), "default"),
-  ]);
-  const book = parseBookJson(bookText);
-  if (!book)
+  const coreUrl = new URL(manifest.core, base);
+  const core = parsed(await fetchText(fetcher, coreUrl, "default"), manifest.core) as CoreFile;
+  if (core?.indexVersion !== manifest.indexVersion)
     throw new StaticBookError(
       "STATIC_BOOK_INVALID",
-      `${manifest.book} is not a book this engine reads: rebuild with this Lectern's build-static.`,
+      `${manifest.core} holds index version ${core?.indexVersion}, the manifest ${manifest.indexVersion}: the files are of two builds.`,
     );
-  if (book.indexVersion !== manifest.indexVersion)
-    throw new StaticBookError(
-      "STATIC_BOOK_INVALID",
-      `${manifest.book} holds index version ${book.indexVersion}, the manifest ${manifest.indexVersion}: the files are of two builds.`,
+  let sharded: ShardedBook;
+  try {
+    sharded = new ShardedBook(core);
+  } catch {
+    throw invalid(manifest.core);
+  }
+  const load = async (names: string[]) => {
+    const texts = await Promise.all(
+      names.map((name) => fetchText(fetcher, new URL(name, coreUrl), "default")),
     );
-  const engine = await openEngine({ book, index, settings: manifest.settings });
+    names.forEach((name, at) => {
+      try {
+        sharded.add(name, parsed(texts[at] as string, name));
+      } catch {
+        throw invalid(name);
+      }
+    });
+  };
+  const engine = await openShardedEngine(sharded, manifest.settings, load);
   return Object.assign(engine, { manifest });
+}
+
+function parsed(text: string, name: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalid(name);
+  }
+}
+
+function invalid(name: string): StaticBookError {
+  return new StaticBookError(
+    "STATIC_BOOK_INVALID",
+    `${name} is not a book file this engine reads: rebuild with this Lectern's build-static.`,
+  );
 }
 
 async function fetchText(
@@ -103,7 +128,7 @@ function manifestOf(text: string, url: URL): StaticManifest {
       `${url.href} is not a Lectern manifest (not JSON).`,
     );
   }
-  if (manifest.format !== STATIC_FORMAT || !manifest.book || !manifest.index || !manifest.settings)
+  if (manifest.format !== STATIC_FORMAT || !manifest.core || !manifest.settings)
     throw new StaticBookError(
       "STATIC_BOOK_INVALID",
       `${url.href} is not a Lectern manifest of format ${STATIC_FORMAT}: rebuild with this Lectern's build-static.`,

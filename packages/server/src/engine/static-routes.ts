@@ -88,7 +88,8 @@ export function staticRoutes(
       }
       if (route === "POST /feedback" && options.feedbackUrl)
         return await postFeedback(request.body ?? "", rateable, options.feedbackUrl, options);
-      if (route === "GET /search") return json(200, search(engine, url.searchParams));
+      if (route === "GET /search")
+        return json(200, await engine.complete(() => search(engine, url.searchParams)));
       if (route === "GET /suggestions")
         return json(200, { questions: engine.synopsis?.starters ?? [] });
       throw new RouteError(
@@ -98,8 +99,12 @@ export function staticRoutes(
       );
     } catch (error) {
       const known = error instanceof RouteError ? error : undefined;
-      return json(known?.status ?? 500, {
-        error_code: known?.code ?? "INTERNAL_ERROR",
+      // A shard the question needed could not be fetched or read (StaticBookError).
+      const book = /^STATIC_BOOK_/.test(String((error as { code?: unknown })?.code))
+        ? String((error as { code: string }).code)
+        : undefined;
+      return json(known?.status ?? (book ? 503 : 500), {
+        error_code: known?.code ?? book ?? "INTERNAL_ERROR",
         message: error instanceof Error ? error.message : String(error),
         request_id: requestId,
       });

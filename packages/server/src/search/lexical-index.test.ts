@@ -126,6 +126,41 @@ describe("sectionsHeaded", () => {
     expect(index.sectionsHeaded("selector").map((found) => found.id)).toEqual(["libraries"]);
   });
 
+  it("opens from its core without reading the chunks' text, postings added as asked for", () => {
+    const index = LexicalIndex.build(page);
+    index.remove(["intro"]); // a gap in MiniSearch's short ids
+    const kept = page.slice(1);
+    // Chunks whose text cannot be read: the core alone gives their openings.
+    const textless = kept.map((chunk) => {
+      const { text: _text, ...rest } = chunk;
+      return Object.defineProperty(rest, "text", {
+        get: () => {
+          throw new Error("text read");
+        },
+      }) as typeof chunk;
+    });
+    const asked: string[][] = [];
+    const core = JSON.parse(JSON.stringify(index.core(5)));
+    const opened = LexicalIndex.fromCore(core, textless, {
+      searching: (terms) => asked.push(terms),
+      found: () => undefined,
+    });
+    expect(opened).toBeDefined();
+    expect(opened?.sectionsHeaded("selector").map((found) => found.id)).toEqual(["libraries"]);
+    const terms = analyze("immutable data structures");
+    expect(opened?.search(terms, { limit: 5 })).toEqual([]);
+    expect(asked).toEqual([terms]);
+    opened?.addPostings(JSON.parse(JSON.stringify([...index.postings()])));
+    const ids = (hits: { chunk: { id: string }; score: number }[] = []) =>
+      hits.map((hit) => [hit.chunk.id, hit.score]);
+    expect(ids(opened?.search(terms, { limit: 5 }))).toEqual(
+      ids(index.search(terms, { limit: 5 })),
+    );
+    expect(ids(index.search(terms, { limit: 5 }))).not.toEqual([]);
+    // A core of other chunks is refused.
+    expect(LexicalIndex.fromCore(core, page, undefined)).toBeUndefined();
+  });
+
   it("does not take a heading with other words or a derived word for the term", () => {
     const index = LexicalIndex.build(page);
     expect(index.sectionsHeaded("immutable")).toEqual([]);

@@ -93,16 +93,54 @@ interface Snapshot {
   miniSearch: unknown;
 }
 
+/**
+ * Told what the index is asked for, before it answers: the terms of a search, and the chunks a
+ * search, a page or a heading lookup gives (best first). An index opened from its core fetches
+ * postings and text from these.
+ */
+export interface IndexReads {
+  searching(terms: string[]): void;
+  found(chunks: readonly ChunkRecord[]): void;
+}
+
+/**
+ * One term's postings: [term, [field id, [short id, frequency, short id, frequency, …]][]], fields
+ * and chunks in ascending order, as MiniSearch's JSON gives them to `loadJS`. Flat arrays, so that
+ * a downloaded shard is quick to read.
+ */
+export type TermPostings = [string, [number, number[]][]];
+
+/**
+ * The index without its postings (a static build's core file): MiniSearch's document tables,
+ * the document frequencies (idf, typo correction, completions) and each page's openings (the
+ * chunks that open it or a section, by heading key), which are read from the chunks' text
+ * otherwise. The postings come apart, term by term (`postings`, `addPostings`).
+ */
+export interface IndexCore {
+  format: number;
+  analyzerVersion: number;
+  indexVersion: number;
+  miniSearch: Record<string, unknown>;
+  documentFrequency: [string, number][];
+  /** [file path, [heading key, chunk ids in page order][]][] */
+  openings: [string, [string, string[]][]][];
+}
+
 export class LexicalIndex {
   private constructor(
     private readonly miniSearch: MiniSearch<IndexedFields>,
     private readonly chunks: Map<string, ChunkRecord>,
     private readonly documentFrequency: Map<string, number>,
+    /** Each page's openings when known (a core file): the chunks' text is then not read. */
+    openings?: ReadonlyMap<string, Map<string, ChunkRecord[]>>,
   ) {
     this.vocabulary = new Vocabulary(documentFrequency, () => this.chunks.size);
     for (const chunk of chunks.values()) this.pageOf(chunk.filePath).push(chunk);
-    this.refreshPages(new Set(this.pages.keys()));
+    this.refreshPages(new Set(this.pages.keys()), openings);
   }
+
+  /** Told what is asked for (an index opened from its core: see IndexReads). */
+  private reads: IndexReads | undefined;
 
   private readonly vocabulary: Vocabulary;
   /** Average field lengths, computed on first use and dropped when chunks change. */
@@ -148,6 +186,90 @@ export class LexicalIndex {
       return new LexicalIndex(miniSearch, byId, new Map(snapshot.documentFrequency));
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * The index from its core (what `core` wrote) over these chunks, with no postings yet: every
+   * search first tells `reads` its terms, which may add theirs (`addPostings`).
+   * Undefined when the core is of another format, analyzer or index version, or other chunks.
+   */
+  static fromCore(
+    core: IndexCore,
+    chunks: ChunkRecord[],
+    reads?: IndexReads,
+  ): LexicalIndex | undefined {
+    if (
+      core.format !== SNAPSHOT_FORMAT ||
+      core.analyzerVersion !== ANALYZER_VERSION ||
+      !Array.isArray(core.openings)
+    )
+      return undefined;
+    const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+    const ids = Object.values((core.miniSearch.documentIds ?? {}) as Record<string, string>);
+    if (ids.length !== byId.size || !ids.every((id) => byId.has(id))) return undefined;
+    const openings = new Map<string, Map<string, ChunkRecord[]>>();
+    for (const [filePath, keys] of core.openings)
+      openings.set(
+        filePath,
+        new Map(
+          keys.map(([key, listed]) => [key, listed.map((id) => byId.get(id) as ChunkRecord)]),
+        ),
+      );
+    try {
+      const miniSearch = MiniSearch.loadJS<IndexedFields>(
+        { ...core.miniSearch, index: [] } as unknown as Parameters<typeof MiniSearch.loadJS>[0],
+        miniSearchOptions(),
+      );
+      const index = new LexicalIndex(miniSearch, byId, new Map(core.documentFrequency), openings);
+      index.reads = reads;
+      return index;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The core of the index (see IndexCore); its postings are `postings()`. */
+  core(indexVersion: number): IndexCore {
+    const { index: _postings, ...miniSearch } = miniSearchCore(this.miniSearch);
+    return {
+      format: SNAPSHOT_FORMAT,
+      analyzerVersion: ANALYZER_VERSION,
+      indexVersion,
+      miniSearch,
+      documentFrequency: [...this.documentFrequency],
+      openings: [...this.pages.keys()].map((filePath) => [
+        filePath,
+        this.headed.openingsOfPage(filePath),
+      ]),
+    };
+  }
+
+  /** Every term's postings (see TermPostings). */
+  *postings(): Generator<TermPostings> {
+    const ascending = (left: [number, unknown], right: [number, unknown]) => left[0] - right[0];
+    for (const [term, fieldIndex] of (this.miniSearch as unknown as MiniSearchState)._index) {
+      const fields: [number, number[]][] = [];
+      for (const [fieldId, frequencies] of [...fieldIndex].sort(ascending))
+        fields.push([fieldId, [...frequencies].sort(ascending).flat()]);
+      yield [term, fields];
+    }
+  }
+
+  /** Adds terms' postings to an index opened from its core, as MiniSearch.loadJS reads them. */
+  addPostings(entries: Iterable<TermPostings>): void {
+    const state = this.miniSearch as unknown as MiniSearchState & {
+      _index: { set(term: string, data: Map<number, Map<number, number>>): void };
+    };
+    for (const [term, fields] of entries) {
+      const data = new Map<number, Map<number, number>>();
+      for (const [fieldId, flat] of fields) {
+        const frequencies = new Map<number, number>();
+        for (let at = 0; at + 1 < flat.length; at += 2)
+          frequencies.set(flat[at] as number, flat[at + 1] as number);
+        data.set(fieldId, frequencies);
+      }
+      state._index.set(term, data);
     }
   }
 
@@ -219,12 +341,16 @@ export class LexicalIndex {
    * forms ("immutable", which shares its stem) do not rank first.
    */
   sectionsHeaded(heading: string): ChunkRecord[] {
-    return this.headed.get(headingKey(heading));
+    const sections = this.headed.get(headingKey(heading));
+    this.reads?.found(sections);
+    return sections;
   }
 
   /** The chunks of one page, in page order (a copy: the caller may change it). */
   chunksOfPage(filePath: string): ChunkRecord[] {
-    return [...(this.pages.get(filePath) ?? [])];
+    const page = [...(this.pages.get(filePath) ?? [])];
+    this.reads?.found(page);
+    return page;
   }
 
   private pageOf(filePath: string): ChunkRecord[] {
@@ -237,7 +363,10 @@ export class LexicalIndex {
   }
 
   /** Puts the changed pages' chunks back in page order and lists their headings again. */
-  private refreshPages(filePaths: Set<string>): void {
+  private refreshPages(
+    filePaths: Set<string>,
+    openings?: ReadonlyMap<string, Map<string, ChunkRecord[]>>,
+  ): void {
     // A book repeats its headings ("Overview", "Examples"): each is read once per change.
     const keys = new Map<string, string>();
     for (const filePath of [...filePaths].sort()) {
@@ -246,7 +375,10 @@ export class LexicalIndex {
       page.sort((left, right) => left.chunkIndex - right.chunkIndex);
       if (page.length === 0) this.pages.delete(filePath);
       this.retitle(filePath, page[0]?.title);
-      this.headed.replacePage(filePath, openingsOf(page, keys));
+      this.headed.replacePage(
+        filePath,
+        openings ? (openings.get(filePath) ?? new Map()) : openingsOf(page, keys),
+      );
     }
   }
 
@@ -384,6 +516,7 @@ export class LexicalIndex {
     },
   ): LexicalHit[] {
     if (terms.length === 0 || this.chunks.size === 0) return [];
+    this.reads?.searching(terms);
     const filter = options.filter;
     const boost = options.boost;
     const results = this.miniSearch.search(terms.join(" "), {
@@ -397,6 +530,7 @@ export class LexicalIndex {
       const chunk = this.chunks.get(result.id as string);
       if (chunk) hits.push({ chunk, score: result.score, matchedTerms: result.queryTerms });
     }
+    this.reads?.found(hits.map((hit) => hit.chunk));
     return hits;
   }
 }
@@ -446,6 +580,16 @@ class ChunksByKey {
     return [...(this.lists.get(key) ?? [])];
   }
 
+  /** The page's keys with the ids of the chunks it lists under each, in page order. */
+  openingsOfPage(filePath: string): [string, string[]][] {
+    return (this.keysOfPage.get(filePath) ?? []).map((key) => [
+      key,
+      (this.lists.get(key) ?? [])
+        .filter((chunk) => chunk.filePath === filePath)
+        .map((chunk) => chunk.id),
+    ]);
+  }
+
   replacePage(filePath: string, listed: Map<string, ChunkRecord[]>): void {
     for (const key of this.keysOfPage.get(filePath) ?? []) {
       const kept = (this.lists.get(key) ?? []).filter((chunk) => chunk.filePath !== filePath);
@@ -492,6 +636,23 @@ interface MiniSearchState {
  * at a time: `toJSON()` builds the whole index as one object tree first, 52 MB for a thousand
  * pages, at the moment an ingest peaks. `lexical-index.test.ts` holds the two outputs equal.
  */
+/** MiniSearch's `toJSON()` without building its inverted index (`index` left empty). */
+function miniSearchCore(miniSearch: MiniSearch<IndexedFields>): Record<string, unknown> {
+  const state = miniSearch as unknown as MiniSearchState;
+  return {
+    documentCount: state._documentCount,
+    nextId: state._nextId,
+    documentIds: Object.fromEntries(state._documentIds),
+    fieldIds: state._fieldIds,
+    fieldLength: Object.fromEntries(state._fieldLength),
+    averageFieldLength: state._avgFieldLength,
+    storedFields: Object.fromEntries(state._storedFields),
+    dirtCount: state._dirtCount,
+    index: [],
+    serializationVersion: 2,
+  };
+}
+
 function* miniSearchJson(miniSearch: MiniSearch<IndexedFields>): Generator<string> {
   const state = miniSearch as unknown as MiniSearchState;
   yield `{"documentCount":${JSON.stringify(state._documentCount)}`;

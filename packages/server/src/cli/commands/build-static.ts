@@ -4,12 +4,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import type { Config } from "../../config/config.ts";
+import { bookSynopsis } from "../../engine/book-synopsis.ts";
 import { STATIC_FORMAT, type StaticManifest } from "../../engine/static-book.ts";
+import { CORE_FILE, staticBookFiles } from "../../engine/static-files.ts";
 import { createError } from "../../errors.ts";
 import { staticPageHtml, widgetScriptPath } from "../../http/site.ts";
 import type { Lectern } from "../../lectern.ts";
-import { inStoreOrder, writeBookJson } from "../../search/book-file.ts";
-import { writeLexicalSnapshot } from "../../search/index-store.ts";
+import { type BookFile, inStoreOrder } from "../../search/book-file.ts";
 import { basePath, pathWithin } from "../../util/url-path.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
@@ -57,7 +58,9 @@ export async function buildStaticCommand(config: Config, flags: Flags): Promise<
       ? `Wrote ${pages} page${pages === 1 ? "" : "s"} with the widget to ${path.dirname(out)}.\n`
       : "";
     process.stdout.write(
-      `${site}Wrote the static book to ${out} (${files.length} files, ${kilobytes(total)} gzipped):\n${files
+      `${site}Wrote the static book to ${out} (${files.length} files, ${kilobytes(total)} gzipped):\n${listed(
+        files,
+      )
         .map(
           (file) =>
             `  ${file.path}  ${kilobytes(file.bytes)} (${kilobytes(file.gzipBytes)} gzipped)`,
@@ -109,22 +112,24 @@ async function writeStaticBook(
   const { config } = lectern;
   await mkdir(out, { recursive: true });
   await removeEarlierBuilds(out, indexVersion);
-  const book = `book-${indexVersion}.json`;
-  const bm25 = `index-${indexVersion}.json`;
-  await writeBookJson(path.join(out, book), {
+  const folder = `book-${indexVersion}`;
+  const book: BookFile = {
     indexVersion,
     pages: await lectern.store.pages(),
     chunks: inStoreOrder(index.allChunks()),
     versions: lectern.versions,
     locales: lectern.locales,
-  });
-  await writeLexicalSnapshot(index, path.join(out, bm25), indexVersion);
+  };
+  const synopsis = bookSynopsis(book.pages, book.chunks, book.versions ?? []);
+  const bookFiles = staticBookFiles(book, index, synopsis);
+  await rm(path.join(out, folder), { recursive: true, force: true });
+  await mkdir(path.join(out, folder), { recursive: true });
+  for (const [name, text] of bookFiles) await writeFile(path.join(out, folder, name), text);
   const manifest: StaticManifest = {
     format: STATIC_FORMAT,
     indexVersion,
     title: (await lectern.title()) ?? "The book",
-    book,
-    index: bm25,
+    core: `${folder}/${CORE_FILE}`,
     settings: {
       topK: config.search.topK,
       maxChunksPerPage: config.search.maxChunksPerPage,
@@ -142,7 +147,11 @@ async function writeStaticBook(
   await cp(engineDir, path.join(out, "engine"), { recursive: true });
   const engineFiles = (await readdir(engineDir)).sort().map((name) => `engine/${name}`);
   return Promise.all(
-    ["manifest.json", book, bm25, ...engineFiles].map((name) => sizeOf(out, name)),
+    [
+      "manifest.json",
+      ...[...bookFiles.keys()].map((name) => `${folder}/${name}`),
+      ...engineFiles,
+    ].map((name) => sizeOf(out, name)),
   );
 }
 
@@ -183,17 +192,44 @@ function pageFile(site: string, url: string, base: string): string {
   return file;
 }
 
-/** A rebuild leaves one book: the files of an earlier index version go. */
+/**
+ * A rebuild leaves one book: the files of an earlier index version go (a folder of shards, or the
+ * one book and one index file that builds of format 1 wrote).
+ */
 async function removeEarlierBuilds(out: string, indexVersion: number): Promise<void> {
-  const current = new Set([`book-${indexVersion}.json`, `index-${indexVersion}.json`]);
   for (const name of await readdir(out))
-    if (/^(?:book|index)-\d+\.json$/.test(name) && !current.has(name))
-      await rm(path.join(out, name), { force: true });
+    if (/^(?:book|index)-\d+(?:\.json)?$/.test(name) && name !== `book-${indexVersion}`)
+      await rm(path.join(out, name), { recursive: true, force: true });
 }
 
 async function sizeOf(out: string, name: string): Promise<WrittenFile> {
   const bytes = await readFile(path.join(out, name));
   return { path: name, bytes: bytes.length, gzipBytes: gzipSync(bytes).length };
+}
+
+/** The files as a person reads them: a book's shards of each kind on one line, with their total. */
+function listed(files: WrittenFile[]): WrittenFile[] {
+  const lines: WrittenFile[] = [];
+  const kinds = new Map<string, WrittenFile>();
+  for (const file of files) {
+    const shard = /^(.*\/(?:pages|terms))-\d+\.json$/.exec(file.path);
+    if (!shard) {
+      lines.push(file);
+      continue;
+    }
+    const name = `${shard[1]}-*.json`;
+    let kind = kinds.get(name);
+    if (!kind) {
+      kind = { path: name, bytes: 0, gzipBytes: 0 };
+      kinds.set(name, kind);
+      lines.push(kind);
+    }
+    kind.bytes += file.bytes;
+    kind.gzipBytes += file.gzipBytes;
+  }
+  for (const [name, kind] of kinds)
+    kind.path = `${name} (${files.filter((file) => file.path.startsWith(name.slice(0, -6))).length} files)`;
+  return lines;
 }
 
 function kilobytes(bytes: number): string {

@@ -1,0 +1,165 @@
+import type { Synopsis } from "../answer/synopsis.ts";
+import type { BookFile } from "../search/book-json.ts";
+import type { LexicalIndex, TermPostings } from "../search/lexical-index.ts";
+import { chunkBlocks } from "../store/chunk-blocks.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
+import {
+  type CoreChunks,
+  type CoreFile,
+  type CoreIndex,
+  type PageShard,
+  pageShardName,
+  SHARD_FORMAT,
+  termShard,
+  termShardName,
+} from "./sharded-book.ts";
+
+/**
+ * The files of a sharded static book (see sharded-book.ts), by name relative to the core file:
+ * `core.json`, `pages-<n>.json` and `terms-<n>.json`. Built in memory: `lectern build-static`
+ * writes them, the parity check reads them as the browser would.
+ */
+
+/** About how much of the chunks' JSON (their text, mostly) a page shard holds: about two pages. */
+const PAGE_SHARD_CHARS = 16 * 1024;
+/** About how much of the postings' JSON a term shard holds, on average. */
+const TERM_SHARD_CHARS = 24 * 1024;
+
+export const CORE_FILE = "core.json";
+
+export function staticBookFiles(
+  book: BookFile,
+  index: LexicalIndex,
+  synopsis: Synopsis | undefined,
+  /** About how much of the chunks' JSON a page shard holds (a page is never split). */
+  { pageShardChars = PAGE_SHARD_CHARS } = {},
+): Map<string, string> {
+  const files = new Map<string, string>();
+  const { shardOf, shards: pageShards } = pageShardsOf(book.chunks, files, pageShardChars);
+  const termShards = termShardsOf(index, files);
+  const core: CoreFile = {
+    format: SHARD_FORMAT,
+    indexVersion: book.indexVersion,
+    pages: book.pages,
+    ...(book.versions?.length ? { versions: book.versions } : {}),
+    ...(book.locales?.length ? { locales: book.locales } : {}),
+    chunks: coreChunks(book.chunks, shardOf),
+    index: coreIndex(index, book),
+    synopsis: synopsis ? { ...synopsis, intro: synopsis.intro.id } : null,
+    pageShards,
+    termShards,
+  };
+  files.set(CORE_FILE, JSON.stringify(core));
+  return files;
+}
+
+/** The chunks without what their page shard holds, what a page's chunks share written once. */
+function coreChunks(chunks: ChunkRecord[], shardOf: Map<string, number>): CoreChunks {
+  const keys = new Set<string>();
+  const shared: Record<string, unknown>[] = [];
+  const stored: CoreChunks["chunks"] = [];
+  for (const page of pagesOf(chunks)) {
+    const fields = page.map(({ text: _text, blocks: _blocks, contentHash: _hash, ...rest }) => {
+      for (const key of Object.keys(rest)) keys.add(key);
+      return rest as Record<string, unknown>;
+    });
+    const common = sharedFields(fields);
+    shared.push(common);
+    fields.forEach((own, at) => {
+      for (const key of Object.keys(common)) delete own[key];
+      if (page[at]?.blocks) own.blocks = 1;
+      stored.push([shared.length - 1, shardOf.get(page[at]?.id ?? "") ?? 0, own]);
+    });
+  }
+  return { keys: [...keys], shared, chunks: stored };
+}
+
+/** The book's chunks, a page's together (they come so, in the book's order). */
+function* pagesOf(chunks: ChunkRecord[]): Generator<ChunkRecord[]> {
+  let page: ChunkRecord[] = [];
+  for (const chunk of chunks) {
+    if (page.length > 0 && page[0]?.filePath !== chunk.filePath) {
+      yield page;
+      page = [];
+    }
+    page.push(chunk);
+  }
+  if (page.length > 0) yield page;
+}
+
+/** The fields every record holds with the same value. */
+function sharedFields(records: Record<string, unknown>[]): Record<string, unknown> {
+  const [first, ...rest] = records;
+  const common: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(first ?? {})) {
+    const json = JSON.stringify(value);
+    if (rest.every((record) => key in record && JSON.stringify(record[key]) === json))
+      common[key] = value;
+  }
+  return common;
+}
+
+/** The index's core with chunks named by their place in the book's chunks (shorter than ids). */
+function coreIndex(index: LexicalIndex, book: BookFile): CoreIndex {
+  const core = index.core(book.indexVersion);
+  const at = new Map(book.chunks.map((chunk, position) => [chunk.id, position]));
+  const documentIds: Record<string, number> = {};
+  for (const [shortId, id] of Object.entries(core.miniSearch.documentIds as Record<string, string>))
+    documentIds[shortId] = at.get(id) ?? -1;
+  return {
+    ...core,
+    miniSearch: { ...core.miniSearch, documentIds },
+    openings: core.openings.map(([filePath, keys]) => [
+      filePath,
+      keys.map(([key, listed]) => [key, listed.map((id) => at.get(id) ?? -1)]),
+    ]),
+  };
+}
+
+/** Whole pages, in the book's order, grouped until a shard holds about `shardChars`. */
+function pageShardsOf(
+  chunks: ChunkRecord[],
+  files: Map<string, string>,
+  shardChars: number,
+): { shardOf: Map<string, number>; shards: number } {
+  const shardOf = new Map<string, number>();
+  let shard: PageShard = {};
+  let chars = 0;
+  let shards = 0;
+  const close = () => {
+    files.set(pageShardName(shards), JSON.stringify(shard));
+    shards += 1;
+    shard = {};
+    chars = 0;
+  };
+  chunks.forEach((chunk, at) => {
+    const content: PageShard[string] = [chunk.text, storedBlocks(chunk), chunk.contentHash];
+    shard[chunk.id] = content;
+    shardOf.set(chunk.id, shards);
+    chars += JSON.stringify(content).length;
+    const next = chunks[at + 1];
+    if (chars >= shardChars && next?.filePath !== chunk.filePath) close();
+  });
+  if (chars > 0 || shards === 0) close();
+  return { shardOf, shards };
+}
+
+/** The chunk's blocks as a page shard holds them: 0 when reading its text gives them alike. */
+function storedBlocks(chunk: ChunkRecord): PageShard[string][1] {
+  if (!chunk.blocks) return null;
+  const blocks = JSON.stringify(chunk.blocks);
+  return JSON.stringify(chunkBlocks(chunk.text)) === blocks ? 0 : chunk.blocks;
+}
+
+/** Each term's postings in the shard its hash names; as many shards as the postings' size asks. */
+function termShardsOf(index: LexicalIndex, files: Map<string, string>): number {
+  let chars = 0;
+  for (const postings of index.postings()) chars += JSON.stringify(postings).length;
+  const shards = Math.max(1, Math.round(chars / TERM_SHARD_CHARS));
+  const buckets: TermPostings[][] = Array.from({ length: shards }, () => []);
+  for (const postings of index.postings()) buckets[termShard(postings[0], shards)]?.push(postings);
+  buckets.forEach((bucket, shard) => {
+    files.set(termShardName(shard), JSON.stringify(bucket));
+  });
+  return shards;
+}
