@@ -62,6 +62,7 @@ export default function pluginLectern(context, options) {
             ingest: normalized.ingest,
             outDir: props.outDir,
             siteDir: props.siteDir,
+            ...(normalized.feedbackUrl ? { feedbackUrl: normalized.feedbackUrl } : {}),
           }),
         );
       }

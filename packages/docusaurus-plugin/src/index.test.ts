@@ -170,6 +170,25 @@ describe("pluginLectern", () => {
     expect(calls[1]).toEqual(["build-static", "--out", path.join(dir, "build"), "--book-only"]);
   });
 
+  it('with mode: "static" and a feedback URL, has the build post ratings there', async () => {
+    const record = path.join(dir, "static-feedback.json");
+    const plugin = pluginLectern(context, {
+      mode: "static",
+      feedbackUrl: "https://hooks.example.com/ratings",
+      ingest: { enabled: true, command: recordingCommand(record), llmsTxt: false },
+    });
+    await plugin.postBuild(postBuildProps());
+    const calls = await recordedCalls(record);
+    expect(calls[1]).toEqual([
+      "build-static",
+      "--out",
+      path.join(dir, "build"),
+      "--book-only",
+      "--feedback-url",
+      "https://hooks.example.com/ratings",
+    ]);
+  });
+
   it("writes no llms.txt with ingest.llmsTxt false", async () => {
     const record = path.join(dir, "no-llms.json");
     const plugin = pluginLectern(context, {

@@ -134,14 +134,15 @@ export function buildLlmsTxtCommand({ siteConfig, ingest, outDir, siteDir }) {
 /**
  * The arguments of `lectern build-static --book-only` that write the ingested book, its index, the
  * engine and the widget under `<outDir>/lectern/`, for the widget to answer from in the browser
- * (`mode: "static"`).
- * @param {{ ingest: NormalizedIngestOptions, outDir: string, siteDir: string }} input
+ * (`mode: "static"`); with `feedbackUrl`, readers' ratings are posted there (`--feedback-url`).
+ * @param {{ ingest: NormalizedIngestOptions, outDir: string, siteDir: string, feedbackUrl?: string }} input
  * @returns {IngestCommand}
  */
-export function buildStaticBookCommand({ ingest, outDir, siteDir }) {
+export function buildStaticBookCommand({ ingest, outDir, siteDir, feedbackUrl }) {
   const [program, ...first] = ingest.command;
   if (program === undefined) throw new Error(`${PLUGIN_NAME}: ingest.command is empty.`);
   const args = [...first, "build-static", "--out", outDir, "--book-only"];
+  if (feedbackUrl !== undefined) args.push("--feedback-url", feedbackUrl);
   if (ingest.dataDir !== undefined) args.push("--data-dir", path.resolve(siteDir, ingest.dataDir));
   if (ingest.collection !== undefined) args.push("--collection", ingest.collection);
   return { command: program, args, cwd: siteDir };

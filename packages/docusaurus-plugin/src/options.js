@@ -10,6 +10,7 @@ const OPTION_NAMES = [
   "mode",
   "apiUrl",
   "scriptUrl",
+  "feedbackUrl",
   "title",
   "placeholder",
   "primaryColor",
@@ -111,6 +112,11 @@ function serverOptions(input) {
     );
   }
   const apiUrl = url(input.apiUrl, "apiUrl");
+  if (input.feedbackUrl !== undefined) {
+    throw new OptionsError(
+      'option "feedbackUrl" is for mode: "static"; a Lectern server stores feedback itself (GET /feedback).',
+    );
+  }
   const scriptUrl =
     input.scriptUrl === undefined ? `${apiUrl}/lectern.js` : url(input.scriptUrl, "scriptUrl");
   return {
@@ -144,6 +150,9 @@ function staticOptions(input) {
     id: input.id === undefined ? "default" : text(input.id, "id"),
     mode: "static",
     ...(input.scriptUrl === undefined ? {} : { scriptUrl: url(input.scriptUrl, "scriptUrl") }),
+    ...(input.feedbackUrl === undefined
+      ? {}
+      : { feedbackUrl: url(input.feedbackUrl, "feedbackUrl") }),
     colors: colors(input),
     ingest: built,
   };

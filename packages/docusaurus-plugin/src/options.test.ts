@@ -139,7 +139,7 @@ describe("validateOptions", () => {
 
   it("names an unknown option and suggests the one that was meant", () => {
     expect(errorOf({ apiURL: "https://api.example.com" })).toBe(
-      'docusaurus-plugin-lectern: unknown option "apiURL" (did you mean "apiUrl"?). Known options: id, mode, apiUrl, scriptUrl, title, placeholder, primaryColor, colors, theme, persist, askAboutSelection, timeoutMs, maxQuestionChars, maxSelectionChars, placement, navbarButton, ingest.',
+      'docusaurus-plugin-lectern: unknown option "apiURL" (did you mean "apiUrl"?). Known options: id, mode, apiUrl, scriptUrl, feedbackUrl, title, placeholder, primaryColor, colors, theme, persist, askAboutSelection, timeoutMs, maxQuestionChars, maxSelectionChars, placement, navbarButton, ingest.',
     );
   });
 
@@ -156,5 +156,16 @@ describe("validateOptions", () => {
       /"ingest.enabled" cannot be false/,
     );
     expect(errorOf({ mode: "serverless" })).toMatch(/option "mode" must be "server" or "static"/);
+  });
+
+  it('takes a feedback URL for readers\' ratings with mode: "static" only', () => {
+    for (const feedbackUrl of ["https://hooks.example.com/ratings", "/api/ratings"])
+      expect(validateOptions({ options: { mode: "static", feedbackUrl } }).feedbackUrl).toBe(
+        feedbackUrl,
+      );
+    expect(errorOf({ mode: "static", feedbackUrl: "ratings" })).toMatch(/"feedbackUrl"/);
+    expect(errorOf({ apiUrl: "https://api.example.com", feedbackUrl: "/api/ratings" })).toMatch(
+      /"feedbackUrl" is for mode: "static"/,
+    );
   });
 });

@@ -56,6 +56,11 @@ export interface PluginOptions {
   apiUrl?: string;
   /** Where the widget script is loaded from; default `{apiUrl}/lectern.js` (static: `{baseUrl}lectern/lectern.js`). */
   scriptUrl?: string;
+  /**
+   * `mode: "static"` only: where readers' thumbs up/down are posted as JSON, with the question and
+   * answer they rate (`lectern build-static --feedback-url`); without it, no thumbs are shown.
+   */
+  feedbackUrl?: string;
   /** Heading of the chat panel and label of its button. */
   title?: string;
   /** Placeholder of the question box. */

@@ -28,8 +28,10 @@ import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
 export async function buildStaticCommand(config: Config, flags: Flags): Promise<number> {
   if (!flags.out) throw new UsageError("Missing --out <dir> (the site's build folder).");
   const feedbackUrl = flags["feedback-url"];
-  if (feedbackUrl !== undefined && !/^https?:\/\/\S+$/i.test(feedbackUrl))
-    throw new UsageError(`--feedback-url must be an http(s) URL, got "${feedbackUrl}".`);
+  if (feedbackUrl !== undefined && !/^(?:https?:\/\/|\/(?!\/))\S+$/i.test(feedbackUrl))
+    throw new UsageError(
+      `--feedback-url must be an http(s) URL or a path on the site (/…), got "${feedbackUrl}".`,
+    );
   const out = path.resolve(flags.out, "lectern");
   const engineDir = builtEngineDir();
   const widgetScript = widgetScriptPath();
