@@ -397,7 +397,8 @@ export class ChatPipeline {
         return noResults(output.answer, retrieval.results.length);
       }
       const { quoted, sources } = quotedSources(retrieval.results, output, 0);
-      const first = retrieval.results[0]?.chunk;
+      // What to ask next follows on from the section the reader read first.
+      const first = (firstCited(output.answer, quoted) ?? retrieval.results[0])?.chunk;
       const fromBook =
         first && this.deps.pageChunks
           ? followUpQuestions(first, this.deps.pageChunks(first.filePath))
@@ -476,6 +477,12 @@ function quotedSources(
     };
   });
   return { quoted, sources };
+}
+
+/** The source of the answer's first `[n]`, if it names one. */
+function firstCited(answer: string | null, quoted: RetrievedChunk[]): RetrievedChunk | undefined {
+  const number = Number(/\[(\d+)\]/.exec(answer ?? "")?.[1] ?? 0);
+  return number > 0 ? quoted[number - 1] : undefined;
 }
 
 function isWeak(retrieval: RetrievalResult): boolean {

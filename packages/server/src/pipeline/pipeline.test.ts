@@ -369,6 +369,39 @@ describe("ChatPipeline: sources the answer adds", () => {
     );
   });
 
+  it("offers what to ask next from the page of the answer's first citation, not the first result", async () => {
+    const pages = LexicalIndex.build([
+      pageChunk("launch", 0, "Launch files start robot_state_publisher with the model.", [
+        "Launch",
+      ]),
+      pageChunk("model", 0, "The model file describes links.", ["Robot Model"]),
+      pageChunk("model", 1, "Check the model file with a linter.", ["Robot Model", "Checking"]),
+      pageChunk("model", 2, "Joints connect the links of the model.", ["Robot Model", "Joints"]),
+    ]);
+    const citing = (cite: "first result" | "model page") =>
+      new ChatPipeline({
+        retriever: () => new Retriever(pages, { topK: 2, maxChunksPerPage: 1 }),
+        pageChunks: (filePath) => pages.chunksOfPage(filePath),
+        synthesizer: {
+          kind: "stub",
+          async synthesize(synthesis) {
+            // The launch page ranks first; the answer may quote the model page instead.
+            expect(synthesis.results[0]?.chunk.filePath).toBe("launch.md");
+            const model = synthesis.results.findIndex(
+              (result) => result.chunk.filePath === "model.md",
+            );
+            const number = cite === "first result" ? 1 : model + 1;
+            return { answer: `Quoted. [${number}]`, fallbackMessage: null, mode: "retrieval_only" };
+          },
+        },
+      });
+    const question = input("Do launch files start robot_state_publisher with the model file?");
+    expect((await citing("first result").run(question)).suggestions).toBeUndefined();
+    const fromModel = (await citing("model page").run(question)).suggestions ?? [];
+    expect(fromModel.length).toBeGreaterThan(0);
+    expect(fromModel.join(" ")).toMatch(/checking|joints/i);
+  });
+
   it("does the same for a question about a selection, after the selection and the results", async () => {
     const outcome = await book.run(
       input("What is a URDF?", "Launch files pass the URDF to robot_state_publisher."),
