@@ -510,10 +510,13 @@ if (values.only === "history-rounds") {
     );
     const ratios: number[] = [];
     const mainThreadRatios: number[] = [];
+    const cpuRatios: number[] = [];
     for (const { round, rows } of rounds) {
       const [on, logOff, off, mainThread] = rows;
       if (!on || !logOff || !off || !mainThread) continue;
       ratios.push(on.requestsPerSecond / off.requestsPerSecond);
+      if (on.serverCpuMsPerRequest && off.serverCpuMsPerRequest)
+        cpuRatios.push(on.serverCpuMsPerRequest / off.serverCpuMsPerRequest);
       mainThreadRatios.push(mainThread.requestsPerSecond / off.requestsPerSecond);
       const cpu = (row: typeof on) => row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a";
       console.log(
@@ -529,6 +532,10 @@ if (values.only === "history-rounds") {
     console.log("");
     summary("History on ÷ off", ratios);
     summary("History on with PGlite on the main thread ÷ off", mainThreadRatios);
+    const cpuSorted = [...cpuRatios].sort((left, right) => left - right);
+    console.log(
+      `History on ÷ off, CPU per request (every thread of the server): median ${cpuSorted[Math.floor(cpuSorted.length / 2)]?.toFixed(2)} (each round ${cpuRatios.map((ratio) => ratio.toFixed(2)).join(", ")}; target ≤ 1.3).`,
+    );
   } else {
     console.log(
       `\n## POST /chat, each server without and with \`${compareFlags.join(" ")}\`, measured in turn (sample book, 50 connections, ${values.seconds} s per row${flagNote})\n`,

@@ -9,6 +9,7 @@ import { launchChromium, requireChromium } from "./browser.ts";
 import { runCli, SAMPLE_DOCS, SAMPLE_QUESTIONS } from "./cli.ts";
 import { type ServerProcess, startServerProcess } from "./server-process.ts";
 import { type StaticSite, serveStatic } from "./static-site.ts";
+import { askInWidget } from "./widget-ask.ts";
 
 /**
  * `lectern build-static` on the sample book, served by a plain static file server with no Lectern
@@ -332,15 +333,11 @@ describe.runIf(requireChromium())("the widget on a static build's pages", () => 
         const context = await browser.newContext(contextOptions);
         const page = await context.newPage();
         await page.goto(`${site.url}docs/ros2/topics/`);
-        const launcher = page.getByRole("button", { name: /Ask Robotics Primer/ });
-        await launcher.click();
-        const box = page.getByRole("textbox");
-        await box.fill("How does a robot keep from falling over while standing?");
-        await box.press("Enter");
-        const answer = page.getByRole("article", { name: "Answer" }).last();
-        await expect
-          .poll(async () => (await answer.textContent()) ?? "", { timeout: 30_000 })
-          .toMatch(/support polygon|centre of mass|center of mass/i);
+        const answer = await askInWidget(
+          page,
+          "How does a robot keep from falling over while standing?",
+          /support polygon|centre of mass|center of mass/i,
+        );
         await mkdir(ARTIFACTS, { recursive: true });
         await page.screenshot({ path: path.join(ARTIFACTS, `static-panel-${name}.png`) });
         const chip = answer.getByRole("link", { name: /^Source \d+:/ }).first();

@@ -8,6 +8,7 @@ import type { Engine, StaticManifest, staticRoutes } from "../src/engine/static-
 import { launchChromium, requireChromium } from "./browser.ts";
 import { runCli, SAMPLE_DOCS } from "./cli.ts";
 import { type StaticSite, serveStatic } from "./static-site.ts";
+import { askInWidget } from "./widget-ask.ts";
 
 /**
  * A static build as a project's GitHub Pages serves it (`https://<user>.github.io/<project>/`):
@@ -79,14 +80,11 @@ describe("a static build for a site served at /handbook/, with ratings sent to t
       try {
         const page = await browser.newPage();
         await page.goto(`${site.url}handbook/docs/ros2/topics/`);
-        await page.getByRole("button", { name: /Ask Robotics Primer/ }).click();
-        const box = page.getByRole("textbox");
-        await box.fill("How does a robot keep from falling over while standing?");
-        await box.press("Enter");
-        const answer = page.getByRole("article", { name: "Answer" }).last();
-        await expect
-          .poll(async () => (await answer.textContent()) ?? "", { timeout: 30_000 })
-          .toMatch(/support polygon|centre of mass|center of mass/i);
+        const answer = await askInWidget(
+          page,
+          "How does a robot keep from falling over while standing?",
+          /support polygon|centre of mass|center of mass/i,
+        );
         const chip = answer.getByRole("link", { name: /^Source \d+:/ }).first();
         const cited = new URL((await chip.getAttribute("href")) ?? "", page.url());
         expect(cited.origin).toBe(new URL(site.url).origin);
