@@ -11,7 +11,8 @@ import { buildSiteFolder, docusaurusInstall, skipDocusaurusBuild } from "./docus
 /**
  * A third site in the install of docusaurus-build.test.ts: the sample book with the plugin in
  * `mode: "static"`. The build writes the book for the browser; a plain static file server serves
- * the build, with no Lectern process anywhere, and the widget answers on its pages.
+ * the build, with no Lectern process anywhere, and the widget answers on its pages; a reader's
+ * thumbs post the rating to the site's `feedbackUrl` (here a path the server records).
  */
 
 const SITE_FOLDER = "static-primer";
@@ -30,7 +31,7 @@ export default {
   plugins: [
     [
       "docusaurus-plugin-lectern",
-      ${JSON.stringify({ mode: "static", title: WIDGET_TITLE, persist: false, ingest: { enabled: true, dataDir: ".lectern", llmsTxt: false } })},
+      ${JSON.stringify({ mode: "static", title: WIDGET_TITLE, persist: false, feedbackUrl: "/api/ratings", ingest: { enabled: true, dataDir: ".lectern", llmsTxt: false } })},
     ],
   ],
   themeConfig: { navbar: { title: "Robotics Primer" } },
@@ -79,6 +80,15 @@ export function describeStaticSite(): void {
         async (name, contextOptions) => {
           if (!requireChromium()) return;
           const site = await serveStatic(buildDir);
+          const ratings: string[] = [];
+          site.route("/api/ratings", (request) => {
+            let body = "";
+            request.on("data", (chunk: Buffer) => {
+              body += chunk.toString("utf8");
+            });
+            request.on("end", () => ratings.push(body));
+            return { status: 204 };
+          });
           const browser = await launchChromium();
           await mkdir(SCREENSHOTS, { recursive: true });
           try {
@@ -93,6 +103,12 @@ export function describeStaticSite(): void {
             await expect
               .poll(async () => (await answer.textContent()) ?? "", { timeout: 30_000 })
               .toMatch(/support polygon|centre of mass|center of mass/i);
+            await answer.getByRole("button", { name: "Helpful answer", exact: true }).click();
+            await expect.poll(() => ratings.length).toBe(1);
+            expect(JSON.parse(ratings[0] ?? "{}")).toMatchObject({
+              rating: "up",
+              question: "How does a robot keep from falling over while standing?",
+            });
             await page.screenshot({ path: path.join(SCREENSHOTS, `widget-${name}.png`) });
             // The citation names the site's page and section; the built site has both.
             const link = answer.getByRole("link", { name: /^Source \d+:/ }).first();
