@@ -79,4 +79,11 @@ describe("followUpQuestions", () => {
       "What should I know about publishing?",
     ]);
   });
+
+  it("leaves out the sections the answer already shows", () => {
+    const page = [chunk(0, "Topics"), chunk(1, "Publishing"), chunk(2, "Quality of service")];
+    expect(followUpQuestions(page[0] as ReturnType<typeof chunk>, page, 3, ["Publishing"])).toEqual(
+      ["What should I know about quality of service?"],
+    );
+  });
 });

@@ -75,17 +75,18 @@ export function starterQuestions(pages: PageSummary[], introPath: string, max = 
 
 /**
  * Up to `max` follow-ups to an answer quoting `cited`: the headings of the sections after it on
- * its page (what a reader of that page would read next), then the sections before it.
+ * its page (what its reader would read next), then those before it; none the answer `shown`.
  */
 export function followUpQuestions(
   cited: ChunkRecord,
   pageChunks: ChunkRecord[],
   max = 3,
+  shown: string[] = [],
 ): string[] {
   const ordered = [...pageChunks].sort((left, right) => left.chunkIndex - right.chunkIndex);
   const after = ordered.filter((chunk) => chunk.chunkIndex > cited.chunkIndex);
   const before = ordered.filter((chunk) => chunk.chunkIndex < cited.chunkIndex).reverse();
-  const seen = new Set([cited.section, ...innerHeadings(cited.text)]);
+  const seen = new Set([cited.section, ...innerHeadings(cited.text), ...shown]);
   const questions: string[] = [];
   for (const chunk of [...after, ...before]) {
     for (const heading of [chunk.section, ...innerHeadings(chunk.text)]) {
@@ -98,8 +99,7 @@ export function followUpQuestions(
   return questions;
 }
 
-// Every answer offers follow-ups from its first source's page: the same few pages' headings and
-// questions, worked out once rather than on every request.
+// The same few pages' headings and questions come back answer after answer: worked out once.
 const headingsOfText = new Map<string, string[]>();
 const questionsAbout = new Map<string, string>();
 const CACHE_LIMIT = 5_000;

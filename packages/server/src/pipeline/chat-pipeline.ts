@@ -401,7 +401,12 @@ export class ChatPipeline {
       const first = (firstCited(output.answer, quoted) ?? retrieval.results[0])?.chunk;
       const fromBook =
         first && this.deps.pageChunks
-          ? followUpQuestions(first, this.deps.pageChunks(first.filePath))
+          ? followUpQuestions(
+              first,
+              this.deps.pageChunks(first.filePath),
+              3,
+              shownSections(sources),
+            )
           : [];
       const suggestions = followUps
         ? mergeFollowUps(
@@ -477,6 +482,13 @@ function quotedSources(
     };
   });
   return { quoted, sources };
+}
+
+/** The sections an answer cites (all its sources when it says nothing of which it cites). */
+function shownSections(sources: SourceCitation[]): string[] {
+  return sources.flatMap((source) =>
+    "section" in source && source.cited !== false && source.section ? [source.section] : [],
+  );
 }
 
 /** The source of the answer's first `[n]`, if it names one. */
