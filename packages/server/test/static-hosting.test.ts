@@ -180,6 +180,18 @@ describe("ratings of a static book's answers", () => {
     });
   });
 
+  it("share the chat's reading of a body: one that is not a JSON object is refused, not a 500", async () => {
+    const route = await routes(globalThis.fetch, "https://ratings.example/hook");
+    for (const path of ["/chat", "/feedback"])
+      for (const body of ["null", "[1", "7"]) {
+        const reply = await route({ method: "POST", path, body });
+        expect([reply.status, JSON.parse(reply.body).error_code], `${path} ${body}`).toEqual([
+          400,
+          "VALIDATION_ERROR",
+        ]);
+      }
+  });
+
   it("are not asked for without a URL: no message id, and POST /feedback needs a server", async () => {
     const route = await routes(globalThis.fetch);
     const chat = JSON.parse((await route(post("/chat", { query: "What is a URDF file?" }))).body);

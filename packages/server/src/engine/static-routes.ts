@@ -113,12 +113,7 @@ export function staticRoutes(
 }
 
 function chatInput(body: string, requestId: string, sessions: Map<string, Exchange[]>): ChatInput {
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = JSON.parse(body) as Record<string, unknown>;
-  } catch {
-    throw new RouteError(400, "VALIDATION_ERROR", "The body is not JSON.");
-  }
+  const parsed = parseBody(body);
   const query = String(parsed.query ?? parsed.question ?? "").trim();
   if (!query) throw new RouteError(400, "EMPTY_QUERY", "Query cannot be empty or whitespace only.");
   if (query.length > MAX_QUERY_CHARS)
