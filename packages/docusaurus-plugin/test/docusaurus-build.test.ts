@@ -288,8 +288,8 @@ describe.skipIf(skip)("a real Docusaurus 3 site with docusaurus-plugin-lectern",
         "What does this handbook explain?",
       ]) {
         const expected =
-          (await fromMarkdown.retriever.search(question)).results[0]?.chunk.url ?? "";
-        const found = (await crawled.retriever.search(question)).results[0]?.chunk.url ?? "";
+          (await fromMarkdown.served.retriever.search(question)).results[0]?.chunk.url ?? "";
+        const found = (await crawled.served.retriever.search(question)).results[0]?.chunk.url ?? "";
         expect(pathOf(found), question).toBe(pathOf(expected));
         expect(new URL(found).hash, question).toBe(new URL(expected).hash);
         const anchor = new URL(found).hash.slice(1);

@@ -106,7 +106,7 @@ export function describeVersionsAndSampleBook(): void {
         );
         try {
           expect(
-            lectern.versions.map(({ name, urlSegment, latest }) => [name, urlSegment, latest]),
+            lectern.served.versions.map(({ name, urlSegment, latest }) => [name, urlSegment, latest]),
           ).toEqual([
             ["current", "next", false],
             ["2.0", "", true],
@@ -244,8 +244,8 @@ async function compareTopPages({ markdown, crawled }: Indexes): Promise<void> {
   const missingAnchors: string[] = [];
   let anchorsSeen = 0;
   for (const { question } of questions) {
-    const expected = (await markdown.retriever.search(question)).results[0]?.chunk.url ?? "";
-    const found = (await crawled.retriever.search(question)).results[0]?.chunk.url ?? "";
+    const expected = (await markdown.served.retriever.search(question)).results[0]?.chunk.url ?? "";
+    const found = (await crawled.served.retriever.search(question)).results[0]?.chunk.url ?? "";
     if (!found || pageOf(found) !== pageOf(expected)) {
       differing.push(`${question}: ${expected} vs ${found}`);
     }

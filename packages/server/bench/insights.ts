@@ -38,7 +38,7 @@ export async function benchInsights(
       .map((line) => (JSON.parse(line) as { question?: string }).question)
       .filter((question): question is string => typeof question === "string");
     const templates = questions.map((question) => {
-      const found = lectern.retriever.searchLexical(question);
+      const found = lectern.served.retriever.searchLexical(question);
       return {
         question,
         mode: found.decision === "answer" ? "retrieval_only" : "no_results",

@@ -180,12 +180,12 @@ async function searchLatency(
 ): Promise<{ p50: number; p95: number; refused: number }> {
   const lectern = await openLectern(config);
   try {
-    for (const query of queries.slice(0, 20)) await lectern.retriever.search(query);
+    for (const query of queries.slice(0, 20)) await lectern.served.retriever.search(query);
     const times: number[] = [];
     let refused = 0;
     for (const query of queries) {
       const started = performance.now();
-      const found = await lectern.retriever.search(query);
+      const found = await lectern.served.retriever.search(query);
       times.push(performance.now() - started);
       if (found.decision === "no_results") refused++;
     }

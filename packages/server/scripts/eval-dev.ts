@@ -107,7 +107,7 @@ async function runAnswers(
   const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), { synthesizer });
   const rowsWithPhrases = questions.filter((question) => question.must_contain_any?.length);
   const sourceText = (filePath: string, position: number) =>
-    lectern.index?.chunksOfPage(filePath)[position]?.text;
+    lectern.served.index?.chunksOfPage(filePath)[position]?.text;
   const metrics = await evaluate(pipeline, rowsWithPhrases, K, sourceText);
   const results = metrics.results;
   if (answersOut && into === answerRows)
@@ -246,7 +246,9 @@ function printMisses(set: string, metrics: EvalMetrics): void {
 let tuned: DecisionThresholds | undefined;
 
 async function run(lectern: Lectern, set: string, questions: EvalQuestion[], rows: Row[]) {
-  const retriever = tuned ? lectern.retriever.withThresholds(tuned) : lectern.retriever;
+  const retriever = tuned
+    ? lectern.served.retriever.withThresholds(tuned)
+    : lectern.served.retriever;
   const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), { retriever });
   const metrics = await evaluate(pipeline, questions, K);
   rows.push(row(set, metrics));
@@ -278,8 +280,8 @@ async function askOverview(lectern: Lectern, book: string) {
 
 /** One set's tuning questions' results with rejection off, each tagged with the set, for `--tune`. */
 async function tuningResults(lectern: Lectern, set: string, questions: EvalQuestion[]) {
-  const permissive = lectern.retriever.withThresholds({
-    ...lectern.retriever.thresholds,
+  const permissive = lectern.served.retriever.withThresholds({
+    ...lectern.served.retriever.thresholds,
     ...NEVER_REJECT,
   });
   const { pipeline } = createChatPipeline(lectern, pino({ level: "silent" }), {

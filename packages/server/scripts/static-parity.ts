@@ -53,15 +53,15 @@ for (const [name, docs, files] of books) {
   );
   try {
     await lectern.ingest(docs);
-    const index = lectern.index;
+    const index = lectern.served.index;
     if (!index) throw new Error("no in-process index");
     const { config } = lectern;
     const book = {
       indexVersion: lectern.indexVersion(),
       pages: await lectern.store.pages(),
       chunks: inStoreOrder(index.allChunks()),
-      versions: lectern.versions,
-      locales: lectern.locales,
+      versions: lectern.served.versions,
+      locales: lectern.served.locales,
     };
     // The files build-static writes, read through the engine's own fetching.
     const bookFiles = staticBookFiles(

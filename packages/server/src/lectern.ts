@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import { GLOSSARY_TITLE } from "./answer/lead.ts";
 import type { Synopsis } from "./answer/synopsis.ts";
 import { bookTitle, checkSameBook, recordBook } from "./book.ts";
 import type { Config } from "./config/config.ts";
@@ -11,6 +12,7 @@ import type { VersionedDocs } from "./ingest/versioned-site.ts";
 import { type Embedder, isDenseEnabled, noneEmbedder } from "./llm/embedder.ts";
 import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
+import { type BookView, viewOfIndex } from "./pipeline/book-view.ts";
 import {
   bookFileVersion,
   inStoreOrder,
@@ -75,6 +77,28 @@ export interface EmbeddingReport {
 
 type ProgressListener = (event: { done: number; total: number; file: string }) => void;
 
+/**
+ * The book as it is served at one index version: what a question reads (book-view.ts), with the
+ * BM25 index or the term statistics it came from. An ingest or a refresh makes a new one and
+ * swaps it in whole, so a question that took the old one reads the old version to its end.
+ */
+export interface ServedBook extends BookView {
+  readonly indexVersion: number;
+  /**
+   * The in-process BM25 index; undefined with LEXICAL_BACKEND=qdrant, where Qdrant ranks and
+   * `terms` holds the statistics.
+   */
+  readonly index: LexicalIndex | undefined;
+  /** The book's term statistics: the BM25 index itself, or the table that stands in for it. */
+  readonly terms: TermSource;
+  /** What the book is about, for overview questions; undefined for an empty book. */
+  readonly synopsis: Synopsis | undefined;
+  /** The book's docs versions (a versioned site's); empty for a book without versions. */
+  readonly versions: BookVersion[];
+  /** The book's locales (a translated site's), the default one first; empty for an untranslated book. */
+  readonly locales: BookLocale[];
+}
+
 export interface Lectern {
   readonly config: Config;
   readonly db: SqlClient;
@@ -89,20 +113,8 @@ export interface Lectern {
   readonly providers: ProviderClients;
   /** The vector index and what waits for a vector; undefined when dense retrieval is off. */
   readonly vectors: DenseVectors | undefined;
-  /**
-   * The in-process BM25 index; undefined with LEXICAL_BACKEND=qdrant, where Qdrant ranks and
-   * `terms` holds the statistics.
-   */
-  index: LexicalIndex | undefined;
-  /** The book's term statistics: the BM25 index itself, or the table that stands in for it. */
-  terms: TermSource;
-  retriever: Retriever;
-  /** What the book is about, for overview questions; undefined for an empty book. */
-  synopsis: Synopsis | undefined;
-  /** The book's docs versions (a versioned site's); empty for a book without versions. */
-  versions: BookVersion[];
-  /** The book's locales (a translated site's), the default one first; empty for an untranslated book. */
-  locales: BookLocale[];
+  /** The book as served now; replaced as a whole by an ingest or a refresh (never changed). */
+  readonly served: ServedBook;
   /**
    * Ingests a docs folder (its path), the versions of a versioned site, or any other source of the
    * book's files. A folder other than the one this collection's book came from is refused
@@ -322,10 +334,35 @@ async function openLocked(
     let book = await loadLexical();
     averageFieldLengths = () =>
       book.kind === "memory" ? book.index.averageFieldLengths() : book.terms.averageFieldLengths;
-    let loadedVersion = book.indexVersion;
+    /** The book served from this index or these statistics, with these versions and locales. */
+    const servedOver = async (
+      next: LexicalBook,
+      slices: Pick<ServedBook, "versions" | "locales">,
+    ): Promise<ServedBook> => {
+      const parts = {
+        retriever: makeRetriever(next),
+        synopsis: await synopsisOf(next, slices.versions),
+        versions: slices.versions,
+        locales: slices.locales,
+      };
+      if (next.kind === "memory") return servedFromIndex(next.index, next.indexVersion, parts);
+      const terms = next.terms;
+      return {
+        ...parts,
+        indexVersion: next.indexVersion,
+        index: undefined,
+        terms,
+        // No chunks in memory: an answer reads its results' pages from the store.
+        loadPages: (filePaths) => store.chunksOfPages(filePaths),
+        glossaryPages: () => terms.pagesTitledLike(GLOSSARY_TITLE),
+        idf: (term) => terms.idf(term),
+      };
+    };
     const recordedBook = await store.book();
-    const versions = recordedBook?.versions ?? [];
-    const locales = recordedBook?.locales ?? [];
+    let served = await servedOver(book, {
+      versions: recordedBook?.versions ?? [],
+      locales: recordedBook?.locales ?? [],
+    });
     const lectern: Lectern = {
       config,
       db,
@@ -334,12 +371,9 @@ async function openLocked(
       embedder,
       providers,
       vectors,
-      index: book.kind === "memory" ? book.index : undefined,
-      terms: book.kind === "memory" ? book.index : book.terms,
-      retriever: makeRetriever(book),
-      synopsis: await synopsisOf(book, versions),
-      versions,
-      locales,
+      get served() {
+        return served;
+      },
       async ingest(docs, onProgress, options = {}) {
         const lock = await acquireIngestLock(config.dataDir, config.collection);
         const site = isVersionedDocs(docs) ? docs : undefined;
@@ -355,12 +389,13 @@ async function openLocked(
           const report = await ingestLocked(docs, onProgress, slices);
           if (slices) await recordBook(store, config, folder as string, slices);
           const recordedBook = await store.book();
-          const recorded = recordedBook?.versions ?? [];
-          lectern.locales = recordedBook?.locales ?? [];
-          if (JSON.stringify(recorded) !== JSON.stringify(lectern.versions)) {
-            lectern.versions = recorded;
-            lectern.synopsis = await synopsisOf(book, recorded);
-          }
+          const recorded = {
+            versions: recordedBook?.versions ?? [],
+            locales: recordedBook?.locales ?? [],
+          };
+          const { versions, locales } = served;
+          if (JSON.stringify(recorded) !== JSON.stringify({ versions, locales }))
+            served = await servedOver(book, recorded);
           return report;
         } finally {
           await lock.release();
@@ -368,12 +403,11 @@ async function openLocked(
       },
       async refresh() {
         const { indexVersion } = await store.indexState();
-        if (indexVersion === loadedVersion) return false;
+        if (indexVersion === served.indexVersion) return false;
         const recordedBook = await store.book();
-        lectern.versions = recordedBook?.versions ?? [];
-        lectern.locales = recordedBook?.locales ?? [];
-        await loadLanguages(lectern.locales);
-        await useBook(await loadLexical());
+        const locales = recordedBook?.locales ?? [];
+        await loadLanguages(locales);
+        await useBook(await loadLexical(), { versions: recordedBook?.versions ?? [], locales });
         return true;
       },
       async searchKeywords(query, options) {
@@ -386,7 +420,7 @@ async function openLocked(
         const index = book.index;
         return new Map(filePaths.map((filePath) => [filePath, index.chunksOfPage(filePath)]));
       },
-      indexVersion: () => loadedVersion,
+      indexVersion: () => served.indexVersion,
       title: () => bookTitle(store, config),
       async embedPending(onProgress) {
         const started = performance.now();
@@ -438,13 +472,13 @@ async function openLocked(
       },
     };
     /** Serves from this index or these statistics from now on. */
-    async function useBook(next: LexicalBook): Promise<void> {
+    async function useBook(
+      next: LexicalBook,
+      slices: Pick<ServedBook, "versions" | "locales"> = served,
+    ): Promise<void> {
+      const nextServed = await servedOver(next, slices);
       book = next;
-      lectern.index = next.kind === "memory" ? next.index : undefined;
-      lectern.terms = next.kind === "memory" ? next.index : next.terms;
-      lectern.retriever = makeRetriever(next);
-      lectern.synopsis = await synopsisOf(next, lectern.versions);
-      loadedVersion = next.indexVersion;
+      served = nextServed;
     }
     async function ingestLocked(
       docs: string | DocSource | VersionedDocs,
@@ -567,19 +601,7 @@ function keptInFiles(config: Config): boolean {
 }
 
 /** What answering a question reads of the book: a `Lectern`, or the book read from its files. */
-export type BookReader = Pick<
-  Lectern,
-  | "config"
-  | "providers"
-  | "index"
-  | "terms"
-  | "retriever"
-  | "synopsis"
-  | "versions"
-  | "locales"
-  | "chunksOfPages"
-  | "close"
->;
+export type BookReader = Pick<Lectern, "config" | "providers" | "served" | "close">;
 
 /**
  * The book read from its files alone (the book file and the BM25 snapshot, search/book-file.ts),
@@ -603,18 +625,25 @@ export async function readBookFromFiles(config: Config): Promise<BookReader | un
   return {
     config,
     providers: new ProviderClients(),
-    index,
-    terms: index,
-    retriever: new Retriever(index, retrieverSettings(config, noneEmbedder, reranker)),
-    synopsis: bookSynopsis(book.pages, index.allChunks(), book.versions ?? []),
-    versions: book.versions ?? [],
-    locales: book.locales ?? [],
-    chunksOfPages: async (filePaths) =>
-      new Map(filePaths.map((filePath) => [filePath, index.chunksOfPage(filePath)])),
+    served: servedFromIndex(index, book.indexVersion, {
+      retriever: new Retriever(index, retrieverSettings(config, noneEmbedder, reranker)),
+      synopsis: bookSynopsis(book.pages, index.allChunks(), book.versions ?? []),
+      versions: book.versions ?? [],
+      locales: book.locales ?? [],
+    }),
     close: async () => {
       await reranker?.dispose?.();
     },
   };
+}
+
+/** The book served from an index held in memory. */
+function servedFromIndex(
+  index: LexicalIndex,
+  indexVersion: number,
+  parts: Pick<ServedBook, "retriever" | "synopsis" | "versions" | "locales">,
+): ServedBook {
+  return { ...viewOfIndex(index, parts), ...parts, indexVersion, index, terms: index };
 }
 
 /**

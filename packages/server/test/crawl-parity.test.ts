@@ -107,8 +107,8 @@ describe("a Docusaurus-shaped site of the sample book, crawled", () => {
       .filter((entry) => entry.expected_pages.length > 0);
     const differing: string[] = [];
     for (const { question } of questions) {
-      const fromMarkdown = await markdownBook.lectern.retriever.search(question);
-      const fromCrawl = await crawledLectern.retriever.search(question);
+      const fromMarkdown = await markdownBook.lectern.served.retriever.search(question);
+      const fromCrawl = await crawledLectern.served.retriever.search(question);
       const expected = fromMarkdown.results[0]?.chunk.url;
       const found = fromCrawl.results[0]?.chunk.url;
       if (expected === undefined) continue;

@@ -62,19 +62,19 @@ describe("hybrid retrieval", () => {
   afterAll(async () => lectern?.close());
 
   it("finds by meaning what BM25 cannot find by words", async () => {
-    expect(lectern.retriever.searchLexical("car motor upkeep").results).toEqual([]);
-    const hybrid = await lectern.retriever.search("car motor upkeep");
+    expect(lectern.served.retriever.searchLexical("car motor upkeep").results).toEqual([]);
+    const hybrid = await lectern.served.retriever.search("car motor upkeep");
     expect(hybrid.results[0]?.chunk.filePath).toBe("automobile.md");
     expect(hybrid.results[0]?.denseSimilarity).toBeGreaterThan(0.7);
     expect(hybrid.decision).toBe("answer");
   });
 
   it("fuses both rankings: results only the dense side found and only the lexical side found", async () => {
-    const hybrid = await lectern.retriever.search("car xyz_config_flag");
+    const hybrid = await lectern.served.retriever.search("car xyz_config_flag");
     const files = hybrid.results.map((result) => result.chunk.filePath);
     // Lexical only: the identifier exists in one page and means nothing to the embedder.
     expect(
-      lectern.retriever
+      lectern.served.retriever
         .searchLexical("car xyz_config_flag")
         .results.map((result) => result.chunk.filePath),
     ).toEqual(["flags.md"]);
@@ -88,14 +88,14 @@ describe("hybrid retrieval", () => {
   });
 
   it("applies filters to the dense side too", async () => {
-    const hybrid = await lectern.retriever.search("car motor upkeep", {
+    const hybrid = await lectern.served.retriever.search("car motor upkeep", {
       filters: { sourceUrlPrefix: "/docs/bicycle" },
     });
     expect(hybrid.results.every((result) => result.chunk.filePath === "bicycle.md")).toBe(true);
   });
 
   it("still says no_results when neither words nor meaning match", async () => {
-    const hybrid = await lectern.retriever.search("quarterly tax filing deadline");
+    const hybrid = await lectern.served.retriever.search("quarterly tax filing deadline");
     expect(hybrid.decision).toBe("no_results");
   });
 
@@ -162,7 +162,7 @@ describe("embedding at ingest through an OpenAI-compatible /v1/embeddings server
       expect(changed.updated).toEqual(["garden.md"]);
       expect(changed.embeddings?.embedded).toBe(1);
       expect(embeddedInputs() - before).toBe(1);
-      const hybrid = await lectern.retriever.search("tomatoes basil");
+      const hybrid = await lectern.served.retriever.search("tomatoes basil");
       expect(hybrid.results[0]?.chunk.filePath).toBe("garden.md");
     } finally {
       await lectern.close();

@@ -53,7 +53,7 @@ run("Jest's versioned site", () => {
   });
 
   it("holds the four versions with Docusaurus's URLs", () => {
-    expect(lectern.versions.map((version) => [version.name, version.urlSegment])).toEqual([
+    expect(lectern.served.versions.map((version) => [version.name, version.urlSegment])).toEqual([
       ["current", "next"],
       ["30.4", ""],
       ["30.0", "30.0"],

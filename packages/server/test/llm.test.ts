@@ -56,7 +56,7 @@ function appWithModel(env: Record<string, string> = {}) {
     deps: {
       checks: {
         database: async () => {},
-        indexedChunks: () => lectern.terms.size,
+        indexedChunks: () => lectern.served.terms.size,
         ...(answering.model ? { model: answering.model } : {}),
       },
     },

@@ -73,7 +73,7 @@ const FRENCH_QUESTION = "Quelle est la résolution des codeurs incrémentaux ?";
 
 describe("a translated Docusaurus site", () => {
   it("is one book with every page in every locale, under /<locale>/", async () => {
-    expect(lectern.locales.map((locale) => [locale.name, locale.default])).toEqual([
+    expect(lectern.served.locales.map((locale) => [locale.name, locale.default])).toEqual([
       ["en", true],
       ["fr", false],
       ["ja", false],
@@ -115,14 +115,14 @@ describe("a translated Docusaurus site", () => {
     );
     const hits = ((await response.json()) as { results: { url: string }[] }).results;
     expect(hits[0]?.url).toMatch(/\/fr\/docs\/sensors-and-perception\/sensor-types/);
-    const found = await lectern.retriever.search("incrémentaux", {
+    const found = await lectern.served.retriever.search("incrémentaux", {
       filters: { locale: "fr", filePrefix: "i18n/fr/docs/" },
     });
     expect(found.decision).toBe("answer");
     expect(found.results[0]?.chunk.url).toMatch(
       /^\/fr\/docs\/sensors-and-perception\/sensor-types/,
     );
-    const english = await lectern.retriever.search("incrémentaux", {
+    const english = await lectern.served.retriever.search("incrémentaux", {
       filters: { filePrefix: "docs/" },
     });
     expect(english.results).toEqual([]);

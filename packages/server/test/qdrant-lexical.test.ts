@@ -120,7 +120,7 @@ function engineOf(book: Lectern): EngineLexical {
   const searchSparse = book.vectors?.searchSparse;
   if (!searchSparse) throw new Error("the Qdrant backend has no sparse search");
   return {
-    terms: book.terms,
+    terms: book.served.terms,
     search: ({ sparse, limit }) => searchSparse({ sparse, limit }),
     chunks: (ids) => book.store.chunksByIds(ids),
   };
@@ -147,7 +147,7 @@ beforeAll(async () => {
   for (const query of CHAT_QUESTIONS) memory.chats.push(await askChat(app, { query }));
   for (const { question } of questions) {
     memory.lexical.push(lexicalRetriever.searchLexical(question));
-    memory.hybrid.push(await book.retriever.search(question));
+    memory.hybrid.push(await book.served.retriever.search(question));
     const terms = searchTermsOf(index, question, undefined);
     const hits = index.search(rankingTerms(index, terms.terms), { limit: 10, boost: terms.boost });
     memory.scores.push(new Map(hits.map((hit) => [hit.chunk.id, hit.score])));
@@ -178,8 +178,8 @@ describe("a book served with LEXICAL_BACKEND=qdrant", () => {
   });
 
   it("holds no BM25 index, only the term-statistics table, far smaller than the index", async () => {
-    expect(engineBook.index).toBeUndefined();
-    expect(engineBook.terms.size).toBe(memory.index.size);
+    expect(engineBook.served.index).toBeUndefined();
+    expect(engineBook.served.terms.size).toBe(memory.index.size);
     const table = await stat(termStatisticsPath(dataDir, "default"));
     const snapshot = await stat(snapshotPath(dataDir, "default"));
     expect(table.size).toBeLessThan(snapshot.size / 5);
@@ -187,14 +187,14 @@ describe("a book served with LEXICAL_BACKEND=qdrant", () => {
 
   it("weighs every question's words as the in-process index does", () => {
     for (const { question } of questions) {
-      const fromTable = searchTermsOf(engineBook.terms, question, undefined);
+      const fromTable = searchTermsOf(engineBook.served.terms, question, undefined);
       const fromIndex = searchTermsOf(memory.index, question, undefined);
       expect(fromTable, question).toEqual(fromIndex);
     }
-    expect(engineBook.terms.pagesTitledLike(GLOSSARY_TITLE)).toEqual(
+    expect(engineBook.served.terms.pagesTitledLike(GLOSSARY_TITLE)).toEqual(
       memory.index.pagesTitledLike(GLOSSARY_TITLE),
     );
-    expect(engineBook.terms.pagesTitledLike(GLOSSARY_TITLE).length).toBeGreaterThan(0);
+    expect(engineBook.served.terms.pagesTitledLike(GLOSSARY_TITLE).length).toBeGreaterThan(0);
   });
 
   it("gets BM25 scores from Qdrant's sparse vectors equal to the in-process scores", async () => {
@@ -288,7 +288,7 @@ describe("a book served with LEXICAL_BACKEND=qdrant", () => {
   it("answers through Qdrant's fused query with the decisions of the in-process calibration", async () => {
     for (const [position, { question }] of questions.entries()) {
       const expected = memory.hybrid[position] as RetrievalResult;
-      const found = await engineBook.retriever.search(question);
+      const found = await engineBook.served.retriever.search(question);
       expect(found.decision, question).toBe(expected.decision);
       expect(found.lowConfidence, question).toBe(expected.lowConfidence);
       expect(found.results[0]?.chunk.id, question).toBe(expected.results[0]?.chunk.id);

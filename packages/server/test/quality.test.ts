@@ -39,7 +39,7 @@ afterAll(async () => {
 
 /** One question through the pipeline `/chat` runs, with the shipped thresholds. */
 function ask(query: string) {
-  return pipelineOver(lectern.retriever).run({
+  return pipelineOver(lectern.served.retriever).run({
     requestId: "r",
     sessionId: "s",
     query,
@@ -89,12 +89,12 @@ describe("sample book", () => {
 
   it("tuning on the tune half alone refuses no more answerable questions than its budget", async () => {
     const tuned = await tuneThresholds(
-      lectern.retriever,
+      lectern.served.retriever,
       pipelineOver,
       splitQuestions(questions, "tune"),
     );
     const metrics = await evaluate(
-      pipelineOver(lectern.retriever.withThresholds(tuned.thresholds)),
+      pipelineOver(lectern.served.retriever.withThresholds(tuned.thresholds)),
       splitQuestions(questions, "tune"),
       5,
     );
@@ -105,7 +105,7 @@ describe("sample book", () => {
   it("answers what-is and how-do-I questions with the phrase a right answer contains", async () => {
     const rows = questions.filter((question) => question.must_contain_any);
     expect(rows.length).toBeGreaterThanOrEqual(20);
-    const metrics = await evaluate(pipelineOver(lectern.retriever), rows, 5);
+    const metrics = await evaluate(pipelineOver(lectern.served.retriever), rows, 5);
     // 12 of 20 when these rows were added, 19 of 20 since answers reach a result's page opening,
     // section start and glossary entry; the aim is 0.85 (docs/retrieval.md).
     expect(metrics.phraseShare).toBeGreaterThanOrEqual(0.85);
@@ -145,12 +145,12 @@ describe("sample book", () => {
 
   it("meets the targets on the held-out half with thresholds tuned on the other half", async () => {
     const tuned = await tuneThresholds(
-      lectern.retriever,
+      lectern.served.retriever,
       pipelineOver,
       splitQuestions(questions, "tune"),
     );
     const metrics = await evaluate(
-      pipelineOver(lectern.retriever.withThresholds(tuned.thresholds)),
+      pipelineOver(lectern.served.retriever.withThresholds(tuned.thresholds)),
       splitQuestions(questions, "holdout"),
       5,
     );
@@ -165,7 +165,7 @@ describe("sample book", () => {
   // questions (with low_confidence); the trade-off is reported in docs/retrieval.md.
   it("meets the targets on questions never used for tuning", async () => {
     const fresh = await loadQuestions(FRESH_QUESTIONS);
-    const metrics = await evaluate(pipelineOver(lectern.retriever), fresh, 5);
+    const metrics = await evaluate(pipelineOver(lectern.served.retriever), fresh, 5);
     expect(metrics.hitAtK).toBeGreaterThanOrEqual(0.9);
     expect(metrics.falseRejections / metrics.answerable).toBeLessThanOrEqual(0.03);
     // The thresholds refuse at most 3 % of each dev book's answerable questions; on these the

@@ -92,7 +92,7 @@ function firstUrl(sources: { source_url?: string | null | undefined }[]): string
 describe("a versioned Docusaurus site", () => {
   it("is one book whose versions are routed where Docusaurus serves them", async () => {
     expect(
-      lectern.versions.map(({ name, urlSegment, latest }) => [name, urlSegment, latest]),
+      lectern.served.versions.map(({ name, urlSegment, latest }) => [name, urlSegment, latest]),
     ).toEqual([
       ["current", "next", false],
       ["2.0", "", true],

@@ -26,8 +26,8 @@ export function requireDataDir(config: Config): void {
   }
 }
 
-export function requireIndex(lectern: Pick<BookReader, "terms" | "config">): void {
-  if (lectern.terms.size === 0) {
+export function requireIndex(lectern: Pick<BookReader, "served" | "config">): void {
+  if (lectern.served.terms.size === 0) {
     throw createError(
       "INDEX_EMPTY",
       `Nothing has been ingested into ${configLocation(lectern.config)} yet. Run: lectern ingest --docs <dir>`,

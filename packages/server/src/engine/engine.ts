@@ -1,6 +1,6 @@
-import { GLOSSARY_TITLE } from "../answer/lead.ts";
 import type { Synopsis } from "../answer/synopsis.ts";
 import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
+import { viewOfIndex } from "../pipeline/book-view.ts";
 import { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import { HeuristicRewriter } from "../pipeline/query-rewriter.ts";
 import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
@@ -133,17 +133,16 @@ function engineOver(
     maxChunksPerPage: settings.maxChunksPerPage,
     ...(synonyms.size > 0 ? { synonyms } : {}),
   });
+  const view = viewOfIndex(index, {
+    retriever,
+    synopsis,
+    versions: book.versions ?? [],
+    locales: book.locales ?? [],
+  });
   const pipeline = new ChatPipeline({
-    retriever: () => retriever,
+    book: () => view,
     synthesizer: new ExtractiveSynthesizer(),
     rewriter: new HeuristicRewriter(),
-    synopsis: () => synopsis,
-    pageChunks: (filePath) => index.chunksOfPage(filePath),
-    sectionsHeaded: (heading) => index.sectionsHeaded(heading),
-    glossaryPages: () => index.pagesTitledLike(GLOSSARY_TITLE),
-    idf: (term) => index.idf(term),
-    versions: () => book.versions ?? [],
-    locales: () => book.locales ?? [],
     routeBasePath: settings.routeBasePath,
   });
   const run = (input: ChatInput) => complete(() => pipeline.run(input));

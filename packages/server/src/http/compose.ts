@@ -84,7 +84,7 @@ export function composeApp(
     ...(options.followUps ? { followUps: options.followUps } : {}),
   });
   const metrics = createMetrics({
-    indexedChunks: () => lectern.terms.size,
+    indexedChunks: () => lectern.served.terms.size,
     indexVersion: () => lectern.indexVersion(),
     ...(model ? { model } : {}),
   });
@@ -100,7 +100,7 @@ export function composeApp(
       database: async () => {
         await lectern.db.query("SELECT 1");
       },
-      indexedChunks: () => lectern.terms.size,
+      indexedChunks: () => lectern.served.terms.size,
       indexVersion: () => lectern.indexVersion(),
       ...(model ? { model } : {}),
       ...(lectern.vectors?.backend === "qdrant"
@@ -114,7 +114,7 @@ export function composeApp(
     metrics,
     search: (query, limit, version, locale) =>
       lectern.searchKeywords(query, { limit, filePrefix: sliceOf(lectern)({ version, locale }) }),
-    suggestions: () => lectern.synopsis?.starters ?? [],
+    suggestions: () => lectern.served.synopsis?.starters ?? [],
     book: mcpBookContent(lectern),
     chunksOfPages: (filePaths) => lectern.chunksOfPages(filePaths),
     ...(config.shareEnabled ? { shares: new ShareStore(lectern.db) } : {}),
@@ -140,7 +140,7 @@ export function composeApp(
           site: createSite({
             store: lectern.store,
             title: () => lectern.title(),
-            description: () => lectern.synopsis?.about,
+            description: () => lectern.served.synopsis?.about,
             share: config.shareEnabled,
             slice: sliceOf(lectern),
           }),
@@ -231,7 +231,7 @@ function sharedRedis(
  * latest version and the default locale when absent); undefined for a book without either.
  */
 export function sliceOf(
-  lectern: Pick<Lectern, "versions" | "locales" | "config">,
+  lectern: Pick<Lectern, "served" | "config">,
 ): (request: { version?: string | undefined; locale?: string | undefined }) => string | undefined {
-  return (request) => sliceFilePrefix(lectern, lectern.config.routeBasePath, request);
+  return (request) => sliceFilePrefix(lectern.served, lectern.config.routeBasePath, request);
 }

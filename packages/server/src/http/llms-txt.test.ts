@@ -21,7 +21,7 @@ function siteApp() {
       site: createSite({
         store: lectern.store,
         title: () => lectern.title(),
-        description: () => lectern.synopsis?.about,
+        description: () => lectern.served.synopsis?.about,
       }),
     },
   }).app;

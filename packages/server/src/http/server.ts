@@ -83,7 +83,7 @@ export async function startServer(
     refreshing = true;
     try {
       if (await lectern.refresh()) {
-        logger.info({ chunks: lectern.terms.size }, "loaded a new version of the index");
+        logger.info({ chunks: lectern.served.terms.size }, "loaded a new version of the index");
       }
     } catch (error) {
       logger.warn({ err: error }, "checking for a new index version failed; will retry");
@@ -159,7 +159,10 @@ export async function startServer(
   const address = server.address() as AddressInfo;
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
-  logger.info({ url, chunks: lectern.terms.size, history: history.kind }, "Lectern is listening");
+  logger.info(
+    { url, chunks: lectern.served.terms.size, history: history.kind },
+    "Lectern is listening",
+  );
   // A process refused the data directory can then say where its owner answers.
   await lectern.dataDirLock
     ?.update({ url })

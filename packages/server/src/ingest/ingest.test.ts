@@ -100,10 +100,10 @@ describe("incremental ingestion", () => {
     const care = chunks.find((chunk) => chunk.filePath === "01-basics/02-care.mdx");
     expect(care?.text).toContain("Lubrication keeps the bearings cool.");
     expect(care?.url).toBe("https://gears.example/docs/basics/care#maintenance");
-    expect(lectern.retriever.searchLexical("flux capacitor").results).toEqual([]);
-    expect(lectern.retriever.searchLexical("bearings lubrication").results[0]?.chunk.filePath).toBe(
-      "01-basics/02-care.mdx",
-    );
+    expect(lectern.served.retriever.searchLexical("flux capacitor").results).toEqual([]);
+    expect(
+      lectern.served.retriever.searchLexical("bearings lubrication").results[0]?.chunk.filePath,
+    ).toBe("01-basics/02-care.mdx");
   });
 
   it("skips everything on a second run with no changes", async () => {
@@ -129,11 +129,11 @@ describe("incremental ingestion", () => {
     const report = await lectern.ingest(docsDir);
     expect(report.updated.sort()).toEqual(["01-basics/01-torque.md", "01-basics/02-care.mdx"]);
     expect(report.unchanged).toBe(2);
-    expect(lectern.retriever.searchLexical("pound feet").results[0]?.chunk.filePath).toBe(
+    expect(lectern.served.retriever.searchLexical("pound feet").results[0]?.chunk.filePath).toBe(
       "01-basics/01-torque.md",
     );
-    expect(lectern.retriever.searchLexical("newton metres").results).toEqual([]);
-    expect(lectern.retriever.searchLexical("grease").results[0]?.chunk.filePath).toBe(
+    expect(lectern.served.retriever.searchLexical("newton metres").results).toEqual([]);
+    expect(lectern.served.retriever.searchLexical("grease").results[0]?.chunk.filePath).toBe(
       "01-basics/02-care.mdx",
     );
   });
@@ -143,7 +143,7 @@ describe("incremental ingestion", () => {
     const report = await lectern.ingest(docsDir);
     expect(report.removed).toEqual(["index.md"]);
     expect(report.totalDocuments).toBe(3);
-    expect(lectern.retriever.searchLexical("welcome planetary").results).toEqual([]);
+    expect(lectern.served.retriever.searchLexical("welcome planetary").results).toEqual([]);
   });
 
   it("indexes the frontmatter description, keywords and sidebar label, and re-indexes a page when they change", async () => {
@@ -152,21 +152,21 @@ describe("incremental ingestion", () => {
     await writeDoc(docsDir, "01-basics/deep/gears.md", gears("Choosing gears for conveyor belts"));
     let report = await lectern.ingest(docsDir);
     expect(report.updated).toEqual(["01-basics/deep/gears.md"]);
-    const chunk = lectern.retriever.searchLexical("conveyor").results[0]?.chunk;
+    const chunk = lectern.served.retriever.searchLexical("conveyor").results[0]?.chunk;
     expect(chunk?.filePath).toBe("01-basics/deep/gears.md");
     expect(chunk?.searchText).toBe(
       "Choosing gears for conveyor belts\nspur\nworm drive\nGear trains",
     );
     expect(chunk?.text).not.toContain("conveyor");
-    expect(lectern.retriever.searchLexical("worm drive").results[0]?.chunk.filePath).toBe(
+    expect(lectern.served.retriever.searchLexical("worm drive").results[0]?.chunk.filePath).toBe(
       "01-basics/deep/gears.md",
     );
     // Only the description changes: the page is re-indexed with the new one.
     await writeDoc(docsDir, "01-basics/deep/gears.md", gears("Choosing gears for escalators"));
     report = await lectern.ingest(docsDir);
     expect(report.updated).toEqual(["01-basics/deep/gears.md"]);
-    expect(lectern.retriever.searchLexical("conveyor").results).toEqual([]);
-    expect(lectern.retriever.searchLexical("escalators").results[0]?.chunk.filePath).toBe(
+    expect(lectern.served.retriever.searchLexical("conveyor").results).toEqual([]);
+    expect(lectern.served.retriever.searchLexical("escalators").results[0]?.chunk.filePath).toBe(
       "01-basics/deep/gears.md",
     );
     // Stored and read back the same.
@@ -194,12 +194,13 @@ describe("incremental ingestion", () => {
         ),
       },
     ]);
-    const ratio = lectern.retriever.searchLexical("lever arm torque ratio").results[0]?.chunk;
+    const ratio =
+      lectern.served.retriever.searchLexical("lever arm torque ratio").results[0]?.chunk;
     expect(ratio?.filePath).toBe("02-physics/ratios.mdx");
     expect(ratio?.text).toContain("```math\n\\frac{a}{b}\n```");
-    expect(lectern.retriever.searchLexical("content of tab").results[0]?.chunk.filePath).toBe(
-      "02-physics/broken-tabs.mdx",
-    );
+    expect(
+      lectern.served.retriever.searchLexical("content of tab").results[0]?.chunk.filePath,
+    ).toBe("02-physics/broken-tabs.mdx");
   });
 
   it("keeps a page's previous version when it stops parsing, and reports it with its line", async () => {
@@ -215,9 +216,9 @@ describe("incremental ingestion", () => {
     expect(report.failures[0]?.line).toBeGreaterThanOrEqual(3);
     expect(report.failures[0]?.message).toMatch(/^01-basics\/02-care\.mdx:\d+: /);
     expect(report.removed).toEqual([]);
-    expect(lectern.retriever.searchLexical("grease bearings").results[0]?.chunk.filePath).toBe(
-      "01-basics/02-care.mdx",
-    );
+    expect(
+      lectern.served.retriever.searchLexical("grease bearings").results[0]?.chunk.filePath,
+    ).toBe("01-basics/02-care.mdx");
   });
 
   it("leaves the store and the index as they were when a run fails after storing pages", async () => {
@@ -239,9 +240,9 @@ describe("incremental ingestion", () => {
     expect(await lectern.store.indexState()).toEqual(state);
     expect(await lectern.store.allChunks()).toEqual(chunks);
     expect(indexOf(lectern).size).toBe(size);
-    expect(lectern.retriever.searchLexical("kilonewton").results).toEqual([]);
-    expect(lectern.retriever.searchLexical("winch drum").results).toEqual([]);
-    expect(lectern.retriever.searchLexical("pound feet").results[0]?.chunk.filePath).toBe(
+    expect(lectern.served.retriever.searchLexical("kilonewton").results).toEqual([]);
+    expect(lectern.served.retriever.searchLexical("winch drum").results).toEqual([]);
+    expect(lectern.served.retriever.searchLexical("pound feet").results[0]?.chunk.filePath).toBe(
       "01-basics/01-torque.md",
     );
     await writeDoc(docsDir, "01-basics/01-torque.md", torque);
@@ -303,9 +304,9 @@ describe("a page whose frontmatter is a YAML alias bomb", () => {
         expect.objectContaining({ filePath: "bomb.md", code: "INVALID_FRONTMATTER" }),
       ]);
       expect(report.added).toEqual(["gears.md"]);
-      expect(lectern.retriever.searchLexical("helical gears").results[0]?.chunk.filePath).toBe(
-        "gears.md",
-      );
+      expect(
+        lectern.served.retriever.searchLexical("helical gears").results[0]?.chunk.filePath,
+      ).toBe("gears.md");
     } finally {
       await lectern.close();
       await rm(workDir, { recursive: true, force: true });

@@ -21,9 +21,9 @@ export async function loadInsights(
   );
   // With LEXICAL_BACKEND=qdrant the server holds no BM25 index: the report, an occasional batch,
   // builds one for itself (vocabulary gaps compare the book's words and rankings).
-  const index = lectern.index ?? LexicalIndex.build(await lectern.store.allChunks());
-  const retriever = lectern.index
-    ? lectern.retriever
+  const index = lectern.served.index ?? LexicalIndex.build(await lectern.store.allChunks());
+  const retriever = lectern.served.index
+    ? lectern.served.retriever
     : new Retriever(index, {
         topK: lectern.config.search.topK,
         maxChunksPerPage: lectern.config.search.maxChunksPerPage,
@@ -36,7 +36,7 @@ export async function loadInsights(
       synonyms: new Synonyms(lectern.config.synonyms),
       pages: await lectern.store.pages(),
       title: await lectern.title(),
-      sliced: lectern.versions.length > 1 || lectern.locales.length > 1,
+      sliced: lectern.served.versions.length > 1 || lectern.served.locales.length > 1,
     },
     period,
     {

@@ -15,16 +15,19 @@ export function mcpBookContent(lectern: Lectern): McpBookContent {
     // On a versioned book, one version's sections: the one named, else the latest.
     search: (query, options) => {
       const routeBasePath = lectern.config.routeBasePath;
-      const version = resolveVersion(lectern.versions, {
+      const version = resolveVersion(lectern.served.versions, {
         version: options.filters?.version,
         routeBasePath,
       });
-      const locale = resolveLocale(lectern.locales, {
+      const locale = resolveLocale(lectern.served.locales, {
         locale: options.filters?.locale,
         routeBasePath,
       });
       const filters = inVersion(options.filters, version, locale);
-      return lectern.retriever.search(query, { ...options, ...(filters ? { filters } : {}) });
+      return lectern.served.retriever.search(query, {
+        ...options,
+        ...(filters ? { filters } : {}),
+      });
     },
     pages: () => lectern.store.pages(),
     pageMarkdown: (filePath) => lectern.store.pageMarkdown(filePath),

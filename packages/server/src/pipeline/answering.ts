@@ -1,5 +1,4 @@
 import type { Logger } from "pino";
-import { GLOSSARY_TITLE } from "../answer/lead.ts";
 import type { Config } from "../config/config.ts";
 import type { BookReader } from "../lectern.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";
@@ -70,7 +69,7 @@ export function createAnswering(
 
 /**
  * The chat pipeline every entry point runs: `/chat`, `/chat/stream`, `lectern ask`, `repl`,
- * `eval`, `tune` and the bench. The retriever is read on every turn, so a re-ingest is seen.
+ * `eval`, `tune` and the bench. The served book is read on every turn, so a re-ingest is seen.
  */
 export function createChatPipeline(
   lectern: BookReader,
@@ -88,21 +87,10 @@ export function createChatPipeline(
   const answering = createAnswering(lectern.config, logger, lectern.providers, options.onModelCall);
   const fixed = options.retriever;
   const pipeline = new ChatPipeline({
-    retriever: () => fixed ?? lectern.retriever,
+    // The book as served when each question starts (a test's or the bench's retriever on it).
+    book: () => (fixed ? { ...lectern.served, retriever: fixed } : lectern.served),
     synthesizer: options.synthesizer ?? answering.synthesizer,
     rewriter: options.rewriter ?? answering.rewriter,
-    synopsis: () => lectern.synopsis,
-    // Pages are read from the in-process index, or from the store when there is none.
-    ...(lectern.index
-      ? {
-          pageChunks: (filePath: string) => lectern.index?.chunksOfPage(filePath) ?? [],
-          sectionsHeaded: (heading: string) => lectern.index?.sectionsHeaded(heading) ?? [],
-        }
-      : { loadPages: (filePaths: string[]) => lectern.chunksOfPages(filePaths) }),
-    glossaryPages: () => lectern.terms.pagesTitledLike(GLOSSARY_TITLE),
-    idf: (term: string) => lectern.terms.idf(term),
-    versions: () => lectern.versions,
-    locales: () => lectern.locales,
     routeBasePath: lectern.config.routeBasePath,
     ...followUpsOption(
       options.followUps ?? (options.synthesizer ? undefined : answering.followUps),

@@ -7,11 +7,10 @@ import type {
   SourceCitation,
 } from "@lectern/protocol";
 import { followUpQuestions, OVERVIEW_QUESTION } from "../answer/suggestions.ts";
-import type { Synopsis } from "../answer/synopsis.ts";
 import { namedInQuestion } from "../answer/word-classes.ts";
 import { narrowsContent } from "../search/filters.ts";
-import type { RetrievalResult, RetrievedChunk, Retriever } from "../search/retriever.ts";
-import type { BookLocale, BookVersion, ChunkRecord } from "../store/document-store.ts";
+import type { RetrievalResult, RetrievedChunk } from "../search/retriever.ts";
+import type { ChunkRecord } from "../store/document-store.ts";
 import { cutText } from "../util/cut-text.ts";
 import { round } from "../util/numbers.ts";
 import {
@@ -21,6 +20,7 @@ import {
   type SynthesisOutput,
   selectionSearch,
 } from "./answer-synthesizer.ts";
+import type { BookView } from "./book-view.ts";
 import { type ModelFollowUps, mergeFollowUps } from "./follow-ups.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
@@ -39,57 +39,41 @@ const SNIPPET_UNITS = 200;
 export class ChatPipeline {
   constructor(
     private readonly deps: {
-      retriever: () => Retriever;
+      /** The book at its current index version: read once per question (book-view.ts). */
+      book: () => BookView;
       synthesizer: AnswerSynthesizer;
       rewriter?: QueryRewriter;
-      /** What the book is about, for overview questions ("what is this book about?"). */
-      synopsis?: () => Synopsis | undefined;
-      /** The chunks of a page in page order; the synthesizer may quote them beyond the results. */
-      pageChunks?: (filePath: string) => ChunkRecord[];
-      /**
-       * Reads the chunks of these pages, when they are not held in memory (`pageChunks` absent:
-       * LEXICAL_BACKEND=qdrant keeps no chunks); each answer reads its results' and the glossary's.
-       */
-      loadPages?: (filePaths: string[]) => Promise<Map<string, ChunkRecord[]>>;
-      /** The book's glossary pages (file paths), where definition questions also look. */
-      glossaryPages?: () => string[];
-      /**
-       * The chunks opening a page or section titled exactly `heading`, book-wide, where definition
-       * questions also look; absent when no chunks are held in memory (LEXICAL_BACKEND=qdrant).
-       */
-      sectionsHeaded?: (heading: string) => ChunkRecord[];
       /** Follow-up questions written by the model beside the answer (follow-ups.ts). */
       followUps?: ModelFollowUps;
-      /** The book's inverse document frequency of an analysed term. */
-      idf?: (term: string) => number;
-      /** The book's docs versions (none for a book without versions), and where docs are served. */
-      versions?: () => readonly BookVersion[];
-      /** The book's locales (none for an untranslated book). */
-      locales?: () => readonly BookLocale[];
+      /** Where the docs are served: links to other versions' pages are made under it. */
       routeBasePath?: string;
       now?: () => number;
     },
   ) {}
 
   /** The glossary pages of the filters' version (of the whole book without one). */
-  private glossaryIn(filters: ChatInput["filters"]): string[] | undefined {
-    const pages = this.deps.glossaryPages?.();
+  private glossaryIn(book: BookView, filters: ChatInput["filters"]): string[] | undefined {
+    const pages = book.glossaryPages?.();
     return pages && inSlice(filters, pages, (filePath) => filePath);
   }
 
   /** The sections headed so, in the filters' version only. */
-  private sectionsHeadedIn(filters: ChatInput["filters"]): (heading: string) => ChunkRecord[] {
-    const sectionsHeaded = this.deps.sectionsHeaded ?? (() => []);
+  private sectionsHeadedIn(
+    book: BookView,
+    filters: ChatInput["filters"],
+  ): (heading: string) => ChunkRecord[] {
+    const sectionsHeaded = book.sectionsHeaded ?? (() => []);
     return (heading) => inSlice(filters, sectionsHeaded(heading), (chunk) => chunk.filePath);
   }
 
   /** The page lookup for the synthesizer: the one in memory, or the results' pages read now. */
   private async pageChunksFor(
+    book: BookView,
     results: { chunk: ChunkRecord }[],
     glossaryPages: string[],
   ): Promise<((filePath: string) => ChunkRecord[]) | undefined> {
-    if (this.deps.pageChunks) return this.deps.pageChunks;
-    const loadPages = this.deps.loadPages;
+    if (book.pageChunks) return book.pageChunks;
+    const loadPages = book.loadPages;
     if (!loadPages) return undefined;
     const filePaths = new Set([
       ...results.map((result) => result.chunk.filePath),
@@ -102,6 +86,7 @@ export class ChatPipeline {
   async run(input: ChatInput, options: RunOptions = {}): Promise<ChatOutcome> {
     const now = this.deps.now ?? (() => performance.now());
     const started = now();
+    const book = this.deps.book();
     const states: RequestState[] = ["RECEIVED"];
     const timings: Record<string, number> = {};
     const time = async <T>(stage: string, work: () => Promise<T> | T): Promise<T> => {
@@ -116,12 +101,12 @@ export class ChatPipeline {
     /** The version and locale the answer comes from, for the question log. */
     let slice: ChatOutcome["slice"];
     try {
-      const versions = this.deps.versions?.() ?? [];
+      const versions = book.versions ?? [];
       const scope = versionScope(
         versions,
         input,
         this.deps.routeBasePath ?? "/docs",
-        this.deps.locales?.() ?? [],
+        book.locales ?? [],
       );
       let filters = scope.filters;
       slice = sliceNames(scope.version?.name, scope.locale?.name);
@@ -184,7 +169,7 @@ export class ChatPipeline {
         return await answerDirectly(routed.reply, []);
       }
 
-      const synopsis = routed.route === "overview" ? this.deps.synopsis?.() : undefined;
+      const synopsis = routed.route === "overview" ? book.synopsis : undefined;
       if (synopsis && input.selectedText === null) {
         const intro = { chunk: synopsis.intro, score: 1, similarityScore: 1, coverage: 1 };
         // Having read what the book is about, a reader picks a part to start with.
@@ -205,7 +190,7 @@ export class ChatPipeline {
           states.push("RETRIEVING");
           const { query, context } = selectionSearch(routed.normalized, input.selectedText);
           const around = await time("retrieve", () =>
-            this.deps.retriever().search(query, { ...searchOptions, context }),
+            book.retriever.search(query, { ...searchOptions, context }),
           );
           if (options.signal?.aborted) throw abortError();
           if (around.decision === "answer") bookResults = around.results;
@@ -217,11 +202,11 @@ export class ChatPipeline {
         const glossaryPages =
           narrowsContent(filters) || bookResults.length === 0
             ? undefined
-            : this.glossaryIn(filters);
+            : this.glossaryIn(book, filters);
         const pageChunks =
           input.filters?.section || bookResults.length === 0
             ? undefined
-            : await this.pageChunksFor(bookResults, glossaryPages ?? []);
+            : await this.pageChunksFor(book, bookResults, glossaryPages ?? []);
         const output = await time("generate", () =>
           this.deps.synthesizer.synthesize(
             {
@@ -231,10 +216,10 @@ export class ChatPipeline {
               history,
               ...(pageChunks ? { pageChunks } : {}),
               ...(glossaryPages?.length ? { glossaryPages } : {}),
-              ...(this.deps.sectionsHeaded && !narrowsContent(filters) && bookResults.length > 0
-                ? { sectionsHeaded: this.sectionsHeadedIn(filters) }
+              ...(book.sectionsHeaded && !narrowsContent(filters) && bookResults.length > 0
+                ? { sectionsHeaded: this.sectionsHeadedIn(book, filters) }
                 : {}),
-              ...(this.deps.idf ? { idf: this.deps.idf } : {}),
+              ...(book.idf ? { idf: book.idf } : {}),
             },
             options,
           ),
@@ -253,7 +238,7 @@ export class ChatPipeline {
           citation_number: 1,
         };
         // Chunks the answer quotes beyond the results follow them, as for any question.
-        const { quoted: quotedBook, sources: book } = usedBook
+        const { quoted: quotedBook, sources: bookSources } = usedBook
           ? quotedSources(bookResults, output, 1)
           : { quoted: [], sources: [] };
         const answered = output.answeredFromSelection || usedBook;
@@ -263,7 +248,7 @@ export class ChatPipeline {
           degraded: output.degraded ?? false,
           answer: output.answer,
           fallbackMessage: output.fallbackMessage,
-          sources: [citation, ...book],
+          sources: [citation, ...bookSources],
           sourceChunks: chunkRefs(quotedBook),
           // An answer that quotes only the book says so: its mode is the book answer's.
           mode: usedBook && !output.answeredFromSelection ? bookMode(output) : "selected_text",
@@ -291,7 +276,7 @@ export class ChatPipeline {
           : undefined;
       states.push("RETRIEVING");
       const searchWith = (withContext: string | undefined) =>
-        this.deps.retriever().search(searchQuery, {
+        book.retriever.search(searchQuery, {
           ...searchOptions,
           ...(withContext ? { context: withContext } : {}),
         });
@@ -313,7 +298,7 @@ export class ChatPipeline {
         scope.version &&
         (await time("retrieve_other_version", () =>
           otherVersionAnswer(versions, scope, retrieval, (scoped) =>
-            this.deps.retriever().search(searchQuery, {
+            book.retriever.search(searchQuery, {
               ...(input.topK ? { topK: input.topK } : {}),
               ...(scoped ? { filters: scoped } : {}),
               ...(options.signal ? { signal: options.signal } : {}),
@@ -351,11 +336,11 @@ export class ChatPipeline {
 
       states.push("GENERATING");
       // The glossary may lie outside what a filter allows: only unfiltered questions look there.
-      const glossaryPages = narrowsContent(filters) ? undefined : this.glossaryIn(filters);
+      const glossaryPages = narrowsContent(filters) ? undefined : this.glossaryIn(book, filters);
       // Other chunks of a result's page may be quoted, unless a section filter rules them out.
       const pageChunks = input.filters?.section
         ? undefined
-        : await this.pageChunksFor(retrieval.results, glossaryPages ?? []);
+        : await this.pageChunksFor(book, retrieval.results, glossaryPages ?? []);
       if (pageChunks) {
         retrieval = { ...retrieval, results: withListedSections(retrieval.results, pageChunks) };
       }
@@ -375,11 +360,11 @@ export class ChatPipeline {
             ...(pageChunks ? { pageChunks } : {}),
             ...(glossaryPages?.length ? { glossaryPages } : {}),
             // Like the glossary, they may lie outside what a filter allows.
-            ...(this.deps.sectionsHeaded && !narrowsContent(filters)
-              ? { sectionsHeaded: this.sectionsHeadedIn(filters) }
+            ...(book.sectionsHeaded && !narrowsContent(filters)
+              ? { sectionsHeaded: this.sectionsHeadedIn(book, filters) }
               : {}),
             ...(retrieval.context ? { context: retrieval.context } : {}),
-            ...(this.deps.idf ? { idf: this.deps.idf } : {}),
+            ...(book.idf ? { idf: book.idf } : {}),
           },
           options,
         ),
@@ -400,13 +385,8 @@ export class ChatPipeline {
       // What to ask next follows on from the section the reader read first.
       const first = (firstCited(output.answer, quoted) ?? retrieval.results[0])?.chunk;
       const fromBook =
-        first && this.deps.pageChunks
-          ? followUpQuestions(
-              first,
-              this.deps.pageChunks(first.filePath),
-              3,
-              shownSections(sources),
-            )
+        first && book.pageChunks
+          ? followUpQuestions(first, book.pageChunks(first.filePath), 3, shownSections(sources))
           : [];
       const suggestions = followUps
         ? mergeFollowUps(

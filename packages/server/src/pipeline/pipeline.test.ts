@@ -167,7 +167,7 @@ describe("ErrorRecovery", () => {
 
 describe("ChatPipeline", () => {
   const pipeline = new ChatPipeline({
-    retriever: () => retriever,
+    book: () => ({ retriever }),
     synthesizer: new ExtractiveSynthesizer(),
   });
 
@@ -286,7 +286,7 @@ describe("ChatPipeline", () => {
 
   it("ends in FAILED and rethrows when a stage fails", async () => {
     const failing = new ChatPipeline({
-      retriever: () => retriever,
+      book: () => ({ retriever }),
       synthesizer: {
         kind: "failing",
         async synthesize() {
@@ -344,9 +344,11 @@ describe("ChatPipeline: sources the answer adds", () => {
   ]);
   const bookRetriever = new Retriever(index, { topK: 2, maxChunksPerPage: 1 });
   const book = new ChatPipeline({
-    retriever: () => bookRetriever,
+    book: () => ({
+      retriever: bookRetriever,
+      pageChunks: (filePath) => index.chunksOfPage(filePath),
+    }),
     synthesizer: new ExtractiveSynthesizer(),
-    pageChunks: (filePath) => index.chunksOfPage(filePath),
   });
 
   it("lists a quoted chunk that retrieval did not return after the results, with the next number", async () => {
@@ -380,8 +382,10 @@ describe("ChatPipeline: sources the answer adds", () => {
     ]);
     const citing = (cite: "first result" | "model page") =>
       new ChatPipeline({
-        retriever: () => new Retriever(pages, { topK: 2, maxChunksPerPage: 1 }),
-        pageChunks: (filePath) => pages.chunksOfPage(filePath),
+        book: () => ({
+          retriever: new Retriever(pages, { topK: 2, maxChunksPerPage: 1 }),
+          pageChunks: (filePath) => pages.chunksOfPage(filePath),
+        }),
         synthesizer: {
           kind: "stub",
           async synthesize(synthesis) {
@@ -400,6 +404,37 @@ describe("ChatPipeline: sources the answer adds", () => {
     const fromModel = (await citing("model page").run(question)).suggestions ?? [];
     expect(fromModel.length).toBeGreaterThan(0);
     expect(fromModel.join(" ")).toMatch(/checking|joints/i);
+  });
+
+  it("reads one version of the book to the end of a question when a new one is swapped in meanwhile", async () => {
+    const before = LexicalIndex.build([
+      pageChunk("model", 0, "The model file describes links.", ["Robot Model"]),
+      pageChunk("model", 1, "Check the model file with a linter.", ["Robot Model", "Checking"]),
+      pageChunk("model", 2, "Joints connect the links of the model.", ["Robot Model", "Joints"]),
+    ]);
+    // The next version has lost the page the question is answered from.
+    const after = LexicalIndex.build([
+      pageChunk("launch", 0, "Launch files start nodes.", ["Launch"]),
+    ]);
+    const viewOf = (index: LexicalIndex) => ({
+      retriever: new Retriever(index, { topK: 2, maxChunksPerPage: 1 }),
+      pageChunks: (filePath: string) => index.chunksOfPage(filePath),
+    });
+    let current = viewOf(before);
+    const swapping = new ChatPipeline({
+      book: () => current,
+      synthesizer: {
+        kind: "stub",
+        async synthesize() {
+          current = viewOf(after); // an ingest elsewhere lands while this answer is written
+          return { answer: "Quoted. [1]", fallbackMessage: null, mode: "retrieval_only" };
+        },
+      },
+    });
+    const outcome = await swapping.run(input("What does the model file describe?"));
+    expect(outcome.sources[0]).toMatchObject({ file_path: "model.md" });
+    // What to ask next comes from the page the answer quotes, as it was when the question began.
+    expect((outcome.suggestions ?? []).join(" ")).toMatch(/checking|joints/i);
   });
 
   it("does the same for a question about a selection, after the selection and the results", async () => {
@@ -430,7 +465,7 @@ describe("ChatPipeline: sources the answer adds", () => {
     };
     const answering = (extraSources: (typeof extra)[]) =>
       new ChatPipeline({
-        retriever: () => retriever,
+        book: () => ({ retriever }),
         synthesizer: {
           kind: "stub",
           async synthesize(synthesis) {
@@ -489,9 +524,11 @@ describe("ChatPipeline: sources the answer adds", () => {
     const office = LexicalIndex.build([packed, other]);
     const officeRetriever = new Retriever(office, { topK: 5, maxChunksPerPage: 1 });
     const outcome = await new ChatPipeline({
-      retriever: () => officeRetriever,
+      book: () => ({
+        retriever: officeRetriever,
+        pageChunks: (filePath) => office.chunksOfPage(filePath),
+      }),
       synthesizer: new ExtractiveSynthesizer(),
-      pageChunks: (filePath) => office.chunksOfPage(filePath),
     }).run(input("What does the print spooler queue hold?"));
     const cited = outcome.sources.find((source) => "cited" in source && source.cited);
     expect(cited).toMatchObject({ source_url: "/docs/office#spooler" });

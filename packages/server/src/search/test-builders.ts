@@ -43,8 +43,8 @@ export function retrievedChunk(
 }
 
 /** The book's in-process BM25 index (the default LEXICAL_BACKEND=memory); fails without one. */
-export function indexOf(book: { index: LexicalIndex | undefined }): LexicalIndex {
-  if (!book.index)
-    throw new Error("This book has no in-process BM25 index (LEXICAL_BACKEND=qdrant).");
-  return book.index;
+export function indexOf(book: { served: { index: LexicalIndex | undefined } }): LexicalIndex {
+  const index = book.served.index;
+  if (!index) throw new Error("This book has no in-process BM25 index (LEXICAL_BACKEND=qdrant).");
+  return index;
 }

@@ -104,7 +104,7 @@ async function writeStaticBook(
   engineDir: string,
   feedbackUrl: string | undefined,
 ): Promise<WrittenFile[]> {
-  const index = lectern.index;
+  const index = lectern.served.index;
   if (!index)
     throw createError(
       "STATIC_NEEDS_LEXICAL_INDEX",
@@ -119,8 +119,8 @@ async function writeStaticBook(
     indexVersion,
     pages: await lectern.store.pages(),
     chunks: inStoreOrder(index.allChunks()),
-    versions: lectern.versions,
-    locales: lectern.locales,
+    versions: lectern.served.versions,
+    locales: lectern.served.locales,
   };
   const synopsis = bookSynopsis(book.pages, book.chunks, book.versions ?? []);
   const bookFiles = staticBookFiles(book, index, synopsis);

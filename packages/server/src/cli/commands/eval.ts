@@ -29,7 +29,7 @@ export async function evalCommand(
   requireDataDir(config);
   return withLectern(config, async (lectern) => {
     requireIndex(lectern);
-    let retriever = lectern.retriever;
+    let retriever = lectern.served.retriever;
     if (flags.tune) {
       const tuneHalf = splitQuestions(allQuestions, "tune");
       const tuned = await tuneThresholds(

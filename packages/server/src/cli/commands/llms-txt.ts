@@ -37,7 +37,7 @@ export async function llmsTxtCommand(config: Config, flags: Flags): Promise<numb
 export async function llmsBookOf(lectern: Lectern): Promise<LlmsBook> {
   return {
     title: (await lectern.title()) ?? "The book",
-    description: lectern.synopsis?.about,
+    description: lectern.served.synopsis?.about,
     pages: await lectern.store.pages(),
     markdown: await lectern.store.allPageMarkdown(),
   };

@@ -34,12 +34,18 @@ export async function runIngest(
   const book = {
     title: (await lectern.title()) ?? null,
     dataDir: path.resolve(lectern.config.dataDir),
-    ...(lectern.versions.length > 0
-      ? { versions: lectern.versions.map(({ name, label, latest }) => ({ name, label, latest })) }
-      : {}),
-    ...(lectern.locales.length > 0
+    ...(lectern.served.versions.length > 0
       ? {
-          locales: lectern.locales.map(({ name, default: isDefault }) => ({
+          versions: lectern.served.versions.map(({ name, label, latest }) => ({
+            name,
+            label,
+            latest,
+          })),
+        }
+      : {}),
+    ...(lectern.served.locales.length > 0
+      ? {
+          locales: lectern.served.locales.map(({ name, default: isDefault }) => ({
             name,
             default: isDefault,
           })),

@@ -24,7 +24,7 @@ export async function serveCommand(
         await lectern.close();
         return 1;
       }
-    } else if (lectern.terms.size === 0) {
+    } else if (lectern.served.terms.size === 0) {
       process.stderr.write(
         "warning: nothing has been ingested yet; run lectern ingest --docs <dir> or pass --docs.\n",
       );
