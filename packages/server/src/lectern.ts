@@ -80,7 +80,10 @@ type ProgressListener = (event: { done: number; total: number; file: string }) =
 /**
  * The book as it is served at one index version: what a question reads (book-view.ts), with the
  * BM25 index or the term statistics it came from. An ingest or a refresh makes a new one and
- * swaps it in whole, so a question that took the old one reads the old version to its end.
+ * swaps it in whole, so a question that took the old one reads the old version to its end. (An
+ * ingest in this process updates its in-memory index page by page before the swap; a server never
+ * ingests while it answers: `lectern serve --docs` ingests before it listens, and another
+ * process's ingest arrives by `refresh`, which loads a new index.)
  */
 export interface ServedBook extends BookView {
   readonly indexVersion: number;
