@@ -106,7 +106,11 @@ export function describeVersionsAndSampleBook(): void {
         );
         try {
           expect(
-            lectern.served.versions.map(({ name, urlSegment, latest }) => [name, urlSegment, latest]),
+            lectern.served.versions.map(({ name, urlSegment, latest }) => [
+              name,
+              urlSegment,
+              latest,
+            ]),
           ).toEqual([
             ["current", "next", false],
             ["2.0", "", true],

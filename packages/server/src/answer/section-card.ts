@@ -16,11 +16,9 @@ import { cachedIn, keptWith } from "../util/bounded-cache.ts";
  * matches the question, shown as the book shows it (its heading path, then its prose, lists,
  * tables and code as Markdown), with the sentences that match the question best set in bold rather
  * than cut out. Measured on four books (docs/retrieval.md), the best section shown whole contains
- * the fact asked for more often than any passage picked sentence by sentence.
- *
- * A chunk may hold several sections (small sibling sections are packed together): each is a
- * candidate of its own, so the card shows one section and its sub-sections, never a neighbour that
- * happens to share the chunk.
+ * the fact asked for more often than any passage picked sentence by sentence. A chunk may hold
+ * several sections (small sibling sections are packed together): each is a candidate of its own,
+ * so the card shows one section and its sub-sections, never a neighbour that shares the chunk.
  */
 
 /** Every weight of the section card, with why it is there. Fitted by `npm run eval:dev -- --fit`. */

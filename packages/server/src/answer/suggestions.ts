@@ -10,7 +10,8 @@ import { cachedIn } from "../util/bounded-cache.ts";
 
 export const OVERVIEW_QUESTION = "What is this book about?";
 
-/** "Topics and Messages" → "What should I know about topics and messages?" */
+/** How a suggestion asks about a heading ("Topics and Messages" → "…about topics and messages?"). */
+export const ABOUT_PREFIX = "What should I know about";
 export function questionAbout(title: string): string {
   const clean = title.replace(/\s+/g, " ").trim();
   if (/\?$/.test(clean)) return clean;
@@ -33,7 +34,7 @@ export function questionAbout(title: string): string {
         : word,
     )
     .join(" ");
-  return `What should I know about ${phrase}?`;
+  return `${ABOUT_PREFIX} ${phrase}?`;
 }
 
 /** Words Title Case leaves in lower case. */

@@ -191,3 +191,56 @@ describe("ExtractiveSynthesizer: a short selection and the book around it", () =
     expect(query).toBe(context);
   });
 });
+
+describe("a question naming a section by its heading", () => {
+  const synthesizer = new ExtractiveSynthesizer();
+  // The overview mentions the arm in passing, in words closer to the question than the section's.
+  const overview = result(
+    "overview",
+    "The running example is a rover. Later chapters add a three-joint arm as an example for kinematics.",
+    "Running example",
+  );
+  const arm = result(
+    "arm",
+    "The arm has a base that turns, a shoulder and an elbow. Each joint adds one transform to the chain.",
+    "Example: a three-joint arm",
+  );
+  const stops = result(
+    "stops",
+    "Joint limits stop the arm before it hits itself. The shoulder stops at ninety degrees.",
+    "Joint limits",
+  );
+
+  it.each([
+    // As the book's own suggestions ask about a heading (answer/suggestions.ts).
+    ["What should I know about Example: a three-joint arm?", [overview, arm], "arm"],
+    ["what should I know about example: a three-joint arm?", [overview, arm], "arm"],
+    // The whole question is the heading.
+    ["Example: a three-joint arm?", [overview, arm], "arm"],
+  ])("%j leads with that section", async (question, results, expected) => {
+    const output = await synthesizer.synthesize({ question, results, selectedText: null });
+    const first = Number(/\[(\d+)\]/.exec(output.answer ?? "")?.[1]);
+    expect(results[first - 1]?.chunk.id).toBe(expected);
+  });
+
+  it("finds the section by its heading when the search did not return it", async () => {
+    const output = await synthesizer.synthesize({
+      question: "What should I know about Example: a three-joint arm?",
+      results: [overview, stops],
+      selectedText: null,
+      sectionsHeaded: (heading) => (heading === "Example: a three-joint arm" ? [arm.chunk] : []),
+    });
+    expect(output.answer).toMatch(/^\*\*Example: a three-joint arm\*\*/);
+    expect(output.extraSources?.[0]?.chunk.id).toBe("arm");
+  });
+
+  it("is left to the ranking when no section bears the heading", async () => {
+    const output = await synthesizer.synthesize({
+      question: "What should I know about a three-joint arm?",
+      results: [overview, arm],
+      selectedText: null,
+      sectionsHeaded: () => [],
+    });
+    expect(output.answer).toContain("three-joint arm");
+  });
+});

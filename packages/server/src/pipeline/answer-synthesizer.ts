@@ -11,11 +11,13 @@ import {
   sectionsOf,
   squeezed,
 } from "../answer/section-card.ts";
+import { ABOUT_PREFIX } from "../answer/suggestions.ts";
 import type { Exchange } from "../llm/prompts.ts";
-import { analyze, analyzeQuery } from "../search/analyzer.ts";
+import { analyze, analyzeQuery, headingKey } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { renderBlock } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
+import { cachedIn } from "../util/bounded-cache.ts";
 import type { RunOptions } from "./types.ts";
 
 /**
@@ -233,11 +235,15 @@ export function sectionAnswer(
   const question = options.aside
     ? questionWords(input.question, idf, options.aside)
     : questionWords(input.context ? `${input.question} ${input.context}` : input.question, idf);
-  const ranked = rankedSections(input.results, question, weights, input.pageChunks);
+  const found = rankedSections(input.results, question, weights, input.pageChunks);
+  // A question naming a section by its heading (a suggested one) is answered by that section.
+  const named = found[0] ? namedSections(input, found, found[0]) : [];
+  const ranked = [...named, ...found.filter((entry) => !named.includes(entry))];
   const best = ranked[0];
   if (!best) return answer;
   const subject = definitionSubject(input.question);
-  const candidates = leadCandidates(input, ranked, best, subject, weights);
+  const candidates =
+    named.length > 0 ? named : leadCandidates(input, ranked, best, subject, weights);
   const lead = bestLead(candidates, question, subject, weights, options.avoid);
   answer.matched = lead !== undefined;
   const leadText = lead?.sentences.join(" ");
@@ -296,6 +302,45 @@ function leadCandidates(
     ...defining,
   ];
 }
+
+/**
+ * The sections whose heading the question names whole: the X of "What should I know about X?",
+ * the question the book's suggestions ask about a heading (answer/suggestions.ts), or the whole
+ * question. Ranked ones keep their place; one found only by its heading (sectionsHeaded) stands
+ * as high as the best section.
+ */
+function namedSections(
+  input: SynthesisInput,
+  ranked: ScoredSection[],
+  best: ScoredSection,
+): ScoredSection[] {
+  const asked = input.question.trim();
+  const heading = ABOUT_HEADING.exec(asked)?.[1] ?? asked.replace(/\?+$/, "");
+  const key = headingKey(heading);
+  if (!key) return [];
+  const names = (entry: ScoredSection) =>
+    cachedIn(headingKeys, entry.section.section, MAX_HEADING_KEYS, headingKey) === key;
+  const inRanked = ranked.filter(names);
+  if (inRanked.length > 0) return inRanked.slice(0, MAX_HEADED_SECTIONS);
+  return (input.sectionsHeaded?.(heading) ?? [])
+    .flatMap((chunk) => {
+      const source = input.results.findIndex((result) => result.chunk.id === chunk.id);
+      return sectionsOf(chunk, source).map((section) => ({
+        section,
+        score: best.score,
+        similarity: best.similarity,
+      }));
+    })
+    .filter(names)
+    .slice(0, MAX_HEADED_SECTIONS);
+}
+
+/** Headings read as `headingKey` reads them, kept: every answer compares its sections' headings. */
+const headingKeys = new Map<string, string>();
+const MAX_HEADING_KEYS = 4096;
+
+/** The question the book's suggestions ask about a heading; its X is the heading. */
+const ABOUT_HEADING = new RegExp(`^${ABOUT_PREFIX}\\s+(.+?)\\?$`, "i");
 
 /** The lead quoted before the card: its section's heading path, the passage, what it introduces. */
 function renderLead(lead: Lead, citation: number): string {
