@@ -575,6 +575,26 @@ describe.runIf(chromiumReady)("reader's experience in Chromium", () => {
     await page.context().close();
   });
 
+  it("answers a suggested question with the section it names", async () => {
+    const page = await openPage("/docs");
+    // A suggestion asks about a heading as the server words it (answer/suggestions.ts).
+    const suggested = "What should I know about connecting ROS 2 and gazebo?";
+    await page.route("**/suggestions", (route) =>
+      route.fulfill({ json: { questions: [suggested] } }),
+    );
+    await launcherOf(page).click();
+    await page
+      .getByRole("list", { name: "Try asking" })
+      .getByRole("button", { name: suggested })
+      .click();
+    await waitForAnswer(page, /Gazebo/);
+    // The answer opens under that section's heading, not under a page that mentions its words.
+    expect(await lastAnswer(page).locator("strong").first().textContent()).toMatch(
+      /› Connecting ROS 2 and Gazebo$/,
+    );
+    await page.context().close();
+  });
+
   it("copies an answer as Markdown with its sources as absolute links", async () => {
     const context = await browser.newContext({
       viewport: { width: 1280, height: 860 },
