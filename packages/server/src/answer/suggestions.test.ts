@@ -28,6 +28,16 @@ describe("questionAbout", () => {
     expect(questionAbout("What Is Robotics Software?")).toBe("What Is Robotics Software?");
     expect(questionAbout("How tf2 works")).toBe("How tf2 works?");
   });
+
+  it.each([
+    ["What a simulator does", "What should I know about what a simulator does?"],
+    ["Who this book is for", "What should I know about who this book is for?"],
+    ["Where the gap comes from", "What should I know about where the gap comes from?"],
+    ["How does the cache work", "How does the cache work?"],
+    ["Can a node have two publishers", "Can a node have two publishers?"],
+  ])("asks about a heading that is a clause, not a question: %j", (heading, question) => {
+    expect(questionAbout(heading)).toBe(question);
+  });
 });
 
 const page = (filePath: string, title: string, part: string, position?: number): PageSummary => ({

@@ -15,12 +15,9 @@ export const ABOUT_PREFIX = "What should I know about";
 export function questionAbout(title: string): string {
   const clean = title.replace(/\s+/g, " ").trim();
   if (/\?$/.test(clean)) return clean;
-  if (/^(how|what|why|when|where|which|who|can|should|do|does|is|are)\b/i.test(clean)) {
-    return `${clean.replace(/[.:!]+$/, "")}?`;
-  }
-  // A Title Case heading's capitalised words become lower case ("Topics and Messages"); a sentence-
-  // case heading only loses its first capital ("A first Python launch file"). Acronyms, names with
-  // inner capitals and code stay as they are.
+  if (ASKING.test(clean)) return `${clean.replace(/[.:!]+$/, "")}?`;
+  // Title Case words go lower case ("Topics and Messages"), a sentence-case heading's first capital
+  // only ("A first Python launch file"); acronyms, names with inner capitals and code stay.
   const words = clean.replace(/[.:!]+$/, "").split(" ");
   const capitalised = (word: string) => /^[A-Z][a-z]*(?:[-'’][a-z]+)*$/.test(word);
   const long = words.filter(
@@ -36,6 +33,10 @@ export function questionAbout(title: string): string {
     .join(" ");
   return `${ABOUT_PREFIX} ${phrase}?`;
 }
+
+/** A heading worded as a question, asked as it is ("What a simulator does" is none). */
+const ASKING =
+  /^(?:(?:how|what|why|when|where|which|who)(?!\s+(?:an?|the|this|each)\s)|can|should|do|does|is|are)\b/i;
 
 /** Words Title Case leaves in lower case. */
 const SMALL_WORDS = new Set(
