@@ -234,6 +234,26 @@ describe("a question naming a section by its heading", () => {
     expect(output.extraSources?.[0]?.chunk.id).toBe("arm");
   });
 
+  it("takes the section holding the heading when it shares its parent's card", async () => {
+    const sensors = result(
+      "sensors",
+      "This page looks at the sensors of a robot.\n\n### Lidar\n\nA lidar measures distance by timing a laser pulse.\n\n### Encoders\n\nAn encoder counts wheel turns.",
+      "Robot sensors",
+    );
+    const fusion = result(
+      "fusion",
+      "Fusion combines a lidar fix with wheel odometry and a lidar scan match, lidar and odometry together.",
+      "Sensor fusion",
+    );
+    const output = await synthesizer.synthesize({
+      question: "What should I know about lidar?",
+      results: [fusion, sensors],
+      selectedText: null,
+    });
+    expect(output.answer).toMatch(/^\*\*Robot sensors\*\* \[2\]/);
+    expect(output.answer).toContain("**A lidar measures distance by timing a laser pulse.**");
+  });
+
   it("is left to the ranking when no section bears the heading", async () => {
     const output = await synthesizer.synthesize({
       question: "What should I know about a three-joint arm?",

@@ -306,8 +306,9 @@ function leadCandidates(
 /**
  * The sections whose heading the question names whole: the X of "What should I know about X?",
  * the question the book's suggestions ask about a heading (answer/suggestions.ts), or the whole
- * question. Ranked ones keep their place; one found only by its heading (sectionsHeaded) stands
- * as high as the best section.
+ * question. Sections headed X come first, then those holding X as a sub-heading (a page's opening
+ * keeps its sub-sections on its card); ranked ones keep their place, and one found only by its
+ * heading (sectionsHeaded) stands as high as the best section.
  */
 function namedSections(
   input: SynthesisInput,
@@ -318,21 +319,26 @@ function namedSections(
   const heading = ABOUT_HEADING.exec(asked)?.[1] ?? asked.replace(/\?+$/, "");
   const key = headingKey(heading);
   if (!key) return [];
-  const names = (entry: ScoredSection) =>
-    cachedIn(headingKeys, entry.section.section, MAX_HEADING_KEYS, headingKey) === key;
-  const inRanked = ranked.filter(names);
-  if (inRanked.length > 0) return inRanked.slice(0, MAX_HEADED_SECTIONS);
-  return (input.sectionsHeaded?.(heading) ?? [])
-    .flatMap((chunk) => {
+  const keyOf = (text: string) => cachedIn(headingKeys, text, MAX_HEADING_KEYS, headingKey);
+  const headedSo = (entry: ScoredSection) => keyOf(entry.section.section) === key;
+  const holding = (entry: ScoredSection) =>
+    entry.section.blocks.some((block) => block.kind === "heading" && keyOf(block.text) === key);
+  let headed: ScoredSection[] | undefined;
+  const headedInBook = () =>
+    (headed ??= (input.sectionsHeaded?.(heading) ?? []).flatMap((chunk) => {
       const source = input.results.findIndex((result) => result.chunk.id === chunk.id);
       return sectionsOf(chunk, source).map((section) => ({
         section,
         score: best.score,
         similarity: best.similarity,
       }));
-    })
-    .filter(names)
-    .slice(0, MAX_HEADED_SECTIONS);
+    }));
+  for (const names of [headedSo, holding])
+    for (const pool of [() => ranked, headedInBook]) {
+      const found = pool().filter(names);
+      if (found.length > 0) return found.slice(0, MAX_HEADED_SECTIONS);
+    }
+  return [];
 }
 
 /** Headings read as `headingKey` reads them, kept: every answer compares its sections' headings. */
