@@ -317,6 +317,9 @@ function namedSections(
 ): ScoredSection[] {
   const asked = input.question.trim();
   const heading = ABOUT_HEADING.exec(asked)?.[1] ?? asked.replace(/\?+$/, "");
+  // The book's table of headings (sub-headings too) answers at once for most questions: no.
+  const chunks = input.sectionsHeaded?.(heading);
+  if (chunks?.length === 0) return [];
   const key = headingKey(heading);
   if (!key) return [];
   const keyOf = (text: string) => cachedIn(headingKeys, text, MAX_HEADING_KEYS, headingKey);
@@ -325,7 +328,7 @@ function namedSections(
     entry.section.blocks.some((block) => block.kind === "heading" && keyOf(block.text) === key);
   let headed: ScoredSection[] | undefined;
   const headedInBook = () =>
-    (headed ??= (input.sectionsHeaded?.(heading) ?? []).flatMap((chunk) => {
+    (headed ??= (chunks ?? []).flatMap((chunk) => {
       const source = input.results.findIndex((result) => result.chunk.id === chunk.id);
       return sectionsOf(chunk, source).map((section) => ({
         section,

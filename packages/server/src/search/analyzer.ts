@@ -339,14 +339,19 @@ export function headingKey(text: string): string {
     .trim()
     .replace(/^(?:the|an?)\s+/i, "")
     .split(/\s+/)
-    .map(
-      (word) =>
-        plainWordForm(word)?.form ??
-        word.toLowerCase().replace(/^[*_`"'“‘(]+|[*_`"'”’).,:;!?]+$/g, ""),
-    )
+    .map((word) => cachedIn(headingWords, word, MAX_HEADING_WORDS, headingWord))
     .filter((word) => word !== "")
     .join(" ");
 }
+
+/** A word of a heading as headingKey reads it; kept, as a question's words are read again. */
+function headingWord(word: string): string {
+  return (
+    plainWordForm(word)?.form ?? word.toLowerCase().replace(/^[*_`"'“‘(]+|[*_`"'”’).,:;!?]+$/g, "")
+  );
+}
+const headingWords = new Map<string, string>();
+const MAX_HEADING_WORDS = 16_384;
 
 /**
  * A singular word without its -ing or -ed ending (when four letters stay: "string" and "embed"
