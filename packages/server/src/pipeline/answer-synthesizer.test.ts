@@ -254,6 +254,29 @@ describe("a question naming a section by its heading", () => {
     expect(output.answer).toContain("**A lidar measures distance by timing a laser pulse.**");
   });
 
+  it("takes the section on the page the question names, when pages share the heading", async () => {
+    const argumentsOf = (page: string, text: string) => {
+      const found = result(`${page}-arguments`, text, "Arguments");
+      return { ...found, chunk: { ...found.chunk, title: page, headingPath: [page, "Arguments"] } };
+    };
+    const results = [
+      argumentsOf("compose", "The arguments are the functions to compose, right to left."),
+      argumentsOf("subscribe", "The one argument is the listener to call on every change."),
+    ];
+    for (const [page, expected] of [
+      ["subscribe", "subscribe-arguments"],
+      ["compose", "compose-arguments"],
+    ]) {
+      const output = await synthesizer.synthesize({
+        question: `What should I know about arguments in “${page}”?`,
+        results,
+        selectedText: null,
+      });
+      const first = Number(/\[(\d+)\]/.exec(output.answer ?? "")?.[1]);
+      expect(results[first - 1]?.chunk.id).toBe(expected);
+    }
+  });
+
   it("is left to the ranking when no section bears the heading", async () => {
     const output = await synthesizer.synthesize({
       question: "What should I know about a three-joint arm?",

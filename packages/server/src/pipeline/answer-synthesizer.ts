@@ -11,13 +11,13 @@ import {
   sectionsOf,
   squeezed,
 } from "../answer/section-card.ts";
-import { ABOUT_PREFIX } from "../answer/suggestions.ts";
 import type { Exchange } from "../llm/prompts.ts";
 import { analyze, analyzeQuery, headingKey } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { renderBlock } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { cachedIn } from "../util/bounded-cache.ts";
+import { namedHeading } from "./named-heading.ts";
 import type { RunOptions } from "./types.ts";
 
 /**
@@ -304,9 +304,9 @@ function leadCandidates(
 }
 
 /**
- * The sections whose heading the question names whole: the X of "What should I know about X?",
- * the question the book's suggestions ask about a heading (answer/suggestions.ts), or the whole
- * question. Sections headed X come first, then those holding X as a sub-heading (a page's opening
+ * The sections whose heading the question names whole (named-heading.ts): the X of "What should
+ * I know about X?", the question the book's suggestions ask about a heading, on the page they
+ * name if they do, or the whole question. Sections headed X come first, then those holding X as a sub-heading (a page's opening
  * keeps its sub-sections on its card); ranked ones keep their place, and one found only by its
  * heading (sectionsHeaded) stands as high as the best section.
  */
@@ -315,8 +315,7 @@ function namedSections(
   ranked: ScoredSection[],
   best: ScoredSection,
 ): ScoredSection[] {
-  const asked = input.question.trim();
-  const heading = ABOUT_HEADING.exec(asked)?.[1] ?? asked.replace(/\?+$/, "");
+  const { heading, page } = namedHeading(input.question);
   // The book's table of headings (sub-headings too) answers at once for most questions: no.
   const chunks = input.sectionsHeaded?.(heading);
   if (chunks?.length === 0) return [];
@@ -336,20 +335,20 @@ function namedSections(
         similarity: best.similarity,
       }));
     }));
-  for (const names of [headedSo, holding])
-    for (const pool of [() => ranked, headedInBook]) {
-      const found = pool().filter(names);
-      if (found.length > 0) return found.slice(0, MAX_HEADED_SECTIONS);
-    }
+  // The page the question names first (a suggestion about a heading several pages share).
+  const onPage = (entry: ScoredSection) => entry.section.chunk.title === page;
+  for (const within of page === undefined ? [() => true] : [onPage, () => true])
+    for (const names of [headedSo, holding])
+      for (const pool of [() => ranked, headedInBook]) {
+        const found = pool().filter((entry) => names(entry) && within(entry));
+        if (found.length > 0) return found.slice(0, MAX_HEADED_SECTIONS);
+      }
   return [];
 }
 
 /** Headings read as `headingKey` reads them, kept: every answer compares its sections' headings. */
 const headingKeys = new Map<string, string>();
 const MAX_HEADING_KEYS = 4096;
-
-/** The question the book's suggestions ask about a heading; its X is the heading. */
-const ABOUT_HEADING = new RegExp(`^${ABOUT_PREFIX}\\s+(.+?)\\?$`, "i");
 
 /** The lead quoted before the card: its section's heading path, the passage, what it introduces. */
 function renderLead(lead: Lead, citation: number): string {

@@ -22,6 +22,7 @@ import {
 } from "./answer-synthesizer.ts";
 import type { BookView } from "./book-view.ts";
 import { type ModelFollowUps, mergeFollowUps } from "./follow-ups.ts";
+import { onTheirPage } from "./named-heading.ts";
 import { followUpContext, type QueryRewriter } from "./query-rewriter.ts";
 import { routeQuery } from "./query-router.ts";
 import { withListedSections } from "./reading-lists.ts";
@@ -386,7 +387,11 @@ export class ChatPipeline {
       const first = (firstCited(output.answer, quoted) ?? retrieval.results[0])?.chunk;
       const fromBook =
         first && book.pageChunks
-          ? followUpQuestions(first, book.pageChunks(first.filePath), 3, shownSections(sources))
+          ? onTheirPage(
+              followUpQuestions(first, book.pageChunks(first.filePath), 3, shownSections(sources)),
+              first,
+              book.sectionsHeaded,
+            )
           : [];
       const suggestions = followUps
         ? mergeFollowUps(

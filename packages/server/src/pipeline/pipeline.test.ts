@@ -7,6 +7,7 @@ import { Retriever } from "../search/retriever.ts";
 import { chunkRecord } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { ExtractiveSynthesizer, SELECTION_UNANSWERABLE_MESSAGE } from "./answer-synthesizer.ts";
+import { viewOfIndex } from "./book-view.ts";
 import { ChatPipeline, confidenceOf } from "./chat-pipeline.ts";
 import { classifyError, DATABASE_RETRY_AFTER_SECONDS } from "./error-classification.ts";
 import { followUpContext } from "./query-rewriter.ts";
@@ -435,6 +436,32 @@ describe("ChatPipeline: sources the answer adds", () => {
     expect(outcome.sources[0]).toMatchObject({ file_path: "model.md" });
     // What to ask next comes from the page the answer quotes, as it was when the question began.
     expect((outcome.suggestions ?? []).join(" ")).toMatch(/checking|joints/i);
+  });
+
+  it("names the page in what to ask next when another page has a section of that heading, and answers from it", async () => {
+    // Two reference pages with the same sub-headings, as an API reference has.
+    const api = LexicalIndex.build([
+      pageChunk("compose", 0, "compose joins functions from right to left.", ["compose"]),
+      pageChunk("compose", 1, "compose takes the functions to join.", ["compose", "Arguments"]),
+      pageChunk("compose", 2, "compose returns the joined function.", ["compose", "Returns"]),
+      pageChunk("subscribe", 0, "subscribe adds a change listener.", ["subscribe"]),
+      pageChunk("subscribe", 1, "subscribe takes the listener.", ["subscribe", "Arguments"]),
+      pageChunk("subscribe", 2, "subscribe returns an unsubscribe function.", [
+        "subscribe",
+        "Returns",
+      ]),
+    ]);
+    const reference = new ChatPipeline({
+      book: () => ({
+        ...viewOfIndex(api, { retriever: new Retriever(api, { topK: 2, maxChunksPerPage: 1 }) }),
+      }),
+      synthesizer: new ExtractiveSynthesizer(),
+    });
+    const first = await reference.run(input("How do I add a change listener with subscribe?"));
+    expect(first.sources[0]).toMatchObject({ file_path: "subscribe.md" });
+    expect(first.suggestions).toContain("What should I know about arguments in “subscribe”?");
+    const next = await reference.run(input("What should I know about arguments in “subscribe”?"));
+    expect(next.answer).toMatch(/^\*\*subscribe › Arguments\*\*/);
   });
 
   it("does the same for a question about a selection, after the selection and the results", async () => {
