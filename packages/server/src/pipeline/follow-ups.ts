@@ -3,6 +3,7 @@ import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { PromptGuard, PromptLeakError } from "../llm/prompt-guard.ts";
 import { buildPassages, FOLLOW_UP_SYSTEM_PROMPT, followUpUserPrompt } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
+import { loadModelSdk } from "../llm/sdk.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { RunOptions } from "./types.ts";
 
@@ -56,7 +57,7 @@ export class LlmFollowUpWriter implements FollowUpWriter {
     const guard = new PromptGuard(FOLLOW_UP_SYSTEM_PROMPT);
     try {
       // The SDK is loaded with the first call: a server without a model never loads it.
-      const { generateText } = await import("ai");
+      const { generateText } = await loadModelSdk();
       const { text } = await generateText({
         model: this.deps.handle.model,
         system: guard.system,
