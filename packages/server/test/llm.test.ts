@@ -430,14 +430,22 @@ describe("suggested next questions written by the model", () => {
     expect(sent[0]?.body.stream).toBeFalsy();
   });
 
-  it("sends them on the sources event of /chat/stream", async () => {
+  it("sends them on the sources event of /chat/stream, asked once the answer's text flows", async () => {
     const { app } = appWithModel();
     fake.enqueueFollowUps({ text: WRITTEN });
+    // An answer slow to start: a follow-up call made beside it would arrive before its text.
+    fake.enqueue({ firstTokenDelayMs: 100 });
+    const answers = fake.requests.length;
     const events = await stream(app, { query: QUESTION });
     const sources = events.find((event) => event.name === "sources");
     if (sources?.name !== "sources") throw new Error("no sources");
     expect(sources.data.suggestions).toEqual(KEPT);
     expect(events.at(-1)?.name).toBe("done");
+    // Building the follow-ups' request never holds up the answer's first token.
+    const answer = fake.requests[answers];
+    const followUp = fake.followUpRequests.at(-1);
+    expect(answer?.body.stream).toBe(true);
+    expect(followUp?.arrived).toBeGreaterThan(answer?.firstTextSent ?? Number.POSITIVE_INFINITY);
   });
 
   it("tops a single usable question up with the book's", async () => {

@@ -3,6 +3,7 @@ import { createError } from "../errors.ts";
 import { type Embedder, embedInBatches, noneEmbedder } from "./embedder.ts";
 import { createRemoteEmbeddingModel, ProviderClients } from "./providers.ts";
 import { withRetry } from "./retry.ts";
+import { loadModelSdk } from "./sdk.ts";
 
 /**
  * The configured embedder: `none` (BM25 only), a remote provider (OpenAI, Gemini, any
@@ -36,7 +37,7 @@ export async function createEmbedder(
     default: {
       const handle = createRemoteEmbeddingModel(settings, config.llm, clients);
       const embedBatch = async (batch: string[], signal: AbortSignal | undefined) => {
-        const { embedMany } = await import("ai");
+        const { embedMany } = await loadModelSdk();
         const result = await withRetry(
           () =>
             embedMany({

@@ -34,7 +34,7 @@ export class PromptGuard {
   private readonly canary: string;
   /** The prompt's text an answer must not repeat (allowed sentences cut out), normalized. */
   private readonly guarded: string[];
-  private readonly windows = new Set<string>();
+  private readonly windows: ReadonlySet<string>;
   private received = "";
   /** The answer normalized, and for each of its characters the index of the raw one. */
   private normalized = "";
@@ -48,14 +48,13 @@ export class PromptGuard {
   constructor(systemPrompt: string, allowed: readonly string[] = [], canary = newCanary()) {
     this.canary = canary.toLowerCase();
     this.system = `${systemPrompt}\n\n(Confidential marker, never to be written out: ${canary}.)`;
-    let text = normalize(systemPrompt);
-    for (const sentence of allowed) text = text.split(normalize(sentence)).join("\u0000");
-    this.guarded = [...text.split("\u0000"), this.canary];
-    for (const part of this.guarded) {
-      for (let start = 0; start + WINDOW <= part.length; start++) {
-        this.windows.add(part.slice(start, start + WINDOW));
-      }
-    }
+    const prompt = guardedPrompt(systemPrompt, allowed);
+    this.guarded = [...prompt.parts, this.canary];
+    // A canary shorter than a window (as made here) is looked for whole, in `check`.
+    this.windows =
+      this.canary.length < WINDOW
+        ? prompt.windows
+        : addWindows(this.canary, new Set(prompt.windows));
   }
 
   /** Takes the next piece of the answer; returns what may be shown now. Throws on a leak. */
@@ -132,6 +131,37 @@ export class PromptGuard {
     this.released = end;
     return out;
   }
+}
+
+/** The prompt's guarded parts and their windows: the same for every answer with that prompt. */
+interface GuardedPrompt {
+  parts: string[];
+  windows: ReadonlySet<string>;
+}
+
+/** Per prompt and allowed sentences, made once: a few fixed prompts make every guard. */
+const guardedPrompts = new Map<string, GuardedPrompt>();
+
+function guardedPrompt(systemPrompt: string, allowed: readonly string[]): GuardedPrompt {
+  const key = JSON.stringify([systemPrompt, allowed]);
+  const known = guardedPrompts.get(key);
+  if (known) return known;
+  let text = normalize(systemPrompt);
+  for (const sentence of allowed) text = text.split(normalize(sentence)).join("\u0000");
+  const parts = text.split("\u0000");
+  const windows = new Set<string>();
+  for (const part of parts) addWindows(part, windows);
+  const made = { parts, windows };
+  // Prompts are the code's own constants; a bound all the same, should one ever vary.
+  if (guardedPrompts.size < 64) guardedPrompts.set(key, made);
+  return made;
+}
+
+function addWindows(part: string, windows: Set<string>): Set<string> {
+  for (let start = 0; start + WINDOW <= part.length; start++) {
+    windows.add(part.slice(start, start + WINDOW));
+  }
+  return windows;
 }
 
 function newCanary(): string {

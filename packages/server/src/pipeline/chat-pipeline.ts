@@ -346,10 +346,11 @@ export class ChatPipeline {
         retrieval = { ...retrieval, results: withListedSections(retrieval.results, pageChunks) };
       }
       // Written beside the answer, from the same passages, so that the answer seldom waits.
-      const followUps = this.deps.followUps?.start(
+      const beside = this.deps.followUps?.beside(
         { question: routed.normalized, results: retrieval.results },
-        options.signal,
+        options,
       );
+      const followUps = beside?.pending;
       if (notice) options.onDelta?.(`${notice}\n\n`);
       const output = await time("generate", () =>
         this.deps.synthesizer.synthesize(
@@ -367,7 +368,7 @@ export class ChatPipeline {
             ...(retrieval.context ? { context: retrieval.context } : {}),
             ...(book.idf ? { idf: book.idf } : {}),
           },
-          options,
+          beside?.options ?? options,
         ),
       ).catch((error: unknown) => {
         followUps?.cancel();

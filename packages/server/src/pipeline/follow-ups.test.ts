@@ -292,6 +292,66 @@ describe("ModelFollowUps", () => {
     expect(left.signal()?.aborted).toBe(true);
   });
 
+  it("starts the call of a streamed answer after its first text has been handed on", async () => {
+    const held = heldWriter();
+    let calls = 0;
+    const counted: FollowUpWriter = {
+      write: (input, signal) => {
+        calls++;
+        return held.written.write(input, signal);
+      },
+    };
+    const shown: string[] = [];
+    const { pending, options } = new ModelFollowUps(counted, 5_000).beside(
+      { question: QUESTION, results: RESULTS },
+      { onDelta: (text) => shown.push(text) },
+    );
+    expect(calls).toBe(0);
+    options.onDelta?.("Topics ");
+    expect(shown).toEqual(["Topics "]);
+    // Not in the turn that hands the first text on: that text goes out first.
+    expect(calls).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toBe(1);
+    options.onDelta?.("carry messages.");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toBe(1);
+    expect(shown).toEqual(["Topics ", "carry messages."]);
+    setTimeout(() => held.release(["What is A?"]), 10);
+    expect(await pending.settle()).toEqual(["What is A?"]);
+  });
+
+  it("starts it when a streamed answer ends without text, never once cancelled, at once unstreamed", async () => {
+    const silent = heldWriter();
+    const quiet = new ModelFollowUps(silent.written, 20).beside(
+      { question: QUESTION, results: RESULTS },
+      { onDelta: () => {} },
+    );
+    expect(silent.signal()).toBeUndefined();
+    expect(await quiet.pending.settle()).toEqual([]);
+    expect(silent.signal()?.aborted).toBe(true);
+
+    let calls = 0;
+    const counted: FollowUpWriter = { write: async () => [String(++calls)] };
+    const cancelled = new ModelFollowUps(counted, 5_000).beside(
+      { question: QUESTION, results: RESULTS },
+      { onDelta: () => {} },
+    );
+    cancelled.options.onDelta?.("Topics");
+    cancelled.pending.cancel();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await cancelled.pending.settle()).toEqual([]);
+    expect(calls).toBe(0);
+
+    const unstreamed = new ModelFollowUps(counted, 5_000).beside(
+      { question: QUESTION, results: RESULTS },
+      {},
+    );
+    expect(calls).toBe(1);
+    expect(unstreamed.options.onDelta).toBeUndefined();
+    expect(await unstreamed.pending.settle()).toEqual(["1"]);
+  });
+
   it("gives none when the writer throws", async () => {
     const failing: FollowUpWriter = { write: async () => Promise.reject(new Error("boom")) };
     const pending = new ModelFollowUps(failing, 5_000).start({

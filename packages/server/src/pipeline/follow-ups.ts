@@ -3,12 +3,16 @@ import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { PromptGuard, PromptLeakError } from "../llm/prompt-guard.ts";
 import { buildPassages, FOLLOW_UP_SYSTEM_PROMPT, followUpUserPrompt } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
+import { loadModelSdk } from "../llm/sdk.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
+import type { RunOptions } from "./types.ts";
 
 /**
  * Follow-up questions under an answer, written by the model when one is configured. The call is
  * made beside the answer's own (from the same passages, not from the answer), so it is usually
- * done by the time the answer is; the answer then waits for it at most `followUpWaitMs`, and on
+ * done by the time the answer is; a streamed answer starts it once its first text is on its way to
+ * the reader, so that building a second request never delays the first token. The answer then
+ * waits for it at most `followUpWaitMs`, and on
  * any failure, refusal or delay the follow-ups made from the book's headings
  * (answer/suggestions.ts) are sent instead. What the model writes is only kept if it reads as a
  * short question, once, and not the reader's own question again; a reply that repeats the prompt
@@ -53,7 +57,7 @@ export class LlmFollowUpWriter implements FollowUpWriter {
     const guard = new PromptGuard(FOLLOW_UP_SYSTEM_PROMPT);
     try {
       // The SDK is loaded with the first call: a server without a model never loads it.
-      const { generateText } = await import("ai");
+      const { generateText } = await loadModelSdk();
       const { text } = await generateText({
         model: this.deps.handle.model,
         system: guard.system,
@@ -87,6 +91,26 @@ export class ModelFollowUps {
     private readonly waitMs: number,
   ) {}
 
+  /**
+   * The call beside an answer run with `options`, and the options to run the answer with: a
+   * streamed answer (`onDelta`) starts the call after its first text, any other at once.
+   */
+  beside(
+    input: FollowUpInput,
+    options: RunOptions,
+  ): { pending: PendingFollowUps; options: RunOptions } {
+    const { onDelta, signal } = options;
+    if (!onDelta) return { pending: this.start(input, signal), options };
+    const later = new FollowUpsAfterFirstText(() => this.start(input, signal));
+    let first = true;
+    const passOn = (text: string) => {
+      onDelta(text);
+      if (first) later.onFirstText();
+      first = false;
+    };
+    return { pending: later, options: { ...options, onDelta: passOn } };
+  }
+
   start(input: FollowUpInput, signal?: AbortSignal): PendingFollowUps {
     const controller = new AbortController();
     const combined = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
@@ -106,6 +130,36 @@ export class ModelFollowUps {
         }
       },
     };
+  }
+}
+
+/**
+ * Follow-ups for a streamed answer: the call starts in the turn of the event loop after the
+ * answer's first text is handed on (`onFirstText`), once that text has gone to the reader; or at
+ * `settle` when no text came before the answer ended. `cancel` before then means no call at all.
+ */
+export class FollowUpsAfterFirstText implements PendingFollowUps {
+  private pending: PendingFollowUps | undefined;
+  private cancelled = false;
+
+  constructor(private readonly begin: () => PendingFollowUps) {}
+
+  onFirstText(): void {
+    setImmediate(() => this.start());
+  }
+
+  settle(): Promise<string[]> {
+    return this.start()?.settle() ?? Promise.resolve([]);
+  }
+
+  cancel(): void {
+    this.cancelled = true;
+    this.pending?.cancel();
+  }
+
+  private start(): PendingFollowUps | undefined {
+    if (!this.pending && !this.cancelled) this.pending = this.begin();
+    return this.pending;
   }
 }
 

@@ -15,6 +15,7 @@ import {
 } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { withRetry } from "../llm/retry.ts";
+import { loadModelSdk } from "../llm/sdk.ts";
 import {
   type AnswerSynthesizer,
   type ExtractiveSynthesizer,
@@ -145,7 +146,7 @@ export class LlmSynthesizer implements AnswerSynthesizer {
     let firstTokenSeconds: number | undefined;
     let usage: { inputTokens: number | undefined; outputTokens: number | undefined } | undefined;
     try {
-      const { streamText } = await import("ai");
+      const { streamText } = await loadModelSdk();
       const result = streamText({
         model: handle.model,
         system: guard.system,

@@ -3,6 +3,7 @@ import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { PromptGuard } from "../llm/prompt-guard.ts";
 import { buildHistory, type Exchange, fenceSafe, REWRITE_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
+import { loadModelSdk } from "../llm/sdk.ts";
 import { analyze } from "../search/analyzer.ts";
 import { routeQuery } from "./query-router.ts";
 
@@ -105,7 +106,7 @@ export class LlmRewriter implements QueryRewriter {
     const guard = new PromptGuard(REWRITE_SYSTEM_PROMPT);
     try {
       const timeout = AbortSignal.timeout(this.deps.config.firstTokenTimeoutMs);
-      const { generateText } = await import("ai");
+      const { generateText } = await loadModelSdk();
       const { text } = await generateText({
         model: this.deps.handle.model,
         system: guard.system,

@@ -39,6 +39,10 @@ export interface Scenario {
 export interface RecordedRequest {
   path: string;
   body: Record<string, unknown>;
+  /** Its place among the server's events, counted from 1: which of two requests came first. */
+  arrived: number;
+  /** A streamed answer's place among those events when its first text was sent. */
+  firstTextSent?: number;
 }
 
 export interface FakeModelServer {
@@ -135,12 +139,15 @@ export async function startFakeModelServer(
   const followUpRequests: RecordedRequest[] = [];
   const dimensions = options.embeddingDimensions ?? 64;
   const sockets = new Set<import("node:net").Socket>();
+  let events = 0;
 
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    const arrived = ++events;
     const body = await readBody(request);
     const path = request.url ?? "";
     const followUp = isFollowUpRequest(body);
-    (followUp ? followUpRequests : requests).push({ path, body });
+    const recorded: RecordedRequest = { path, body, arrived };
+    (followUp ? followUpRequests : requests).push(recorded);
     if (path.endsWith("/embeddings")) {
       const scenario = queue.shift() ?? {};
       if (scenario.status) return sendError(response, scenario);
@@ -223,6 +230,7 @@ export async function startFakeModelServer(
       }
       if (scenario.chunkDelayMs) await sleep(scenario.chunkDelayMs);
       if (response.destroyed) return;
+      recorded.firstTextSent ??= ++events;
       write({
         ...base,
         object: "chat.completion.chunk",
