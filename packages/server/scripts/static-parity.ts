@@ -13,7 +13,7 @@ import pino from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { bookSynopsis } from "../src/engine/book-synopsis.ts";
 import { openStaticBook, STATIC_FORMAT } from "../src/engine/static-book.ts";
-import { CORE_FILE, staticBookFiles } from "../src/engine/static-files.ts";
+import { CORE_FILE, shardsWithCore, staticBookFiles } from "../src/engine/static-files.ts";
 import { loadQuestions } from "../src/eval/questions.ts";
 import { openLectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
@@ -74,6 +74,7 @@ for (const [name, docs, files] of books) {
       indexVersion: book.indexVersion,
       title: name,
       core: `book/${CORE_FILE}`,
+      withCore: shardsWithCore(bookFiles),
       settings: {
         topK: config.search.topK,
         maxChunksPerPage: config.search.maxChunksPerPage,

@@ -7,7 +7,7 @@ import { chunkBlocks } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import { openEngine, SnapshotMismatchError } from "./engine.ts";
 import { openStaticBook, STATIC_FORMAT } from "./static-book.ts";
-import { CORE_FILE, staticBookFiles } from "./static-files.ts";
+import { CORE_FILE, shardsWithCore, staticBookFiles } from "./static-files.ts";
 
 const ENTRY = fileURLToPath(new URL("./static-book.ts", import.meta.url));
 
@@ -118,7 +118,7 @@ describe("the engine over a sharded book", () => {
 
   it("answers as over the whole book, fetching only the shards a question reads", async () => {
     // One chunk per page shard: a question reads one of three.
-    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1, wholeBookChars: 0 });
     expect([...files.keys()].filter((name) => name.startsWith("pages-"))).toHaveLength(3);
     const whole = await openEngine({
       book,
@@ -139,6 +139,51 @@ describe("the engine over a sharded book", () => {
     expect(fetched.length).toBe(2 + shards.length);
   });
 
+  it("writes a small book in one page shard and one term shard, fetched with its core: a question fetches nothing more", async () => {
+    const files = staticBookFiles(book, index, undefined);
+    expect([...files.keys()].sort()).toEqual([CORE_FILE, "pages-0.json", "terms-0.json"]);
+    const withCore = shardsWithCore(files);
+    expect(withCore).toEqual(["pages-0.json", "terms-0.json"]);
+    const whole = await openEngine({
+      book,
+      index: [...index.snapshotPieces(3)].join(""),
+      settings,
+    });
+    const { fetched, open } = served(files, { withCore });
+    const engine = await open();
+    const opened = ["manifest.json", `book/${CORE_FILE}`, "book/pages-0.json", "book/terms-0.json"];
+    expect(fetched).toEqual(opened);
+    for (const query of ["Why do helical gears run quietly?", "How does a stepper motor turn?"])
+      expect(await engine.ask({ query })).toEqual(await whole.ask({ query }));
+    expect(fetched).toEqual(opened);
+    // A book in many shards has none fetched with its core.
+    expect(
+      shardsWithCore(
+        staticBookFiles(book, index, undefined, { pageShardChars: 1, wholeBookChars: 0 }),
+      ),
+    ).toEqual([]);
+  });
+
+  it("refuses shards fetched with the core that are of another build, or named as no shard is", async () => {
+    const files = new Map(staticBookFiles(book, index, undefined));
+    const withCore = shardsWithCore(files);
+    await expect(served(files, { withCore: ["../core.json"] }).open()).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+    files.set("pages-0.json", JSON.stringify({ elsewhere: ["text", null, "hash"] }));
+    const engine = await served(files, { withCore }).open();
+    await expect(engine.ask({ query: "Why do helical gears run quietly?" })).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+    files.set("pages-0.json", "not JSON");
+    const unparsed = await served(files, { withCore }).open();
+    await expect(
+      unparsed.ask({ query: "Why do helical gears run quietly?" }),
+    ).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+  });
+
   it("gives a chunk its blocks as stored, whether its shard names them or reads them from its text", async () => {
     const stored = [
       { ...chunks[0], blocks: [{ kind: "heading" as const, text: "Quiet gears" }] },
@@ -151,6 +196,7 @@ describe("the engine over a sharded book", () => {
       undefined,
       {
         pageShardChars: 1,
+        wholeBookChars: 0,
       },
     );
     // The blocks reading the text gives are not written again.
@@ -166,7 +212,7 @@ describe("the engine over a sharded book", () => {
   });
 
   it("answers questions asked at once, each as over the whole book", async () => {
-    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1, wholeBookChars: 0 });
     const whole = await openEngine({
       book,
       index: [...index.snapshotPieces(3)].join(""),
@@ -186,7 +232,7 @@ describe("the engine over a sharded book", () => {
   });
 
   it("refuses a manifest of another format, and a shard of another build", async () => {
-    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1 });
+    const files = staticBookFiles(book, index, undefined, { pageShardChars: 1, wholeBookChars: 0 });
     await expect(served(files, { format: 1 }).open()).rejects.toMatchObject({
       code: "STATIC_BOOK_INVALID",
     });

@@ -23,6 +23,9 @@ import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../store
  * missing shard is never kept. So that a question takes few such rounds, the page shards of the
  * chunks the index gives (a search's best hits, a page, a heading's sections) are fetched with
  * the missing ones: they are what a question reads next.
+ *
+ * Shards fetched with the core (a small book's, all of them: see `hold`) are held as fetched and
+ * taken in on their first read, in the run that reads them: such a question runs once.
  */
 
 /** Changes when the core's or the shards' shape changes. */
@@ -108,8 +111,19 @@ export class ShardedBook implements IndexReads {
   private readonly shardOf = new Map<string, string>();
   /** How many chunks each page shard holds. */
   private readonly shardSizes = new Map<string, number>();
+  /** Shards fetched and not yet read: each gives its JSON on its first read (see `hold`). */
+  private readonly held = new Map<string, () => unknown>();
+  /** Held term shards read, by term: the postings not yet added (see `heldTerms`). */
+  private readonly termsHeld = new Map<string, Map<string, TermPostings>>();
+  /** The error a held shard that is not one of this book's raises when it is read. */
+  private readonly invalid: (name: string) => Error;
 
-  constructor(private readonly core: CoreFile) {
+  constructor(
+    private readonly core: CoreFile,
+    options: { invalid?: (name: string) => Error } = {},
+  ) {
+    this.invalid =
+      options.invalid ?? ((name) => new ShardFormatError(`${name} is not a shard of this book`));
     if (core.format !== SHARD_FORMAT || !Array.isArray(core.chunks?.chunks) || !core.index)
       throw new ShardFormatError("not a core file of this format");
     const { keys, shared } = core.chunks;
@@ -150,10 +164,10 @@ export class ShardedBook implements IndexReads {
         if (!chunk) throw new ShardFormatError(`${name} holds a chunk the core does not`);
         // Plain values from now on.
         define(chunk, "contentHash", { value: contentHash });
-        if ("blocks" in chunk)
-          define(chunk, "blocks", {
-            value: blocks === 0 ? chunkBlocks(text) : (blocks ?? undefined),
-          });
+        if ("blocks" in chunk) {
+          if (blocks === 0) blocksFromText(chunk, text);
+          else define(chunk, "blocks", { value: blocks ?? undefined });
+        }
         define(chunk, "text", { value: text });
       }
     }
@@ -161,15 +175,39 @@ export class ShardedBook implements IndexReads {
   }
 
   /**
-   * The prototypes of chunks without their text: reading their text, blocks or content hash
-   * needs their page shard, and stops the run until it is loaded (see `add`, which gives each
-   * chunk these fields as its own). One accessor for every chunk, not one each: a thousand
-   * pages' chunks open in a few milliseconds.
+   * Keeps a fetched shard to take in when a run first reads it: `json` gives its JSON then (and
+   * raises what the book's `invalid` gives, if it cannot). Parsing and adding the shards a
+   * question never reads costs nothing.
    */
-  private readonly lazy = lazyPrototypes((chunk) => {
+  hold(name: string, json: () => unknown): void {
+    if (!this.loaded.has(name)) this.held.set(name, json);
+  }
+
+  /** Takes a held shard in, if it is held: whether it was. */
+  private take(name: string): boolean {
+    const json = this.held.get(name);
+    if (!json) return false;
+    this.held.delete(name);
+    const value = json();
+    try {
+      this.add(name, value);
+    } catch {
+      throw this.invalid(name);
+    }
+    return true;
+  }
+
+  /**
+   * The prototypes of chunks without their text: reading their text, blocks or content hash
+   * needs their page shard; when it is not held, the run stops until it is loaded (see `add`,
+   * which gives each chunk these fields as its own). One accessor for every chunk, not one each:
+   * a thousand pages' chunks open in a few milliseconds.
+   */
+  private readonly lazy = lazyPrototypes((chunk, key) => {
     const name = this.shardOf.get(chunk.id) ?? pageShardName(0);
+    if (this.take(name)) return chunk[key];
     this.missing.add(name);
-    return new ShardsMissingError(`${name} is not loaded`);
+    throw new ShardsMissingError(`${name} is not loaded`);
   });
 
   private lazyChunk(fields: ChunkRecord, shard: number, blocks: boolean): ChunkRecord {
@@ -198,7 +236,7 @@ export class ShardedBook implements IndexReads {
   found(chunks: readonly ChunkRecord[]): void {
     for (const chunk of chunks.slice(0, HITS_READ_AHEAD)) {
       const name = this.shardOf.get(chunk.id);
-      if (name && !this.loaded.has(name)) this.ahead.add(name);
+      if (name && !this.loaded.has(name) && !this.held.has(name)) this.ahead.add(name);
     }
   }
 
@@ -206,26 +244,59 @@ export class ShardedBook implements IndexReads {
   searching(terms: string[]): void {
     for (const term of terms) {
       const name = termShardName(termShard(term, this.core.termShards));
-      if (!this.loaded.has(name)) this.missing.add(name);
+      if (this.loaded.has(name)) continue;
+      const held = this.heldTerms(name);
+      if (!held) this.missing.add(name);
+      else {
+        const postings = held.get(term);
+        if (postings) this.index.addPostings([postings]);
+        held.delete(term);
+      }
     }
     if (this.missing.size > 0) throw new ShardsMissingError("postings not loaded");
   }
+
+  /**
+   * A held term shard's postings by term, read when a search first needs one of them: each term
+   * is added when searched for (and forgotten here), so a whole book's postings cost a question
+   * only its own terms'.
+   */
+  private heldTerms(name: string): Map<string, TermPostings> | undefined {
+    let terms = this.termsHeld.get(name);
+    const json = this.held.get(name);
+    if (terms || !json) return terms;
+    this.held.delete(name);
+    const value = json();
+    if (!Array.isArray(value)) throw this.invalid(name);
+    terms = new Map();
+    for (const postings of value as TermPostings[]) {
+      if (!Array.isArray(postings) || typeof postings[0] !== "string") throw this.invalid(name);
+      terms.set(postings[0], postings);
+    }
+    this.termsHeld.set(name, terms);
+    return terms;
+  }
 }
 
-/** Chunk prototypes whose text, content hash (and blocks) raise what `missing` gives. */
-function lazyPrototypes(missing: (chunk: ChunkRecord) => Error): {
+type ShardField = "text" | "blocks" | "contentHash";
+
+/** Chunk prototypes whose text, content hash (and blocks) are what `read` gives (or raises). */
+function lazyPrototypes(read: (chunk: ChunkRecord, key: ShardField) => unknown): {
   plain: object;
   withBlocks: object;
 } {
-  const read = {
-    get(this: ChunkRecord): never {
-      throw missing(this);
+  const field = (key: ShardField) => ({
+    get(this: ChunkRecord): unknown {
+      return read(this, key);
     },
     enumerable: true,
     configurable: true,
-  };
-  const plain = Object.create(Object.prototype, { contentHash: read, text: read });
-  return { plain, withBlocks: Object.create(plain, { blocks: read }) };
+  });
+  const plain = Object.create(Object.prototype, {
+    contentHash: field("contentHash"),
+    text: field("text"),
+  });
+  return { plain, withBlocks: Object.create(plain, { blocks: field("blocks") }) };
 }
 
 /** A chunk's fields in the order of `keys`, its own first, else its page's. */
@@ -260,11 +331,23 @@ function indexCoreOf(core: CoreIndex, chunks: ChunkRecord[]): IndexCore {
   };
 }
 
-function define(
-  chunk: ChunkRecord,
-  key: "text" | "blocks" | "contentHash",
-  property: { value: unknown },
-): void {
+/** The chunk's blocks as reading its text gives them, read on first use (most never are). */
+function blocksFromText(chunk: ChunkRecord, text: string): void {
+  Object.defineProperty(chunk, "blocks", {
+    get(this: ChunkRecord) {
+      const blocks = chunkBlocks(text);
+      define(this, "blocks", { value: blocks });
+      return blocks;
+    },
+    set(this: ChunkRecord, value: unknown) {
+      define(this, "blocks", { value });
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
+
+function define(chunk: ChunkRecord, key: ShardField, property: { value: unknown }): void {
   Object.defineProperty(chunk, key, {
     ...property,
     enumerable: true,

@@ -22,6 +22,11 @@ export interface StaticManifest {
   title: string;
   /** The book's core file (`CoreFile`), relative to the manifest. */
   core: string;
+  /**
+   * Shards fetched with the core, relative to it: all of a small book's (see
+   * `shardsWithCore`), so that its first question needs no other fetch; none of a large one's.
+   */
+  withCore?: string[];
   settings: EngineSettings;
 }
 
@@ -53,7 +58,14 @@ export async function openStaticBook(
     manifestOf(text, base),
   );
   const coreUrl = new URL(manifest.core, base);
-  const core = parsed(await fetchText(fetcher, coreUrl, "default"), manifest.core) as CoreFile;
+  const coreText = await fetchText(fetcher, coreUrl, "default");
+  // Fetched while the core is read (the core first: it is what every question waits for).
+  const withCore = Promise.all(
+    (manifest.withCore ?? []).map((name) => fetchText(fetcher, new URL(name, coreUrl), "default")),
+  );
+  // Awaited once the core is read: a core of another build is the error to tell first.
+  withCore.catch(() => undefined);
+  const core = parsed(coreText, manifest.core) as CoreFile;
   if (core?.indexVersion !== manifest.indexVersion)
     throw new StaticBookError(
       "STATIC_BOOK_INVALID",
@@ -61,10 +73,14 @@ export async function openStaticBook(
     );
   let sharded: ShardedBook;
   try {
-    sharded = new ShardedBook(core);
+    sharded = new ShardedBook(core, { invalid });
   } catch {
     throw invalid(manifest.core);
   }
+  const held = await withCore;
+  (manifest.withCore ?? []).forEach((name, at) => {
+    sharded.hold(name, () => parsed(held[at] as string, name));
+  });
   const load = async (names: string[]) => {
     const texts = await Promise.all(
       names.map((name) => fetchText(fetcher, new URL(name, coreUrl), "default")),
@@ -128,10 +144,17 @@ function manifestOf(text: string, url: URL): StaticManifest {
       `${url.href} is not a Lectern manifest (not JSON).`,
     );
   }
-  if (manifest.format !== STATIC_FORMAT || !manifest.core || !manifest.settings)
+  const { withCore } = manifest;
+  const names = withCore === undefined || (Array.isArray(withCore) && withCore.every(isShardName));
+  if (manifest.format !== STATIC_FORMAT || !manifest.core || !manifest.settings || !names)
     throw new StaticBookError(
       "STATIC_BOOK_INVALID",
       `${url.href} is not a Lectern manifest of format ${STATIC_FORMAT}: rebuild with this Lectern's build-static.`,
     );
   return manifest as StaticManifest;
+}
+
+/** A shard's name as a core names it (`pages-3.json`, `terms-0.json`): no path, no URL. */
+function isShardName(name: unknown): boolean {
+  return typeof name === "string" && /^(?:pages|terms)-\d+\.json$/.test(name);
 }

@@ -25,18 +25,52 @@ const PAGE_SHARD_CHARS = 16 * 1024;
 /** About how much of the postings' JSON a term shard holds, on average. */
 const TERM_SHARD_CHARS = 24 * 1024;
 
+/**
+ * A book whose chunks' text and postings come to at most this much JSON (about 200 KB gzipped) is
+ * written in one page shard and one term shard, fetched with its core (`shardsWithCore`): its
+ * first question then needs no other fetch, and runs once.
+ */
+const WHOLE_BOOK_CHARS = 768 * 1024;
+
 export const CORE_FILE = "core.json";
+
+/**
+ * The shards a manifest has fetched with the core (`withCore`): a book written whole (one page
+ * shard, one term shard: see WHOLE_BOOK_CHARS), or none.
+ */
+export function shardsWithCore(files: Map<string, string>): string[] {
+  const shards = [...files.keys()].filter((name) => name !== CORE_FILE).sort();
+  const whole = [pageShardName(0), termShardName(0)];
+  return shards.length === 2 && whole.every((name) => shards.includes(name)) ? shards : [];
+}
 
 export function staticBookFiles(
   book: BookFile,
   index: LexicalIndex,
   synopsis: Synopsis | undefined,
-  /** About how much of the chunks' JSON a page shard holds (a page is never split). */
-  { pageShardChars = PAGE_SHARD_CHARS } = {},
+  {
+    /** About how much of the chunks' JSON a page shard holds (a page is never split). */
+    pageShardChars = PAGE_SHARD_CHARS,
+    /** A book of at most this much is written in one page shard and one term shard. */
+    wholeBookChars = WHOLE_BOOK_CHARS,
+  } = {},
 ): Map<string, string> {
   const files = new Map<string, string>();
-  const { shardOf, shards: pageShards } = pageShardsOf(book.chunks, files, pageShardChars);
-  const termShards = termShardsOf(index, files);
+  const contents = book.chunks.map(shardContent);
+  let postingsChars = 0;
+  for (const postings of index.postings()) postingsChars += JSON.stringify(postings).length;
+  const whole = contentsChars(contents) + postingsChars <= wholeBookChars;
+  const { shardOf, shards: pageShards } = pageShardsOf(
+    book.chunks,
+    contents,
+    files,
+    whole ? Number.POSITIVE_INFINITY : pageShardChars,
+  );
+  const termShards = termShardsOf(
+    index,
+    files,
+    whole ? 1 : Math.max(1, Math.round(postingsChars / TERM_SHARD_CHARS)),
+  );
   const core: CoreFile = {
     format: SHARD_FORMAT,
     indexVersion: book.indexVersion,
@@ -116,9 +150,21 @@ function coreIndex(index: LexicalIndex, book: BookFile): CoreIndex {
   };
 }
 
+/** What a page shard holds of a chunk. */
+function shardContent(chunk: ChunkRecord): PageShard[string] {
+  return [chunk.text, storedBlocks(chunk), chunk.contentHash];
+}
+
+function contentsChars(contents: PageShard[string][]): number {
+  let chars = 0;
+  for (const content of contents) chars += JSON.stringify(content).length;
+  return chars;
+}
+
 /** Whole pages, in the book's order, grouped until a shard holds about `shardChars`. */
 function pageShardsOf(
   chunks: ChunkRecord[],
+  contents: PageShard[string][],
   files: Map<string, string>,
   shardChars: number,
 ): { shardOf: Map<string, number>; shards: number } {
@@ -133,7 +179,7 @@ function pageShardsOf(
     chars = 0;
   };
   chunks.forEach((chunk, at) => {
-    const content: PageShard[string] = [chunk.text, storedBlocks(chunk), chunk.contentHash];
+    const content = contents[at] as PageShard[string];
     shard[chunk.id] = content;
     shardOf.set(chunk.id, shards);
     chars += JSON.stringify(content).length;
@@ -151,11 +197,8 @@ function storedBlocks(chunk: ChunkRecord): PageShard[string][1] {
   return JSON.stringify(chunkBlocks(chunk.text)) === blocks ? 0 : chunk.blocks;
 }
 
-/** Each term's postings in the shard its hash names; as many shards as the postings' size asks. */
-function termShardsOf(index: LexicalIndex, files: Map<string, string>): number {
-  let chars = 0;
-  for (const postings of index.postings()) chars += JSON.stringify(postings).length;
-  const shards = Math.max(1, Math.round(chars / TERM_SHARD_CHARS));
+/** Each term's postings in the term shard its hash names, of `shards`. */
+function termShardsOf(index: LexicalIndex, files: Map<string, string>, shards: number): number {
   const buckets: TermPostings[][] = Array.from({ length: shards }, () => []);
   for (const postings of index.postings()) buckets[termShard(postings[0], shards)]?.push(postings);
   buckets.forEach((bucket, shard) => {

@@ -50,6 +50,8 @@ export const ANALYZER_VERSION = 10;
 
 const COMPOUND = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?(?:[._\-/:#][\p{L}\p{N}]+)*/gu;
 const SEPARATORS = /[._\-/:#]+/;
+/** A compound of ASCII letters, lower case but for the first: no part, number or case boundary. */
+const PLAIN_COMPOUND = /^[A-Za-z][a-z]*$/;
 // "HTTPServer" → HTTP Server, but a plural acronym ("URLs", "APIs") stays one word.
 const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}(?!s(?:\P{L}|$))\p{Ll})/u;
 const IDENTIFIER_SEPARATOR = /[._/:#]|\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}/u;
@@ -119,6 +121,11 @@ function pushBigrams(run: string, tokens: Token[]): void {
 
 function pushWords(text: string, tokens: Token[]): void {
   for (const match of text.matchAll(COMPOUND)) {
+    // Most words of a text: one token, the word lower-cased, as the steps below make it.
+    if (PLAIN_COMPOUND.test(match[0])) {
+      tokens.push({ text: match[0].toLowerCase(), original: match[0], compound: false });
+      continue;
+    }
     const compound = match[0].replace(/['’]/g, "'");
     // A decimal number is its value, its shorter forms and its whole part: the digits after the
     // point are no number of their own ("0.8" is not "8"), and a reader's "9.8" meets "9.81".

@@ -6,7 +6,7 @@ import { gzipSync } from "node:zlib";
 import type { Config } from "../../config/config.ts";
 import { bookSynopsis } from "../../engine/book-synopsis.ts";
 import { STATIC_FORMAT, type StaticManifest } from "../../engine/static-book.ts";
-import { CORE_FILE, staticBookFiles } from "../../engine/static-files.ts";
+import { CORE_FILE, shardsWithCore, staticBookFiles } from "../../engine/static-files.ts";
 import { createError } from "../../errors.ts";
 import { staticPageHtml, widgetScriptPath } from "../../http/site.ts";
 import type { Lectern } from "../../lectern.ts";
@@ -127,11 +127,13 @@ async function writeStaticBook(
   await rm(path.join(out, folder), { recursive: true, force: true });
   await mkdir(path.join(out, folder), { recursive: true });
   for (const [name, text] of bookFiles) await writeFile(path.join(out, folder, name), text);
+  const withCore = shardsWithCore(bookFiles);
   const manifest: StaticManifest = {
     format: STATIC_FORMAT,
     indexVersion,
     title: (await lectern.title()) ?? "The book",
     core: `${folder}/${CORE_FILE}`,
+    ...(withCore.length > 0 ? { withCore } : {}),
     settings: {
       topK: config.search.topK,
       maxChunksPerPage: config.search.maxChunksPerPage,
