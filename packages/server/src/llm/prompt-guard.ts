@@ -8,6 +8,7 @@
  * caller then answers with the quoted passages instead. Replies that are not streamed (the
  * rewritten search query, follow-up questions) are checked whole with `isRepeatedIn`.
  */
+import { cachedIn } from "../util/bounded-cache.ts";
 
 /** Characters of the system prompt that, repeated verbatim, count as a leak (~7 words). */
 const WINDOW = 40;
@@ -143,18 +144,15 @@ interface GuardedPrompt {
 const guardedPrompts = new Map<string, GuardedPrompt>();
 
 function guardedPrompt(systemPrompt: string, allowed: readonly string[]): GuardedPrompt {
-  const key = JSON.stringify([systemPrompt, allowed]);
-  const known = guardedPrompts.get(key);
-  if (known) return known;
-  let text = normalize(systemPrompt);
-  for (const sentence of allowed) text = text.split(normalize(sentence)).join("\u0000");
-  const parts = text.split("\u0000");
-  const windows = new Set<string>();
-  for (const part of parts) addWindows(part, windows);
-  const made = { parts, windows };
   // Prompts are the code's own constants; a bound all the same, should one ever vary.
-  if (guardedPrompts.size < 64) guardedPrompts.set(key, made);
-  return made;
+  return cachedIn(guardedPrompts, JSON.stringify([systemPrompt, allowed]), 64, () => {
+    let text = normalize(systemPrompt);
+    for (const sentence of allowed) text = text.split(normalize(sentence)).join("\u0000");
+    const parts = text.split("\u0000");
+    const windows = new Set<string>();
+    for (const part of parts) addWindows(part, windows);
+    return { parts, windows };
+  });
 }
 
 function addWindows(part: string, windows: Set<string>): Set<string> {

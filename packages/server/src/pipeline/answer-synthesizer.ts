@@ -16,7 +16,6 @@ import { analyze, analyzeQuery, headingKey } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import { renderBlock } from "../store/chunk-blocks.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { cachedIn } from "../util/bounded-cache.ts";
 import { namedHeading } from "./named-heading.ts";
 import type { RunOptions } from "./types.ts";
 
@@ -238,7 +237,8 @@ export function sectionAnswer(
   const found = rankedSections(input.results, question, weights, input.pageChunks);
   // A question naming a section by its heading (a suggested one) is answered by that section.
   const named = found[0] ? namedSections(input, found, found[0]) : [];
-  const ranked = [...named, ...found.filter((entry) => !named.includes(entry))];
+  const ranked =
+    named.length > 0 ? [...named, ...found.filter((entry) => !named.includes(entry))] : found;
   const best = ranked[0];
   if (!best) return answer;
   const subject = definitionSubject(input.question);
@@ -306,9 +306,9 @@ function leadCandidates(
 /**
  * The sections whose heading the question names whole (named-heading.ts): the X of "What should
  * I know about X?", the question the book's suggestions ask about a heading, on the page they
- * name if they do, or the whole question. Sections headed X come first, then those holding X as a sub-heading (a page's opening
- * keeps its sub-sections on its card); ranked ones keep their place, and one found only by its
- * heading (sectionsHeaded) stands as high as the best section.
+ * name if they do, or the whole question. Sections headed X come first, then those holding X as
+ * a sub-heading (a page's opening keeps its sub-sections on its card); ranked ones keep their
+ * place, and one found only by its heading (sectionsHeaded) stands as high as the best section.
  */
 function namedSections(
   input: SynthesisInput,
@@ -321,10 +321,11 @@ function namedSections(
   if (chunks?.length === 0) return [];
   const key = headingKey(heading);
   if (!key) return [];
-  const keyOf = (text: string) => cachedIn(headingKeys, text, MAX_HEADING_KEYS, headingKey);
-  const headedSo = (entry: ScoredSection) => keyOf(entry.section.section) === key;
+  const headedSo = (entry: ScoredSection) => headingKey(entry.section.section) === key;
   const holding = (entry: ScoredSection) =>
-    entry.section.blocks.some((block) => block.kind === "heading" && keyOf(block.text) === key);
+    entry.section.blocks.some(
+      (block) => block.kind === "heading" && headingKey(block.text) === key,
+    );
   let headed: ScoredSection[] | undefined;
   const headedInBook = () =>
     (headed ??= (chunks ?? []).flatMap((chunk) => {
@@ -345,10 +346,6 @@ function namedSections(
       }
   return [];
 }
-
-/** Headings read as `headingKey` reads them, kept: every answer compares its sections' headings. */
-const headingKeys = new Map<string, string>();
-const MAX_HEADING_KEYS = 4096;
 
 /** The lead quoted before the card: its section's heading path, the passage, what it introduces. */
 function renderLead(lead: Lead, citation: number): string {
