@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
-import type { EmbeddingModel, LanguageModel } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { EmbeddingModel } from "ai";
 import type { Config } from "../config/config.ts";
 import { createError, type ErrorCode } from "../errors.ts";
 
@@ -17,7 +18,7 @@ export const DEFAULT_EMBEDDING_MODELS = {
 export const GEMINI_OPENAI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta/openai";
 
 export interface ChatModelHandle {
-  model: LanguageModel & { readonly modelId: string; readonly provider: string };
+  model: LanguageModelV3;
   provider: "openai" | "gemini" | "openai-compatible";
   modelId: string;
   /** The error code a failure of this model is reported with. */

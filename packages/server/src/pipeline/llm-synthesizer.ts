@@ -2,6 +2,7 @@ import type { Config } from "../config/config.ts";
 import { createError } from "../errors.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { CitationFilter } from "../llm/citations.ts";
+import { streamModelText } from "../llm/model-stream.ts";
 import { isPromptLeak, PromptGuard } from "../llm/prompt-guard.ts";
 import {
   BOOK_SYSTEM_PROMPT,
@@ -15,7 +16,6 @@ import {
 } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { withRetry } from "../llm/retry.ts";
-import { loadModelSdk } from "../llm/sdk.ts";
 import {
   type AnswerSynthesizer,
   type ExtractiveSynthesizer,
@@ -146,20 +146,15 @@ export class LlmSynthesizer implements AnswerSynthesizer {
     let firstTokenSeconds: number | undefined;
     let usage: { inputTokens: number | undefined; outputTokens: number | undefined } | undefined;
     try {
-      const { streamText } = await loadModelSdk();
-      const result = streamText({
-        model: handle.model,
+      const stream = streamModelText(handle.model, {
         system: guard.system,
         prompt,
-        maxRetries: 0,
         temperature: config.temperature,
         maxOutputTokens: config.maxOutputTokens,
         abortSignal: signal,
-        // Errors arrive as stream parts and are handled below; nothing to log twice.
-        onError: () => {},
       });
-      for await (const part of result.fullStream) {
-        if (part.type === "text-delta") {
+      for await (const part of stream) {
+        if (part.type === "text") {
           firstTokenSeconds ??= (performance.now() - started) / 1000;
           clearTimeout(waiting);
           waiting = setTimeout(abortWith("the model stopped sending"), config.idleTimeoutMs);
@@ -170,12 +165,8 @@ export class LlmSynthesizer implements AnswerSynthesizer {
             shown.any = true;
             options.onDelta(visible);
           }
-        } else if (part.type === "finish") {
-          usage = part.totalUsage;
-        } else if (part.type === "error") {
-          throw part.error;
-        } else if (part.type === "abort") {
-          throw signal.reason ?? new Error("aborted");
+        } else {
+          usage = part;
         }
       }
       if (signal.aborted) throw signal.reason;

@@ -1,0 +1,64 @@
+import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+
+/** What a streamed answer yields: its text as it comes, then what it cost. */
+export type ModelStreamPart =
+  | { type: "text"; text: string }
+  | { type: "finish"; inputTokens: number | undefined; outputTokens: number | undefined };
+
+export interface ModelStreamRequest {
+  system: string;
+  prompt: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+  abortSignal: AbortSignal;
+}
+
+/**
+ * A one-message answer streamed straight from the provider's model (its `doStream`), without the
+ * `ai` SDK's `streamText` around it. An answer here has no tools, steps, retries (the synthesizer
+ * retries), telemetry or transforms, which are what `streamText` adds: the web streams it makes per
+ * call and the validation of every prompt and chunk cost about 2 ms before the first token
+ * (docs/benchmarks.md). An error the stream reports is thrown; once `abortSignal` fires, its reason
+ * is thrown whatever the transport reports.
+ */
+export async function* streamModelText(
+  model: LanguageModelV3,
+  request: ModelStreamRequest,
+): AsyncGenerator<ModelStreamPart> {
+  const { abortSignal } = request;
+  let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+  try {
+    const { stream } = await model.doStream({
+      prompt: [
+        { role: "system", content: request.system },
+        { role: "user", content: [{ type: "text", text: request.prompt }] },
+      ],
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.maxOutputTokens !== undefined
+        ? { maxOutputTokens: request.maxOutputTokens }
+        : {}),
+      abortSignal,
+    });
+    reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (value.type === "text-delta") {
+        if (value.delta) yield { type: "text", text: value.delta };
+      } else if (value.type === "finish") {
+        yield {
+          type: "finish",
+          inputTokens: value.usage.inputTokens.total,
+          outputTokens: value.usage.outputTokens.total,
+        };
+      } else if (value.type === "error") {
+        throw value.error;
+      }
+    }
+  } catch (error) {
+    throw abortSignal.aborted ? abortSignal.reason : error;
+  } finally {
+    // A reader that stops early (an error, a prompt leak) lets go of the model's response.
+    reader?.cancel().catch(() => {});
+  }
+}
