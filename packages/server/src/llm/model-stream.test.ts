@@ -1,7 +1,7 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { type ModelStreamPart, streamModelText } from "./model-stream.ts";
+import { generateModelText, type ModelStreamPart, streamModelText } from "./model-stream.ts";
 
 const usage = {
   inputTokens: { total: 12, noCache: 12, cacheRead: undefined, cacheWrite: undefined },
@@ -109,5 +109,54 @@ describe("a model answer streamed from the provider", () => {
     const parts = read(streamModelText(hanging, { ...request, abortSignal: controller.signal }));
     controller.abort(reason);
     await expect(parts).rejects.toBe(reason);
+  });
+});
+
+describe("a short model answer taken whole from the provider", () => {
+  const whole = (content: { type: "text" | "reasoning"; text: string }[], calls: unknown[] = []) =>
+    new MockLanguageModelV3({
+      doGenerate: async (options) => {
+        calls.push(options);
+        return {
+          content,
+          finishReason: { unified: "stop", raw: undefined },
+          usage,
+          warnings: [],
+        };
+      },
+    });
+
+  it("sends one system and one user message and returns the text parts joined", async () => {
+    const calls: Record<string, unknown>[] = [];
+    const model = whole(
+      [
+        { type: "reasoning", text: "hidden" },
+        { type: "text", text: "One?" },
+        { type: "text", text: "\nTwo?" },
+      ],
+      calls,
+    );
+    expect(await generateModelText(model, { ...request, maxOutputTokens: 120 })).toBe("One?\nTwo?");
+    expect(calls[0]).toMatchObject({
+      prompt: [
+        { role: "system", content: "S" },
+        { role: "user", content: [{ type: "text", text: "P" }] },
+      ],
+      maxOutputTokens: 120,
+    });
+  });
+
+  it("throws the abort's reason once the signal fires", async () => {
+    const controller = new AbortController();
+    const reason = new Error("answer ended");
+    const model = new MockLanguageModelV3({
+      doGenerate: async () => {
+        controller.abort(reason);
+        throw new DOMException("aborted", "AbortError");
+      },
+    });
+    await expect(
+      generateModelText(model, { ...request, abortSignal: controller.signal }),
+    ).rejects.toBe(reason);
   });
 });

@@ -1,4 +1,8 @@
-import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3StreamPart,
+} from "@ai-sdk/provider";
 
 /** What a streamed answer yields: its text as it comes, then what it cost. */
 export type ModelStreamPart =
@@ -28,17 +32,7 @@ export async function* streamModelText(
   const { abortSignal } = request;
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
   try {
-    const { stream } = await model.doStream({
-      prompt: [
-        { role: "system", content: request.system },
-        { role: "user", content: [{ type: "text", text: request.prompt }] },
-      ],
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.maxOutputTokens !== undefined
-        ? { maxOutputTokens: request.maxOutputTokens }
-        : {}),
-      abortSignal,
-    });
+    const { stream } = await model.doStream(callOptions(request));
     reader = stream.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -61,4 +55,34 @@ export async function* streamModelText(
     // A reader that stops early (an error, a prompt leak) lets go of the model's response.
     reader?.cancel().catch(() => {});
   }
+}
+
+/**
+ * A one-message answer from the provider's model whole (its `doGenerate`), for short calls no
+ * reader watches (follow-up questions, the rewritten question): what `generateText` would return
+ * as its text, without the SDK's per-call validation and orchestration around it.
+ */
+export async function generateModelText(
+  model: LanguageModelV3,
+  request: ModelStreamRequest,
+): Promise<string> {
+  const { abortSignal } = request;
+  try {
+    const { content } = await model.doGenerate(callOptions(request));
+    return content.map((part) => (part.type === "text" ? part.text : "")).join("");
+  } catch (error) {
+    throw abortSignal.aborted ? abortSignal.reason : error;
+  }
+}
+
+function callOptions(request: ModelStreamRequest): LanguageModelV3CallOptions {
+  return {
+    prompt: [
+      { role: "system", content: request.system },
+      { role: "user", content: [{ type: "text", text: request.prompt }] },
+    ],
+    ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+    abortSignal: request.abortSignal,
+  };
 }

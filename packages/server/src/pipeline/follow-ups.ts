@@ -1,9 +1,9 @@
 import type { Config } from "../config/config.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { generateModelText } from "../llm/model-stream.ts";
 import { PromptGuard, PromptLeakError } from "../llm/prompt-guard.ts";
 import { buildPassages, FOLLOW_UP_SYSTEM_PROMPT, followUpUserPrompt } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
-import { loadModelSdk } from "../llm/sdk.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
 import type { RunOptions } from "./types.ts";
 
@@ -56,13 +56,9 @@ export class LlmFollowUpWriter implements FollowUpWriter {
     );
     const guard = new PromptGuard(FOLLOW_UP_SYSTEM_PROMPT);
     try {
-      // The SDK is loaded with the first call: a server without a model never loads it.
-      const { generateText } = await loadModelSdk();
-      const { text } = await generateText({
-        model: this.deps.handle.model,
+      const text = await generateModelText(this.deps.handle.model, {
         system: guard.system,
         prompt: followUpUserPrompt(input.question, passages.text),
-        maxRetries: 0,
         temperature: this.deps.config.temperature,
         maxOutputTokens: 120,
         abortSignal: signal,

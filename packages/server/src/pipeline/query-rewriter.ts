@@ -1,9 +1,9 @@
 import type { Config } from "../config/config.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { generateModelText } from "../llm/model-stream.ts";
 import { PromptGuard } from "../llm/prompt-guard.ts";
 import { buildHistory, type Exchange, fenceSafe, REWRITE_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
-import { loadModelSdk } from "../llm/sdk.ts";
 import { analyze } from "../search/analyzer.ts";
 import { routeQuery } from "./query-router.ts";
 
@@ -106,12 +106,9 @@ export class LlmRewriter implements QueryRewriter {
     const guard = new PromptGuard(REWRITE_SYSTEM_PROMPT);
     try {
       const timeout = AbortSignal.timeout(this.deps.config.firstTokenTimeoutMs);
-      const { generateText } = await loadModelSdk();
-      const { text } = await generateText({
-        model: this.deps.handle.model,
+      const text = await generateModelText(this.deps.handle.model, {
         system: guard.system,
         prompt: `${buildHistory(history, 1_500)}<question>\n${fenceSafe(query)}\n</question>`,
-        maxRetries: 0,
         temperature: 0,
         maxOutputTokens: 120,
         abortSignal: signal ? AbortSignal.any([signal, timeout]) : timeout,
