@@ -1,10 +1,17 @@
 // Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
-import { type ChunkBlock, listItemsOf, withInferredHeadings } from "../store/chunk-blocks.ts";
+import {
+  type ChunkBlock,
+  listItemsOf,
+  withInferredHeadings,
+} from "@lectern/engine/book/chunk-blocks";
+import { cutText } from "@lectern/engine/util/cut-text";
+import { readsFor } from "@lectern/engine/util/reading-list";
+import { estimateTokens } from "@lectern/engine/util/tokens";
 import type { SectionAnchor } from "../store/document-store.ts";
-import { cutText } from "../util/cut-text.ts";
-import { readsFor } from "../util/reading-list.ts";
 import type { Block } from "./markdown.ts";
 import { fence, fenceMarker, LIST_START } from "./markdown-text.ts";
+
+export { estimateTokens };
 
 /**
  * Heading-aware chunking. A document is cut into sections at its headings; consecutive small
@@ -40,11 +47,6 @@ export interface ChunkDraft {
   sectionAnchors: SectionAnchor[];
   /** The text's blocks, as the parser read them (never re-read from the text). */
   blocks: ChunkBlock[];
-}
-
-/** Rough token count (≈ 4 characters per token for English prose and code). */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
 }
 
 export function buildSections(

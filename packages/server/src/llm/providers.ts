@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
+import { createError, type ErrorCode } from "@lectern/engine/errors";
 import type { EmbeddingModel, LanguageModel } from "ai";
 import type { Config } from "../config/config.ts";
-import { createError, type ErrorCode } from "../errors.ts";
 
 /** Default models per provider. */
 export const DEFAULT_CHAT_MODELS = {

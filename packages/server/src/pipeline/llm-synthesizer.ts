@@ -1,8 +1,13 @@
-import type { Config } from "../config/config.ts";
-import { createError } from "../errors.ts";
-import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
-import { CitationFilter } from "../llm/citations.ts";
-import { isPromptLeak, PromptGuard } from "../llm/prompt-guard.ts";
+import { createError } from "@lectern/engine/errors";
+import {
+  type AnswerSynthesizer,
+  type ExtractiveSynthesizer,
+  modelSources,
+  type SynthesisInput,
+  type SynthesisOutput,
+} from "@lectern/engine/pipeline/answer-synthesizer";
+import type { RunOptions } from "@lectern/engine/pipeline/types";
+import { isPromptLeak, PromptGuard } from "@lectern/engine/prompts/prompt-guard";
 import {
   BOOK_SYSTEM_PROMPT,
   bookUserPrompt,
@@ -12,18 +17,13 @@ import {
   NOT_IN_SELECTION_REPLY,
   SELECTION_SYSTEM_PROMPT,
   selectionUserPrompt,
-} from "../llm/prompts.ts";
+} from "@lectern/engine/prompts/prompts";
+import type { Config } from "../config/config.ts";
+import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { CitationFilter } from "../llm/citations.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { withRetry } from "../llm/retry.ts";
 import { loadModelSdk } from "../llm/sdk.ts";
-import {
-  type AnswerSynthesizer,
-  type ExtractiveSynthesizer,
-  modelSources,
-  type SynthesisInput,
-  type SynthesisOutput,
-} from "./answer-synthesizer.ts";
-import type { RunOptions } from "./types.ts";
 
 /** What one completed model answer cost: seconds to the first token, tokens in and out. */
 export interface ModelCallReport {

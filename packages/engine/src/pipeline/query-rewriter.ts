@@ -1,0 +1,83 @@
+import type { PromptGuard } from "../prompts/prompt-guard.ts";
+import type { Exchange } from "../prompts/prompts.ts";
+import { analyze } from "../search/analyzer.ts";
+import { routeQuery } from "./query-router.ts";
+
+/**
+ * Turns a follow-up ("what are its main components?") into a standalone search query using the
+ * conversation so far: by the model when one is configured, otherwise by the heuristic below.
+ */
+export interface QueryRewriter {
+  /** "model" rewrites follow-ups into standalone questions; "heuristic" adds the earlier turn's words. */
+  readonly kind: "heuristic" | "model";
+  rewrite(query: string, history: Exchange[], signal?: AbortSignal): Promise<string>;
+}
+
+const REFERRING_WORDS =
+  /\b(it|its|it's|this|that|these|those|they|them|their|theirs|he|she|him|her|there|then|above|former|latter|same|one|ones|also|else|more|again)\b/i;
+
+/**
+ * Heuristic: a question that refers back ("it", "that", "those", …) or is very short (at most two
+ * topic words) gets the topic words of the previous question appended, so retrieval sees the
+ * subject being discussed. A question that stands alone is searched as it is.
+ */
+export class HeuristicRewriter implements QueryRewriter {
+  readonly kind = "heuristic";
+  async rewrite(query: string, history: Exchange[]): Promise<string> {
+    return rewriteByHeuristic(query, history);
+  }
+}
+
+export function rewriteByHeuristic(query: string, history: Exchange[]): string {
+  const previous = history.at(-1);
+  if (!previous) return query;
+  const topicWords = new Set(analyze(query));
+  if (!REFERRING_WORDS.test(query) && topicWords.size > 2) return query;
+  const previousTopic = previous.query.replace(/[?!.]+$/, "").trim();
+  return `${query.replace(/[?!.]+$/, "").trim()} (${previousTopic})`;
+}
+
+/**
+ * The earlier turn a follow-up may lean on, for searching without a model: its question is added
+ * to the search at a lower weight. `dependent` when the new question refers back ("it", "that",
+ * "then", …); otherwise the caller adds the context only if the question alone finds little.
+ */
+export function followUpContext(
+  query: string,
+  history: Exchange[],
+): { text: string; dependent: boolean } | undefined {
+  const previous = history.at(-1);
+  // Small talk and questions about the whole book say nothing about the next question's topic.
+  if (!previous || routeQuery(previous.query).route !== "question") return undefined;
+  // A short question without a pronoun ("What is a URDF?") may well stand alone: it gets the
+  // earlier words only if alone it finds little.
+  return { text: previous.query, dependent: REFERRING_WORDS.test(query) || ELLIPSIS.test(query) };
+}
+
+/**
+ * A question asking the earlier one again about something else: "what about a camera?", "how
+ * about wheel encoders?", "and for a service?".
+ */
+const ELLIPSIS =
+  /^\s*(?:and\s+|so\s+)?(?:what|how)\s+about\s|^\s*and\s+(?:for|with|in|on|if|when)\b/i;
+
+/** Tags of the prompt's fences: a rewrite that has them is the prompt played back. */
+const PROMPT_TAGS = /<\/?(history|question|passages|passage|selection|system)\b/i;
+
+/**
+ * Why a model's rewrite cannot be searched, or undefined when it can: its reply repeats the prompt
+ * (the canary, a run of the instructions, the fences' tags), or the query taken from it is far
+ * longer than a standalone form of the question could be (twice the question and a phrase or two
+ * from the conversation).
+ */
+export function implausibleRewrite(
+  reply: string,
+  rewritten: string,
+  query: string,
+  guard: PromptGuard,
+): string | undefined {
+  if (guard.isRepeatedIn(reply)) return "it repeats the prompt";
+  if (PROMPT_TAGS.test(reply)) return "it repeats the prompt's tags";
+  if (rewritten.length > 2 * query.length + 150) return "it is too long for a search query";
+  return undefined;
+}

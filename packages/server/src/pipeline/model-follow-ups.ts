@@ -1,0 +1,58 @@
+import {
+  cleanFollowUps,
+  type FollowUpInput,
+  type FollowUpWriter,
+} from "@lectern/engine/pipeline/follow-ups";
+import { PromptGuard, PromptLeakError } from "@lectern/engine/prompts/prompt-guard";
+import {
+  buildPassages,
+  FOLLOW_UP_SYSTEM_PROMPT,
+  followUpUserPrompt,
+} from "@lectern/engine/prompts/prompts";
+import type { Config } from "../config/config.ts";
+import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import type { ChatModelHandle } from "../llm/providers.ts";
+import { loadModelSdk } from "../llm/sdk.ts";
+
+/** The passages' share of the prompt: enough to know what the book says next, and cheap. */
+const FOLLOW_UP_CONTEXT_TOKENS = 2_000;
+
+export class LlmFollowUpWriter implements FollowUpWriter {
+  constructor(
+    private readonly deps: {
+      handle: ChatModelHandle;
+      breaker: CircuitBreaker;
+      config: Config["llm"];
+      onFailure?: (error: unknown) => void;
+    },
+  ) {}
+
+  async write(input: FollowUpInput, signal: AbortSignal): Promise<string[]> {
+    // The answer's call owns the circuit: this optional one neither probes a failing model nor
+    // counts towards opening the circuit.
+    if (this.deps.breaker.state !== "closed" || input.results.length === 0) return [];
+    const passages = buildPassages(
+      input.results,
+      Math.min(this.deps.config.contextTokens, FOLLOW_UP_CONTEXT_TOKENS),
+    );
+    const guard = new PromptGuard(FOLLOW_UP_SYSTEM_PROMPT);
+    try {
+      // The SDK is loaded with the first call: a server without a model never loads it.
+      const { generateText } = await loadModelSdk();
+      const { text } = await generateText({
+        model: this.deps.handle.model,
+        system: guard.system,
+        prompt: followUpUserPrompt(input.question, passages.text),
+        maxRetries: 0,
+        temperature: this.deps.config.temperature,
+        maxOutputTokens: 120,
+        abortSignal: signal,
+      });
+      if (guard.isRepeatedIn(text)) throw new PromptLeakError();
+      return cleanFollowUps(text, input.question);
+    } catch (error) {
+      if (!signal.aborted) this.deps.onFailure?.(error);
+      return [];
+    }
+  }
+}
