@@ -1,8 +1,8 @@
 /**
  * The dependency rule (docs/architecture.md): cli → http → pipeline → (search, llm, store, answer);
  * ingest → (search, store, llm); nothing imports the CLI or the HTTP layer; the widget speaks to
- * the server only through the shared protocol package. The engine package (search, answer,
- * pipeline, prompts over one book) is pure: no Node built-in, no database driver, nothing of the
+ * the server only through the shared protocol package. The engine package (search, answers
+ * and the pipeline over one book) is pure: no Node built-in, no database driver, nothing of the
  * server's. Checked by `npm run lint:deps` in `npm test`.
  */
 const server = "^packages/server/src";
@@ -82,14 +82,14 @@ module.exports = {
       comment: "The store neither ranks nor calls models.",
       severity: "error",
       from: { path: [`${server}/store/`, `${engine}/book/`] },
-      to: { path: [`${server}/(search|llm)/`, `${engine}/(search|prompts)/`] },
+      to: { path: [`${server}/(search|llm)/`, `${engine}/search/`] },
     },
     {
       name: "providers-are-adapters",
       comment:
-        "Model providers and prompts are adapters: they never reach the pipeline, the answers, HTTP or the CLI.",
+        "Model providers are adapters: they never reach the pipeline, the answers, HTTP or the CLI.",
       severity: "error",
-      from: { path: [`${server}/llm/`, `${engine}/prompts/`] },
+      from: { path: [`${server}/llm/`] },
       to: {
         path: [
           `${server}/(pipeline|answer|eval|http|cli)/`,

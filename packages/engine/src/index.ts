@@ -16,6 +16,7 @@ export {
   type BookSnapshot,
   type Engine,
   type EngineAnswer,
+  type EngineHost,
   type EngineQuestion,
   type EngineSettings,
   openEngine,
@@ -26,6 +27,7 @@ export { type CoreFile, ShardedBook } from "./engine/sharded-book.ts";
 export type { ChatInput, ChatOutcome } from "./pipeline/types.ts";
 export { BOOK_FILE_FORMAT, type BookFile, parseBookJson } from "./search/book-json.ts";
 export { LexicalIndex } from "./search/lexical-index.ts";
+export { runtimeHost, type StaticHost } from "./static/host.ts";
 export {
   openStaticBook,
   STATIC_FORMAT,

@@ -23,7 +23,6 @@ import {
   modelSources,
   type SynthesisInput,
 } from "@lectern/engine/pipeline/answer-synthesizer";
-import { buildPassages } from "@lectern/engine/prompts/prompts";
 import {
   type DecisionThresholds,
   decide,
@@ -42,6 +41,7 @@ import {
 import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
+import { buildPassages } from "../src/llm/prompts.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));

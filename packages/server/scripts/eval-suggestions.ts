@@ -16,13 +16,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { questionAbout } from "@lectern/engine/answer/suggestions";
 import { namedHeading } from "@lectern/engine/pipeline/named-heading";
-import type { Exchange } from "@lectern/engine/prompts/prompts";
 import { headingKey } from "@lectern/engine/search/analyzer";
 import type { LexicalIndex } from "@lectern/engine/search/lexical-index";
 import pino from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { loadQuestions } from "../src/eval/questions.ts";
 import { openLectern } from "../src/lectern.ts";
+import type { Exchange } from "../src/llm/prompts.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");

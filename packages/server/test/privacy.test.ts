@@ -1,9 +1,9 @@
 import { Writable } from "node:stream";
 import { PGlite } from "@electric-sql/pglite";
-import { BOOK_SYSTEM_PROMPT } from "@lectern/engine/prompts/prompts";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { composeApp } from "../src/http/compose.ts";
 import type { Lectern } from "../src/lectern.ts";
+import { BOOK_SYSTEM_PROMPT } from "../src/llm/prompts.ts";
 import { createAnswering } from "../src/pipeline/answering.ts";
 import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
 import { createSafeLogger } from "../src/util/safe-log.ts";

@@ -33,6 +33,14 @@ export interface EngineSettings {
   feedbackUrl?: string;
 }
 
+/**
+ * What the engine takes from where it runs: it reads no clock of its own. `now` (milliseconds
+ * from any origin) times an answer's stages for its metadata; without it the timings are 0.
+ */
+export interface EngineHost {
+  now?: () => number;
+}
+
 /** One book at one index version: its pages and chunks, its BM25 snapshot, its settings. */
 export interface BookSnapshot {
   book: BookFile;
@@ -74,7 +82,7 @@ export class SnapshotMismatchError extends Error {
 }
 
 /** The engine over a snapshot; loads the stemmers of the book's locales first. */
-export async function openEngine(snapshot: BookSnapshot): Promise<Engine> {
+export async function openEngine(snapshot: BookSnapshot, host: EngineHost = {}): Promise<Engine> {
   const { book, settings } = snapshot;
   await loadLanguages(book.locales ?? []);
   const index = LexicalIndex.fromSnapshot(snapshot.index, book.indexVersion, book.chunks);
@@ -83,7 +91,7 @@ export async function openEngine(snapshot: BookSnapshot): Promise<Engine> {
       `The search index is not the one of this book (index version ${book.indexVersion}): rebuild the static files.`,
     );
   const synopsis = bookSynopsis(book.pages, index.allChunks(), book.versions ?? []);
-  return engineOver({ book, index, synopsis, settings }, async (work) => work());
+  return engineOver({ book, index, synopsis, settings }, async (work) => work(), host);
 }
 
 /** Most rounds of fetching a question may take before it is given up. */
@@ -98,6 +106,7 @@ export async function openShardedEngine(
   sharded: ShardedBook,
   settings: EngineSettings,
   load: (names: string[]) => Promise<void>,
+  host: EngineHost = {},
 ): Promise<Engine> {
   await loadLanguages(sharded.book.locales ?? []);
   const completeNow = async <T>(work: () => T | Promise<T>): Promise<T> => {
@@ -119,12 +128,13 @@ export async function openShardedEngine(
     return done;
   };
   const { book, index, synopsis } = sharded;
-  return engineOver({ book, index, synopsis, settings }, complete);
+  return engineOver({ book, index, synopsis, settings }, complete, host);
 }
 
 function engineOver(
   parts: Pick<Engine, "book" | "index" | "synopsis" | "settings">,
   complete: Engine["complete"],
+  host: EngineHost,
 ): Engine {
   const { book, index, settings, synopsis } = parts;
   const synonyms = new Synonyms(settings.synonyms ?? {});
@@ -144,6 +154,7 @@ function engineOver(
     synthesizer: new ExtractiveSynthesizer(),
     rewriter: new HeuristicRewriter(),
     routeBasePath: settings.routeBasePath,
+    ...(host.now ? { now: host.now } : {}),
   });
   const run = (input: ChatInput) => complete(() => pipeline.run(input));
   let asked = 0;

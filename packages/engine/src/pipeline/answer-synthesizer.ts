@@ -13,11 +13,11 @@ import {
 } from "../answer/section-card.ts";
 import { renderBlock } from "../book/chunk-blocks.ts";
 import type { ChunkRecord } from "../book/records.ts";
-import type { Exchange } from "../prompts/prompts.ts";
 import { analyze, analyzeQuery, headingKey } from "../search/analyzer.ts";
 import type { RetrievedChunk } from "../search/retriever.ts";
+import { nextTurn } from "../util/next-turn.ts";
 import { namedHeading } from "./named-heading.ts";
-import type { RunOptions } from "./types.ts";
+import type { Exchange, RunOptions } from "./types.ts";
 
 /**
  * AnswerSynthesizer: turns retrieved passages (or the reader's selection) into the answer text.
@@ -632,6 +632,6 @@ export async function emitInPieces(text: string, options: RunOptions): Promise<v
     if (options.signal?.aborted) return;
     options.onDelta(pieces.slice(start, start + 6).join(""));
     // Yield so a client disconnect can be noticed between pieces.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await new Promise<void>((resolve) => nextTurn(resolve));
   }
 }

@@ -32,6 +32,9 @@ import { inSlice, otherVersionAnswer, versionScope } from "./version-scope.ts";
 /** A source's snippet: the first 200 UTF-16 units of its text (the wire schema's maximum). */
 const SNIPPET_UNITS = 200;
 
+/** The clock of a pipeline given none: timings are 0, and nothing else depends on them. */
+const noClock = () => 0;
+
 /**
  * The orchestrator (the seeds' RAGChatAgent): QueryRouter → Retriever → AnswerSynthesizer, with
  * per-stage timings and the request state machine RECEIVED → RETRIEVING → GENERATING →
@@ -48,6 +51,10 @@ export class ChatPipeline {
       followUps?: ModelFollowUps;
       /** Where the docs are served: links to other versions' pages are made under it. */
       routeBasePath?: string;
+      /**
+       * The host's clock, in milliseconds from any origin, for the stage timings; the pipeline
+       * reads none of its own, so without it every timing is 0.
+       */
       now?: () => number;
     },
   ) {}
@@ -85,7 +92,7 @@ export class ChatPipeline {
   }
 
   async run(input: ChatInput, options: RunOptions = {}): Promise<ChatOutcome> {
-    const now = this.deps.now ?? (() => performance.now());
+    const now = this.deps.now ?? noClock;
     const started = now();
     const book = this.deps.book();
     const states: RequestState[] = ["RECEIVED"];

@@ -1,4 +1,5 @@
 import type { RetrievedChunk } from "../search/retriever.ts";
+import { nextTurn } from "../util/next-turn.ts";
 import type { RunOptions } from "./types.ts";
 
 /**
@@ -97,7 +98,7 @@ export class FollowUpsAfterFirstText implements PendingFollowUps {
   constructor(private readonly begin: () => PendingFollowUps) {}
 
   onFirstText(): void {
-    setImmediate(() => this.start());
+    nextTurn(() => this.start());
   }
 
   settle(): Promise<string[]> {

@@ -1,7 +1,6 @@
-import type { PromptGuard } from "../prompts/prompt-guard.ts";
-import type { Exchange } from "../prompts/prompts.ts";
 import { analyze } from "../search/analyzer.ts";
 import { routeQuery } from "./query-router.ts";
+import type { Exchange } from "./types.ts";
 
 /**
  * Turns a follow-up ("what are its main components?") into a standalone search query using the
@@ -60,24 +59,3 @@ export function followUpContext(
  */
 const ELLIPSIS =
   /^\s*(?:and\s+|so\s+)?(?:what|how)\s+about\s|^\s*and\s+(?:for|with|in|on|if|when)\b/i;
-
-/** Tags of the prompt's fences: a rewrite that has them is the prompt played back. */
-const PROMPT_TAGS = /<\/?(history|question|passages|passage|selection|system)\b/i;
-
-/**
- * Why a model's rewrite cannot be searched, or undefined when it can: its reply repeats the prompt
- * (the canary, a run of the instructions, the fences' tags), or the query taken from it is far
- * longer than a standalone form of the question could be (twice the question and a phrase or two
- * from the conversation).
- */
-export function implausibleRewrite(
-  reply: string,
-  rewritten: string,
-  query: string,
-  guard: PromptGuard,
-): string | undefined {
-  if (guard.isRepeatedIn(reply)) return "it repeats the prompt";
-  if (PROMPT_TAGS.test(reply)) return "it repeats the prompt's tags";
-  if (rewritten.length > 2 * query.length + 150) return "it is too long for a search query";
-  return undefined;
-}

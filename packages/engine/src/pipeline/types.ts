@@ -1,7 +1,9 @@
 import type { Citation, Confidence, ResponseMode } from "@lectern/protocol";
-import type { Exchange } from "../prompts/prompts.ts";
+import type { Exchange } from "../exchange.ts";
 import type { RetrievalSignals, SearchFilters } from "../search/retriever.ts";
 import type { Route } from "./query-router.ts";
+
+export type { Exchange };
 
 /** The request states the orchestrator moves through, in order. */
 export type RequestState = "RECEIVED" | "RETRIEVING" | "GENERATING" | "COMPLETED" | "FAILED";

@@ -1,5 +1,11 @@
-import { type Engine, type EngineSettings, openShardedEngine } from "../engine/engine.ts";
+import {
+  type Engine,
+  type EngineHost,
+  type EngineSettings,
+  openShardedEngine,
+} from "../engine/engine.ts";
 import { type CoreFile, ShardedBook } from "../engine/sharded-book.ts";
+import { runtimeHost } from "./host.ts";
 
 export {
   type Engine,
@@ -8,6 +14,7 @@ export {
   openEngine,
   SnapshotMismatchError,
 } from "../engine/engine.ts";
+export { runtimeHost, type StaticHost } from "./host.ts";
 export { type StaticReply, type StaticRequest, staticRoutes } from "./static-routes.ts";
 
 /**
@@ -51,6 +58,7 @@ export class StaticBookError extends Error {
 export async function openStaticBook(
   manifestUrl: string | URL,
   fetcher: typeof fetch = globalThis.fetch,
+  host: EngineHost = runtimeHost,
 ): Promise<Engine & { manifest: StaticManifest }> {
   const page = (globalThis as { location?: { href: string } }).location?.href;
   const base = new URL(manifestUrl, page);
@@ -93,7 +101,7 @@ export async function openStaticBook(
       }
     });
   };
-  const engine = await openShardedEngine(sharded, manifest.settings, load);
+  const engine = await openShardedEngine(sharded, manifest.settings, load, host);
   return Object.assign(engine, { manifest });
 }
 

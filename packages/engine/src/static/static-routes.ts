@@ -1,10 +1,10 @@
 import type { Engine } from "../engine/engine.ts";
 import { normalizeQuery } from "../pipeline/query-router.ts";
 import { responseMetadata } from "../pipeline/response-metadata.ts";
-import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
+import type { ChatInput, ChatOutcome, Exchange } from "../pipeline/types.ts";
 import { sliceFilePrefix } from "../pipeline/version-scope.ts";
-import type { Exchange } from "../prompts/prompts.ts";
 import { keywordSearch, searchResults } from "../search/keyword-search.ts";
+import { runtimeHost, type StaticHost } from "./host.ts";
 
 /**
  * The server's routes that a static book can answer, run where the engine runs (a Web Worker):
@@ -50,6 +50,8 @@ export interface StaticRouteOptions {
    */
   feedbackUrl?: string;
   fetcher?: typeof fetch;
+  /** The clock and random ids (host.ts); the runtime's own by default. */
+  host?: StaticHost;
 }
 
 /** What a rating is sent with: the answer rated, kept for the most recent answers of the tab. */
@@ -73,16 +75,19 @@ export function staticRoutes(
 ) {
   const sessions = new Map<string, Exchange[]>();
   const rateable = new Map<string, RatedAnswer>();
+  const host = options.host ?? runtimeHost;
   return async (request: StaticRequest): Promise<StaticReply> => {
-    const requestId = uuid();
+    const requestId = host.uuid();
     const url = new URL(request.path, "http://book.invalid");
     try {
       const route = `${request.method.toUpperCase()} ${url.pathname}`;
       if (route === "POST /chat/stream" || route === "POST /chat") {
-        const input = chatInput(request.body ?? "", requestId, sessions);
+        const input = chatInput(request.body ?? "", requestId, sessions, host.uuid);
         const outcome = await engine.run(input);
         remember(sessions, input, outcome, historyWindow);
-        const messageId = options.feedbackUrl ? keepRateable(rateable, input, outcome) : null;
+        const messageId = options.feedbackUrl
+          ? keepRateable(rateable, input, outcome, host.uuid())
+          : null;
         const reply = chatReply(input, outcome, messageId);
         return route === "POST /chat" ? json(200, reply) : stream(reply);
       }
@@ -112,7 +117,12 @@ export function staticRoutes(
   };
 }
 
-function chatInput(body: string, requestId: string, sessions: Map<string, Exchange[]>): ChatInput {
+function chatInput(
+  body: string,
+  requestId: string,
+  sessions: Map<string, Exchange[]>,
+  newId: () => string,
+): ChatInput {
   const parsed = parseBody(body);
   const query = String(parsed.query ?? parsed.question ?? "").trim();
   if (!query) throw new RouteError(400, "EMPTY_QUERY", "Query cannot be empty or whitespace only.");
@@ -130,7 +140,7 @@ function chatInput(body: string, requestId: string, sessions: Map<string, Exchan
       `The selected text is longer than ${MAX_SELECTION_CHARS} characters.`,
     );
   const given = typeof parsed.session_id === "string" ? parsed.session_id.toLowerCase() : "";
-  const sessionId = given || uuid();
+  const sessionId = given || newId();
   const filters = (parsed.filters ?? undefined) as Record<string, string | undefined> | undefined;
   return {
     requestId,
@@ -171,8 +181,8 @@ function keepRateable(
   rateable: Map<string, RatedAnswer>,
   input: ChatInput,
   outcome: ChatOutcome,
+  messageId: string,
 ): string {
-  const messageId = uuid();
   rateable.set(messageId, {
     sessionId: input.sessionId,
     question: input.query,
@@ -223,7 +233,7 @@ async function postFeedback(
     ...answer,
     session_id: sessionId,
     message_id: messageId,
-    rated_at: new Date().toISOString(),
+    rated_at: (options.host ?? runtimeHost).date().toISOString(),
   };
   let delivered: Response;
   try {
@@ -316,13 +326,4 @@ function search(engine: Engine, params: URLSearchParams) {
 
 function json(status: number, body: unknown): StaticReply {
   return { status, contentType: "application/json", body: JSON.stringify(body) };
-}
-
-/** A version 4 UUID, as the server makes session and request ids. */
-function uuid(): string {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x40;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -1,6 +1,6 @@
 import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
-import type { Exchange } from "@lectern/engine/prompts/prompts";
 import type { RetrievalSignals } from "@lectern/engine/search/retriever";
+import type { Exchange } from "../llm/prompts.ts";
 import type { EvalQuestion } from "./questions.ts";
 
 export interface EvalQuestionResult {

@@ -6,12 +6,9 @@ import {
 } from "@lectern/engine/book/chunk-blocks";
 import { cutText } from "@lectern/engine/util/cut-text";
 import { readsFor } from "@lectern/engine/util/reading-list";
-import { estimateTokens } from "@lectern/engine/util/tokens";
 import type { SectionAnchor } from "../store/document-store.ts";
 import type { Block } from "./markdown.ts";
 import { fence, fenceMarker, LIST_START } from "./markdown-text.ts";
-
-export { estimateTokens };
 
 /**
  * Heading-aware chunking. A document is cut into sections at its headings; consecutive small
@@ -47,6 +44,11 @@ export interface ChunkDraft {
   sectionAnchors: SectionAnchor[];
   /** The text's blocks, as the parser read them (never re-read from the text). */
   blocks: ChunkBlock[];
+}
+
+/** Rough token count (≈ 4 characters per token for English prose and code). */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
 }
 
 export function buildSections(

@@ -1,11 +1,5 @@
 import { ExtractiveSynthesizer } from "@lectern/engine/pipeline/answer-synthesizer";
 import { rewriteByHeuristic } from "@lectern/engine/pipeline/query-rewriter";
-import {
-  BOOK_SYSTEM_PROMPT,
-  buildHistory,
-  buildPassages,
-  fenceSafe,
-} from "@lectern/engine/prompts/prompts";
 import type { RetrievedChunk } from "@lectern/engine/search/retriever";
 import { APICallError } from "ai";
 import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
@@ -14,6 +8,7 @@ import { loadConfig } from "../config/config.ts";
 import { LlmSynthesizer } from "../pipeline/llm-synthesizer.ts";
 import { CircuitBreaker } from "./circuit-breaker.ts";
 import { CitationFilter, cleanCitations } from "./citations.ts";
+import { BOOK_SYSTEM_PROMPT, buildHistory, buildPassages, fenceSafe } from "./prompts.ts";
 import type { ChatModelHandle } from "./providers.ts";
 import { isRetryableError, retryAfterMs, withRetry } from "./retry.ts";
 

@@ -97,6 +97,7 @@ export function createChatPipeline(
     synthesizer: options.synthesizer ?? answering.synthesizer,
     rewriter: options.rewriter ?? answering.rewriter,
     routeBasePath: lectern.config.routeBasePath,
+    now: () => performance.now(),
     ...followUpsOption(
       options.followUps ?? (options.synthesizer ? undefined : answering.followUps),
     ),

@@ -5,14 +5,14 @@ import {
   ModelFollowUps,
   mergeFollowUps,
 } from "@lectern/engine/pipeline/follow-ups";
-import { PromptLeakError } from "@lectern/engine/prompts/prompt-guard";
-import { FOLLOW_UP_SYSTEM_PROMPT } from "@lectern/engine/prompts/prompts";
 import type { RetrievedChunk } from "@lectern/engine/search/retriever";
 import { APICallError } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { PromptLeakError } from "../llm/prompt-guard.ts";
+import { FOLLOW_UP_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { LlmFollowUpWriter } from "./model-follow-ups.ts";
 

@@ -7,7 +7,10 @@ import {
   type SynthesisOutput,
 } from "@lectern/engine/pipeline/answer-synthesizer";
 import type { RunOptions } from "@lectern/engine/pipeline/types";
-import { isPromptLeak, PromptGuard } from "@lectern/engine/prompts/prompt-guard";
+import type { Config } from "../config/config.ts";
+import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { CitationFilter } from "../llm/citations.ts";
+import { isPromptLeak, PromptGuard } from "../llm/prompt-guard.ts";
 import {
   BOOK_SYSTEM_PROMPT,
   bookUserPrompt,
@@ -17,10 +20,7 @@ import {
   NOT_IN_SELECTION_REPLY,
   SELECTION_SYSTEM_PROMPT,
   selectionUserPrompt,
-} from "@lectern/engine/prompts/prompts";
-import type { Config } from "../config/config.ts";
-import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
-import { CitationFilter } from "../llm/citations.ts";
+} from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { withRetry } from "../llm/retry.ts";
 import { loadModelSdk } from "../llm/sdk.ts";

@@ -3,14 +3,10 @@ import {
   type FollowUpInput,
   type FollowUpWriter,
 } from "@lectern/engine/pipeline/follow-ups";
-import { PromptGuard, PromptLeakError } from "@lectern/engine/prompts/prompt-guard";
-import {
-  buildPassages,
-  FOLLOW_UP_SYSTEM_PROMPT,
-  followUpUserPrompt,
-} from "@lectern/engine/prompts/prompts";
 import type { Config } from "../config/config.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { PromptGuard, PromptLeakError } from "../llm/prompt-guard.ts";
+import { buildPassages, FOLLOW_UP_SYSTEM_PROMPT, followUpUserPrompt } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { loadModelSdk } from "../llm/sdk.ts";
 

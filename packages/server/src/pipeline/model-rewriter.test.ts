@@ -1,8 +1,8 @@
-import { REWRITE_SYSTEM_PROMPT } from "@lectern/engine/prompts/prompts";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { REWRITE_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { LlmRewriter } from "./model-rewriter.ts";
 

@@ -1,17 +1,8 @@
-import {
-  HeuristicRewriter,
-  implausibleRewrite,
-  type QueryRewriter,
-} from "@lectern/engine/pipeline/query-rewriter";
-import { PromptGuard } from "@lectern/engine/prompts/prompt-guard";
-import {
-  buildHistory,
-  type Exchange,
-  fenceSafe,
-  REWRITE_SYSTEM_PROMPT,
-} from "@lectern/engine/prompts/prompts";
+import { HeuristicRewriter, type QueryRewriter } from "@lectern/engine/pipeline/query-rewriter";
 import type { Config } from "../config/config.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
+import { PromptGuard } from "../llm/prompt-guard.ts";
+import { buildHistory, type Exchange, fenceSafe, REWRITE_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { loadModelSdk } from "../llm/sdk.ts";
 
@@ -19,6 +10,27 @@ import { loadModelSdk } from "../llm/sdk.ts";
  * The model's rewrite of a follow-up into a standalone search query; the engine's heuristic
  * (`HeuristicRewriter`) when the model is unavailable, fails or the circuit is open.
  */
+/** Tags of the prompt's fences: a rewrite that has them is the prompt played back. */
+const PROMPT_TAGS = /<\/?(history|question|passages|passage|selection|system)\b/i;
+
+/**
+ * Why a model's rewrite cannot be searched, or undefined when it can: its reply repeats the prompt
+ * (the canary, a run of the instructions, the fences' tags), or the query taken from it is far
+ * longer than a standalone form of the question could be (twice the question and a phrase or two
+ * from the conversation).
+ */
+export function implausibleRewrite(
+  reply: string,
+  rewritten: string,
+  query: string,
+  guard: PromptGuard,
+): string | undefined {
+  if (guard.isRepeatedIn(reply)) return "it repeats the prompt";
+  if (PROMPT_TAGS.test(reply)) return "it repeats the prompt's tags";
+  if (rewritten.length > 2 * query.length + 150) return "it is too long for a search query";
+  return undefined;
+}
+
 export class LlmRewriter implements QueryRewriter {
   readonly kind = "model";
   private readonly fallback = new HeuristicRewriter();

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { FOLLOW_UP_SYSTEM_PROMPT } from "@lectern/engine/prompts/prompts";
+import { FOLLOW_UP_SYSTEM_PROMPT } from "../../src/llm/prompts.ts";
 
 /**
  * A local server speaking the OpenAI HTTP API (chat completions with and without streaming, and
