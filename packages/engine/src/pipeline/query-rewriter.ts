@@ -4,7 +4,8 @@ import type { Exchange } from "./types.ts";
 
 /**
  * Turns a follow-up ("what are its main components?") into a standalone search query using the
- * conversation so far: by the model when one is configured, otherwise by the heuristic below.
+ * conversation so far: by the model when one is configured (the server's model-rewriter.ts),
+ * otherwise by the heuristic below.
  */
 export interface QueryRewriter {
   /** "model" rewrites follow-ups into standalone questions; "heuristic" adds the earlier turn's words. */
