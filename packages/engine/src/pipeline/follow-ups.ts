@@ -3,7 +3,8 @@ import { nextTurn } from "../util/next-turn.ts";
 import type { RunOptions } from "./types.ts";
 
 /**
- * Follow-up questions under an answer, written by the model when one is configured. The call is
+ * Follow-up questions under an answer, written by the model when one is configured (the server's
+ * `LlmFollowUpWriter` is the `FollowUpWriter` that calls it). The call is
  * made beside the answer's own (from the same passages, not from the answer), so it is usually
  * done by the time the answer is; a streamed answer starts it once its first text is on its way to
  * the reader, so that building a second request never delays the first token. The answer then
