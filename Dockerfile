@@ -14,6 +14,7 @@ RUN npm install --global npm@11 --no-audit --no-fund
 # Dependencies first, so that a change to the sources does not install them again.
 COPY package.json package-lock.json .npmrc ./
 COPY packages/protocol/package.json packages/protocol/
+COPY packages/engine/package.json packages/engine/
 COPY packages/server/package.json packages/server/
 COPY packages/widget/package.json packages/widget/
 COPY packages/docusaurus-plugin/package.json packages/docusaurus-plugin/

@@ -26,13 +26,14 @@ case "$step" in
     pack_dir="$(mktemp -d)"
     # prepack would build again: the build above already did.
     npm pack --ignore-scripts --pack-destination "$pack_dir" \
-      --workspace @lectern/protocol --workspace @lectern/server \
+      --workspace @lectern/protocol --workspace @lectern/engine --workspace @lectern/server \
       >/dev/null
     mkdir -p "$app_dir"
     printf '{\n  "name": "lectern-app",\n  "private": true\n}\n' >"$app_dir/package.json"
     # What a user installs: the packed packages and their production dependencies.
     npm install --prefix "$app_dir" --omit=dev --no-audit --no-fund --no-package-lock \
-      "$pack_dir"/lectern-protocol-*.tgz "$pack_dir"/lectern-server-*.tgz
+      "$pack_dir"/lectern-protocol-*.tgz "$pack_dir"/lectern-engine-*.tgz \
+      "$pack_dir"/lectern-server-*.tgz
     rm -rf "$pack_dir"
     # The tarballs are gone; the installed tree is the application.
     printf '{\n  "name": "lectern-app",\n  "private": true\n}\n' >"$app_dir/package.json"

@@ -1,12 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { noneEmbedder } from "@lectern/engine/search/embedder";
 import pino from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { evaluate } from "../src/eval/evaluate.ts";
 import { loadQuestions } from "../src/eval/questions.ts";
 import { openLectern } from "../src/lectern.ts";
-import { noneEmbedder } from "../src/llm/embedder.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
 import { SAMPLE_DOCS, SAMPLE_QUESTIONS } from "../test/cli.ts";
 import { createFakeEmbedder } from "../test/doubles/fake-embedder.ts";

@@ -17,8 +17,19 @@ import { appendFile, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { CARD_WEIGHTS, type CardWeights } from "@lectern/engine/answer/section-card";
+import {
+  ExtractiveSynthesizer,
+  modelSources,
+  type SynthesisInput,
+} from "@lectern/engine/pipeline/answer-synthesizer";
+import {
+  type DecisionThresholds,
+  decide,
+  NEVER_REJECT,
+  type RetrievalSignals,
+} from "@lectern/engine/search/retriever";
 import pino from "pino";
-import { CARD_WEIGHTS, type CardWeights } from "../src/answer/section-card.ts";
 import { loadConfig } from "../src/config/config.ts";
 import {
   containsAny,
@@ -31,18 +42,7 @@ import { type EvalQuestion, loadQuestions } from "../src/eval/questions.ts";
 import { chooseThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { buildPassages } from "../src/llm/prompts.ts";
-import {
-  ExtractiveSynthesizer,
-  modelSources,
-  type SynthesisInput,
-} from "../src/pipeline/answer-synthesizer.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
-import {
-  type DecisionThresholds,
-  decide,
-  NEVER_REJECT,
-  type RetrievalSignals,
-} from "../src/search/retriever.ts";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const devsets = path.resolve(

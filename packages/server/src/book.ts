@@ -1,14 +1,14 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { createError } from "@lectern/engine/errors";
+import { urlPath } from "@lectern/engine/util/url-path";
 import type { Config } from "./config/config.ts";
-import { createError } from "./errors.ts";
 import type {
   BookLocale,
   BookVersion,
   DocumentStore,
   PageSummary,
 } from "./store/document-store.ts";
-import { urlPath } from "./util/url-path.ts";
 
 /**
  * Which book an index holds. A collection records the docs folder it was ingested from

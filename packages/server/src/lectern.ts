@@ -1,18 +1,33 @@
 import { availableParallelism } from "node:os";
-import { GLOSSARY_TITLE } from "./answer/lead.ts";
-import type { Synopsis } from "./answer/synopsis.ts";
+import { GLOSSARY_TITLE } from "@lectern/engine/answer/lead";
+import type { Synopsis } from "@lectern/engine/answer/synopsis";
+import { bookSynopsis } from "@lectern/engine/engine/book-synopsis";
+import { createError } from "@lectern/engine/errors";
+import { type BookView, viewOfIndex } from "@lectern/engine/pipeline/book-view";
+import type { FieldLengths } from "@lectern/engine/search/chunk-fields";
+import { type Embedder, isDenseEnabled, noneEmbedder } from "@lectern/engine/search/embedder";
+import type { EngineLexical } from "@lectern/engine/search/engine-search";
+import type { FusedQuery } from "@lectern/engine/search/fusion";
+import {
+  engineKeywordSearch,
+  type KeywordHit,
+  type KeywordSearchOptions,
+  keywordSearch,
+} from "@lectern/engine/search/keyword-search";
+import { loadLanguages } from "@lectern/engine/search/languages";
+import type { LexicalIndex } from "@lectern/engine/search/lexical-index";
+import type { Reranker } from "@lectern/engine/search/reranker";
+import { Retriever } from "@lectern/engine/search/retriever";
+import { chunkSparseVector } from "@lectern/engine/search/sparse-vector";
+import { Synonyms } from "@lectern/engine/search/synonyms";
 import { bookTitle, checkSameBook, recordBook } from "./book.ts";
 import type { Config } from "./config/config.ts";
-import { bookSynopsis } from "./engine/book-synopsis.ts";
-import { createError } from "./errors.ts";
 import type { DocSource } from "./ingest/doc-source.ts";
 import type { IngestReport } from "./ingest/ingest.ts";
 import { acquireIngestLock } from "./ingest/ingest-lock.ts";
 import type { VersionedDocs } from "./ingest/versioned-site.ts";
-import { type Embedder, isDenseEnabled, noneEmbedder } from "./llm/embedder.ts";
 import { ProviderClients } from "./llm/providers.ts";
 import { createReranker } from "./llm/rerankers.ts";
-import { type BookView, viewOfIndex } from "./pipeline/book-view.ts";
 import {
   bookFileVersion,
   inStoreOrder,
@@ -21,9 +36,6 @@ import {
   setBookFileAside,
   writeBookFile,
 } from "./search/book-file.ts";
-import type { FieldLengths } from "./search/chunk-fields.ts";
-import type { EngineLexical } from "./search/engine-search.ts";
-import type { FusedQuery } from "./search/fusion.ts";
 import {
   applyToIndex,
   loadLexicalIndex,
@@ -32,18 +44,6 @@ import {
   saveLexicalIndex,
   saveTermStatistics,
 } from "./search/index-store.ts";
-import {
-  engineKeywordSearch,
-  type KeywordHit,
-  type KeywordSearchOptions,
-  keywordSearch,
-} from "./search/keyword-search.ts";
-import { loadLanguages } from "./search/languages.ts";
-import type { LexicalIndex } from "./search/lexical-index.ts";
-import type { Reranker } from "./search/reranker.ts";
-import { Retriever } from "./search/retriever.ts";
-import { chunkSparseVector } from "./search/sparse-vector.ts";
-import { Synonyms } from "./search/synonyms.ts";
 import { type TermSource, TermStatistics } from "./search/term-statistics.ts";
 import { acquireDataDirLock, type DataDirLock } from "./store/data-dir-lock.ts";
 import {

@@ -49,6 +49,12 @@ beforeAll(async () => {
   await file("packages/server/src/search/rank.ts", "export const RANK = 1;\n");
   await file("packages/server/src/cli/main.ts", 'import "../http/route.ts";\n');
   await file("packages/widget/src/chat.ts", 'import "../../protocol/src/index.ts";\n');
+  await file("packages/engine/src/search/score.ts", 'import "../util/round.ts";\n');
+  await file("packages/engine/src/util/round.ts", "export const ROUND = 1;\n");
+  await file(
+    "packages/server/src/search/engine-user.ts",
+    'import "../../../engine/src/search/score.ts";\n',
+  );
 });
 
 afterAll(async () => {
@@ -85,6 +91,27 @@ describe("the dependency rule", () => {
     } finally {
       await rm(path.join(tree, "packages/widget/src/wrong.ts"));
       await rm(path.join(tree, "packages/server/src/search/wrong.ts"));
+    }
+  });
+
+  it("fails on the engine importing a Node built-in or the server", async () => {
+    await file(
+      "packages/engine/src/search/wrong.ts",
+      'import "node:fs";\nimport "path";\nimport "../../../server/src/search/rank.ts";\n',
+    );
+    try {
+      const found = await violations();
+      expect(found).toContain(
+        "engine-has-no-node-built-ins: packages/engine/src/search/wrong.ts → fs",
+      );
+      expect(found).toContain(
+        "engine-has-no-node-built-ins: packages/engine/src/search/wrong.ts → path",
+      );
+      expect(found).toContain(
+        "engine-stands-apart-from-the-server: packages/engine/src/search/wrong.ts → packages/server/src/search/rank.ts",
+      );
+    } finally {
+      await rm(path.join(tree, "packages/engine/src/search/wrong.ts"));
     }
   });
 });

@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { isLecternError } from "@lectern/engine/errors";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
-import { isLecternError } from "../src/errors.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { createFakeEmbedder } from "./doubles/fake-embedder.ts";
 import { type FakeModelServer, startFakeModelServer } from "./doubles/fake-model-server.ts";

@@ -1,6 +1,8 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Retriever } from "@lectern/engine/search/retriever";
+import { indexOf } from "@lectern/engine/search/test-builders";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatInsights } from "../src/cli/commands/insights.ts";
@@ -10,8 +12,6 @@ import { composeApp } from "../src/http/compose.ts";
 import { loadInsights } from "../src/insights/load.ts";
 import type { InsightsReport } from "../src/insights/report.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
-import { Retriever } from "../src/search/retriever.ts";
-import { indexOf } from "../src/search/test-builders.ts";
 import { QuestionLogStore } from "../src/store/question-log-store.ts";
 import { SAMPLE_DOCS } from "./cli.ts";
 import { createFakeEmbedder } from "./doubles/fake-embedder.ts";

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { env } from "@huggingface/transformers";
+import { isLecternError, type LecternError } from "@lectern/engine/errors";
 import { afterAll, expect, vi } from "vitest";
-import { isLecternError, type LecternError } from "../src/errors.ts";
 
 /** What the local ONNX model tests (embedder and reranker) check alike. */
 

@@ -2,6 +2,7 @@ import { copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { analyze } from "@lectern/engine/search/analyzer";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatInsights } from "../src/cli/commands/insights.ts";
@@ -11,7 +12,6 @@ import { createSite } from "../src/http/site.ts";
 import { readVersionedSite } from "../src/ingest/versioned-site.ts";
 import type { InsightsReport } from "../src/insights/report.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
-import { analyze } from "../src/search/analyzer.ts";
 import { runCli } from "./cli.ts";
 import { askChat, createTestApp, expectError, postJson, type TestApp } from "./http-fixture.ts";
 

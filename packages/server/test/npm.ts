@@ -8,6 +8,7 @@ export const REPO_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 /** The packages published from this repository, by workspace name. */
 export const PUBLISHED_PACKAGES = [
   "@lectern/protocol",
+  "@lectern/engine",
   "@lectern/widget",
   "@lectern/server",
   "docusaurus-plugin-lectern",

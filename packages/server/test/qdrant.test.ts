@@ -1,12 +1,12 @@
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { indexOf } from "@lectern/engine/search/test-builders";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
 import { composeApp } from "../src/http/compose.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
-import { indexOf } from "../src/search/test-builders.ts";
 import { MemoryHistoryStore } from "../src/store/memory-history-store.ts";
 import { runCli, SAMPLE_DOCS } from "./cli.ts";
 import { createFakeEmbedder, type FakeEmbedder } from "./doubles/fake-embedder.ts";

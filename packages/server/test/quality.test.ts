@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Retriever } from "@lectern/engine/search/retriever";
+import { indexOf } from "@lectern/engine/search/test-builders";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
@@ -9,8 +11,6 @@ import { type EvalQuestion, loadQuestions, splitQuestions } from "../src/eval/qu
 import { MAX_FALSE_REJECTION, tuneThresholds } from "../src/eval/tune.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
-import type { Retriever } from "../src/search/retriever.ts";
-import { indexOf } from "../src/search/test-builders.ts";
 import { SAMPLE_DOCS, SAMPLE_QUESTIONS } from "./cli.ts";
 
 /**

@@ -2,6 +2,7 @@
 import { cp, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { AnswerSynthesizer } from "@lectern/engine/pipeline/answer-synthesizer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config/config.ts";
 import { type RunningServer, startServer } from "../src/http/server.ts";
@@ -11,7 +12,6 @@ import {
   ErrorBodySchema,
 } from "../src/http/wire.ts";
 import { openLectern } from "../src/lectern.ts";
-import type { AnswerSynthesizer } from "../src/pipeline/answer-synthesizer.ts";
 import { openPglite } from "../src/store/pglite.ts";
 import { SAMPLE_DOCS } from "./cli.ts";
 import { openSampleBook } from "./http-fixture.ts";

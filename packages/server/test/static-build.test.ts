@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Engine, EngineAnswer, StaticManifest } from "@lectern/engine/static/static-book";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Engine, EngineAnswer, StaticManifest } from "../src/engine/static-book.ts";
 import { launchChromium, requireChromium } from "./browser.ts";
 import { runCli, SAMPLE_DOCS, SAMPLE_QUESTIONS } from "./cli.ts";
 import { type ServerProcess, startServerProcess } from "./server-process.ts";

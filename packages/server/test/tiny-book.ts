@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { SearchFilters } from "@lectern/engine/search/filters";
 import pino from "pino";
 import { loadConfig } from "../src/config/config.ts";
 import { type Lectern, openLectern } from "../src/lectern.ts";
 import { createChatPipeline } from "../src/pipeline/answering.ts";
-import type { SearchFilters } from "../src/search/filters.ts";
 
 /** A book of a few Markdown pages, ingested into a Lectern of its own in a temporary directory. */
 export interface TinyBook {

@@ -1,5 +1,5 @@
+import { urlPath } from "@lectern/engine/util/url-path";
 import type { PageSummary } from "../store/document-store.ts";
-import { urlPath } from "../util/url-path.ts";
 
 /**
  * The book for language models, in the llms.txt format (llmstxt.org): `/llms.txt` is the book's

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { isLecternError } from "../errors.ts";
+import { isLecternError } from "@lectern/engine/errors";
 import { VERSION } from "../version.ts";
 import { bookDataDir, DATA_ROOT, findBookDataDir, siteDataDir } from "./book-dir.ts";
 import { parseFlags, portNumber, UsageError } from "./flags.ts";

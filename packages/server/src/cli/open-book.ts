@@ -1,7 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { createError } from "@lectern/engine/errors";
+import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
+import type { Retriever } from "@lectern/engine/search/retriever";
 import type { Config } from "../config/config.ts";
-import { createError } from "../errors.ts";
 import {
   type BookReader,
   type Lectern,
@@ -10,8 +12,6 @@ import {
   readBookFromFiles,
 } from "../lectern.ts";
 import { createChatPipeline } from "../pipeline/answering.ts";
-import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
-import type { Retriever } from "../search/retriever.ts";
 import { createSafeLogger } from "../util/safe-log.ts";
 
 /** What the commands share: opening the index and the `/chat` pipeline. */

@@ -2,8 +2,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { LecternError } from "@lectern/engine/errors";
 import { afterEach, describe, expect, it } from "vitest";
-import { LecternError } from "../errors.ts";
 import { type Config, ENV_BINDINGS, type LoadConfigOptions, loadConfig } from "./config.ts";
 
 const createdDirectories: string[] = [];

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { createError } from "@lectern/engine/errors";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
-import { createError } from "../errors.ts";
 import { coerce, ENV_BINDINGS } from "./env.ts";
 
 /**

@@ -1,4 +1,4 @@
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 
 /** Environment variables: the config key each one sets and how its text becomes a value. */
 

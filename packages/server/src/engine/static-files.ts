@@ -1,8 +1,5 @@
-import type { Synopsis } from "../answer/synopsis.ts";
-import type { BookFile } from "../search/book-json.ts";
-import type { LexicalIndex, TermPostings } from "../search/lexical-index.ts";
-import { chunkBlocks } from "../store/chunk-blocks.ts";
-import type { ChunkRecord } from "../store/document-store.ts";
+import type { Synopsis } from "@lectern/engine/answer/synopsis";
+import { chunkBlocks } from "@lectern/engine/book/chunk-blocks";
 import {
   type CoreChunks,
   type CoreFile,
@@ -12,7 +9,10 @@ import {
   SHARD_FORMAT,
   termShard,
   termShardName,
-} from "./sharded-book.ts";
+} from "@lectern/engine/engine/sharded-book";
+import type { BookFile } from "@lectern/engine/search/book-json";
+import type { LexicalIndex, TermPostings } from "@lectern/engine/search/lexical-index";
+import type { ChunkRecord } from "../store/document-store.ts";
 
 /**
  * The files of a sharded static book (see sharded-book.ts), by name relative to the core file:

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { createError } from "@lectern/engine/errors";
+import { cutText } from "@lectern/engine/util/cut-text";
 import { z } from "zod";
-import { createError } from "../errors.ts";
-import { cutText } from "../util/cut-text.ts";
 import type { EvalMetrics } from "./evaluate.ts";
 
 /**

@@ -1,6 +1,6 @@
+import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
+import type { RetrievalSignals } from "@lectern/engine/search/retriever";
 import type { Exchange } from "../llm/prompts.ts";
-import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
-import type { RetrievalSignals } from "../search/retriever.ts";
 import type { EvalQuestion } from "./questions.ts";
 
 export interface EvalQuestionResult {

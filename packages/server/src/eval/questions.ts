@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
+import { createError } from "@lectern/engine/errors";
 import { z } from "zod";
-import { createError } from "../errors.ts";
 
 /**
  * One evaluation row. A row asks one `question`, or holds a conversation in `turns` whose last turn

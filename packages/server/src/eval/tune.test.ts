@@ -1,6 +1,6 @@
+import { DEFAULT_THRESHOLDS, decide, firstSourceSupport } from "@lectern/engine/search/retriever";
+import type { RetrievalSignals } from "@lectern/engine/search/types";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_THRESHOLDS, decide, firstSourceSupport } from "../search/retriever.ts";
-import type { RetrievalSignals } from "../search/types.ts";
 import type { EvalQuestionResult } from "./evaluate.ts";
 import { chooseThresholds } from "./tune.ts";
 

@@ -1,4 +1,4 @@
-import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
+import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
 import {
   type DecisionThresholds,
   decide,
@@ -6,7 +6,7 @@ import {
   NEVER_REJECT,
   type RetrievalSignals,
   type Retriever,
-} from "../search/retriever.ts";
+} from "@lectern/engine/search/retriever";
 import { type EvalQuestionResult, evaluate } from "./evaluate.ts";
 import type { EvalQuestion } from "./questions.ts";
 

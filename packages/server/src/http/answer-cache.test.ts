@@ -2,6 +2,13 @@ import { randomBytes } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import {
+  type AnswerSynthesizer,
+  ExtractiveSynthesizer,
+  type SynthesisInput,
+  type SynthesisOutput,
+} from "@lectern/engine/pipeline/answer-synthesizer";
+import type { RunOptions } from "@lectern/engine/pipeline/types";
 import { Redis } from "ioredis";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import pino from "pino";
@@ -11,13 +18,6 @@ import { requireRedis, TEST_REDIS_URL } from "../../test/redis.ts";
 import { readEventStream } from "../../test/sse-client.ts";
 import { loadConfig } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
-import {
-  type AnswerSynthesizer,
-  ExtractiveSynthesizer,
-  type SynthesisInput,
-  type SynthesisOutput,
-} from "../pipeline/answer-synthesizer.ts";
-import type { RunOptions } from "../pipeline/types.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { composeApp } from "./compose.ts";
 import { ChatResponseSchema } from "./wire.ts";

@@ -1,9 +1,9 @@
+import { createError } from "@lectern/engine/errors";
+import { responseMetadata } from "@lectern/engine/pipeline/response-metadata";
+import type { ChatInput, ChatOutcome } from "@lectern/engine/pipeline/types";
+import { round } from "@lectern/engine/util/numbers";
 import type { Context } from "hono";
-import { createError } from "../errors.ts";
 import { classifyError, type ErrorContext } from "../pipeline/error-classification.ts";
-import { responseMetadata } from "../pipeline/response-metadata.ts";
-import type { ChatInput, ChatOutcome } from "../pipeline/types.ts";
-import { round } from "../util/numbers.ts";
 import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { NEVER_CUT_OFF, stoppingError } from "./middleware/shutdown.ts";

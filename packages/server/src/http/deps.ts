@@ -1,11 +1,11 @@
+import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
+import type { KeywordHit } from "@lectern/engine/search/keyword-search";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { InsightsReport } from "../insights/report.ts";
 import type { McpBookContent } from "../mcp/book.ts";
 import type { AnswerCacheOptions } from "../pipeline/answer-cache.ts";
-import type { ChatPipeline } from "../pipeline/chat-pipeline.ts";
 import type { ChatService, QuestionRecorder } from "../pipeline/chat-service.ts";
-import type { KeywordHit } from "../search/keyword-search.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
 import type { FeedbackStore } from "../store/feedback-store.ts";
 import type { HistoryStore } from "../store/history-store.ts";

@@ -1,7 +1,7 @@
+import { indexOf } from "@lectern/engine/search/test-builders";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestApp, expectError, openSampleBook } from "../../test/http-fixture.ts";
 import type { Lectern } from "../lectern.ts";
-import { indexOf } from "../search/test-builders.ts";
 import type { PageSummary } from "../store/document-store.ts";
 import { createSite } from "./site.ts";
 

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { AnswerSynthesizer } from "@lectern/engine/pipeline/answer-synthesizer";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +18,6 @@ import {
 } from "../../test/http-fixture.ts";
 import { loadConfig } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
-import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 
 const book = sampleBookForSuite();

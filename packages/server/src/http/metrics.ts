@@ -1,7 +1,7 @@
+import type { ChatOutcome } from "@lectern/engine/pipeline/types";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { AnswerCacheResult } from "../pipeline/answer-cache.ts";
 import type { ModelCallReport } from "../pipeline/llm-synthesizer.ts";
-import type { ChatOutcome } from "../pipeline/types.ts";
 
 /**
  * What `GET /metrics` reports, in the Prometheus text format: HTTP requests by route and status,

@@ -1,5 +1,5 @@
+import { ERROR_CODES } from "@lectern/engine/errors";
 import * as z from "zod/mini";
-import { ERROR_CODES } from "../errors.ts";
 import {
   COMPONENT_SCHEMAS,
   type ResponseSpec,

@@ -1,6 +1,6 @@
+import { isLecternError } from "@lectern/engine/errors";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { isLecternError } from "../errors.ts";
 import { readBody } from "./read-body.ts";
 
 /** A route that reads its body twice under a 1 KiB limit and answers with the sizes it got. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
+import { createError, isLecternError } from "@lectern/engine/errors";
 import type { Context } from "hono";
-import { createError, isLecternError } from "../errors.ts";
 
 /**
  * The request body's bytes, at most `maxBytes` of them. A declared Content-Length over the limit is

@@ -1,7 +1,7 @@
+import { createError } from "@lectern/engine/errors";
+import type { ChatInput } from "@lectern/engine/pipeline/types";
 import type { Context } from "hono";
 import type { Config } from "../config/config.ts";
-import { createError } from "../errors.ts";
-import type { ChatInput } from "../pipeline/types.ts";
 import { storableJson } from "../util/storable-text.ts";
 import { readBody } from "./read-body.ts";
 import { ChatRequestSchema } from "./wire.ts";

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { AnswerSynthesizer } from "@lectern/engine/pipeline/answer-synthesizer";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
@@ -8,7 +9,6 @@ import {
   postJson,
   sampleBookForSuite,
 } from "../../test/http-fixture.ts";
-import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
 import { ChatResponseSchema, HealthResponseSchema } from "./wire.ts";
 

@@ -3,11 +3,11 @@ import type { Server as HttpServer, IncomingMessage, ServerResponse } from "node
 import { type AddressInfo, Server as NetServer, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { serve } from "@hono/node-server";
+import { warmWordClasses } from "@lectern/engine/answer/word-classes";
+import type { AnswerSynthesizer } from "@lectern/engine/pipeline/answer-synthesizer";
 import type { Logger } from "pino";
-import { warmWordClasses } from "../answer/word-classes.ts";
 import type { Config } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
-import type { AnswerSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import { createSafeLogger } from "../util/safe-log.ts";
 import { composeApp } from "./compose.ts";

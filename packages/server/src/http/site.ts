@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { urlPath } from "@lectern/engine/util/url-path";
 import type { Context } from "hono";
 import { llmsFullTxt, llmsTxt, markdownPath } from "../answer/llms-txt.ts";
 import { escapeHtml } from "../ingest/render-html.ts";
 import type { DocumentStore, PageSummary } from "../store/document-store.ts";
-import { urlPath } from "../util/url-path.ts";
 
 /**
  * The demo book site: the ingested pages rendered to HTML with a sidebar and the chat widget, so

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import { ERROR_CODES, type ErrorCode } from "../errors.ts";
+import { ERROR_CODES, type ErrorCode } from "@lectern/engine/errors";
 import { errorBody } from "./middleware/errors.ts";
 import { METHOD_ORDER } from "./route-spec.ts";
 

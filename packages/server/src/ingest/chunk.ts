@@ -1,8 +1,12 @@
 // Over 300 lines on purpose: sections, merging, packing with overlap and code splitting are one algorithm over shared unit types.
-import { type ChunkBlock, listItemsOf, withInferredHeadings } from "../store/chunk-blocks.ts";
+import {
+  type ChunkBlock,
+  listItemsOf,
+  withInferredHeadings,
+} from "@lectern/engine/book/chunk-blocks";
+import { cutText } from "@lectern/engine/util/cut-text";
+import { readsFor } from "@lectern/engine/util/reading-list";
 import type { SectionAnchor } from "../store/document-store.ts";
-import { cutText } from "../util/cut-text.ts";
-import { readsFor } from "../util/reading-list.ts";
 import type { Block } from "./markdown.ts";
 import { fence, fenceMarker, LIST_START } from "./markdown-text.ts";
 

@@ -1,5 +1,5 @@
+import { createError } from "@lectern/engine/errors";
 import { parse as parseYaml } from "yaml";
-import { createError } from "../errors.ts";
 
 /**
  * Where a book's files come from: a folder today (`FileSystemDocSource`), an in-memory set of files

@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { indexOf } from "@lectern/engine/search/test-builders";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
-import { indexOf } from "../search/test-builders.ts";
 
 /** What a docs folder on disk may hold that must not become a page as it is. */
 

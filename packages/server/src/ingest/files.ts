@@ -1,6 +1,6 @@
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 import {
   type DocListing,
   type DocSource,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 import { isRunning } from "../store/data-dir-lock.ts";
 
 /**

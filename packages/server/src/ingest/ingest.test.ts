@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { indexOf } from "@lectern/engine/search/test-builders";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { type Lectern, openLectern } from "../lectern.ts";
 import { loadLexicalIndex } from "../search/index-store.ts";
-import { indexOf } from "../search/test-builders.ts";
 import { authorSearchText } from "./ingest.ts";
 
 async function writeDoc(

@@ -1,6 +1,6 @@
+import { isLecternError } from "@lectern/engine/errors";
+import { ANALYZER_VERSION } from "@lectern/engine/search/analyzer";
 import type { Config } from "../config/config.ts";
-import { isLecternError } from "../errors.ts";
-import { ANALYZER_VERSION } from "../search/analyzer.ts";
 import type { ChunkRecord, DocumentStore } from "../store/document-store.ts";
 import { collectGarbage } from "../util/collect-garbage.ts";
 import type { ChunkingOptions } from "./chunk.ts";

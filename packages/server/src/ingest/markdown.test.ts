@@ -1,7 +1,7 @@
 // Over 300 lines on purpose: one case per Markdown/MDX construct.
 import { readFileSync } from "node:fs";
+import { LecternError } from "@lectern/engine/errors";
 import { describe, expect, it } from "vitest";
-import { LecternError } from "../errors.ts";
 import {
   type Block,
   decodeText,

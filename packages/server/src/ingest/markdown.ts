@@ -1,4 +1,6 @@
 // Over 300 lines on purpose: one walker over the Markdown/MDX tree, a case per node kind, and its CommonMark fallback.
+
+import { createError } from "@lectern/engine/errors";
 import matter from "gray-matter";
 import remarkDirective from "remark-directive";
 import remarkGfm from "remark-gfm";
@@ -6,7 +8,6 @@ import remarkMath from "remark-math";
 import remarkMdx from "remark-mdx";
 import remarkParse from "remark-parse";
 import { unified } from "unified";
-import { createError } from "../errors.ts";
 import { fence, LIST_START } from "./markdown-text.ts";
 
 /**

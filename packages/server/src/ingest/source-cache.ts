@@ -1,5 +1,5 @@
 import path from "node:path";
-import { createError, isLecternError } from "../errors.ts";
+import { createError, isLecternError } from "@lectern/engine/errors";
 import type { DocSource } from "./doc-source.ts";
 import {
   type Block,

@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 import type { BookLocale, BookVersion } from "../store/document-store.ts";
 import type { DocListing, DocSource } from "./doc-source.ts";
 import { FallbackDocSource } from "./fallback-doc-source.ts";

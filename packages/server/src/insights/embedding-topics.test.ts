@@ -1,6 +1,6 @@
+import { noneEmbedder } from "@lectern/engine/search/embedder";
 import { describe, expect, it } from "vitest";
 import { createFakeEmbedder } from "../../test/doubles/fake-embedder.ts";
-import { noneEmbedder } from "../search/embedder.ts";
 import { clusterByEmbeddings, groupTopics } from "./embedding-topics.ts";
 import { clusterQuestions, countQuestions, questionKey } from "./topics.ts";
 

@@ -1,5 +1,5 @@
-import { analyzeQuery } from "../search/analyzer.ts";
-import type { Embedder } from "../search/embedder.ts";
+import { analyzeQuery } from "@lectern/engine/search/analyzer";
+import type { Embedder } from "@lectern/engine/search/embedder";
 import { type AskedQuestion, clusterQuestions, questionKey, type Topic } from "./topics.ts";
 
 /**

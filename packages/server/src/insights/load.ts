@@ -1,7 +1,7 @@
+import { LexicalIndex } from "@lectern/engine/search/lexical-index";
+import { Retriever } from "@lectern/engine/search/retriever";
+import { Synonyms } from "@lectern/engine/search/synonyms";
 import type { Lectern } from "../lectern.ts";
-import { LexicalIndex } from "../search/lexical-index.ts";
-import { Retriever } from "../search/retriever.ts";
-import { Synonyms } from "../search/synonyms.ts";
 import { QuestionLogStore } from "../store/question-log-store.ts";
 import { buildInsights, type InsightsReport } from "./report.ts";
 

@@ -1,10 +1,10 @@
-import { createError } from "../errors.ts";
-import type { LexicalIndex } from "../search/lexical-index.ts";
-import type { Retriever } from "../search/retriever.ts";
-import type { Synonyms } from "../search/synonyms.ts";
+import { createError } from "@lectern/engine/errors";
+import type { LexicalIndex } from "@lectern/engine/search/lexical-index";
+import type { Retriever } from "@lectern/engine/search/retriever";
+import type { Synonyms } from "@lectern/engine/search/synonyms";
+import { urlPath } from "@lectern/engine/util/url-path";
 import type { PageSummary } from "../store/document-store.ts";
 import type { LoggedQuestion } from "../store/question-log-store.ts";
-import { urlPath } from "../util/url-path.ts";
 import { groupTopics, type TopicsMethod, type TopicsOptions } from "./embedding-topics.ts";
 import { type AskedQuestion, countQuestions, questionKey, type Topic } from "./topics.ts";
 import { synonymsProposal, type VocabularyGap, vocabularyGaps } from "./vocabulary-gaps.ts";

@@ -1,4 +1,4 @@
-import { analyzeQuery } from "../search/analyzer.ts";
+import { analyzeQuery } from "@lectern/engine/search/analyzer";
 
 /**
  * Readers' questions grouped into topics by their analysed terms (search/analyzer.ts: stopwords

@@ -1,9 +1,9 @@
-import { analyze } from "../search/analyzer.ts";
-import type { LexicalIndex } from "../search/lexical-index.ts";
-import type { Retriever } from "../search/retriever.ts";
-import type { Synonyms } from "../search/synonyms.ts";
+import { analyze } from "@lectern/engine/search/analyzer";
+import type { LexicalIndex } from "@lectern/engine/search/lexical-index";
+import type { Retriever } from "@lectern/engine/search/retriever";
+import type { Synonyms } from "@lectern/engine/search/synonyms";
+import { urlPath } from "@lectern/engine/util/url-path";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { urlPath } from "../util/url-path.ts";
 
 /**
  * Vocabulary gaps: words readers use that the book never does (the retriever reports them as

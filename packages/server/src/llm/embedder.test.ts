@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { type Embedder, embedInBatches } from "@lectern/engine/search/embedder";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { MemoryDocSource } from "../ingest/memory-doc-source.ts";
 import { openLectern } from "../lectern.ts";
-import { type Embedder, embedInBatches } from "./embedder.ts";
 
 /** An embedder that records the size of every call; vectors follow the text's length. */
 function recordingEmbedder(maxBatchSize?: number): Embedder & { calls: number[] } {

@@ -1,6 +1,6 @@
+import { createError } from "@lectern/engine/errors";
+import { type Embedder, embedInBatches, noneEmbedder } from "@lectern/engine/search/embedder";
 import type { Config } from "../config/config.ts";
-import { createError } from "../errors.ts";
-import { type Embedder, embedInBatches, noneEmbedder } from "./embedder.ts";
 import { createRemoteEmbeddingModel, ProviderClients } from "./providers.ts";
 import { withRetry } from "./retry.ts";
 import { loadModelSdk } from "./sdk.ts";

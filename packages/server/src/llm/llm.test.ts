@@ -1,11 +1,11 @@
+import { ExtractiveSynthesizer } from "@lectern/engine/pipeline/answer-synthesizer";
+import { rewriteByHeuristic } from "@lectern/engine/pipeline/query-rewriter";
+import type { RetrievedChunk } from "@lectern/engine/search/retriever";
 import { APICallError } from "ai";
 import { MockLanguageModelV3, simulateReadableStream } from "ai/test";
 import { describe, expect, it, vi } from "vitest";
 import { loadConfig } from "../config/config.ts";
-import { ExtractiveSynthesizer } from "../pipeline/answer-synthesizer.ts";
 import { LlmSynthesizer } from "../pipeline/llm-synthesizer.ts";
-import { rewriteByHeuristic } from "../pipeline/query-rewriter.ts";
-import type { RetrievedChunk } from "../search/retriever.ts";
 import { CircuitBreaker } from "./circuit-breaker.ts";
 import { CitationFilter, cleanCitations } from "./citations.ts";
 import { BOOK_SYSTEM_PROMPT, buildHistory, buildPassages, fenceSafe } from "./prompts.ts";

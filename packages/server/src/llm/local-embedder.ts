@@ -2,8 +2,8 @@
  * The `local` embeddings provider: a transformers.js (ONNX Runtime) feature-extraction model read
  * from a directory on disk, never from a model hub (see local-model.ts).
  */
-import { createError } from "../errors.ts";
-import { type Embedder, embedInBatches } from "./embedder.ts";
+import { createError } from "@lectern/engine/errors";
+import { type Embedder, embedInBatches } from "@lectern/engine/search/embedder";
 import { LOCAL_LOAD_OPTIONS, modelError, openLocalModel, probeLocalModel } from "./local-model.ts";
 
 export { LOCAL_MODEL_FILES } from "./local-model.ts";

@@ -6,7 +6,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { createError, type LecternError } from "../errors.ts";
+import { createError, type LecternError } from "@lectern/engine/errors";
 
 /** Files a model directory must contain, relative to it. */
 export const LOCAL_MODEL_FILES = [

@@ -1,9 +1,9 @@
 import path from "node:path";
+import type { Reranker } from "@lectern/engine/search/reranker";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import * as localModels from "../../test/local-models.ts";
 import { writeTinyCrossEncoder, writeTinyModel } from "../../test/tiny-onnx-model.ts";
 import { loadConfig } from "../config/config.ts";
-import type { Reranker } from "../search/reranker.ts";
 import { createLocalReranker, type LocalReranker } from "./local-reranker.ts";
 import { createReranker } from "./rerankers.ts";
 

@@ -10,8 +10,8 @@
  * orders passages exactly as the softmax probability would.
  */
 import type { PreTrainedTokenizer, Tensor } from "@huggingface/transformers";
-import { createError } from "../errors.ts";
-import type { Reranker } from "../search/reranker.ts";
+import { createError } from "@lectern/engine/errors";
+import type { Reranker } from "@lectern/engine/search/reranker";
 import { LOCAL_LOAD_OPTIONS, openLocalModel, probeLocalModel } from "./local-model.ts";
 
 export interface LocalRerankerOptions {

@@ -8,7 +8,7 @@
  * caller then answers with the quoted passages instead. Replies that are not streamed (the
  * rewritten search query, follow-up questions) are checked whole with `isRepeatedIn`.
  */
-import { cachedIn } from "../util/bounded-cache.ts";
+import { cachedIn } from "@lectern/engine/util/bounded-cache";
 
 /** Characters of the system prompt that, repeated verbatim, count as a leak (~7 words). */
 const WINDOW = 40;

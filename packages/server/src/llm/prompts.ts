@@ -1,6 +1,9 @@
+import type { Exchange } from "@lectern/engine/exchange";
+import type { RetrievedChunk } from "@lectern/engine/search/retriever";
+import { cutText } from "@lectern/engine/util/cut-text";
 import { estimateTokens } from "../ingest/chunk.ts";
-import type { RetrievedChunk } from "../search/retriever.ts";
-import { cutText } from "../util/cut-text.ts";
+
+export type { Exchange };
 
 /**
  * Prompts for grounded answers. Passages and the reader's selection are data, never instructions:
@@ -37,12 +40,6 @@ export const FOLLOW_UP_SYSTEM_PROMPT = `You suggest what a reader of a technical
 
 export function followUpUserPrompt(question: string, passages: string): string {
   return `${passages}\n\n<question>\n${fenceSafe(question)}\n</question>`;
-}
-
-/** An earlier question and answer given to the model as context (stored ones: HistoryExchange). */
-export interface Exchange {
-  query: string;
-  answer: string;
 }
 
 /** Defuses tags that would let quoted text close its fence and pose as instructions. */

@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { createError, type ErrorCode } from "@lectern/engine/errors";
 import type { EmbeddingModel } from "ai";
 import type { Config } from "../config/config.ts";
-import { createError, type ErrorCode } from "../errors.ts";
 
 /** Default models per provider. */
 export const DEFAULT_CHAT_MODELS = {

@@ -1,5 +1,5 @@
+import type { Reranker } from "@lectern/engine/search/reranker";
 import type { Config } from "../config/config.ts";
-import type { Reranker } from "../search/reranker.ts";
 
 /**
  * The configured reranker: a local cross-encoder when `rerank.modelDir` (LECTERN_RERANK_MODEL_DIR)

@@ -1,8 +1,8 @@
+import { responseMetadata } from "@lectern/engine/pipeline/response-metadata";
+import { resolveLocale } from "@lectern/engine/search/locales";
+import { inVersion, resolveVersion } from "@lectern/engine/search/versions";
 import type { Lectern } from "../lectern.ts";
 import type { ChatService } from "../pipeline/chat-service.ts";
-import { responseMetadata } from "../pipeline/response-metadata.ts";
-import { resolveLocale } from "../search/locales.ts";
-import { inVersion, resolveVersion } from "../search/versions.ts";
 import type { McpAnswer, McpBook } from "./server.ts";
 
 /** The book's side of the MCP server: its title, retrieval and pages, from the opened index. */

@@ -1,13 +1,13 @@
+import { isLecternError } from "@lectern/engine/errors";
+import type { ChatOutcome } from "@lectern/engine/pipeline/types";
+import { plainText, snippetOf } from "@lectern/engine/search/keyword-search";
+import type { RetrievalResult, SearchFilters } from "@lectern/engine/search/retriever";
+import { urlPath } from "@lectern/engine/util/url-path";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { markdownPath, withSource } from "../answer/llms-txt.ts";
-import { isLecternError } from "../errors.ts";
-import type { ChatOutcome } from "../pipeline/types.ts";
-import { plainText, snippetOf } from "../search/keyword-search.ts";
-import type { RetrievalResult, SearchFilters } from "../search/retriever.ts";
 import type { PageSummary } from "../store/document-store.ts";
-import { urlPath } from "../util/url-path.ts";
 
 /**
  * The book as a Model Context Protocol server, for coding agents and other MCP clients: three tools

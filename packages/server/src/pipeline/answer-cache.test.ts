@@ -1,3 +1,4 @@
+import type { ChatInput, ChatOutcome } from "@lectern/engine/pipeline/types";
 import { describe, expect, it } from "vitest";
 import {
   type AnswerCacheStore,
@@ -5,7 +6,6 @@ import {
   createAnswerCache,
   normalizeQuestion,
 } from "./answer-cache.ts";
-import type { ChatInput, ChatOutcome } from "./types.ts";
 
 const input: ChatInput = {
   requestId: "r1",

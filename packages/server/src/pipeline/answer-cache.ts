@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
+import type { ChatInput, ChatOutcome } from "@lectern/engine/pipeline/types";
 import type { Config } from "../config/config.ts";
-import type { ChatInput, ChatOutcome } from "./types.ts";
 
 /**
  * Answers kept for a while, so the same first question asked again (by anyone, on any instance

@@ -1,14 +1,19 @@
+import {
+  type AnswerSynthesizer,
+  ExtractiveSynthesizer,
+} from "@lectern/engine/pipeline/answer-synthesizer";
+import { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
+import { ModelFollowUps } from "@lectern/engine/pipeline/follow-ups";
+import { HeuristicRewriter, type QueryRewriter } from "@lectern/engine/pipeline/query-rewriter";
+import type { Retriever } from "@lectern/engine/search/retriever";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
 import type { BookReader } from "../lectern.ts";
 import { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { createChatModel, ProviderClients } from "../llm/providers.ts";
-import type { Retriever } from "../search/retriever.ts";
-import { type AnswerSynthesizer, ExtractiveSynthesizer } from "./answer-synthesizer.ts";
-import { ChatPipeline } from "./chat-pipeline.ts";
-import { LlmFollowUpWriter, ModelFollowUps } from "./follow-ups.ts";
 import { LlmSynthesizer, type ModelCallReport } from "./llm-synthesizer.ts";
-import { HeuristicRewriter, LlmRewriter, type QueryRewriter } from "./query-rewriter.ts";
+import { LlmFollowUpWriter } from "./model-follow-ups.ts";
+import { LlmRewriter } from "./model-rewriter.ts";
 
 /** The answer synthesizer and follow-up rewriter for the configured model (or none). */
 export function createAnswering(
@@ -92,6 +97,7 @@ export function createChatPipeline(
     synthesizer: options.synthesizer ?? answering.synthesizer,
     rewriter: options.rewriter ?? answering.rewriter,
     routeBasePath: lectern.config.routeBasePath,
+    now: () => performance.now(),
     ...followUpsOption(
       options.followUps ?? (options.synthesizer ? undefined : answering.followUps),
     ),

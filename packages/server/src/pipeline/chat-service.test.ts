@@ -1,10 +1,10 @@
+import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
+import type { ChatInput } from "@lectern/engine/pipeline/types";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { MemoryHistoryStore } from "../store/memory-history-store.ts";
-import type { ChatPipeline } from "./chat-pipeline.ts";
 import { createChatService } from "./chat-service.ts";
-import type { ChatInput } from "./types.ts";
 
 const SESSION = "3c9d2e1f-0a4b-4c5d-8e6f-7a8b9c0d1e2f";
 

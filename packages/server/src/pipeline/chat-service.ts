@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
+import { createError } from "@lectern/engine/errors";
+import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
+import type { ChatInput, ChatOutcome, RunOptions } from "@lectern/engine/pipeline/types";
 import type { ChatResponse } from "@lectern/protocol";
 import type { Logger } from "pino";
 import type { Config } from "../config/config.ts";
-import { createError } from "../errors.ts";
 import type { HistoryStore } from "../store/history-store.ts";
 import type { AnswerCache } from "./answer-cache.ts";
-import type { ChatPipeline } from "./chat-pipeline.ts";
-import type { ChatInput, ChatOutcome, RunOptions } from "./types.ts";
 
 /**
  * The chat service: one turn of a conversation for every entry point that keeps one (the HTTP

@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode, isLecternError } from "../errors.ts";
+import { ERROR_CODES, type ErrorCode, isLecternError } from "@lectern/engine/errors";
 
 /**
  * Error classification (the seeds' ErrorRecovery step): sorts any failure into the seeds'

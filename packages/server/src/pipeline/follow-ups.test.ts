@@ -1,3 +1,11 @@
+import {
+  cleanFollowUps,
+  type FollowUpWriter,
+  MAX_FOLLOW_UP_CHARS,
+  ModelFollowUps,
+  mergeFollowUps,
+} from "@lectern/engine/pipeline/follow-ups";
+import type { RetrievedChunk } from "@lectern/engine/search/retriever";
 import { APICallError } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
@@ -6,15 +14,7 @@ import { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { PromptLeakError } from "../llm/prompt-guard.ts";
 import { FOLLOW_UP_SYSTEM_PROMPT } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
-import type { RetrievedChunk } from "../search/retriever.ts";
-import {
-  cleanFollowUps,
-  type FollowUpWriter,
-  LlmFollowUpWriter,
-  MAX_FOLLOW_UP_CHARS,
-  ModelFollowUps,
-  mergeFollowUps,
-} from "./follow-ups.ts";
+import { LlmFollowUpWriter } from "./model-follow-ups.ts";
 
 function result(index: number, text: string): RetrievedChunk {
   return {

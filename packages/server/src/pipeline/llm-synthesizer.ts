@@ -1,5 +1,13 @@
+import { createError } from "@lectern/engine/errors";
+import {
+  type AnswerSynthesizer,
+  type ExtractiveSynthesizer,
+  modelSources,
+  type SynthesisInput,
+  type SynthesisOutput,
+} from "@lectern/engine/pipeline/answer-synthesizer";
+import type { RunOptions } from "@lectern/engine/pipeline/types";
 import type { Config } from "../config/config.ts";
-import { createError } from "../errors.ts";
 import type { CircuitBreaker } from "../llm/circuit-breaker.ts";
 import { CitationFilter } from "../llm/citations.ts";
 import { streamModelText } from "../llm/model-stream.ts";
@@ -16,14 +24,6 @@ import {
 } from "../llm/prompts.ts";
 import type { ChatModelHandle } from "../llm/providers.ts";
 import { withRetry } from "../llm/retry.ts";
-import {
-  type AnswerSynthesizer,
-  type ExtractiveSynthesizer,
-  modelSources,
-  type SynthesisInput,
-  type SynthesisOutput,
-} from "./answer-synthesizer.ts";
-import type { RunOptions } from "./types.ts";
 
 /** What one completed model answer cost: seconds to the first token, tokens in and out. */
 export interface ModelCallReport {

@@ -1,18 +1,22 @@
 // Over 300 lines on purpose: the orchestrator's routes, states and follow-up rules, each with its own case.
+
+import { createError } from "@lectern/engine/errors";
+import {
+  ExtractiveSynthesizer,
+  SELECTION_UNANSWERABLE_MESSAGE,
+} from "@lectern/engine/pipeline/answer-synthesizer";
+import { viewOfIndex } from "@lectern/engine/pipeline/book-view";
+import { ChatPipeline, confidenceOf } from "@lectern/engine/pipeline/chat-pipeline";
+import { followUpContext } from "@lectern/engine/pipeline/query-rewriter";
+import { normalizeQuery, routeQuery } from "@lectern/engine/pipeline/query-router";
+import type { ChatInput, RequestState } from "@lectern/engine/pipeline/types";
+import { LexicalIndex } from "@lectern/engine/search/lexical-index";
+import { Retriever } from "@lectern/engine/search/retriever";
+import { chunkRecord } from "@lectern/engine/search/test-builders";
 import type { SourceCitation } from "@lectern/protocol";
 import { describe, expect, it } from "vitest";
-import { createError } from "../errors.ts";
-import { LexicalIndex } from "../search/lexical-index.ts";
-import { Retriever } from "../search/retriever.ts";
-import { chunkRecord } from "../search/test-builders.ts";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { ExtractiveSynthesizer, SELECTION_UNANSWERABLE_MESSAGE } from "./answer-synthesizer.ts";
-import { viewOfIndex } from "./book-view.ts";
-import { ChatPipeline, confidenceOf } from "./chat-pipeline.ts";
 import { classifyError, DATABASE_RETRY_AFTER_SECONDS } from "./error-classification.ts";
-import { followUpContext } from "./query-rewriter.ts";
-import { normalizeQuery, routeQuery } from "./query-router.ts";
-import type { ChatInput, RequestState } from "./types.ts";
 
 const chunk = chunkRecord;
 

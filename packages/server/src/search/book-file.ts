@@ -1,7 +1,7 @@
 import { open, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
+import { BOOK_FILE_FORMAT, type BookFile, parseBookJson } from "@lectern/engine/search/book-json";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { BOOK_FILE_FORMAT, type BookFile, parseBookJson } from "./book-json.ts";
 
 /**
  * The book as one file beside its BM25 snapshot (`index/<collection>.book.json`; its contents in

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
+import { LexicalIndex } from "@lectern/engine/search/lexical-index";
 import type { ChunkRecord, DocumentStore } from "../store/document-store.ts";
-import { LexicalIndex } from "./lexical-index.ts";
 import { TermStatistics } from "./term-statistics.ts";
 
 /** Where the BM25 snapshot of a collection lives inside the data directory. */

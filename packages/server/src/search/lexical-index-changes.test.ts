@@ -1,13 +1,13 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { headingKey } from "@lectern/engine/search/analyzer";
+import { innerHeadings, titleIdentifier } from "@lectern/engine/search/chunk-fields";
+import { LexicalIndex } from "@lectern/engine/search/lexical-index";
+import { chunkRecord } from "@lectern/engine/search/test-builders";
 import { describe, expect, it } from "vitest";
 import type { ChunkRecord } from "../store/document-store.ts";
-import { headingKey } from "./analyzer.ts";
-import { innerHeadings, titleIdentifier } from "./chunk-fields.ts";
 import { readLexicalSnapshot, writeLexicalSnapshot } from "./index-store.ts";
-import { LexicalIndex } from "./lexical-index.ts";
-import { chunkRecord } from "./test-builders.ts";
 
 /**
  * The index keeps every page's chunks and the sections headed by each key up to date as pages are

@@ -1,12 +1,12 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { analyze } from "@lectern/engine/search/analyzer";
+import { LexicalIndex } from "@lectern/engine/search/lexical-index";
+import { chunkRecord } from "@lectern/engine/search/test-builders";
 import type MiniSearch from "minisearch";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { analyze } from "./analyzer.ts";
 import { readLexicalSnapshot, writeLexicalSnapshot } from "./index-store.ts";
-import { LexicalIndex } from "./lexical-index.ts";
-import { chunkRecord } from "./test-builders.ts";
 
 const chunks = [
   chunkRecord(

@@ -1,34 +1,16 @@
 import { readFile, rename, writeFile } from "node:fs/promises";
-import type { ChunkRecord } from "../store/document-store.ts";
-import { ANALYZER_VERSION } from "./analyzer.ts";
+import { ANALYZER_VERSION } from "@lectern/engine/search/analyzer";
 import {
   analysedFieldsOf,
   type FieldLengths,
   fieldLengthsOf,
   titleIdentifier,
-} from "./chunk-fields.ts";
-import { Vocabulary } from "./vocabulary.ts";
+} from "@lectern/engine/search/chunk-fields";
+import type { TermSource } from "@lectern/engine/search/term-source";
+import { Vocabulary } from "@lectern/engine/search/vocabulary";
+import type { ChunkRecord } from "../store/document-store.ts";
 
-/**
- * What the answer decision reads from the book's words, without the BM25 index itself: how many
- * chunks contain each term (idf, unknown words, typo correction, completions), the number of
- * chunks, the average field lengths (BM25's avgdl, for the sparse vectors an external engine
- * scores), and the page titles (the named-page rule, the glossary). The in-process index
- * (`LexicalIndex`) answers the same questions; this table does it when the ranking lives in
- * Qdrant, at a fraction of the index's memory: one number per term, one title per page.
- */
-export interface TermSource {
-  /** How many chunks the book has (BM25's N). */
-  readonly size: number;
-  documentFrequencyOf(term: string): number;
-  idf(term: string): number;
-  closestTerm(term: string): string | undefined;
-  termsStartingWith(prefix: string, max: number): string[];
-  /** The pages whose title is exactly this identifier (as analysed). */
-  pagesTitled(identifier: string): string[];
-  /** The pages whose title matches `pattern`, in path order. */
-  pagesTitledLike(pattern: RegExp): string[];
-}
+export type { TermSource };
 
 const FORMAT = 1;
 

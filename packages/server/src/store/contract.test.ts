@@ -1,6 +1,6 @@
+import { chunkBlocks } from "@lectern/engine/book/chunk-blocks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createTestSchema, requirePostgres } from "../../test/postgres.ts";
-import { chunkBlocks } from "./chunk-blocks.ts";
 import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document-store.ts";
 import { migrate } from "./migrations.ts";
 import { openPglite } from "./pglite.ts";

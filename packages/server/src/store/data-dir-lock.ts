@@ -3,7 +3,7 @@ import { unlinkSync } from "node:fs";
 import { link, mkdir, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 
 /**
  * The embedded database (PGlite) has one owner process. PGlite is PostgreSQL without its

@@ -1,18 +1,9 @@
+import type { ChunkDetails } from "@lectern/engine/book/vectors";
 import { SHARED_TEXT, SHARED_TEXT_JOIN } from "./document-store.ts";
 import type { SqlClient } from "./sql-client.ts";
 import { type EmbeddingBacklog, embeddingText, type PendingChunk } from "./vector-index.ts";
 
-/** What an engine outside the database needs of a chunk to store it: where it is and what it says. */
-export interface ChunkDetails {
-  id: string;
-  title: string;
-  headingPath: string[];
-  url: string;
-  text: string;
-  tags: string[];
-  /** What the page's author wrote for search (frontmatter description, keywords); may be empty. */
-  searchText: string;
-}
+export type { ChunkDetails };
 
 /**
  * The backlog of an engine that keeps vectors outside the database (Qdrant): a row in

@@ -1,5 +1,5 @@
 /** Ids and limits as every history backend reads them (HistoryStore in history-store.ts). */
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 
 /** Session and request ids: UUIDs in the usual hyphenated form, in any letter case. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,4 +1,4 @@
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 import { storableJsonText } from "../util/storable-text.ts";
 import { clampLimit, lowerUuid, requireUuid } from "./history-ids.ts";
 import type { HistoryEntry, HistoryExchange, HistoryStore, SessionState } from "./history-store.ts";

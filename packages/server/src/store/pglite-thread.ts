@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { createError, ERROR_CODES } from "../errors.ts";
+import { createError, ERROR_CODES } from "@lectern/engine/errors";
 import {
   cannotOpen,
   compileWith,

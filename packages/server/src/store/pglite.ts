@@ -5,8 +5,8 @@ import path from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
-import { createError } from "../errors.ts";
-import { cutText } from "../util/cut-text.ts";
+import { createError } from "@lectern/engine/errors";
+import { cutText } from "@lectern/engine/util/cut-text";
 import { defaultTemplateFile, makeTemplate, unpackTemplate } from "./data-dir-template.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 

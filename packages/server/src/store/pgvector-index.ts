@@ -1,4 +1,4 @@
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 import { SHARED_TEXT, SHARED_TEXT_JOIN } from "./document-store.ts";
 import type { SqlClient } from "./sql-client.ts";
 import {

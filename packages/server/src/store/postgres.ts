@@ -1,5 +1,5 @@
+import { createError } from "@lectern/engine/errors";
 import pg from "pg";
-import { createError } from "../errors.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
 
 /** Connections the server keeps to PostgreSQL at most. */

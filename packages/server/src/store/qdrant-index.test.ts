@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { analyzeQuery } from "@lectern/engine/search/analyzer";
+import { chunkSparseVector, querySparseVector } from "@lectern/engine/search/sparse-vector";
 import type { QdrantClient } from "@qdrant/js-client-rest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type QdrantStandIn, startQdrantStandIn } from "../../test/doubles/qdrant-stand-in.ts";
-import { analyzeQuery } from "../search/analyzer.ts";
-import { chunkSparseVector, querySparseVector } from "../search/sparse-vector.ts";
 import { type ChunkRecord, DocumentStore } from "./document-store.ts";
 import { ExternalVectorBacklog } from "./external-backlog.ts";
 import { migrate } from "./migrations.ts";

@@ -1,8 +1,12 @@
 import { createHash } from "node:crypto";
+import type { SparseHit, SparseVector } from "@lectern/engine/book/vectors";
+import { createError, isLecternError } from "@lectern/engine/errors";
+import { cutText } from "@lectern/engine/util/cut-text";
 import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
-import { createError, isLecternError } from "../errors.ts";
-import { cutText } from "../util/cut-text.ts";
 import type { ChunkDetails, ExternalVectorBacklog } from "./external-backlog.ts";
+
+export type { SparseHit, SparseVector };
+
 import type { ChunkVector, DenseHit, EmbeddingModelInfo, VectorIndex } from "./vector-index.ts";
 
 /**
@@ -17,12 +21,6 @@ import type { ChunkVector, DenseHit, EmbeddingModelInfo, VectorIndex } from "./v
  * run resumes and an ingest's removed chunks come back on the backlog; the sync deletes their
  * points (`delete`). The model that filled the collection is recorded in its metadata.
  */
-
-/** A sparse vector: term ids (from the analyzer) and their weights. */
-export interface SparseVector {
-  indices: number[];
-  values: number[];
-}
 
 /** Makes the sparse BM25 vector of a chunk (term frequencies, length-normalised). */
 export type SparseEncoder = (chunk: ChunkDetails) => SparseVector;
@@ -56,15 +54,6 @@ export interface SparseQuery {
   sparse: SparseVector;
   limit: number;
   filter?: VectorFilter | undefined;
-}
-
-/** A point of the sparse (BM25) ranking: its score from Qdrant and the ids its vector holds. */
-export interface SparseHit {
-  chunkId: string;
-  /** Σ idf × query weight × stored value over the shared ids, as Qdrant computes it. */
-  score: number;
-  /** The ids of the point's sparse vector (which of the question's terms it contains). */
-  indices: number[];
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 import { storableJsonText } from "../util/storable-text.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { clampLimit, isUuid, requireUuid } from "./history-ids.ts";

@@ -1,4 +1,4 @@
-import { createError } from "../errors.ts";
+import { createError } from "@lectern/engine/errors";
 
 /**
  * A value written as an SQL literal, for statements sent without parameters. Text is quoted

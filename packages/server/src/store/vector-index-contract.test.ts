@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { chunkSparseVector } from "@lectern/engine/search/sparse-vector";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startQdrantStandIn } from "../../test/doubles/qdrant-stand-in.ts";
-import { chunkSparseVector } from "../search/sparse-vector.ts";
 import { type ChunkRecord, type DocumentRecord, DocumentStore } from "./document-store.ts";
 import { ExternalVectorBacklog } from "./external-backlog.ts";
 import { migrate } from "./migrations.ts";

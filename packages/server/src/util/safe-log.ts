@@ -1,5 +1,5 @@
+import { cutText } from "@lectern/engine/util/cut-text";
 import pino, { type DestinationStream, type Logger } from "pino";
-import { cutText } from "./cut-text.ts";
 
 /**
  * Logging that keeps readers' words and secrets out of the log. Errors are logged field by field

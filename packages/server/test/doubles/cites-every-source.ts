@@ -1,4 +1,4 @@
-import type { AnswerSynthesizer } from "../../src/pipeline/answer-synthesizer.ts";
+import type { AnswerSynthesizer } from "@lectern/engine/pipeline/answer-synthesizer";
 
 /** A model answer citing every source it was given, one sentence each ("Fact 3 [3]."). */
 export const citesEverySource: AnswerSynthesizer = {

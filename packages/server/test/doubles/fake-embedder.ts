@@ -1,4 +1,4 @@
-import type { Embedder } from "../../src/search/embedder.ts";
+import type { Embedder } from "@lectern/engine/search/embedder";
 
 /** Words of one concept (synonyms) share a dimension, so meaning matches where words do not. */
 const CONCEPTS: Record<string, number> = {

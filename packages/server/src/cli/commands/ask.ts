@@ -1,8 +1,8 @@
+import { NO_RESULTS_MESSAGE } from "@lectern/engine/pipeline/answer-synthesizer";
+import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
+import type { ChatOutcome } from "@lectern/engine/pipeline/types";
 import type { Config } from "../../config/config.ts";
 import type { Exchange } from "../../llm/prompts.ts";
-import { NO_RESULTS_MESSAGE } from "../../pipeline/answer-synthesizer.ts";
-import type { ChatPipeline } from "../../pipeline/chat-pipeline.ts";
-import type { ChatOutcome } from "../../pipeline/types.ts";
 import { type Flags, positiveInt } from "../flags.ts";
 import { formatSources } from "../format.ts";
 import { pipelineOf, requireDataDir, requireIndex, withBook } from "../open-book.ts";

@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { createError } from "@lectern/engine/errors";
+import { basePath, pathWithin } from "@lectern/engine/util/url-path";
 import { type LlmsBook, llmsFullTxt, llmsTxt, markdownPath } from "../../answer/llms-txt.ts";
 import type { Config } from "../../config/config.ts";
-import { createError } from "../../errors.ts";
 import type { Lectern } from "../../lectern.ts";
-import { basePath, pathWithin } from "../../util/url-path.ts";
 import { type Flags, UsageError } from "../flags.ts";
 import { requireDataDir, requireIndex, withLectern } from "../open-book.ts";
 

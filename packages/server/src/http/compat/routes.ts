@@ -1,8 +1,8 @@
+import { createError } from "@lectern/engine/errors";
+import type { ChatInput } from "@lectern/engine/pipeline/types";
 import type { Context, Handler } from "hono";
 import { streamSSE } from "hono/streaming";
 import type * as z from "zod/mini";
-import { createError } from "../../errors.ts";
-import type { ChatInput } from "../../pipeline/types.ts";
 import { streamSignals, streamTurn, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";

@@ -1,8 +1,8 @@
+import type { ChatInput } from "@lectern/engine/pipeline/types";
+import { cutText } from "@lectern/engine/util/cut-text";
 import * as z from "zod/mini";
 import { renumberCitations } from "../../llm/citations.ts";
 import type { ErrorContext } from "../../pipeline/error-classification.ts";
-import type { ChatInput } from "../../pipeline/types.ts";
-import { cutText } from "../../util/cut-text.ts";
 import { answerText } from "./s4.ts";
 import { type AnsweredTurn, bookSources, type SeedError } from "./shape.ts";
 

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
+import type { ChatInput } from "@lectern/engine/pipeline/types";
 import * as z from "zod/mini";
 import { renumberCitations } from "../../llm/citations.ts";
 import type { ErrorContext } from "../../pipeline/error-classification.ts";
-import type { ChatInput } from "../../pipeline/types.ts";
 import type { HistoryEntry } from "../../store/history-store.ts";
 import { type SourceCitation, SourceCitationSchema } from "../wire.ts";
 import { answerText } from "./s4.ts";

@@ -1,7 +1,7 @@
+import type { ChatInput } from "@lectern/engine/pipeline/types";
 import * as z from "zod/mini";
 import { renumberCitations } from "../../llm/citations.ts";
 import type { ErrorContext } from "../../pipeline/error-classification.ts";
-import type { ChatInput } from "../../pipeline/types.ts";
 import { absoluteUrl } from "../public-origin.ts";
 import type { ChatResponse, Citation } from "../wire.ts";
 import { type AnsweredTurn, bookSources, excerpt, placesOf, type SeedError } from "./shape.ts";

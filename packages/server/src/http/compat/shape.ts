@@ -1,5 +1,5 @@
-import type { ChatInput } from "../../pipeline/types.ts";
-import { cutText } from "../../util/cut-text.ts";
+import type { ChatInput } from "@lectern/engine/pipeline/types";
+import { cutText } from "@lectern/engine/util/cut-text";
 import type { ChatResponse, SourceCitation } from "../wire.ts";
 
 /** The shapes and small helpers every seed's translator uses (no HTTP handling here). */

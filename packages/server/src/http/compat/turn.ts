@@ -1,7 +1,7 @@
+import type { ChatInput } from "@lectern/engine/pipeline/types";
 import type { Context, Handler } from "hono";
 import type { Logger } from "pino";
 import { classifyError, type ErrorContext } from "../../pipeline/error-classification.ts";
-import type { ChatInput } from "../../pipeline/types.ts";
 import { requestSignals, toChatResponse, withTimeout } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";

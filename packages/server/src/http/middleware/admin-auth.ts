@@ -1,6 +1,6 @@
+import { createError } from "@lectern/engine/errors";
 import type { Context } from "hono";
 import type { Config } from "../../config/config.ts";
-import { createError } from "../../errors.ts";
 import type { RateLimiter } from "../rate-limit/rate-limiter.ts";
 import { clientIp } from "./admission.ts";
 

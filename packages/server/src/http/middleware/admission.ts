@@ -1,6 +1,6 @@
+import { createError } from "@lectern/engine/errors";
 import type { Context } from "hono";
 import type { Config } from "../../config/config.ts";
-import { createError } from "../../errors.ts";
 import { ConcurrencyLimiter } from "../rate-limit/concurrency-limiter.ts";
 import type { RateLimiters } from "../rate-limit/rate-limiter.ts";
 

@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
+import { createError, type LecternError } from "@lectern/engine/errors";
 import type { MiddlewareHandler } from "hono";
-import { createError, type LecternError } from "../../errors.ts";
 import type { AppEnv } from "../env.ts";
 import { errorBody, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "./errors.ts";
 

@@ -1,5 +1,5 @@
+import { createError } from "@lectern/engine/errors";
 import type { Handler } from "hono";
-import { createError } from "../../errors.ts";
 import { parseDuration } from "../../insights/report.ts";
 import { ADMIN_STYLE_SOURCE, adminPage } from "../admin-page.ts";
 import type { RouteDeps } from "../deps.ts";

@@ -1,6 +1,6 @@
+import { createError } from "@lectern/engine/errors";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Handler } from "hono";
-import { createError } from "../../errors.ts";
 import { askThroughChat } from "../../mcp/book.ts";
 import { createMcpServer } from "../../mcp/server.ts";
 import { requestSignals, withTimeout } from "../chat-turn.ts";

@@ -1,5 +1,5 @@
+import { createError } from "@lectern/engine/errors";
 import type { Handler } from "hono";
-import { createError } from "../../errors.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { bearerToken, sameSecret } from "../secret.ts";

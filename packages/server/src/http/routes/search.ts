@@ -1,8 +1,8 @@
+import { createError } from "@lectern/engine/errors";
+import { normalizeQuery } from "@lectern/engine/pipeline/query-router";
+import { searchResults } from "@lectern/engine/search/keyword-search";
 import type { SearchResponse } from "@lectern/protocol";
 import type { Handler } from "hono";
-import { createError } from "../../errors.ts";
-import { normalizeQuery } from "../../pipeline/query-router.ts";
-import { searchResults } from "../../search/keyword-search.ts";
 import { roundMs } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";

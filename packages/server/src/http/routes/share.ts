@@ -1,8 +1,8 @@
+import { createError } from "@lectern/engine/errors";
+import { cutText } from "@lectern/engine/util/cut-text";
 import type { Context, Handler } from "hono";
-import { createError } from "../../errors.ts";
 import { escapeHtml } from "../../ingest/render-html.ts";
 import type { SharedAnswer, ShareStore } from "../../store/share-store.ts";
-import { cutText } from "../../util/cut-text.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { readBody } from "../read-body.ts";

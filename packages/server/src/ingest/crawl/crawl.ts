@@ -5,7 +5,7 @@
  * the previous crawl fetched are asked for with their validators (ETag, Last-Modified): a 304
  * keeps the stored page. Nothing is written here; the caller ingests the result in one run.
  */
-import { createError, isLecternError } from "../../errors.ts";
+import { createError, isLecternError } from "@lectern/engine/errors";
 import { extractPage } from "./extract.ts";
 import {
   decodeHtml,

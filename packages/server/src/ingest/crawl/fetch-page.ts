@@ -3,7 +3,7 @@
  * site's scope and robots.txt, conditional headers from the previous crawl, the body read up to a
  * size limit and decoded by its declared charset.
  */
-import { createError } from "../../errors.ts";
+import { createError } from "@lectern/engine/errors";
 
 export interface Validators {
   etag?: string;
