@@ -90,6 +90,29 @@ describe("followUpQuestions", () => {
     ]);
   });
 
+  it("leaves out a heading that stands over several sections of the page", () => {
+    const section = (index: number, heading: string, anchor: string, merged?: string) => ({
+      ...chunk(index, heading, merged ? `Text.\n\n## ${merged}\n\nMore.` : "Text."),
+      url: `/docs/topics#${anchor}`,
+      ...(merged
+        ? { sectionAnchors: [{ heading: merged, anchor: `${anchor}-x`, headingPath: [] }] }
+        : {}),
+    });
+    const page = [
+      section(0, "create()", "create"),
+      section(1, "Arguments", "arguments"),
+      section(2, "Arguments", "arguments", "Returns"),
+      section(3, "destroy()", "destroy"),
+      section(4, "Arguments", "arguments-1"),
+      section(5, "RETURNS", "returns"),
+      section(6, "Notes", "notes"),
+    ];
+    expect(followUpQuestions(page[0] as ReturnType<typeof chunk>, page)).toEqual([
+      "What should I know about destroy()?",
+      "What should I know about notes?",
+    ]);
+  });
+
   it("leaves out the sections the answer already shows", () => {
     const page = [chunk(0, "Topics"), chunk(1, "Publishing"), chunk(2, "Quality of service")];
     expect(followUpQuestions(page[0] as ReturnType<typeof chunk>, page, 3, ["Publishing"])).toEqual(

@@ -89,16 +89,39 @@ export function followUpQuestions(
   const after = ordered.filter((chunk) => chunk.chunkIndex > cited.chunkIndex);
   const before = ordered.filter((chunk) => chunk.chunkIndex < cited.chunkIndex).reverse();
   const seen = new Set([cited.section, ...innerHeadings(cited.text), ...shown]);
+  // A heading that stands over several sections of the page ("Arguments" under each function)
+  // names none of them: a question about it is answered by whichever comes first.
+  const repeated = repeatedHeadings(ordered);
   const questions: string[] = [];
   for (const chunk of [...after, ...before]) {
     for (const heading of [chunk.section, ...innerHeadings(chunk.text)]) {
       if (questions.length >= max) return questions;
       if (!heading || seen.has(heading) || heading === chunk.title) continue;
+      if (repeated.has(heading.toLowerCase())) continue;
       seen.add(heading);
       questions.push(cachedQuestionAbout(heading));
     }
   }
   return questions;
+}
+
+/**
+ * The headings of more than one section of a page, told apart by their anchors, lower-cased: a
+ * reader asks about "Further Information" as about "Further information".
+ */
+function repeatedHeadings(pageChunks: ChunkRecord[]): Set<string> {
+  const anchors = new Map<string, Set<string>>();
+  const place = (heading: string, anchor: string) => {
+    const key = heading.toLowerCase();
+    const known = anchors.get(key);
+    if (known) known.add(anchor);
+    else anchors.set(key, new Set([anchor]));
+  };
+  for (const chunk of pageChunks) {
+    place(chunk.section, chunk.url.split("#")[1] ?? "");
+    for (const merged of chunk.sectionAnchors ?? []) place(merged.heading, merged.anchor);
+  }
+  return new Set([...anchors].filter(([, places]) => places.size > 1).map(([heading]) => heading));
 }
 
 // The same few pages' headings and questions come back answer after answer: worked out once.
