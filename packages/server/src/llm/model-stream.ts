@@ -9,7 +9,8 @@ export type ModelStreamPart =
   | { type: "text"; text: string }
   | { type: "finish"; inputTokens: number | undefined; outputTokens: number | undefined };
 
-export interface ModelStreamRequest {
+/** One call to a model: a system prompt, one user message and the call's settings. */
+export interface ModelRequest {
   system: string;
   prompt: string;
   temperature?: number;
@@ -27,7 +28,7 @@ export interface ModelStreamRequest {
  */
 export async function* streamModelText(
   model: LanguageModelV3,
-  request: ModelStreamRequest,
+  request: ModelRequest,
 ): AsyncGenerator<ModelStreamPart> {
   const { abortSignal } = request;
   let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
@@ -64,7 +65,7 @@ export async function* streamModelText(
  */
 export async function generateModelText(
   model: LanguageModelV3,
-  request: ModelStreamRequest,
+  request: ModelRequest,
 ): Promise<string> {
   const { abortSignal } = request;
   try {
@@ -75,7 +76,7 @@ export async function generateModelText(
   }
 }
 
-function callOptions(request: ModelStreamRequest): LanguageModelV3CallOptions {
+function callOptions(request: ModelRequest): LanguageModelV3CallOptions {
   return {
     prompt: [
       { role: "system", content: request.system },
