@@ -45,6 +45,7 @@ const { values } = parseArgs({
     "node-flags": { type: "string" }, // --only history-rounds: Node/V8 flags for every server
     "compare-flags": { type: "string" }, // --only history-rounds: on and off, without and with these flags
     throttle: { type: "string", default: "4" }, // --only static: Chromium's CPU slowed this many times
+    "static-runs": { type: "string", default: "15" }, // --only static: fresh browser contexts per book
     "compare-tree": { type: "string" }, // --only history-rounds: another checkout's history on and off, in turn
     "compare-cli": { type: "string" }, // --only ingest-memory: another build's bin/lectern.js, in turn
   },
@@ -203,7 +204,7 @@ async function benchStaticRows(): Promise<void> {
   // Questions in the generated book's words: a page's title, then another's.
   const titleOf = (index: number) =>
     /^title: (.+)$/m.exec(generated[index]?.content ?? "")?.[1] ?? "robot";
-  const options = { runs: 5, throttle: Number(values.throttle) };
+  const options = { runs: Number(values["static-runs"]), throttle: Number(values.throttle) };
   const rows: StaticRow[] = [];
   try {
     rows.push(

@@ -7,6 +7,7 @@ import {
   CARD_WEIGHTS,
   heldWeight,
   holdsPassage,
+  packedSectionTerms,
   questionWords,
   renderCard,
   sectionsOf,
@@ -418,6 +419,48 @@ describe("sections of a chunk", () => {
       "heading",
       "paragraph",
     ]);
+  });
+});
+
+describe("sections' terms shipped with a chunk", () => {
+  const chunkOf = (id: string) =>
+    merged(
+      id,
+      [
+        "Topics carry messages.",
+        "",
+        "## Queues",
+        "",
+        "A queue holds messages, then drops them.",
+      ].join("\n"),
+      ["Messaging"],
+      [{ heading: "Queues", anchor: "queues", headingPath: ["Queues"] }],
+    ).chunk;
+  const counts = (chunk: ChunkRecord) =>
+    sectionsOf(chunk, 0).map((section) => [[...section.termCounts], section.length]);
+
+  it("are each section's analysed terms with their counts, as answering reads them", () => {
+    const packed = packedSectionTerms(chunkOf("packed"));
+    expect(packed).toHaveLength(2);
+    expect(counts({ ...chunkOf("shipped"), sectionTerms: packed })).toEqual(
+      counts(chunkOf("analysed")),
+    );
+  });
+
+  it("are read instead of the text: the book's build analysed it", () => {
+    const sectionTerms: ChunkRecord["sectionTerms"] = [
+      [3, "built", 3],
+      [1, "once", 1],
+    ];
+    expect(counts({ ...chunkOf("read"), sectionTerms })).toEqual([
+      [[["built", 3]], 3],
+      [[["once", 1]], 1],
+    ]);
+  });
+
+  it("are analysed anew when they do not match the chunk's sections", () => {
+    const sectionTerms: ChunkRecord["sectionTerms"] = [[1, "stale", 1]];
+    expect(counts({ ...chunkOf("stale"), sectionTerms })).toEqual(counts(chunkOf("fresh")));
   });
 });
 

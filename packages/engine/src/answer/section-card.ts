@@ -5,7 +5,7 @@ import {
   renderBlock,
   tableCells,
 } from "../book/chunk-blocks.ts";
-import type { ChunkRecord } from "../book/records.ts";
+import type { ChunkRecord, PackedTerms } from "../book/records.ts";
 import { analyze } from "../search/analyzer.ts";
 import { analyzeQuestion } from "../search/search-terms.ts";
 import type { RetrievedChunk } from "../search/types.ts";
@@ -262,14 +262,44 @@ function parseSections(chunk: ChunkRecord): Omit<CardSection, "chunk" | "source"
       parent.blocks.push({ kind: "heading", text: section.section }, ...section.blocks);
     } else folded.push({ ...section, blocks: [...section.blocks] });
   }
-  return folded.map(({ chunk: _chunk, source: _source, ...section }) => {
-    const terms = analyze(section.blocks.map(blockWords).join("\n"));
-    const termCounts = new Map<string, number>();
-    for (const term of terms) termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
+  // Terms shipped with the chunk are those of these same sections (a static book's build ran this).
+  const shipped = chunk.sectionTerms?.length === folded.length ? chunk.sectionTerms : undefined;
+  return folded.map(({ chunk: _chunk, source: _source, ...section }, at) => {
+    const packed = shipped?.[at];
+    const { termCounts, length } = packed
+      ? unpackTerms(packed)
+      : countedTerms(analyze(section.blocks.map(blockWords).join("\n")));
     // The section's own heading: the page title above it is every section's of the page, and
     // the page's match is in the search score already.
     const headingTerms = new Set(analyze(section.headingPath.at(-1) ?? ""));
-    return { ...section, termCounts, length: terms.length, headingTerms };
+    return { ...section, termCounts, length, headingTerms };
+  });
+}
+
+function countedTerms(terms: string[]): { termCounts: Map<string, number>; length: number } {
+  const termCounts = new Map<string, number>();
+  for (const term of terms) termCounts.set(term, (termCounts.get(term) ?? 0) + 1);
+  return { termCounts, length: terms.length };
+}
+
+function unpackTerms(packed: PackedTerms): { termCounts: Map<string, number>; length: number } {
+  const termCounts = new Map<string, number>();
+  for (let at = 1; at + 1 < packed.length; at += 2)
+    termCounts.set(packed[at] as string, packed[at + 1] as number);
+  return { termCounts, length: packed[0] };
+}
+
+/**
+ * The analysed terms of each of a chunk's sections, packed to ship with the chunk (a static
+ * book's page shards): the book's to analyse once when it is built rather than in every
+ * reader's browser.
+ */
+export function packedSectionTerms(chunk: ChunkRecord): PackedTerms[] {
+  const { sectionTerms: _shipped, ...own } = chunk;
+  return parseSections(own).map(({ termCounts, length }) => {
+    const packed: PackedTerms = [length];
+    for (const [term, count] of termCounts) packed.push(term, count);
+    return packed;
   });
 }
 

@@ -54,7 +54,16 @@ export interface ChunkRecord {
   text: string;
   contentHash: string;
   tokenCount: number;
+  /**
+   * Each of its sections' analysed terms as a static book ships them (answer/section-card.ts,
+   * `packedSectionTerms`), so that a browser does not analyse the sections of a page it opens;
+   * absent elsewhere, where they are analysed on first use and kept.
+   */
+  sectionTerms?: PackedTerms[];
 }
+
+/** A section's analysed terms: how many there are, then each distinct term and its count. */
+export type PackedTerms = [number, ...(string | number)[]];
 
 /**
  * One docs version of a versioned book (a Docusaurus `versioned_docs/version-X/` folder, or the

@@ -1,6 +1,12 @@
 import type { Synopsis } from "../answer/synopsis.ts";
 import { type ChunkBlock, chunkBlocks } from "../book/chunk-blocks.ts";
-import type { BookLocale, BookVersion, ChunkRecord, PageSummary } from "../book/records.ts";
+import type {
+  BookLocale,
+  BookVersion,
+  ChunkRecord,
+  PackedTerms,
+  PageSummary,
+} from "../book/records.ts";
 import type { BookFile } from "../search/book-json.ts";
 import {
   type IndexCore,
@@ -67,11 +73,16 @@ export interface CoreFile {
 }
 
 /**
- * A page shard's JSON: chunk id → its text, its blocks and its content hash. Blocks are 0 when they
- * are what `chunkBlocks` reads from the text (nearly always: half a shard's size saved), null for
- * a chunk stored without.
+ * A page shard's JSON: chunk id → its text, its blocks, its content hash and its sections'
+ * analysed terms. Blocks are 0 when they are what `chunkBlocks` reads from the text (nearly always:
+ * half a shard's size saved), null for a chunk stored without. The terms are the answer code's own
+ * analysis, run at build time (a build of an older format has none; they are analysed then).
  */
-export type PageShard = Record<string, [string, ChunkBlock[] | 0 | null, string]>;
+export type PageShard = Record<
+  string,
+  | [string, ChunkBlock[] | 0 | null, string]
+  | [string, ChunkBlock[] | 0 | null, string, PackedTerms[]]
+>;
 
 /** The name of a page shard and of a term shard, relative to the core file. */
 export const pageShardName = (shard: number) => `pages-${shard}.json`;
@@ -159,7 +170,7 @@ export class ShardedBook implements IndexReads {
       // A shard of another build would leave chunks of this one without text for good.
       if (entries.length !== this.shardSizes.get(name))
         throw new ShardFormatError(`${name} does not hold the chunks the core puts there`);
-      for (const [id, [text, blocks, contentHash]] of entries) {
+      for (const [id, [text, blocks, contentHash, sectionTerms]] of entries) {
         const chunk = this.chunksById.get(id);
         if (!chunk) throw new ShardFormatError(`${name} holds a chunk the core does not`);
         // Plain values from now on.
@@ -169,6 +180,7 @@ export class ShardedBook implements IndexReads {
           else define(chunk, "blocks", { value: blocks ?? undefined });
         }
         define(chunk, "text", { value: text });
+        if (sectionTerms) define(chunk, "sectionTerms", { value: sectionTerms });
       }
     }
     this.loaded.add(name);
@@ -347,7 +359,11 @@ function blocksFromText(chunk: ChunkRecord, text: string): void {
   });
 }
 
-function define(chunk: ChunkRecord, key: ShardField, property: { value: unknown }): void {
+function define(
+  chunk: ChunkRecord,
+  key: ShardField | "sectionTerms",
+  property: { value: unknown },
+): void {
   Object.defineProperty(chunk, key, {
     ...property,
     enumerable: true,

@@ -65,13 +65,30 @@ const OVERVIEW_PATTERNS = [
   new RegExp(`^who is (?:this|the) ${BOOK} (?:for|written for|aimed at|meant for)$`, "i"),
 ];
 
-const INJECTION_PATTERNS = [
-  /\bignore (all |any |the )?(previous|prior|above|earlier) (instructions|prompts?|messages|rules)\b/i,
-  /\bdisregard (all |any |the )?(previous|prior|above|your) (instructions|prompts?|rules)\b/i,
-  /\b(reveal|show|print|repeat|leak) (me )?(your|the) (system|hidden|initial) (prompt|instructions)\b/i,
-  /\byou are now (a|an|in) /i,
-  /\b(system prompt|developer mode|jailbreak)\b/i,
-  /\bforget (everything|all) (you|above)/i,
+/**
+ * Text that tries to override instructions, each pattern with the words one of which any match
+ * holds (lower case): a question without them is not run through the pattern, which a reader's
+ * first question would otherwise compile.
+ */
+const INJECTION_PATTERNS: [words: string[], pattern: RegExp][] = [
+  [
+    ["ignore"],
+    /\bignore (all |any |the )?(previous|prior|above|earlier) (instructions|prompts?|messages|rules)\b/i,
+  ],
+  [
+    ["disregard"],
+    /\bdisregard (all |any |the )?(previous|prior|above|your) (instructions|prompts?|rules)\b/i,
+  ],
+  [
+    ["prompt", "instructions"],
+    /\b(reveal|show|print|repeat|leak) (me )?(your|the) (system|hidden|initial) (prompt|instructions)\b/i,
+  ],
+  [["you are now"], /\byou are now (a|an|in) /i],
+  [
+    ["system prompt", "developer mode", "jailbreak"],
+    /\b(system prompt|developer mode|jailbreak)\b/i,
+  ],
+  [["forget"], /\bforget (everything|all) (you|above)/i],
 ];
 
 export const GREETING_REPLY =
@@ -91,7 +108,12 @@ export function normalizeQuery(text: string): string {
 
 export function routeQuery(query: string): RoutedQuery {
   const normalized = normalizeQuery(query);
-  const injectionFlagged = INJECTION_PATTERNS.some((pattern) => pattern.test(normalized));
+  // Outside ASCII, a case-insensitive pattern (without the u flag) matches only the same character:
+  // lower-casing the text keeps every match's words.
+  const lower = normalized.toLowerCase();
+  const injectionFlagged = INJECTION_PATTERNS.some(
+    ([words, pattern]) => words.some((word) => lower.includes(word)) && pattern.test(normalized),
+  );
   if (GREETING.test(normalized))
     return { route: "greeting", normalized, injectionFlagged, reply: GREETING_REPLY };
   if (THANKS.test(normalized))

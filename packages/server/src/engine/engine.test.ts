@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { packedSectionTerms } from "@lectern/engine/answer/section-card";
 import { chunkBlocks } from "@lectern/engine/book/chunk-blocks";
 import { openEngine, SnapshotMismatchError } from "@lectern/engine/engine/engine";
 import { LexicalIndex } from "@lectern/engine/search/lexical-index";
@@ -195,9 +196,14 @@ describe("the engine over a sharded book", () => {
         wholeBookChars: 0,
       },
     );
-    // The blocks reading the text gives are not written again.
+    // The blocks reading the text gives are not written again; the sections' terms are.
     expect(JSON.parse(files.get("pages-1.json") ?? "{}")).toEqual({
-      belts: [chunks[1]?.text, 0, chunks[1]?.contentHash],
+      belts: [
+        chunks[1]?.text,
+        0,
+        chunks[1]?.contentHash,
+        packedSectionTerms(stored[1] as ChunkRecord),
+      ],
     });
     const engine = await served(files).open();
     await engine.complete(() => engine.book.chunks.map((chunk) => chunk.text));
@@ -205,6 +211,9 @@ describe("the engine over a sharded book", () => {
       stored.map((chunk) => chunk.blocks),
     );
     expect(engine.book.chunks.map((chunk) => "blocks" in chunk)).toEqual([true, true, false]);
+    expect(engine.book.chunks.map((chunk) => chunk.sectionTerms)).toEqual(
+      stored.map(packedSectionTerms),
+    );
   });
 
   it("answers questions asked at once, each as over the whole book", async () => {

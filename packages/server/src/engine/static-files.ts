@@ -1,3 +1,4 @@
+import { packedSectionTerms } from "@lectern/engine/answer/section-card";
 import type { Synopsis } from "@lectern/engine/answer/synopsis";
 import { chunkBlocks } from "@lectern/engine/book/chunk-blocks";
 import {
@@ -150,15 +151,20 @@ function coreIndex(index: LexicalIndex, book: BookFile): CoreIndex {
   };
 }
 
-/** What a page shard holds of a chunk. */
+/** What a page shard holds of a chunk: its sections' terms analysed here, once for every reader. */
 function shardContent(chunk: ChunkRecord): PageShard[string] {
-  return [chunk.text, storedBlocks(chunk), chunk.contentHash];
+  return [chunk.text, storedBlocks(chunk), chunk.contentHash, packedSectionTerms(chunk)];
 }
 
 function contentsChars(contents: PageShard[string][]): number {
   let chars = 0;
-  for (const content of contents) chars += JSON.stringify(content).length;
+  for (const content of contents) chars += contentChars(content);
   return chars;
+}
+
+/** A chunk's size in a page shard by its text (its terms, a function of the text, left out). */
+function contentChars([text, blocks, contentHash]: PageShard[string]): number {
+  return JSON.stringify([text, blocks, contentHash]).length;
 }
 
 /** Whole pages, in the book's order, grouped until a shard holds about `shardChars`. */
@@ -182,7 +188,7 @@ function pageShardsOf(
     const content = contents[at] as PageShard[string];
     shard[chunk.id] = content;
     shardOf.set(chunk.id, shards);
-    chars += JSON.stringify(content).length;
+    chars += contentChars(content);
     const next = chunks[at + 1];
     if (chars >= shardChars && next?.filePath !== chunk.filePath) close();
   });
