@@ -448,10 +448,7 @@ describe("sections' terms shipped with a chunk", () => {
   });
 
   it("are read instead of the text: the book's build analysed it", () => {
-    const sectionTerms: ChunkRecord["sectionTerms"] = [
-      [3, "built", 3],
-      [1, "once", 1],
-    ];
+    const sectionTerms = ["3 built 3", "1 once 1"];
     expect(counts({ ...chunkOf("read"), sectionTerms })).toEqual([
       [[["built", 3]], 3],
       [[["once", 1]], 1],
@@ -459,7 +456,7 @@ describe("sections' terms shipped with a chunk", () => {
   });
 
   it("are analysed anew when they do not match the chunk's sections", () => {
-    const sectionTerms: ChunkRecord["sectionTerms"] = [[1, "stale", 1]];
+    const sectionTerms = ["1 stale 1"];
     expect(counts({ ...chunkOf("stale"), sectionTerms })).toEqual(counts(chunkOf("fresh")));
   });
 });

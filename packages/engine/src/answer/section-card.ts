@@ -283,10 +283,11 @@ function countedTerms(terms: string[]): { termCounts: Map<string, number>; lengt
 }
 
 function unpackTerms(packed: PackedTerms): { termCounts: Map<string, number>; length: number } {
+  const parts = packed.split(" ");
   const termCounts = new Map<string, number>();
-  for (let at = 1; at + 1 < packed.length; at += 2)
-    termCounts.set(packed[at] as string, packed[at + 1] as number);
-  return { termCounts, length: packed[0] };
+  for (let at = 1; at + 1 < parts.length; at += 2)
+    termCounts.set(parts[at] as string, Number(parts[at + 1]));
+  return { termCounts, length: Number(parts[0]) };
 }
 
 /**
@@ -297,9 +298,9 @@ function unpackTerms(packed: PackedTerms): { termCounts: Map<string, number>; le
 export function packedSectionTerms(chunk: ChunkRecord): PackedTerms[] {
   const { sectionTerms: _shipped, ...own } = chunk;
   return parseSections(own).map(({ termCounts, length }) => {
-    const packed: PackedTerms = [length];
-    for (const [term, count] of termCounts) packed.push(term, count);
-    return packed;
+    const parts: (string | number)[] = [length];
+    for (const [term, count] of termCounts) parts.push(term, count);
+    return parts.join(" ");
   });
 }
 

@@ -62,8 +62,12 @@ export interface ChunkRecord {
   sectionTerms?: PackedTerms[];
 }
 
-/** A section's analysed terms: how many there are, then each distinct term and its count. */
-export type PackedTerms = [number, ...(string | number)[]];
+/**
+ * A section's analysed terms as one string: how many there are, then each distinct term and its
+ * count, separated by spaces (no analysed term holds one). One string a section, read only when
+ * the section is weighed: a page shard's JSON holds the terms of every chunk it has.
+ */
+export type PackedTerms = string;
 
 /**
  * One docs version of a versioned book (a Docusaurus `versioned_docs/version-X/` folder, or the
