@@ -427,11 +427,11 @@ describe("sections' terms shipped with a chunk", () => {
     merged(
       id,
       [
-        "Topics carry messages.",
+        "Topics carry\u00a0messages:\tfoo.bar(x), C++ and ROS2 in 10.5 ms.",
         "",
         "## Queues",
         "",
-        "A queue holds messages, then drops them.",
+        "A queue holds messages, then drops them; ｆｕｌｌ-width café, x² and 漢字.",
       ].join("\n"),
       ["Messaging"],
       [{ heading: "Queues", anchor: "queues", headingPath: ["Queues"] }],
