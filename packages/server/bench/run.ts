@@ -205,17 +205,27 @@ async function benchStaticRows(): Promise<void> {
   const titleOf = (index: number) =>
     /^title: (.+)$/m.exec(generated[index]?.content ?? "")?.[1] ?? "robot";
   const options = { runs: Number(values["static-runs"]), throttle: Number(values.throttle) };
+  const sampleDocs = fileURLToPath(
+    new URL("../../../examples/robotics-primer/docs", import.meta.url),
+  );
   const rows: StaticRow[] = [];
   try {
     rows.push(
+      await benchStatic("sample book", sampleDocs, path.join(workDir, "sample"), {
+        ...options,
+        question: "How do I publish messages on a topic?",
+        next: "What is a URDF file?",
+      }),
+      // A question the book cannot answer: its refusal names the question's words the book
+      // never uses, read by the word-class tagger, which the engine loads for it.
       await benchStatic(
-        "sample book",
-        fileURLToPath(new URL("../../../examples/robotics-primer/docs", import.meta.url)),
-        path.join(workDir, "sample"),
+        "sample book, a question it cannot answer",
+        sampleDocs,
+        path.join(workDir, "refusal"),
         {
           ...options,
-          question: "How do I publish messages on a topic?",
-          next: "What is a URDF file?",
+          question: "What is a good recipe for sourdough bread?",
+          next: "How do I brew a good pour-over coffee?",
         },
       ),
       await benchStatic(`${pages} generated pages`, docsDir, path.join(workDir, "generated"), {
