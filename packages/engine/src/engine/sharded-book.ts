@@ -34,8 +34,15 @@ import {
  * taken in on their first read, in the run that reads them: such a question runs once.
  */
 
-/** Changes when the core's or the shards' shape changes. */
-export const SHARD_FORMAT = 1;
+/** Changes when the core's or the shards' shape changes (2: term shards keyed by term). */
+export const SHARD_FORMAT = 2;
+
+/**
+ * A term shard's JSON: each term → its postings (TermPostings without the term) as JSON text of
+ * their own. Parsed, the shard is a table of short strings: a question parses its own few terms'
+ * postings, and nothing walks or builds the rest.
+ */
+export type TermShard = Record<string, string>;
 
 /**
  * The chunks as the core holds them, without what their page shard holds (text, blocks, content
@@ -125,7 +132,7 @@ export class ShardedBook implements IndexReads {
   /** Shards fetched and not yet read: each gives its JSON on its first read (see `hold`). */
   private readonly held = new Map<string, () => unknown>();
   /** Held term shards read, by term: the postings not yet added (see `heldTerms`). */
-  private readonly termsHeld = new Map<string, Map<string, TermPostings>>();
+  private readonly termsHeld = new Map<string, TermShard>();
   /** The error a held shard that is not one of this book's raises when it is read. */
   private readonly invalid: (name: string) => Error;
 
@@ -161,8 +168,10 @@ export class ShardedBook implements IndexReads {
   add(name: string, json: unknown): void {
     if (this.loaded.has(name)) return;
     if (name.startsWith("terms-")) {
-      if (!Array.isArray(json)) throw new ShardFormatError(`${name} is not a term shard`);
-      this.index.addPostings(json as TermPostings[]);
+      if (!isTermShard(json)) throw new ShardFormatError(`${name} is not a term shard`);
+      this.index.addPostings(
+        Object.entries(json).map(([term, postings]) => [term, postingsOf(postings, name)]),
+      );
     } else {
       if (!json || typeof json !== "object")
         throw new ShardFormatError(`${name} is not a page shard`);
@@ -259,10 +268,14 @@ export class ShardedBook implements IndexReads {
       if (this.loaded.has(name)) continue;
       const held = this.heldTerms(name);
       if (!held) this.missing.add(name);
-      else {
-        const postings = held.get(term);
-        if (postings) this.index.addPostings([postings]);
-        held.delete(term);
+      else if (Object.hasOwn(held, term)) {
+        const postings = held[term];
+        delete held[term];
+        try {
+          this.index.addPostings([[term, postingsOf(postings, name)]]);
+        } catch {
+          throw this.invalid(name);
+        }
       }
     }
     if (this.missing.size > 0) throw new ShardsMissingError("postings not loaded");
@@ -273,21 +286,28 @@ export class ShardedBook implements IndexReads {
    * is added when searched for (and forgotten here), so a whole book's postings cost a question
    * only its own terms'.
    */
-  private heldTerms(name: string): Map<string, TermPostings> | undefined {
+  private heldTerms(name: string): TermShard | undefined {
     let terms = this.termsHeld.get(name);
     const json = this.held.get(name);
     if (terms || !json) return terms;
     this.held.delete(name);
     const value = json();
-    if (!Array.isArray(value)) throw this.invalid(name);
-    terms = new Map();
-    for (const postings of value as TermPostings[]) {
-      if (!Array.isArray(postings) || typeof postings[0] !== "string") throw this.invalid(name);
-      terms.set(postings[0], postings);
-    }
+    if (!isTermShard(value)) throw this.invalid(name);
+    terms = value;
     this.termsHeld.set(name, terms);
     return terms;
   }
+}
+
+function isTermShard(json: unknown): json is TermShard {
+  return typeof json === "object" && json !== null && !Array.isArray(json);
+}
+
+/** A term's postings from their JSON text in a term shard. */
+function postingsOf(text: unknown, name: string): TermPostings[1] {
+  const postings: unknown = typeof text === "string" ? JSON.parse(text) : undefined;
+  if (!Array.isArray(postings)) throw new ShardFormatError(`${name} holds postings that are not`);
+  return postings as TermPostings[1];
 }
 
 type ShardField = "text" | "blocks" | "contentHash";

@@ -113,6 +113,63 @@ describe("the engine over a sharded book", () => {
     return { fetched, open: () => openStaticBook("http://book.invalid/manifest.json", fetcher) };
   }
 
+  it.each([
+    ["each shard fetched when a question reads it", { pageShardChars: 1, wholeBookChars: 0 }],
+    ["the whole book fetched with the core", {}],
+  ])("looks terms up as keys of their own, whatever their name: %s", async (_, sizes) => {
+    const named = [
+      chunkRecord(
+        "classes",
+        "The constructor sets fields; toString and valueOf read them; hasOwnProperty checks one.",
+        "Classes",
+      ),
+      chunkRecord("objects", "Every object links to __proto__ and its prototype chain.", "Objects"),
+    ];
+    const namedIndex = LexicalIndex.build(named);
+    const files = staticBookFiles({ ...book, chunks: named }, namedIndex, undefined, sizes);
+    const whole = await openEngine({
+      book: { ...book, chunks: named },
+      index: [...namedIndex.snapshotPieces(3)].join(""),
+      settings,
+    });
+    const engine = await served(files, { withCore: shardsWithCore(files) }).open();
+    for (const query of [
+      "What does the constructor set?",
+      "What do toString and valueOf read?",
+      "What links to __proto__?",
+    ]) {
+      const answer = await engine.ask({ query });
+      expect(answer.answer, query).not.toBeNull();
+      expect(answer, query).toEqual(await whole.ask({ query }));
+    }
+    // A book without the word: the name of an object's own property is not a term of it.
+    const machines = staticBookFiles(book, index, undefined, sizes);
+    const query = "What is the constructor of a timing belt?";
+    const wholeMachines = await openEngine({
+      book,
+      index: [...index.snapshotPieces(3)].join(""),
+      settings,
+    });
+    const shardedMachines = await served(machines, { withCore: shardsWithCore(machines) }).open();
+    expect(await shardedMachines.ask({ query })).toEqual(await wholeMachines.ask({ query }));
+  });
+
+  it.each([
+    ["each shard fetched when a question reads it", { pageShardChars: 1, wholeBookChars: 0 }],
+    ["the whole book fetched with the core", {}],
+  ])("refuses a term shard whose postings are not postings: %s", async (_, sizes) => {
+    const files = staticBookFiles(book, index, undefined, sizes);
+    for (const name of [...files.keys()].filter((file) => file.startsWith("terms-"))) {
+      const shard = JSON.parse(files.get(name) ?? "{}") as Record<string, string>;
+      for (const term of Object.keys(shard)) shard[term] = "{}";
+      files.set(name, JSON.stringify(shard));
+    }
+    const engine = await served(files, { withCore: shardsWithCore(files) }).open();
+    await expect(engine.ask({ query: "Why do helical gears run quietly?" })).rejects.toMatchObject({
+      code: "STATIC_BOOK_INVALID",
+    });
+  });
+
   it("answers as over the whole book, fetching only the shards a question reads", async () => {
     // One chunk per page shard: a question reads one of three.
     const files = staticBookFiles(book, index, undefined, { pageShardChars: 1, wholeBookChars: 0 });

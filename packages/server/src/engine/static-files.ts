@@ -8,11 +8,12 @@ import {
   type PageShard,
   pageShardName,
   SHARD_FORMAT,
+  type TermShard,
   termShard,
   termShardName,
 } from "@lectern/engine/engine/sharded-book";
 import type { BookFile } from "@lectern/engine/search/book-json";
-import type { LexicalIndex, TermPostings } from "@lectern/engine/search/lexical-index";
+import type { LexicalIndex } from "@lectern/engine/search/lexical-index";
 import type { ChunkRecord } from "../store/document-store.ts";
 
 /**
@@ -205,8 +206,14 @@ function storedBlocks(chunk: ChunkRecord): PageShard[string][1] {
 
 /** Each term's postings in the term shard its hash names, of `shards`. */
 function termShardsOf(index: LexicalIndex, files: Map<string, string>, shards: number): number {
-  const buckets: TermPostings[][] = Array.from({ length: shards }, () => []);
-  for (const postings of index.postings()) buckets[termShard(postings[0], shards)]?.push(postings);
+  const buckets: TermShard[] = Array.from({ length: shards }, () => ({}));
+  for (const [term, postings] of index.postings()) {
+    // Defined, not assigned: a term such as "__proto__" is a key like any other.
+    Object.defineProperty(buckets[termShard(term, shards)], term, {
+      value: JSON.stringify(postings),
+      enumerable: true,
+    });
+  }
   buckets.forEach((bucket, shard) => {
     files.set(termShardName(shard), JSON.stringify(bucket));
   });
