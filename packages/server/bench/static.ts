@@ -166,7 +166,7 @@ async function timedAnswers(
   try {
     const page = await context.newPage();
     const counting = (request: { url(): string }) => fetched?.add(new URL(request.url()).pathname);
-    page.on("request", counting);
+    if (fetched) page.on("request", counting);
     await page.goto(url);
     await page.waitForFunction(() => "ask" in window);
     const cdp = await context.newCDPSession(page);
