@@ -217,7 +217,7 @@ async function benchStaticRows(): Promise<void> {
         next: "What is a URDF file?",
       }),
       // A question the book cannot answer: its refusal names the question's words the book
-      // never uses, read by the word-class tagger, which the engine loads for it.
+      // never uses, read by the word-class list, which the engine loads for it.
       await benchStatic(
         "sample book, a question it cannot answer",
         sampleDocs,

@@ -1,7 +1,7 @@
 // Part of the server's build: the engine package (@lectern/engine: search and extractive answers
 // over one book, with no Node built-in) bundled for browsers and Web Workers, as
 // `lectern build-static` copies it beside a static book. Parts loaded only for some questions (the
-// word-class tagger, other languages' stemmers) are split into files of their own and fetched when
+// word-class list, other languages' stemmers) are split into files of their own and fetched when
 // first needed.
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -167,9 +167,9 @@ export async function startServer(
   await lectern.dataDirLock
     ?.update({ url })
     .catch((error: unknown) => logger.warn({ err: error }, "could not record the URL in the lock"));
-  // The first weak answer would otherwise wait for the part-of-speech tagger to load.
+  // The first refusal would otherwise wait for the word list that names its unknown words.
   warmWordClasses().catch((error: unknown) =>
-    logger.warn({ err: error }, "The part-of-speech tagger did not load"),
+    logger.warn({ err: error }, "The word-class list did not load"),
   );
 
   let closing: Promise<void> | undefined;
