@@ -125,7 +125,9 @@ window.ask = async (query) => {
     if (file.startsWith("/lectern/"))
       firstQuestionGzip += gzipSync(await readFile(path.join(site, file))).length;
   const engineFiles = report.files.filter(
-    (file) => file.path.startsWith("engine/") && !/^engine\/(?:two|de|es|fr|pt)-/.test(file.path),
+    (file) =>
+      file.path.startsWith("engine/") &&
+      !/^engine\/(?:word-class-list|de|es|fr|pt)-/.test(file.path),
   );
   const folder = path.dirname(manifest.core);
   const bookFiles = report.files.filter((file) => file.path.startsWith(`${folder}/`));
