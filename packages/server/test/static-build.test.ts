@@ -349,6 +349,37 @@ describe.runIf(requireChromium())("the widget on a static build's pages", () => 
   );
 });
 
+describe.runIf(requireChromium())("the widget's panel on a static build's pages", () => {
+  it("starts the engine when it opens, before a question, with the host's starter questions too", async () => {
+    const before = site.requests.length;
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      // The host gives its own starter questions (data-suggestions), so none are asked of the
+      // engine: before this, the engine started only with the first question.
+      await page.route(`${site.url}docs/ros2/topics/`, async (route) => {
+        const response = await route.fetch();
+        const body = (await response.text()).replace(
+          "data-static-book=",
+          `data-suggestions='["What is a topic?"]' data-static-book=`,
+        );
+        await route.fulfill({ response, body });
+      });
+      const manifest = (await (
+        await fetch(`${site.url}lectern/manifest.json`)
+      ).json()) as StaticManifest;
+      await page.goto(`${site.url}docs/ros2/topics/`);
+      await page.getByRole("button", { name: /Ask Robotics Primer/ }).click();
+      await page.getByRole("button", { name: "What is a topic?" }).waitFor();
+      const read = () => site.requests.slice(before).map((request) => request.path);
+      await expect.poll(read, { timeout: 30_000 }).toContain(`/lectern/${manifest.core}`);
+      expect(read()).toContain("/lectern/engine/lectern-worker.js");
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
+
 describe("lectern build-static, again", () => {
   it("leaves one book: an earlier build's folder and the single files of format 1 go", async () => {
     const out = path.join(workDir, "again");

@@ -6,6 +6,7 @@ import { deleteHistory } from "../api/delete-history.ts";
 import { type FeedbackRating, sendFeedback } from "../api/send-feedback.ts";
 import { type ChatAnswerEvent, streamChat } from "../api/stream-chat.ts";
 import { fetchStarterQuestions } from "../api/suggestions.ts";
+import { STATIC_BOOK } from "../api/transport.ts";
 import { readQuestions } from "../api/wire-checks.ts";
 import type { ResolvedOptions } from "../options.ts";
 import { fill, type WidgetStrings } from "../strings.ts";
@@ -250,7 +251,12 @@ export function createChatStore(initialOptions: ResolvedOptions): ChatStore {
       },
       closeSearch: () => set({ searchOpen: false }),
       loadStarterQuestions: () => {
-        if (get().starterQuestions !== null || loadingStarters) return;
+        if (loadingStarters) return;
+        const { starterQuestions, options } = get();
+        // A static book's engine starts with the empty panel even when the host gives the
+        // starter questions, so that the reader's first question does not wait for its script
+        // and the book's core; the host's questions still win.
+        if (starterQuestions !== null && !options.apiUrl.startsWith(STATIC_BOOK)) return;
         loadingStarters = true;
         void fetchStarterQuestions(get().options.apiUrl).then((questions) => {
           // The host may have given its own meanwhile; those win.
