@@ -45,6 +45,7 @@ describe("namedInQuestion", () => {
     ["horizontally", "How do I center the panel horizontally?"],
     ["its", "Does the node keep its parameters?"],
     ["whether", "Can I tell whether the arm is moving?"],
+    ["micro", "How do I get micro-ROS running on an ESP32?"],
   ])("leaves out particles, inflected forms and function words: %j", async (word, question) => {
     expect(await namedInQuestion([word], question)).toEqual([]);
   });

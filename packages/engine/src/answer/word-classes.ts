@@ -170,6 +170,14 @@ type FunctionKind = "determiner" | "preposition" | "subject" | "other";
 const FUNCTION_KIND = new Map(
   FUNCTION_WORDS.flatMap(([kind, words]) => words.split(" ").map((word) => [word, kind] as const)),
 );
+/** Prefixes written with a hyphen ("micro-ROS", "multi-robot", "non-zero"): never named. */
+const PREFIXES = new Set(
+  (
+    "anti auto bi co counter cross de dis extra hyper inter intra macro mega meta micro mid " +
+    "mini mis mono multi non over post pre pro pseudo re semi sub super trans tri ultra un " +
+    "under"
+  ).split(" "),
+);
 /** A plural noun's ending: "-s", not "-ss", "-us" or "-is". */
 const PLURAL = /[^siu]s$/;
 /** Particles that pair with another by "and"/"or": "back and forth", "to and fro". */
@@ -181,6 +189,8 @@ interface Token {
   ends: boolean;
   /** Written with a capital inside a sentence: a name ("the Western Roman Empire"). */
   name: boolean;
+  /** Joined to the next part by a hyphen: "micro" of "micro-ROS". */
+  joined: boolean;
 }
 
 /** The question's words, lower-cased; a hyphenated word as its parts ("pour-over" → 2). */
@@ -199,6 +209,7 @@ function tokensOf(text: string): Token[] {
         word: part.toLowerCase(),
         ends: last && /[^\p{L}\p{N}']$/u.test(raw),
         name: !sentenceStart && /^\p{Lu}/u.test(part),
+        joined: !last,
       });
       sentenceStart = false;
     }
@@ -228,6 +239,7 @@ function classAt(tokens: Token[], index: number, previous: string, list: WordLis
   const token = tokens[index] as Token;
   const classes = classesOf(token.word, list);
   if (token.name) return "n";
+  if (token.joined && PREFIXES.has(token.word)) return "a";
   if (!classes) return pairedWithParticle(tokens, index, list) ? "r" : "n";
   if (previous === "subject" && classes.includes("v")) return "v";
   const inNounPhrase = ["determiner", "preposition", "a", "n"].includes(previous);
