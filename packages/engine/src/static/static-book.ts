@@ -16,6 +16,7 @@ export {
 } from "../engine/engine.ts";
 export { runtimeHost, type StaticHost } from "./host.ts";
 export { type StaticReply, type StaticRequest, staticRoutes } from "./static-routes.ts";
+export { warmUpOnOpen } from "./warm-up.ts";
 
 /**
  * A static build's manifest (`lectern build-static`): where the book's core file is, relative to

@@ -1,10 +1,12 @@
 import { openStaticBook } from "./static-book.ts";
 import { type StaticReply, type StaticRequest, staticRoutes } from "./static-routes.ts";
+import { warmUpOnOpen } from "./warm-up.ts";
 
 /**
  * The engine in a Web Worker: the widget's static transport posts `{ id, manifest, request }` and
  * gets `{ id, reply }` back. The book is fetched on the first request and kept for the worker's
- * life; a failure to load it answers that request (and the next ones retry).
+ * life; a failure to load it answers that request (and the next ones retry). A book opened for
+ * the panel or the search box is then warmed for the reader's first question (warm-up.ts).
  */
 
 interface WorkerRequest {
@@ -13,31 +15,40 @@ interface WorkerRequest {
   request: StaticRequest;
 }
 
-type Routes = ReturnType<typeof staticRoutes>;
+interface OpenBook {
+  routes: ReturnType<typeof staticRoutes>;
+  /** Called with each request once it is answered. */
+  warm: ReturnType<typeof warmUpOnOpen>;
+}
 
 const scope = globalThis as unknown as {
   onmessage: ((event: { data: WorkerRequest }) => void) | null;
   postMessage(message: { id: number; reply: StaticReply }): void;
 };
-const books = new Map<string, Promise<Routes>>();
+const books = new Map<string, Promise<OpenBook>>();
 
-function routesOf(manifest: string): Promise<Routes> {
-  let routes = books.get(manifest);
-  if (!routes) {
-    routes = openStaticBook(manifest).then((engine) => {
+function bookOf(manifest: string): Promise<OpenBook> {
+  let book = books.get(manifest);
+  if (!book) {
+    book = openStaticBook(manifest).then((engine) => {
       const { historyWindow, feedbackUrl } = engine.manifest.settings;
-      return staticRoutes(engine, historyWindow ?? 5, feedbackUrl ? { feedbackUrl } : {});
+      return {
+        routes: staticRoutes(engine, historyWindow ?? 5, feedbackUrl ? { feedbackUrl } : {}),
+        warm: warmUpOnOpen(engine),
+      };
     });
-    routes.catch(() => books.delete(manifest));
-    books.set(manifest, routes);
+    book.catch(() => books.delete(manifest));
+    books.set(manifest, book);
   }
-  return routes;
+  return book;
 }
 
 scope.onmessage = async ({ data }) => {
   let reply: StaticReply;
+  let book: OpenBook | undefined;
   try {
-    reply = await (await routesOf(data.manifest))(data.request);
+    book = await bookOf(data.manifest);
+    reply = await book.routes(data.request);
   } catch (error) {
     const code = (error as { code?: string }).code ?? "STATIC_BOOK_UNREACHABLE";
     reply = {
@@ -51,4 +62,5 @@ scope.onmessage = async ({ data }) => {
     };
   }
   scope.postMessage({ id: data.id, reply });
+  void book?.warm(data.request);
 };
