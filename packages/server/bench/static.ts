@@ -29,8 +29,8 @@ export interface StaticRow {
   firstAnswerMaxMs: number;
   /**
    * The first answer when the engine's script too is fetched and run at the question (a question
-   * sent before the panel opened, from "ask about this"); the figures above have it loaded with
-   * the page, as the widget has once its panel opens (its starter questions come from the engine).
+   * sent before the script has loaded); the figures above have it loaded with the page, as the
+   * widget has once its panel opens (its starter questions come from the engine).
    */
   engineAtQuestionP50Ms: number;
   /** A second question once the book is loaded. */
