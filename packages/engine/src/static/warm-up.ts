@@ -6,8 +6,9 @@ import type { StaticRequest } from "./static-routes.ts";
  * the book's work. A reader who opens the panel reads its starter questions and types for some
  * seconds before asking; meanwhile the engine answers the book's first starter question for no
  * one, so that the reader's question runs code already compiled (and, in a sharded book, finds
- * that question's shards loaded). Only a book first opened for the panel or the search box (a
- * `GET`) is warmed, once: a question that comes first warms the engine by being answered.
+ * that question's shards loaded). Only a book first opened for the panel (`GET /suggestions`)
+ * is warmed, once: a question that comes first warms the engine by being answered, and the
+ * search box's searches as the reader types would wait behind the warming.
  *
  * Returns what to call with each request after answering it; its promise settles when the
  * warming is done (or was not needed). The warming's answer goes nowhere and its failure too.
@@ -20,7 +21,8 @@ export function warmUpOnOpen(
     if (seen) return;
     seen = true;
     const starter = engine.synopsis?.starters[0];
-    if (request.method !== "GET" || starter === undefined) return;
+    if (request.method !== "GET" || !request.path.startsWith("/suggestions")) return;
+    if (starter === undefined) return;
     await engine.ask({ query: starter }).then(
       () => undefined,
       () => undefined,

@@ -6,7 +6,7 @@ import { warmUpOnOpen } from "./warm-up.ts";
  * The engine in a Web Worker: the widget's static transport posts `{ id, manifest, request }` and
  * gets `{ id, reply }` back. The book is fetched on the first request and kept for the worker's
  * life; a failure to load it answers that request (and the next ones retry). A book opened for
- * the panel or the search box is then warmed for the reader's first question (warm-up.ts).
+ * the panel is then warmed for the reader's first question (warm-up.ts).
  */
 
 interface WorkerRequest {
