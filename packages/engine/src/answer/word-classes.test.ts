@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { WORD_CLASS_LIST } from "./word-class-list.ts";
 import { classesOf, namedInQuestion, nounsIn, parseWordList } from "./word-classes.ts";
 
@@ -84,6 +84,27 @@ describe("namedInQuestion", () => {
         "How do I fix it locally and keep the fix across reinstalls without forking the package?",
       ),
     ).toEqual(["fix"]);
+  });
+});
+
+describe("namedInQuestion without its word list", () => {
+  it("still names identifiers and acronyms when the list cannot be loaded, and tries again", async () => {
+    vi.resetModules();
+    let fails = true;
+    vi.doMock("./word-class-list.ts", async (original) => {
+      if (fails) throw new TypeError("Failed to fetch dynamically imported module");
+      return original();
+    });
+    try {
+      const { namedInQuestion: named } = await import("./word-classes.ts");
+      const question = "Can SLAM run on a Raspberry board with pancakes?";
+      expect(await named(["SLAM", "pancakes"], question)).toEqual(["SLAM"]);
+      fails = false;
+      expect(await named(["SLAM", "pancakes"], question)).toEqual(["SLAM", "pancakes"]);
+    } finally {
+      vi.doUnmock("./word-class-list.ts");
+      vi.resetModules();
+    }
   });
 });
 

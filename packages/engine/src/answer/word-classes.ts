@@ -22,6 +22,10 @@ function loadWordList(): Promise<WordList> {
   wordList ??= import("./word-class-list.ts").then((module) =>
     parseWordList(module.WORD_CLASS_LIST),
   );
+  // A list that could not be fetched (a static book's reader offline) is tried again next time.
+  wordList.catch(() => {
+    wordList = undefined;
+  });
   return wordList;
 }
 
@@ -287,7 +291,11 @@ export async function nounsIn(text: string): Promise<Set<string>> {
  * "legitimate"): a refusal that says the book never mentions "seems" tells the reader nothing.
  */
 export async function namedInQuestion(words: string[], question: string): Promise<string[]> {
-  const nouns = words.some((word) => !NAME_LIKE.test(word)) ? await nounsIn(question) : new Set();
+  let nouns = new Set<string>();
+  if (words.some((word) => !NAME_LIKE.test(word))) {
+    // Without the list the refusal still comes, naming only identifiers and acronyms.
+    nouns = await nounsIn(question).catch(() => nouns);
+  }
   return words.filter((word) => NAME_LIKE.test(word) || nouns.has(word.toLowerCase()));
 }
 
