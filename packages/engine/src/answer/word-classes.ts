@@ -83,8 +83,6 @@ const INFLECTIONS: [ending: string, replacement: string, cls: string][] = [
   ["ly", "le", "r"],
   ["ally", "", "r"],
 ];
-/** -ly makes an adverb of an adjective; the other rules keep the lemma's class. */
-const BASE_CLASS: Record<string, string> = { n: "n", v: "v", a: "a", r: "a" };
 
 /**
  * The classes a word can have, most used first: the word's own entry, then those its endings
@@ -107,7 +105,8 @@ export function classesOf(word: string, list: WordList): Classes | undefined {
     // -es after a hiss or an "o" only: "passes", "goes"; "nodes" is not "nod" + -es.
     if (ending === "es" && !/(?:[sxzo]|[cs]h)$/.test(stem)) continue;
     for (const base of baseForms(stem, replacement, cls)) {
-      const at = list.lemmas.get(base)?.indexOf(BASE_CLASS[cls] ?? cls) ?? -1;
+      // -ly makes an adverb of an adjective; the other rules keep the lemma's class.
+      const at = list.lemmas.get(base)?.indexOf(cls === "r" ? "a" : cls) ?? -1;
       if (at >= 0) {
         inflected.set(cls, at);
         break;
@@ -241,9 +240,9 @@ function readClasses(tokens: Token[], list: WordList): string[] {
 
 function classAt(tokens: Token[], index: number, previous: string, list: WordList): string {
   const token = tokens[index] as Token;
-  const classes = classesOf(token.word, list);
   if (token.name) return "n";
   if (token.joined && PREFIXES.has(token.word)) return "a";
+  const classes = classesOf(token.word, list);
   if (!classes) return pairedWithParticle(tokens, index, list) ? "r" : "n";
   if (previous === "subject" && classes.includes("v")) return "v";
   const inNounPhrase = ["determiner", "preposition", "a", "n"].includes(previous);
