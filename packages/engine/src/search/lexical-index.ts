@@ -2,6 +2,7 @@
 import MiniSearch, { type Options } from "minisearch";
 import type { ChunkRecord } from "../book/records.ts";
 import { ANALYZER_VERSION, headingKey } from "./analyzer.ts";
+import { Bm25Scorer } from "./bm25-scorer.ts";
 import {
   analysedFieldsOf,
   averageFieldLengthsOf,
@@ -42,6 +43,13 @@ const SNAPSHOT_FORMAT = 4;
 export const FIELD_BOOSTS = { title: 1.5, headings: 2, text: 1 } as const;
 /** BM25 parameters (the usual k1 1.2, b 0.75; `d` is BM25+'s lower bound per matched term). */
 export const BM25_PARAMS = { k: 1.2, b: 0.75, d: 0.5 } as const;
+
+/** The fields' boosts in the order MiniSearch scores them (its `fields`). */
+const SEARCH_BOOSTS = {
+  title: FIELD_BOOSTS.title,
+  headings: FIELD_BOOSTS.headings,
+  text: FIELD_BOOSTS.text,
+};
 
 function miniSearchOptions(): Options<IndexedFields> {
   return {
@@ -141,6 +149,8 @@ export class LexicalIndex {
 
   /** Told what is asked for (an index opened from its core: see IndexReads). */
   private reads: IndexReads | undefined;
+  /** Searches MiniSearch's postings (see bm25-scorer.ts); made on the first search. */
+  private scorer: Bm25Scorer | undefined;
 
   private readonly vocabulary: Vocabulary;
   /** Average field lengths, computed on first use and dropped when chunks change. */
@@ -519,15 +529,17 @@ export class LexicalIndex {
     this.reads?.searching(terms);
     const filter = options.filter;
     const boost = options.boost;
-    const results = this.miniSearch.search(terms.join(" "), {
-      ...(filter
-        ? { filter: (result) => filter(this.chunks.get(result.id as string) as ChunkRecord) }
-        : {}),
-      ...(boost && boost.size > 0 ? { boostTerm: (term: string) => boost.get(term) ?? 1 } : {}),
+    this.scorer ??= new Bm25Scorer(this.miniSearch);
+    const results = this.scorer.search(terms.join(" "), {
+      boosts: SEARCH_BOOSTS,
+      bm25: BM25_PARAMS,
+      limit: options.limit,
+      ...(filter ? { keep: (id) => filter(this.chunks.get(id) as ChunkRecord) } : {}),
+      ...(boost && boost.size > 0 ? { termBoost: (term) => boost.get(term) ?? 1 } : {}),
     });
     const hits: LexicalHit[] = [];
-    for (const result of results.slice(0, options.limit)) {
-      const chunk = this.chunks.get(result.id as string);
+    for (const result of results) {
+      const chunk = this.chunks.get(result.id);
       if (chunk) hits.push({ chunk, score: result.score, matchedTerms: result.queryTerms });
     }
     this.reads?.found(hits.map((hit) => hit.chunk));
