@@ -64,6 +64,11 @@ export class Bm25Scorer {
   private termStamp = new Uint32Array(0);
   private stamp = 0;
   private termCounter = 0;
+  /** Each field's length in each document, and whether the document is in the index. */
+  private lengths: Float64Array[] = [];
+  private live = new Uint8Array(0);
+  /** The index these tables were read from: its next short id and its number of documents. */
+  private readFrom = { nextId: -1, documents: -1 };
 
   constructor(private readonly miniSearch: MiniSearch) {}
 
@@ -126,10 +131,10 @@ export class Bm25Scorer {
       const matching = frequencies.size;
       const idf = Math.log(1 + (count - matching + 0.5) / (matching + 0.5));
       const average = state._avgFieldLength[fieldId] as number;
+      const lengths = this.lengths[fieldId] as Float64Array;
       for (const [doc, frequency] of frequencies) {
-        const lengths = state._fieldLength.get(doc);
-        if (!lengths || !state._documentIds.has(doc)) throw new StalePosting();
-        const length = lengths[fieldId] as number;
+        if (this.live[doc] !== 1) throw new StalePosting();
+        const length = lengths[doc] as number;
         const raw =
           idf * (d + (frequency * (k + 1)) / (frequency + k * (1 - b + (b * length) / average)));
         if (this.termStamp[doc] !== termStamp) {
@@ -187,8 +192,23 @@ export class Bm25Scorer {
     }));
   }
 
+  /**
+   * Sizes the scratch arrays to the index and reads its documents' field lengths into tables,
+   * again whenever documents were added (the next short id moves on) or removed (fewer).
+   */
   private grow(state: IndexState): void {
     const size = state._nextId;
+    if (size === this.readFrom.nextId && state._documentCount === this.readFrom.documents) return;
+    this.readFrom = { nextId: size, documents: state._documentCount };
+    const fields = Object.keys(state._fieldIds).length;
+    this.lengths = Array.from({ length: fields }, () => new Float64Array(size));
+    this.live = new Uint8Array(size);
+    for (const [doc, lengths] of state._fieldLength) {
+      if (!state._documentIds.has(doc)) continue;
+      this.live[doc] = 1;
+      for (let field = 0; field < fields; field++)
+        (this.lengths[field] as Float64Array)[doc] = lengths[field] as number;
+    }
     if (size <= this.total.length) return;
     const capacity = Math.max(size, this.total.length * 2, 64);
     this.total = new Float64Array(capacity);
