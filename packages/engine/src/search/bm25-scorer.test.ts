@@ -134,6 +134,31 @@ describe("Bm25Scorer gives MiniSearch's results", () => {
     });
   }
 
+  it("a question of more than 32 distinct terms (a long selection) names each term held", () => {
+    const next = random(7);
+    const vocabulary = Array.from({ length: 50 }, (_, at) => `w${at}`);
+    const uniform = (count: number) =>
+      Array.from({ length: count }, () => vocabulary[Math.floor(next() * 50)]).join(" ");
+    // Long documents: each holds most of the 50 words.
+    const docs = Array.from({ length: 100 }, (_, at) => ({
+      id: `d${at}`,
+      title: uniform(2),
+      headings: uniform(3),
+      text: uniform(40 + Math.floor(next() * 120)),
+    }));
+    const search = index(docs);
+    const scorer = new Bm25Scorer(search as unknown as MiniSearch);
+    const options = { boosts, bm25: BM25_PARAMS, limit: 20 };
+    let most = 0;
+    for (let question = 0; question < 20; question++) {
+      const query = uniform(60);
+      const got = scorer.search(query, options);
+      most = Math.max(most, ...got.map((hit) => hit.queryTerms.length));
+      expect(got).toEqual(expected(search, query, options));
+    }
+    expect(most).toBeGreaterThan(32);
+  });
+
   it("goes through MiniSearch's own search when postings name a discarded document", () => {
     const { next, vocabulary, docs } = corpus(5, 80, 30);
     // Two like indexes: MiniSearch's search cleans the postings it meets, so each is searched once.

@@ -20,9 +20,12 @@ import type MiniSearch from "minisearch";
  * them) makes the search go through MiniSearch's own path instead.
  */
 
+/** A term's postings in MiniSearch's index: field id → document short id → term frequency. */
+type Postings = Map<number, Map<number, number>>;
+
 /** MiniSearch's fields the scorer reads (protected: MiniSearch is made to be extended). */
 interface IndexState {
-  _index: { get(term: string): Map<number, Map<number, number>> | undefined };
+  _index: { get(term: string): Postings | undefined };
   _documentIds: Map<number, unknown>;
   _fieldIds: Record<string, number>;
   _fieldLength: Map<number, number[]>;
@@ -59,6 +62,7 @@ export class Bm25Scorer {
   private total = new Float64Array(0);
   private termSum = new Float64Array(0);
   private distinct = new Uint32Array(0);
+  private held = new Uint32Array(0);
   /** The search (and term) that last touched each document: entries of others are stale. */
   private searchStamp = new Uint32Array(0);
   private termStamp = new Uint32Array(0);
@@ -88,33 +92,40 @@ export class Bm25Scorer {
     const stamp = this.nextStamp();
     /** Documents in the order MiniSearch's merged results hold them. */
     const order: number[] = [];
-    const seenTerms = new Set<string>();
+    /** The query's distinct terms the book has, in query order, with their postings. */
+    const distinct = new Map<string, Postings>();
     for (const term of terms) {
-      const data = state._index.get(term);
+      const data = distinct.get(term) ?? state._index.get(term);
       if (!data) continue;
       const termBoost = options.termBoost ? options.termBoost(term) : 1;
       const touched = this.scoreTerm(state, data, termBoost, options);
-      const firstTime = !seenTerms.has(term);
-      seenTerms.add(term);
+      const firstTime = !distinct.has(term);
+      // The first 32 distinct terms each have a bit of `held`: which of them a document holds.
+      const bit = firstTime && distinct.size < 32 ? (1 << distinct.size) >>> 0 : 0;
+      distinct.set(term, data);
       for (const doc of touched) {
         if (this.searchStamp[doc] !== stamp) {
           this.searchStamp[doc] = stamp;
           this.total[doc] = this.termSum[doc] as number;
           this.distinct[doc] = 1;
+          this.held[doc] = bit;
           order.push(doc);
         } else {
           this.total[doc] = (this.total[doc] as number) + (this.termSum[doc] as number);
-          if (firstTime) this.distinct[doc] = (this.distinct[doc] as number) + 1;
+          if (firstTime) {
+            this.distinct[doc] = (this.distinct[doc] as number) + 1;
+            this.held[doc] = ((this.held[doc] as number) | bit) >>> 0;
+          }
         }
       }
     }
-    return this.best(state, order, [...seenTerms], options);
+    return this.best(state, order, [...distinct], options);
   }
 
   /** One query term's score in each document it is in (`termSum`), those documents in order. */
   private scoreTerm(
     state: IndexState,
-    data: Map<number, Map<number, number>>,
+    data: Postings,
     termBoost: number,
     options: ScoreOptions,
   ): number[] {
@@ -151,7 +162,7 @@ export class Bm25Scorer {
   private best(
     state: IndexState,
     order: number[],
-    distinctTerms: string[],
+    distinctTerms: [string, Postings][],
     options: ScoreOptions,
   ): ScoredHit[] {
     const scores = new Float64Array(order.length);
@@ -170,7 +181,7 @@ export class Bm25Scorer {
       hits.push({
         id,
         score: scores[at] as number,
-        queryTerms: termsIn(state, doc, distinctTerms),
+        queryTerms: termsIn(doc, this.held[doc] as number, distinctTerms),
       });
     }
     return hits;
@@ -214,6 +225,7 @@ export class Bm25Scorer {
     this.total = new Float64Array(capacity);
     this.termSum = new Float64Array(capacity);
     this.distinct = new Uint32Array(capacity);
+    this.held = new Uint32Array(capacity);
     this.searchStamp = new Uint32Array(capacity);
     this.termStamp = new Uint32Array(capacity);
     this.stamp = 0;
@@ -232,19 +244,17 @@ export class Bm25Scorer {
   }
 }
 
-/** The query's distinct terms whose postings hold the document, in query order. */
-function termsIn(state: IndexState, doc: number, distinctTerms: string[]): string[] {
-  const held: string[] = [];
-  for (const term of distinctTerms) {
-    const data = state._index.get(term);
-    if (!data) continue;
-    for (const frequencies of data.values())
-      if (frequencies.has(doc)) {
-        held.push(term);
-        break;
-      }
-  }
-  return held;
+/**
+ * The query's distinct terms whose postings hold the document, in query order: the first 32 read
+ * from the document's bits (`held`), any others from their postings.
+ */
+function termsIn(doc: number, held: number, distinctTerms: [string, Postings][]): string[] {
+  const terms: string[] = [];
+  distinctTerms.forEach(([term, data], at) => {
+    if (at < 32 ? (held >>> at) & 1 : [...data.values()].some((field) => field.has(doc)))
+      terms.push(term);
+  });
+  return terms;
 }
 
 /**
