@@ -67,13 +67,15 @@ export async function openStaticBook(
     manifestOf(text, base),
   );
   const coreUrl = new URL(manifest.core, base);
-  const coreText = await fetchText(fetcher, coreUrl, "default");
-  // Fetched while the core is read (the core first: it is what every question waits for).
+  const coreFetched = fetchText(fetcher, coreUrl, "default");
+  // Asked for just after the core (the core first: it is what every question waits for), not
+  // once it has come: a round trip less before a small book's first answer.
   const withCore = Promise.all(
     (manifest.withCore ?? []).map((name) => fetchText(fetcher, new URL(name, coreUrl), "default")),
   );
   // Awaited once the core is read: a core of another build is the error to tell first.
   withCore.catch(() => undefined);
+  const coreText = await coreFetched;
   const core = parsed(coreText, manifest.core) as CoreFile;
   if (core?.indexVersion !== manifest.indexVersion)
     throw new StaticBookError(

@@ -103,14 +103,22 @@ describe("the engine over a sharded book", () => {
       ...[...files].map(([name, text]): [string, string] => [`book/${name}`, text]),
     ]);
     const fetched: string[] = [];
+    /** Each request and each response, in the order they happened. */
+    const events: string[] = [];
     const fetcher = (async (url: URL | string) => {
       const name = new URL(url).pathname.slice(1);
       fetched.push(name);
+      events.push(`asked ${name}`);
       await new Promise((resolve) => setTimeout(resolve, delayMs(name)));
+      events.push(`answered ${name}`);
       const text = all.get(name);
       return new Response(text ?? "", { status: text === undefined ? 404 : 200 });
     }) as typeof fetch;
-    return { fetched, open: () => openStaticBook("http://book.invalid/manifest.json", fetcher) };
+    return {
+      fetched,
+      events,
+      open: () => openStaticBook("http://book.invalid/manifest.json", fetcher),
+    };
   }
 
   it.each([
@@ -210,6 +218,12 @@ describe("the engine over a sharded book", () => {
     for (const query of ["Why do helical gears run quietly?", "How does a stepper motor turn?"])
       expect(await engine.ask({ query })).toEqual(await whole.ask({ query }));
     expect(fetched).toEqual(opened);
+    // The shards are asked for while the core is on its way: no round trip waits for the core.
+    const slowCore = served(files, { withCore }, (name) => (name.endsWith(CORE_FILE) ? 20 : 0));
+    await slowCore.open();
+    expect(slowCore.events.indexOf("asked book/terms-0.json")).toBeLessThan(
+      slowCore.events.indexOf(`answered book/${CORE_FILE}`),
+    );
     // A book in many shards has none fetched with its core.
     expect(
       shardsWithCore(
