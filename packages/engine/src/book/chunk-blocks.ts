@@ -9,7 +9,7 @@ export type ChunkBlock =
   | { kind: "heading"; text: string; inferred?: boolean }
   | { kind: "paragraph"; text: string }
   | { kind: "list"; items: string[] }
-  | { kind: "code"; lines: string[]; fence: string }
+  | { kind: "code"; fence: string; lines: string[] }
   | { kind: "table"; rows: string[] }
   | { kind: "other" };
 
@@ -59,7 +59,7 @@ export function chunkBlocks(text: string): ChunkBlock[] {
         }
       }
       if (!closed) code.push(fence);
-      blocks.push({ kind: "code", lines: code.slice(1, -1), fence: code[0] ?? fence });
+      blocks.push({ kind: "code", fence: code[0] ?? fence, lines: code.slice(1, -1) });
       continue;
     }
     const trimmed = line.trim();

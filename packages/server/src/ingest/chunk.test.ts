@@ -1,4 +1,5 @@
 // Over 300 lines on purpose: the chunker's invariants, each checked on its own document.
+import { chunkBlocks } from "@lectern/engine/book/chunk-blocks";
 import { describe, expect, it } from "vitest";
 import {
   buildSections,
@@ -901,6 +902,26 @@ describe.each(cases)("chunkSections invariants ($label)", ({ seed, options }) =>
       const count = chunks.filter((chunk) => chunk.text.includes(sentence)).length;
       expect(count, sentence).toBe(1);
     }
+  });
+});
+
+// A static build ships a chunk's blocks only when reading its text would give other blocks
+// (compared as JSON text): blocks that differ only in the order of their keys were shipped whole.
+describe("chunk blocks read again from the chunk's text", () => {
+  const options: ChunkingOptions = { targetTokens: 350, maxTokens: 600, overlapRatio: 0.15 };
+  it.each([
+    { name: "a fenced code block", markdown: "Run it:\n\n```bash\nmake\nmake install\n```\n" },
+    { name: "a list and a table", markdown: "- one\n- two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n" },
+    {
+      name: "headings and prose",
+      markdown: "Intro.\n\n## Part\n\nBody text.\n\n### Inner\n\nMore.",
+    },
+  ])("$name: the same JSON as the blocks ingest stores", ({ markdown }) => {
+    const { blocks } = parseMarkdown(markdown, { filePath: "page.md", format: "md" });
+    const chunks = chunkSections(buildSections(blocks, "Page", anchorOf), options);
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks)
+      expect(JSON.stringify(chunkBlocks(chunk.text))).toBe(JSON.stringify(chunk.blocks));
   });
 });
 
