@@ -3,18 +3,10 @@
  * frontmatter, nested headings, prose, code blocks, tables and admonitions. The vocabulary has a
  * Zipf-like shape, like real prose: a few very common words and a long tail.
  */
+import { seededRandom } from "@lectern/engine/search/test-builders";
 
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** A seeded generator (mulberry32): the same seed, the same corpus. */
+export const createRandom: (seed: number) => () => number = seededRandom;
 
 const COMMON =
   `the a of to and in is for that with on as by this it be are from or an at can which you your each when

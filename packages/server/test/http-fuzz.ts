@@ -1,10 +1,12 @@
 // Over 300 lines on purpose: the request generator (paths, methods, headers, bodies) and the checks read together.
+
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ERROR_CODES } from "@lectern/engine/errors";
+import { seededRandom } from "@lectern/engine/search/test-builders";
 import { loadConfig } from "../src/config/config.ts";
 import { COMPAT_SCHEMAS } from "../src/http/compat/schemas.ts";
 import { ROUTES } from "../src/http/route-table.ts";
@@ -274,16 +276,7 @@ function describe(request: FuzzRequest): string {
 type Random = () => number;
 
 /** A small seeded generator (mulberry32): the same seed sends the same requests. */
-export function mulberry32(seed: number): Random {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const mulberry32: (seed: number) => Random = seededRandom;
 
 const METHODS = ["GET", "POST", "DELETE", "PUT", "PATCH", "OPTIONS", "HEAD"];
 

@@ -2,24 +2,13 @@ import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
 import { Bm25Scorer, type ScoreOptions } from "./bm25-scorer.ts";
 import { BM25_PARAMS, FIELD_BOOSTS } from "./lexical-index.ts";
+import { seededRandom as random } from "./test-builders.ts";
 
 interface Doc {
   id: string;
   title: string;
   headings: string;
   text: string;
-}
-
-/** A seeded generator (mulberry32): the same corpus and questions on every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function words(next: () => number, vocabulary: string[], count: number): string {

@@ -48,3 +48,15 @@ export function indexOf(book: { served: { index: LexicalIndex | undefined } }): 
   if (!index) throw new Error("This book has no in-process BM25 index (LEXICAL_BACKEND=qdrant).");
   return index;
 }
+
+/** A small seeded generator (mulberry32), so that generated test data and failures reproduce. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let value = state;
+    value = Math.imul(value ^ (value >>> 15), value | 1);
+    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
+    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
+  };
+}
