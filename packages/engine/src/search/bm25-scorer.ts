@@ -68,9 +68,13 @@ export class Bm25Scorer {
   private termStamp = new Uint32Array(0);
   private stamp = 0;
   private termCounter = 0;
-  /** Each field's length in each document, and whether the document is in the index. */
+  /**
+   * Each field's length in each document, read from MiniSearch's maps the first time a posting
+   * names the document (a book opened in a browser reads only its question's documents).
+   * `known`: 0 not read yet, 1 read, 2 not in the index.
+   */
   private lengths: Float64Array[] = [];
-  private live = new Uint8Array(0);
+  private known = new Uint8Array(0);
   /** The index these tables were read from: its next short id and its number of documents. */
   private readFrom = { nextId: -1, documents: -1 };
 
@@ -144,7 +148,7 @@ export class Bm25Scorer {
       const average = state._avgFieldLength[fieldId] as number;
       const lengths = this.lengths[fieldId] as Float64Array;
       for (const [doc, frequency] of frequencies) {
-        if (this.live[doc] !== 1) throw new StalePosting();
+        if (this.known[doc] !== 1 && !this.read(state, doc)) throw new StalePosting();
         const length = lengths[doc] as number;
         const raw =
           idf * (d + (frequency * (k + 1)) / (frequency + k * (1 - b + (b * length) / average)));
@@ -204,24 +208,21 @@ export class Bm25Scorer {
   }
 
   /**
-   * Sizes the scratch arrays to the index and reads its documents' field lengths into tables,
-   * again whenever documents were added (the next short id moves on) or removed (fewer).
+   * Sizes the arrays to the index; the field lengths read so far are forgotten whenever
+   * documents were added (the next short id moves on) or removed (fewer).
    */
   private grow(state: IndexState): void {
     const size = state._nextId;
     if (size === this.readFrom.nextId && state._documentCount === this.readFrom.documents) return;
     this.readFrom = { nextId: size, documents: state._documentCount };
-    const fields = Object.keys(state._fieldIds).length;
-    this.lengths = Array.from({ length: fields }, () => new Float64Array(size));
-    this.live = new Uint8Array(size);
-    for (const [doc, lengths] of state._fieldLength) {
-      if (!state._documentIds.has(doc)) continue;
-      this.live[doc] = 1;
-      for (let field = 0; field < fields; field++)
-        (this.lengths[field] as Float64Array)[doc] = lengths[field] as number;
+    if (size <= this.total.length) {
+      this.known.fill(0);
+      return;
     }
-    if (size <= this.total.length) return;
     const capacity = Math.max(size, this.total.length * 2, 64);
+    const fields = Object.keys(state._fieldIds).length;
+    this.lengths = Array.from({ length: fields }, () => new Float64Array(capacity));
+    this.known = new Uint8Array(capacity);
     this.total = new Float64Array(capacity);
     this.termSum = new Float64Array(capacity);
     this.distinct = new Uint32Array(capacity);
@@ -230,6 +231,20 @@ export class Bm25Scorer {
     this.termStamp = new Uint32Array(capacity);
     this.stamp = 0;
     this.termCounter = 0;
+  }
+
+  /** Reads a document's field lengths into the tables: whether it is in the index. */
+  private read(state: IndexState, doc: number): boolean {
+    const lengths = state._fieldLength.get(doc);
+    if (this.known[doc] === 2 || !lengths || !state._documentIds.has(doc)) {
+      this.known[doc] = 2;
+      return false;
+    }
+    this.lengths.forEach((table, field) => {
+      table[doc] = lengths[field] as number;
+    });
+    this.known[doc] = 1;
+    return true;
   }
 
   private nextStamp(): number {
