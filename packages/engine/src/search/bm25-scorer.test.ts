@@ -1,15 +1,15 @@
 import MiniSearch from "minisearch";
 import { describe, expect, it } from "vitest";
 import { Bm25Scorer, type ScoreOptions } from "./bm25-scorer.ts";
-import { BM25_PARAMS, FIELD_BOOSTS } from "./lexical-index.ts";
+import {
+  BM25_PARAMS,
+  FIELD_BOOSTS,
+  type IndexedFields,
+  miniSearchOptions,
+} from "./lexical-index.ts";
 import { seededRandom as random } from "./test-builders.ts";
 
-interface Doc {
-  id: string;
-  title: string;
-  headings: string;
-  text: string;
-}
+type Doc = IndexedFields;
 
 function words(next: () => number, vocabulary: string[], count: number): string {
   // Squared: a few words are common, most rare, as in a book.
@@ -19,27 +19,14 @@ function words(next: () => number, vocabulary: string[], count: number): string 
   ).join(" ");
 }
 
+/** An index with the options the book's index has. */
 function index(docs: Doc[]): MiniSearch<Doc> {
-  const search = new MiniSearch<Doc>({
-    fields: ["title", "headings", "text"],
-    tokenize: (text) => (text ? text.split(" ") : []),
-    processTerm: (term) => term,
-    searchOptions: {
-      tokenize: (query) => query.split(" "),
-      processTerm: (term) => term,
-      combineWith: "OR",
-    },
-    autoVacuum: false,
-  });
+  const search = new MiniSearch<Doc>(miniSearchOptions());
   search.addAll(docs);
   return search;
 }
 
-const boosts = {
-  title: FIELD_BOOSTS.title,
-  headings: FIELD_BOOSTS.headings,
-  text: FIELD_BOOSTS.text,
-};
+const boosts = FIELD_BOOSTS;
 
 /** MiniSearch's own search with the same options: what the scorer must give. */
 function expected(search: MiniSearch<Doc>, query: string, options: ScoreOptions) {

@@ -23,7 +23,7 @@ export { editDistance };
  * tokenising the book again.
  */
 
-interface IndexedFields {
+export interface IndexedFields {
   id: string;
   title: string;
   headings: string;
@@ -39,19 +39,16 @@ export interface LexicalHit {
 }
 
 const SNAPSHOT_FORMAT = 4;
-/** Field boosts: a word in a heading says more about a passage than the same word in its body. */
+/**
+ * Field boosts: a word in a heading says more about a passage than the same word in its body.
+ * Listed in the order of MiniSearch's fields, the order the scorer adds their scores in.
+ */
 export const FIELD_BOOSTS = { title: 1.5, headings: 2, text: 1 } as const;
 /** BM25 parameters (the usual k1 1.2, b 0.75; `d` is BM25+'s lower bound per matched term). */
 export const BM25_PARAMS = { k: 1.2, b: 0.75, d: 0.5 } as const;
 
-/** The fields' boosts in the order MiniSearch scores them (its `fields`). */
-const SEARCH_BOOSTS = {
-  title: FIELD_BOOSTS.title,
-  headings: FIELD_BOOSTS.headings,
-  text: FIELD_BOOSTS.text,
-};
-
-function miniSearchOptions(): Options<IndexedFields> {
+/** MiniSearch's options for the index (exported for the scorer's tests, which compare with it). */
+export function miniSearchOptions(): Options<IndexedFields> {
   return {
     fields: ["title", "headings", "text"],
     idField: "id",
@@ -531,7 +528,7 @@ export class LexicalIndex {
     const boost = options.boost;
     this.scorer ??= new Bm25Scorer(this.miniSearch);
     const results = this.scorer.search(terms.join(" "), {
-      boosts: SEARCH_BOOSTS,
+      boosts: FIELD_BOOSTS,
       bm25: BM25_PARAMS,
       limit: options.limit,
       ...(filter ? { keep: (id) => filter(this.chunks.get(id) as ChunkRecord) } : {}),
