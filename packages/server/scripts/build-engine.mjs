@@ -2,7 +2,7 @@
 // over one book, with no Node built-in) bundled for browsers and Web Workers, as
 // `lectern build-static` copies it beside a static book. Parts loaded only for some questions (the
 // word-class list, other languages' stemmers) are split into files of their own and fetched when
-// first needed.
+// first needed. `ENGINE_MINIFY=0` keeps the bundle's names (for reading a browser's profile of it).
 import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,7 @@ await build({
   format: "esm",
   platform: "browser",
   target: "es2022",
-  minify: true,
+  minify: process.env.ENGINE_MINIFY !== "0",
   outdir,
   conditions: ["lectern-source"],
   legalComments: "linked",

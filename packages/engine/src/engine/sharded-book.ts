@@ -8,12 +8,12 @@ import type {
   PageSummary,
 } from "../book/records.ts";
 import type { BookFile } from "../search/book-json.ts";
-import {
-  type IndexCore,
-  type IndexReads,
-  LexicalIndex,
-  type TermPostings,
-} from "../search/lexical-index.ts";
+import { type IndexReads, LexicalIndex, type TermPostings } from "../search/lexical-index.ts";
+import { type CoreChunks, readCoreChunks } from "./core-chunks.ts";
+import { type CoreIndex, readCoreIndex } from "./core-index.ts";
+
+export type { CoreChunks } from "./core-chunks.ts";
+export type { CoreIndex } from "./core-index.ts";
 
 /**
  * A static build's book in pieces, so that a question fetches only what it reads. The core file
@@ -34,8 +34,11 @@ import {
  * taken in on their first read, in the run that reads them: such a question runs once.
  */
 
-/** Changes when the core's or the shards' shape changes (2: term shards keyed by term). */
-export const SHARD_FORMAT = 2;
+/**
+ * Changes when the core's or the shards' shape changes (2: term shards keyed by term; 3: the
+ * chunks as rows, the index's tables in denser forms).
+ */
+export const SHARD_FORMAT = 3;
 
 /**
  * A term shard's JSON: each term → its postings (TermPostings without the term) as JSON text of
@@ -43,24 +46,6 @@ export const SHARD_FORMAT = 2;
  * postings, and nothing walks or builds the rest.
  */
 export type TermShard = Record<string, string>;
-
-/**
- * The chunks as the core holds them, without what their page shard holds (text, blocks, content
- * hash): what all chunks of a page share once, and each chunk's own fields.
- */
-export interface CoreChunks {
-  /** Every field a chunk has, in the order chunks give them. */
-  keys: string[];
-  /** What all chunks of a page share (its file path, title, tags, …): one entry per page. */
-  shared: Record<string, unknown>[];
-  /** Each chunk: its page's entry in `shared`, its page shard, its own fields (`blocks: 1` when it has blocks). */
-  chunks: [number, number, Record<string, unknown>][];
-}
-
-/** The index's core with chunks named by their place in the core's chunks, not by id. */
-export type CoreIndex = Omit<IndexCore, "openings"> & {
-  openings: [string, [string, number[]][]][];
-};
 
 /** The synopsis as the core holds it: its introduction by chunk id. */
 export type CoreSynopsis = Omit<Synopsis, "intro"> & { intro: string };
@@ -142,13 +127,16 @@ export class ShardedBook implements IndexReads {
   ) {
     this.invalid =
       options.invalid ?? ((name) => new ShardFormatError(`${name} is not a shard of this book`));
-    if (core.format !== SHARD_FORMAT || !Array.isArray(core.chunks?.chunks) || !core.index)
+    if (core.format !== SHARD_FORMAT || !Array.isArray(core.chunks?.rows) || !core.index)
       throw new ShardFormatError("not a core file of this format");
-    const { keys, shared } = core.chunks;
-    const chunks = core.chunks.chunks.map(([page, shard, own]) =>
-      this.lazyChunk(fieldsOf(keys, own, shared[page] ?? {}), shard, own.blocks === 1),
+    const chunks = readCoreChunks(core.chunks, (blocks) =>
+      Object.create(blocks ? this.lazy.withBlocks : this.lazy.plain),
+    ).map(({ fields, shard }) => this.lazyChunk(fields as unknown as ChunkRecord, shard));
+    const index = LexicalIndex.fromCore(
+      readCoreIndex(core.index, (at) => chunks[at]?.id ?? ""),
+      chunks,
+      this,
     );
-    const index = LexicalIndex.fromCore(indexCoreOf(core.index, chunks), chunks, this);
     if (!index || core.index.indexVersion !== core.indexVersion)
       throw new ShardFormatError("its index is not the one of its chunks");
     this.index = index;
@@ -231,11 +219,8 @@ export class ShardedBook implements IndexReads {
     throw new ShardsMissingError(`${name} is not loaded`);
   });
 
-  private lazyChunk(fields: ChunkRecord, shard: number, blocks: boolean): ChunkRecord {
-    const chunk = Object.assign(
-      Object.create(blocks ? this.lazy.withBlocks : this.lazy.plain),
-      fields,
-    ) as ChunkRecord;
+  /** Keeps a chunk read from the core (on one of `lazy`'s prototypes) and its page shard. */
+  private lazyChunk(chunk: ChunkRecord, shard: number): ChunkRecord {
     const name = pageShardName(shard);
     this.chunksById.set(chunk.id, chunk);
     this.shardOf.set(chunk.id, name);
@@ -329,38 +314,6 @@ function lazyPrototypes(read: (chunk: ChunkRecord, key: ShardField) => unknown):
     text: field("text"),
   });
   return { plain, withBlocks: Object.create(plain, { blocks: field("blocks") }) };
-}
-
-/** A chunk's fields in the order of `keys`, its own first, else its page's. */
-function fieldsOf(
-  keys: string[],
-  own: Record<string, unknown>,
-  shared: Record<string, unknown>,
-): ChunkRecord {
-  const chunk: Record<string, unknown> = {};
-  for (const key of keys) {
-    if (key in own) chunk[key] = own[key];
-    else if (key in shared) chunk[key] = shared[key];
-  }
-  return chunk as unknown as ChunkRecord;
-}
-
-/** The index's core with its chunks named by id again. */
-function indexCoreOf(core: CoreIndex, chunks: ChunkRecord[]): IndexCore {
-  const idAt = (at: number) => chunks[at]?.id ?? "";
-  const documentIds: Record<string, string> = {};
-  for (const [shortId, at] of Object.entries(
-    (core.miniSearch.documentIds ?? {}) as Record<string, number>,
-  ))
-    documentIds[shortId] = idAt(at);
-  return {
-    ...core,
-    miniSearch: { ...core.miniSearch, documentIds },
-    openings: core.openings.map(([filePath, keys]) => [
-      filePath,
-      keys.map(([key, listed]) => [key, listed.map(idAt)]),
-    ]),
-  };
 }
 
 /** The chunk's blocks as reading its text gives them, read on first use (most never are). */

@@ -1,10 +1,10 @@
 import { packedSectionTerms } from "@lectern/engine/answer/section-card";
 import type { Synopsis } from "@lectern/engine/answer/synopsis";
 import { chunkBlocks } from "@lectern/engine/book/chunk-blocks";
+import { writeCoreChunks } from "@lectern/engine/engine/core-chunks";
+import { type CoreIndex, writeCoreIndex } from "@lectern/engine/engine/core-index";
 import {
-  type CoreChunks,
   type CoreFile,
-  type CoreIndex,
   type PageShard,
   pageShardName,
   SHARD_FORMAT,
@@ -89,25 +89,14 @@ export function staticBookFiles(
   return files;
 }
 
-/** The chunks without what their page shard holds, what a page's chunks share written once. */
-function coreChunks(chunks: ChunkRecord[], shardOf: Map<string, number>): CoreChunks {
-  const keys = new Set<string>();
-  const shared: Record<string, unknown>[] = [];
-  const stored: CoreChunks["chunks"] = [];
-  for (const page of pagesOf(chunks)) {
-    const fields = page.map(({ text: _text, blocks: _blocks, contentHash: _hash, ...rest }) => {
-      for (const key of Object.keys(rest)) keys.add(key);
-      return rest as Record<string, unknown>;
-    });
-    const common = sharedFields(fields);
-    shared.push(common);
-    fields.forEach((own, at) => {
-      for (const key of Object.keys(common)) delete own[key];
-      if (page[at]?.blocks) own.blocks = 1;
-      stored.push([shared.length - 1, shardOf.get(page[at]?.id ?? "") ?? 0, own]);
-    });
-  }
-  return { keys: [...keys], shared, chunks: stored };
+/** The chunks without what their page shard holds (sharded-book.ts, core-chunks.ts). */
+function coreChunks(chunks: ChunkRecord[], shardOf: Map<string, number>) {
+  const pages = [...pagesOf(chunks)].map((page) =>
+    page.map(({ text: _text, blocks, contentHash: _hash, ...rest }) =>
+      blocks ? { ...rest, blocks: 1 } : (rest as Record<string, unknown>),
+    ),
+  );
+  return writeCoreChunks(pages, (at) => shardOf.get(chunks[at]?.id ?? "") ?? 0);
 }
 
 /** The book's chunks, a page's together (they come so, in the book's order). */
@@ -123,33 +112,10 @@ function* pagesOf(chunks: ChunkRecord[]): Generator<ChunkRecord[]> {
   if (page.length > 0) yield page;
 }
 
-/** The fields every record holds with the same value. */
-function sharedFields(records: Record<string, unknown>[]): Record<string, unknown> {
-  const [first, ...rest] = records;
-  const common: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(first ?? {})) {
-    const json = JSON.stringify(value);
-    if (rest.every((record) => key in record && JSON.stringify(record[key]) === json))
-      common[key] = value;
-  }
-  return common;
-}
-
 /** The index's core with chunks named by their place in the book's chunks (shorter than ids). */
 function coreIndex(index: LexicalIndex, book: BookFile): CoreIndex {
-  const core = index.core(book.indexVersion);
   const at = new Map(book.chunks.map((chunk, position) => [chunk.id, position]));
-  const documentIds: Record<string, number> = {};
-  for (const [shortId, id] of Object.entries(core.miniSearch.documentIds as Record<string, string>))
-    documentIds[shortId] = at.get(id) ?? -1;
-  return {
-    ...core,
-    miniSearch: { ...core.miniSearch, documentIds },
-    openings: core.openings.map(([filePath, keys]) => [
-      filePath,
-      keys.map(([key, listed]) => [key, listed.map((id) => at.get(id) ?? -1)]),
-    ]),
-  };
+  return writeCoreIndex(index.core(book.indexVersion), (id) => at.get(id) ?? -1);
 }
 
 /** What a page shard holds of a chunk: its sections' terms analysed here, once for every reader. */
