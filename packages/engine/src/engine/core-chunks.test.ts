@@ -83,9 +83,10 @@ describe("the core's chunks", () => {
           chunk("raw", 1, ["Raw", "B"], { url: "#b" }),
           chunk("raw", 2, ["Raw", "C"], { headingPath: [2, "C"] }),
           chunk("raw", 3, ["Raw", "D"], { section: undefined, chunkIndex: undefined }),
+          chunk("raw", 4, ["Raw", "E"], { tokenCount: Number.NaN }),
         ],
       ],
-      plain: 4,
+      plain: 5,
     },
     {
       name: "fields some chunks lack, a field named as an object's own property",

@@ -190,7 +190,8 @@ export function encodeRow(
     values.push(has ? (cell ? cell.encode(value, context) : value) : null);
   }
   while (values.length > 0 && values.at(-1) === null) values.pop();
-  const read = decodeRow(own, values, previous, shared);
+  // Read back as the JSON a reader gets (undefined and NaN in it come back as null).
+  const read = decodeRow(own, JSON.parse(JSON.stringify(values)), previous, shared);
   return own.every((key) => sameField(key, read, fields, shared)) ? values : undefined;
 }
 
