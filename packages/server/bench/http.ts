@@ -279,6 +279,8 @@ function roundVariants(
           history: "on (PGlite on the main thread)",
           env: { HISTORY: "postgres", LECTERN_PGLITE_THREAD: "main" },
         },
+        // History off with the question log kept (on PGlite): history's own cost, log on both sides.
+        { history: "off, question log on", env: { HISTORY: "off", INSIGHTS: "on" } },
       ].map((variant) => ({ ...variant, nodeFlags }));
 }
 

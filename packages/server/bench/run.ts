@@ -517,21 +517,30 @@ if (values.only === "history-rounds") {
       `\n## POST /chat, history on (PGlite) and off measured in turn (sample book, 50 connections, ${values.seconds} s per row${flagNote})\n`,
     );
     console.log(
-      "| round | on (PGlite): req/s | CPU ms/request | on, question log off: req/s | CPU ms/request | off: req/s | CPU ms/request | on, PGlite on the main thread: req/s | CPU ms/request | on ÷ off | on, log off ÷ off | on, main thread ÷ off | errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      "| round | on (PGlite): req/s | CPU ms/request | on, question log off: req/s | CPU ms/request | off: req/s | CPU ms/request | on, PGlite on the main thread: req/s | CPU ms/request | off, question log on: req/s | CPU ms/request | on ÷ off | on, log off ÷ off | on, main thread ÷ off | on ÷ off, log on both | errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     );
     const ratios: number[] = [];
     const mainThreadRatios: number[] = [];
     const cpuRatios: number[] = [];
+    const logOnRatios: number[] = [];
+    const logOnCpuRatios: number[] = [];
     for (const { round, rows } of rounds) {
-      const [on, logOff, off, mainThread] = rows;
-      if (!on || !logOff || !off || !mainThread) continue;
+      const [on, logOff, off, mainThread, offLogOn] = rows;
+      if (!on || !logOff || !off || !mainThread || !offLogOn) continue;
       ratios.push(on.requestsPerSecond / off.requestsPerSecond);
+      logOnRatios.push(on.requestsPerSecond / offLogOn.requestsPerSecond);
       if (on.serverCpuMsPerRequest && off.serverCpuMsPerRequest)
         cpuRatios.push(on.serverCpuMsPerRequest / off.serverCpuMsPerRequest);
+      if (on.serverCpuMsPerRequest && offLogOn.serverCpuMsPerRequest)
+        logOnCpuRatios.push(on.serverCpuMsPerRequest / offLogOn.serverCpuMsPerRequest);
       mainThreadRatios.push(mainThread.requestsPerSecond / off.requestsPerSecond);
       const cpu = (row: typeof on) => row.serverCpuMsPerRequest?.toFixed(2) ?? "n/a";
+      const rate = (row: typeof on) => row.requestsPerSecond.toFixed(0);
+      const ratio = (row: typeof on, to: typeof on) =>
+        (row.requestsPerSecond / to.requestsPerSecond).toFixed(2);
+      const errors = rows.reduce((sum, row) => sum + row.errors, 0);
       console.log(
-        `| ${round} | ${on.requestsPerSecond.toFixed(0)} | ${cpu(on)} | ${logOff.requestsPerSecond.toFixed(0)} | ${cpu(logOff)} | ${off.requestsPerSecond.toFixed(0)} | ${cpu(off)} | ${mainThread.requestsPerSecond.toFixed(0)} | ${cpu(mainThread)} | ${(on.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${(logOff.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${(mainThread.requestsPerSecond / off.requestsPerSecond).toFixed(2)} | ${on.errors + logOff.errors + off.errors + mainThread.errors} |`,
+        `| ${round} | ${rate(on)} | ${cpu(on)} | ${rate(logOff)} | ${cpu(logOff)} | ${rate(off)} | ${cpu(off)} | ${rate(mainThread)} | ${cpu(mainThread)} | ${rate(offLogOn)} | ${cpu(offLogOn)} | ${ratio(on, off)} | ${ratio(logOff, off)} | ${ratio(mainThread, off)} | ${ratio(on, offLogOn)} | ${errors} |`,
       );
     }
     const summary = (label: string, values: number[]) => {
@@ -543,10 +552,15 @@ if (values.only === "history-rounds") {
     console.log("");
     summary("History on ÷ off", ratios);
     summary("History on with PGlite on the main thread ÷ off", mainThreadRatios);
-    const cpuSorted = [...cpuRatios].sort((left, right) => left - right);
-    console.log(
-      `History on ÷ off, CPU per request (every thread of the server): median ${cpuSorted[Math.floor(cpuSorted.length / 2)]?.toFixed(2)} (each round ${cpuRatios.map((ratio) => ratio.toFixed(2)).join(", ")}; target ≤ 1.3).`,
-    );
+    summary("History on ÷ off, the question log on for both", logOnRatios);
+    const cpuSummary = (label: string, values: number[]) => {
+      const sorted = [...values].sort((left, right) => left - right);
+      console.log(
+        `${label}, CPU per request (every thread of the server): median ${sorted[Math.floor(sorted.length / 2)]?.toFixed(2)} (each round ${values.map((ratio) => ratio.toFixed(2)).join(", ")}; target ≤ 1.3).`,
+      );
+    };
+    cpuSummary("History on ÷ off", cpuRatios);
+    cpuSummary("History on ÷ off, the question log on for both", logOnCpuRatios);
   } else {
     console.log(
       `\n## POST /chat, each server without and with \`${compareFlags.join(" ")}\`, measured in turn (sample book, 50 connections, ${values.seconds} s per row${flagNote})\n`,
