@@ -157,7 +157,7 @@ function nextIndex({ previous }: Context): number {
 const CELL_ORDER = ["id", "headingPath", "section", "chunkIndex", "url", "sectionAnchors"];
 
 /** The fields rows hold, of the own fields chunks have: known ones in CELL_ORDER first. */
-export function rowFields(ownKeys: Iterable<string>): string[] {
+function rowFields(ownKeys: Iterable<string>): string[] {
   const keys = [...new Set(ownKeys)];
   const rank = (key: string) => {
     const at = CELL_ORDER.indexOf(key);
@@ -174,7 +174,7 @@ export function rowFields(ownKeys: Iterable<string>): string[] {
  * same fields. `previous` is the chunk before on its page, all its fields (undefined for a page's
  * first), `shared` what the page's chunks share.
  */
-export function encodeRow(
+function encodeRow(
   own: string[],
   fields: Fields,
   previous: Fields | undefined,
@@ -205,7 +205,7 @@ function sameField(key: string, left: Fields, right: Fields, shared: Fields): bo
 }
 
 /** A row's values as the chunk's own fields (the page's shared ones are not among them). */
-export function decodeRow(
+function decodeRow(
   own: string[],
   values: unknown[],
   previous: Fields | undefined,
