@@ -8,6 +8,7 @@ import {
   type QuestionWords,
   type ScoredSection,
   SENTENCE_END,
+  sentencesOf,
   termsOf,
 } from "./section-card.ts";
 
@@ -243,7 +244,7 @@ function windowsIn(block: Block, size: number): Window[] {
       .filter(long)
       .map((item) => ({ sentences: [item], introduces: false }));
   if (block.kind !== "paragraph") return [];
-  const sentences = block.text.split(SENTENCE_END);
+  const sentences = sentencesOf(block);
   const windows: Window[] = [];
   for (const [start, opener] of sentences.entries()) {
     if (!long(opener) || (start > 0 && POINTS_BACK.test(opener))) continue;

@@ -450,6 +450,20 @@ const shownTexts = new WeakMap<Block[], string>();
 export const SENTENCE_END = /(?<=[.!?])\s+(?=[A-Z`*"'(\d])/;
 
 /**
+ * A paragraph's sentences (none for other blocks), split once and kept with the block: every card
+ * and lead weighs them, and the same strings each time are found in the caches keyed by text
+ * without being hashed again.
+ */
+export function sentencesOf(block: Block): readonly string[] {
+  if (block.kind !== "paragraph") return NO_SENTENCES;
+  const text = block.text;
+  return keptWith(paragraphSentences, block, () => text.split(SENTENCE_END));
+}
+
+const paragraphSentences = new WeakMap<Block, string[]>();
+const NO_SENTENCES: readonly string[] = [];
+
+/**
  * The card for a section: its heading path and `[citation]`, then its blocks, the best-matching
  * sentences in bold. Over `maxWords`, the blocks matching the question least are left out (the
  * first block, which says what the section is, stays), with "…" where they were.
@@ -474,9 +488,7 @@ export function renderCard(
     ].filter((sentence) => !read?.includes(squeezed(sentence))),
   );
   // Bold on every sentence points at nothing: a short section is shown plain.
-  const sentences = blocks.flatMap((block) =>
-    block.kind === "paragraph" ? block.text.split(SENTENCE_END) : [],
-  );
+  const sentences = blocks.flatMap(sentencesOf);
   const marked = sentences.every((sentence) => chosen.has(sentence)) ? new Set<string>() : chosen;
   const lines: string[] = [];
   let skipped = false;
@@ -487,7 +499,7 @@ export function renderCard(
     }
     // The sentences of the reader's selection are in front of them: "…" stands for them.
     const shown =
-      read && block.kind === "paragraph" ? { ...block, text: unread(block.text, read) } : block;
+      read && block.kind === "paragraph" ? { ...block, text: unread(block, read) } : block;
     if (shown.kind === "paragraph" && !shown.text) {
       skipped = true;
       continue;
@@ -540,10 +552,10 @@ function keptBlocks(
 }
 
 /** A paragraph without the sentences the reader has read (`read`, squeezed), "…" for each run. */
-function unread(text: string, read: string): string {
-  const parts = text
-    .split(SENTENCE_END)
-    .map((sentence) => (read.includes(squeezed(sentence)) ? "…" : sentence));
+function unread(block: Block, read: string): string {
+  const parts = sentencesOf(block).map((sentence) =>
+    read.includes(squeezed(sentence)) ? "…" : sentence,
+  );
   const joined = parts.filter((part, index) => part !== "…" || parts[index - 1] !== "…");
   return joined.every((part) => part === "…") ? "" : joined.join(" ");
 }
@@ -583,11 +595,9 @@ const ADMONITION_LABEL = /^(?:note|tip|info|warning|caution|danger|important): /
 function sentencesWithin(blocks: Block[], passage: string): Set<string> | undefined {
   const quoted = squeezed(passage);
   const within = blocks.flatMap((block) =>
-    block.kind === "paragraph"
-      ? block.text
-          .split(SENTENCE_END)
-          .filter((sentence) => quoted.includes(squeezed(sentence).replace(ADMONITION_LABEL, "")))
-      : [],
+    sentencesOf(block).filter((sentence) =>
+      quoted.includes(squeezed(sentence).replace(ADMONITION_LABEL, "")),
+    ),
   );
   return within.length > 0 ? new Set(within) : undefined;
 }
@@ -598,10 +608,8 @@ function markedSentences(
   question: QuestionWords,
   weights: CardWeights,
 ): Set<string> {
-  const sentences = blocks.flatMap((block) =>
-    block.kind === "paragraph" ? block.text.split(SENTENCE_END) : [],
-  );
-  const scored = sentences
+  const scored = blocks
+    .flatMap(sentencesOf)
     .map((sentence) => ({ sentence, score: coverage(termsOf(sentence), question) }))
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score);
@@ -620,8 +628,7 @@ const MAX_ROWS = 12;
 function renderShown(block: Block, marked: Set<string>, question: QuestionWords): string {
   if (block.kind === "heading") return `**${block.text.replace(/\*\*/g, "")}**`;
   if (block.kind === "paragraph")
-    return block.text
-      .split(SENTENCE_END)
+    return sentencesOf(block)
       .map((sentence) =>
         marked.has(sentence) && !/\*\*|`{3}/.test(sentence) ? `**${sentence}**` : sentence,
       )
