@@ -3,8 +3,7 @@ import { analyze } from "../search/analyzer.ts";
 import { cachedIn, keptWith } from "../util/bounded-cache.ts";
 import {
   type CardWeights,
-  heldWeight,
-  pairShare,
+  pairsOf,
   type QuestionWords,
   type ScoredSection,
   SENTENCE_END,
@@ -143,7 +142,7 @@ export function bestLead(
   const top = ranked[0]?.score ?? 0;
   const subjectTerms = subject ? analyze(subject) : [];
   const avoided = avoid ? flat(avoid) : undefined;
-  const { heldBy, opensOnSubject } = sentenceFacts(question, subjectTerms);
+  const { heldBy, wordWeight, phraseShare, opensOnSubject } = sentenceFacts(question, subjectTerms);
   let best: Lead | undefined;
   const most = weights.leadPhrase + (subjectTerms.length > 0 ? weights.leadDefinition : 0);
   for (const candidate of ranked) {
@@ -159,15 +158,13 @@ export function bestLead(
         if (window.introduces && !attachable) continue;
         // Every sentence quoted says something about the question: one that holds none of its
         // words is left for the card to show.
-        const terms = window.sentences.map(heldBy);
-        if (terms.some((one) => one.length === 0)) continue;
+        if (window.sentences.some((sentence) => heldBy(sentence).length === 0)) continue;
         if (avoided && window.sentences.some((sentence) => avoided.includes(flat(sentence))))
           continue;
-        const weight = heldWeight(question, new Set(terms.flat()));
+        const weight = wordWeight(window.sentences);
         if (weight === 0) continue;
         let score = weight / question.total + standing;
-        if (weights.leadPhrase > 0)
-          score += weights.leadPhrase * pairShare(window.sentences, question);
+        if (weights.leadPhrase > 0) score += weights.leadPhrase * phraseShare(window.sentences);
         if (opensOnSubject(window.sentences[0] ?? "")) score += weights.leadDefinition;
         if (!best || score > best.score)
           best = {
@@ -191,21 +188,45 @@ function heldShare(section: ScoredSection["section"], question: QuestionWords): 
 
 /**
  * What each sentence holds of the question and whether it says what the subject is, worked out
- * once per answer: a sentence sits in several windows, and sections share sentences.
+ * once per answer: a sentence sits in several windows, and sections share sentences. A window's
+ * weight is summed over the question's words (and word pairs) in the question's order, as
+ * `heldWeight` sums them, so windows holding the same words tie exactly.
  */
 function sentenceFacts(question: QuestionWords, subjectTerms: string[]) {
-  const held = new Map<string, string[]>();
-  const questionTerms = [...question.weight.keys()];
+  const words = [...question.weight];
+  const pairs = [...question.pairs];
+  const pairTotal = pairs.reduce((total, [, weight]) => total + weight, 0);
+  const held = new Map<string, number[]>();
+  const heldPairs = new Map<string, number[]>();
   const defines = new Map<string, boolean>();
+  /** Positions of the question's words (or pairs) a sentence holds, in the question's order. */
+  const heldBy = (sentence: string): number[] => {
+    let positions = held.get(sentence);
+    if (!positions) {
+      positions = positionsIn(words, termsOf(sentence));
+      held.set(sentence, positions);
+    }
+    return positions;
+  };
+  const pairsHeldBy = (sentence: string): number[] => {
+    let positions = heldPairs.get(sentence);
+    if (!positions) {
+      positions = positionsIn(pairs, pairsOf(sentence));
+      heldPairs.set(sentence, positions);
+    }
+    return positions;
+  };
+  const wordsUnion = new Union(words);
+  const pairsUnion = new Union(pairs);
   return {
-    heldBy(sentence: string): string[] {
-      let terms = held.get(sentence);
-      if (!terms) {
-        const own = termsOf(sentence);
-        terms = questionTerms.filter((term) => own.has(term));
-        held.set(sentence, terms);
-      }
-      return terms;
+    heldBy,
+    /** The weight of the question's words the sentences hold between them. */
+    wordWeight: (sentences: string[]) => wordsUnion.weight(sentences.map(heldBy)),
+    /** The share of the question's word pairs (by weight) the sentences hold side by side. */
+    phraseShare(sentences: string[]): number {
+      if (pairs.length === 0) return 0;
+      const weight = pairsUnion.weight(sentences.map(pairsHeldBy));
+      return pairTotal > 0 ? weight / pairTotal : 0;
     },
     opensOnSubject(sentence: string): boolean {
       let found = defines.get(sentence);
@@ -216,6 +237,42 @@ function sentenceFacts(question: QuestionWords, subjectTerms: string[]) {
       return found;
     },
   };
+}
+
+function positionsIn(entries: [string, number][], own: ReadonlySet<string>): number[] {
+  const positions: number[] = [];
+  entries.forEach(([key], at) => {
+    if (own.has(key)) positions.push(at);
+  });
+  return positions;
+}
+
+/** The summed weight of the entries at any of several lists of positions, in entry order. */
+class Union {
+  private readonly seen: Uint32Array;
+  private readonly weights: number[];
+  private stamp = 0;
+
+  constructor(entries: [string, number][]) {
+    this.seen = new Uint32Array(entries.length);
+    this.weights = entries.map(([, weight]) => weight);
+  }
+
+  weight(lists: number[][]): number {
+    if (lists.length === 1) return sumAt(this.weights, lists[0] as number[]);
+    const stamp = ++this.stamp;
+    for (const list of lists) for (const at of list) this.seen[at] = stamp;
+    let total = 0;
+    for (let at = 0; at < this.weights.length; at++)
+      if (this.seen[at] === stamp) total += this.weights[at] as number;
+    return total;
+  }
+}
+
+function sumAt(weights: number[], positions: number[]): number {
+  let total = 0;
+  for (const at of positions) total += weights[at] as number;
+  return total;
 }
 
 interface Window {

@@ -155,7 +155,7 @@ export function questionWords(
 }
 
 /** The pairs of adjacent analysed words of a text ("a b"), kept as its terms are. */
-function pairsOf(text: string): Set<string> {
+export function pairsOf(text: string): Set<string> {
   return cachedIn(analysedPairs, text, MAX_ANALYSED_TEXTS, (words) => {
     const sequence = analyze(words);
     const pairs = new Set<string>();
@@ -166,22 +166,6 @@ function pairsOf(text: string): Set<string> {
 }
 
 const analysedPairs = new Map<string, Set<string>>();
-
-/**
- * Share of the question's adjacent-word pairs (by weight) that one of the sentences holds side by
- * side: the reader's phrase, not only its words.
- */
-export function pairShare(sentences: string[], question: QuestionWords): number {
-  if (question.pairs.size === 0) return 0;
-  const own = sentences.map(pairsOf);
-  let total = 0;
-  let held = 0;
-  for (const [pair, weight] of question.pairs) {
-    total += weight;
-    if (own.some((pairs) => pairs.has(pair))) held += weight;
-  }
-  return total > 0 ? held / total : 0;
-}
 
 /** The sections a chunk holds: its own first one, then each merged one under its heading line. */
 export function sectionsOf(chunk: ChunkRecord, source: number): readonly CardSection[] {
