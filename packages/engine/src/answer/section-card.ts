@@ -169,7 +169,7 @@ const analysedPairs = new Map<string, Set<string>>();
 
 /** The sections a chunk holds: its own first one, then each merged one under its heading line. */
 export function sectionsOf(chunk: ChunkRecord, source: number): readonly CardSection[] {
-  const key = `${chunk.id}:${chunk.contentHash}`;
+  const key = keptWith(chunkKeys, chunk, () => `${chunk.id}:${chunk.contentHash}`);
   let parsed = parsedSections.get(key);
   if (!parsed || parsed.chunk !== chunk) {
     parsed = { chunk, sections: parsed?.sections ?? parseSections(chunk), placed: new Map() };
@@ -198,6 +198,8 @@ const parsedSections = new Map<
   }
 >();
 const MAX_PARSED_CHUNKS = 5_000;
+/** A chunk's key in `parsedSections`, made once: the same string is found without hashing it again. */
+const chunkKeys = new WeakMap<ChunkRecord, string>();
 
 function parseSections(chunk: ChunkRecord): Omit<CardSection, "chunk" | "source">[] {
   const source = -1;
@@ -519,9 +521,7 @@ function keptBlocks(
   const quoted = passage ? squeezed(passage) : undefined;
   const holdsQuote = (index: number) => {
     const block = blocks[index];
-    return (
-      quoted !== undefined && block !== undefined && squeezed(blockWords(block)).includes(quoted)
-    );
+    return quoted !== undefined && block !== undefined && squeezedBlock(block).includes(quoted);
   };
   const byMatch = [...blocks.keys()]
     .slice(1)
@@ -554,6 +554,13 @@ function blockWordCount(block: Block): number {
 }
 
 const wordCounts = new WeakMap<Block, number>();
+
+/** A block's words squeezed (see `squeezed`), kept with the block. */
+function squeezedBlock(block: Block): string {
+  return keptWith(squeezedBlocks, block, (kept) => squeeze(blockWords(kept)));
+}
+
+const squeezedBlocks = new WeakMap<Block, string>();
 
 /** Text with citation markers, emphasis, code marks and spacing dropped, to compare quotes. */
 export function squeezed(text: string): string {
