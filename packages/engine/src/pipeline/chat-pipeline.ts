@@ -464,15 +464,17 @@ function quotedSources(
     const number = index + 1 + offset;
     const section = sections.get(number);
     const quote = quotes.get(number);
-    return {
-      ...toCitation(result, index + offset),
-      ...(section
-        ? { source_url: section.url, section: section.section, section_path: section.headingPath }
-        : {}),
-      // The snippet starts at what the answer quoted: the link's text fragment is taken from it.
-      ...(quote ? { snippet: cutText(quote, SNIPPET_UNITS) } : {}),
-      ...(cited ? { cited: cited.has(number) } : {}),
-    };
+    // Set on the citation as made: its fields keep their order, and no copy is made of it.
+    const citation = toCitation(result, index + offset);
+    if (section) {
+      citation.source_url = section.url;
+      citation.section = section.section;
+      citation.section_path = section.headingPath;
+    }
+    // The snippet starts at what the answer quoted: the link's text fragment is taken from it.
+    if (quote) citation.snippet = cutText(quote, SNIPPET_UNITS);
+    if (cited) citation.cited = cited.has(number);
+    return citation;
   });
   return { quoted, sources };
 }
