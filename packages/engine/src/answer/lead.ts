@@ -141,39 +141,78 @@ export function bestLead(
   if (question.total === 0) return undefined;
   const top = ranked[0]?.score ?? 0;
   const subjectTerms = subject ? analyze(subject) : [];
-  const avoided = avoid ? flat(avoid) : undefined;
-  const { heldBy, wordWeight, phraseShare, opensOnSubject } = sentenceFacts(question, subjectTerms);
-  let best: Lead | undefined;
+  const scan: WindowScan = {
+    question,
+    weights,
+    facts: sentenceFacts(question, subjectTerms),
+    avoided: avoid ? flat(avoid) : undefined,
+  };
   const most = weights.leadPhrase + (subjectTerms.length > 0 ? weights.leadDefinition : 0);
-  for (const candidate of ranked) {
-    const standing = top > 0 ? (weights.leadSection * candidate.score) / top : 0;
-    // No window holds more of the question than its section does: one that cannot win is skipped.
-    if (best && heldShare(candidate.section, question) + standing + most < best.score - 1e-9)
-      continue;
-    const blocks = candidate.section.blocks;
-    for (const [index, block] of blocks.entries()) {
-      const next = blocks[index + 1];
-      const attachable = next && next.kind !== "paragraph" && next.kind !== "heading";
-      for (const window of windowsOf(block, weights.leadSentences)) {
-        if (window.introduces && !attachable) continue;
-        // Every sentence quoted says something about the question: one that holds none of its
-        // words is left for the card to show.
-        if (window.sentences.some((sentence) => heldBy(sentence).length === 0)) continue;
-        if (avoided && window.sentences.some((sentence) => avoided.includes(flat(sentence))))
-          continue;
-        const weight = wordWeight(window.sentences);
-        if (weight === 0) continue;
-        let score = weight / question.total + standing;
-        if (weights.leadPhrase > 0) score += weights.leadPhrase * phraseShare(window.sentences);
-        if (opensOnSubject(window.sentences[0] ?? "")) score += weights.leadDefinition;
-        if (!best || score > best.score)
-          best = {
-            section: candidate,
-            sentences: window.sentences,
-            attached: window.introduces ? next : undefined,
-            score,
-          };
-      }
+  // No window holds more of the question than its section does: the sections are read in the
+  // order of the most a window of theirs could score, and once that falls below the best score
+  // found, none read later can win. The best is the same as reading them in rank order: the
+  // highest score, and among equal scores the section ranked first.
+  const candidates = ranked
+    .map((candidate, rank) => {
+      const standing = top > 0 ? (weights.leadSection * candidate.score) / top : 0;
+      const bound = heldShare(candidate.section, question) + standing + most;
+      return { candidate, rank, standing, bound };
+    })
+    .sort((a, b) => b.bound - a.bound || a.rank - b.rank);
+  let best: { lead: Lead; rank: number } | undefined;
+  for (const { candidate, rank, standing, bound } of candidates) {
+    if (best && bound < best.lead.score - 1e-9) break;
+    const lead = bestWindow(candidate, standing, scan);
+    if (!lead) continue;
+    if (
+      !best ||
+      lead.score > best.lead.score ||
+      (lead.score === best.lead.score && rank < best.rank)
+    )
+      best = { lead, rank };
+  }
+  return best?.lead;
+}
+
+interface WindowScan {
+  question: QuestionWords;
+  weights: CardWeights;
+  facts: ReturnType<typeof sentenceFacts>;
+  avoided: string | undefined;
+}
+
+/** The best window of one section (the first of equal ones); undefined when none matches. */
+function bestWindow(
+  candidate: ScoredSection,
+  standing: number,
+  scan: WindowScan,
+): Lead | undefined {
+  const { question, weights, avoided } = scan;
+  const { heldBy, wordWeight, phraseShare, opensOnSubject } = scan.facts;
+  let best: Lead | undefined;
+  const blocks = candidate.section.blocks;
+  for (const [index, block] of blocks.entries()) {
+    const next = blocks[index + 1];
+    const attachable = next && next.kind !== "paragraph" && next.kind !== "heading";
+    for (const window of windowsOf(block, weights.leadSentences)) {
+      if (window.introduces && !attachable) continue;
+      // Every sentence quoted says something about the question: one that holds none of its
+      // words is left for the card to show.
+      if (window.sentences.some((sentence) => heldBy(sentence).length === 0)) continue;
+      if (avoided && window.sentences.some((sentence) => avoided.includes(flat(sentence))))
+        continue;
+      const weight = wordWeight(window.sentences);
+      if (weight === 0) continue;
+      let score = weight / question.total + standing;
+      if (weights.leadPhrase > 0) score += weights.leadPhrase * phraseShare(window.sentences);
+      if (opensOnSubject(window.sentences[0] ?? "")) score += weights.leadDefinition;
+      if (!best || score > best.score)
+        best = {
+          section: candidate,
+          sentences: window.sentences,
+          attached: window.introduces ? next : undefined,
+          score,
+        };
     }
   }
   return best;
