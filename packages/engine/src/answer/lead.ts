@@ -2,6 +2,7 @@ import { type ChunkBlock as Block, chunkBlocks, MIN_WORDS } from "../book/chunk-
 import { analyze } from "../search/analyzer.ts";
 import { cachedIn, keptWith } from "../util/bounded-cache.ts";
 import {
+  blockTerms,
   type CardWeights,
   pairsOf,
   type QuestionWords,
@@ -194,6 +195,8 @@ function bestWindow(
   for (const [index, block] of blocks.entries()) {
     const next = blocks[index + 1];
     const attachable = next && next.kind !== "paragraph" && next.kind !== "heading";
+    // A block holding none of the question's words has no window to quote (each must hold one).
+    if (!holdsAny(blockTerms(block), question)) continue;
     for (const window of windowsOf(block, weights.leadSentences)) {
       if (window.introduces && !attachable) continue;
       // Every sentence quoted says something about the question: one that holds none of its
@@ -216,6 +219,11 @@ function bestWindow(
     }
   }
   return best;
+}
+
+function holdsAny(terms: ReadonlySet<string>, question: QuestionWords): boolean {
+  for (const word of question.weight.keys()) if (terms.has(word)) return true;
+  return false;
 }
 
 /** The share of the question's weight whose words a section holds. */

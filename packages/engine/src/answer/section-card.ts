@@ -334,7 +334,7 @@ export function termsOf(text: string): Set<string> {
 const analysedTexts = new Map<string, Set<string>>();
 
 /** The distinct analysed terms of a block, kept with the block (the chunk's, stored). */
-function blockTerms(block: Block): Set<string> {
+export function blockTerms(block: Block): Set<string> {
   return keptWith(analysedBlocks, block, (kept) => new Set(analyze(blockWords(kept))));
 }
 

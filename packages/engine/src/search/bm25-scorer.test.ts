@@ -154,6 +154,27 @@ describe("Bm25Scorer gives MiniSearch's results", () => {
     expect(after).toEqual(expected(reference, query, options));
   });
 
+  it("reads a term's postings again once MiniSearch has cleaned them of discarded documents", async () => {
+    const { next, vocabulary, docs } = corpus(7, 80, 30);
+    const scored = index(docs);
+    const reference = index(docs);
+    const scorer = new Bm25Scorer(scored as unknown as MiniSearch);
+    const query = questions(next, vocabulary, 1)[0] as string;
+    const options = { boosts, bm25: BM25_PARAMS, limit: Number.POSITIVE_INFINITY };
+    const before = scorer.search(query, options);
+    for (const doc of before.slice(0, 3)) {
+      scored.discard(doc.id);
+      reference.discard(doc.id);
+    }
+    scorer.search(query, options);
+    // Vacuuming removes the discarded documents' postings in place: the maps shrink.
+    await scored.vacuum();
+    await reference.vacuum();
+    const after = scorer.search(query, options);
+    expect(after.map((hit) => hit.id)).not.toContain(before[0]?.id);
+    expect(after).toEqual(expected(reference, query, options));
+  });
+
   it("grows with the index: documents added after the first search are found", () => {
     const { docs } = corpus(6, 50, 20);
     const search = index(docs.slice(0, 10));
