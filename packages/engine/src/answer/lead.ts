@@ -4,6 +4,7 @@ import { cachedIn, keptWith } from "../util/bounded-cache.ts";
 import {
   blockTerms,
   type CardWeights,
+  heldWeight,
   pairsOf,
   type QuestionWords,
   type ScoredSection,
@@ -222,15 +223,13 @@ function bestWindow(
 }
 
 function holdsAny(terms: ReadonlySet<string>, question: QuestionWords): boolean {
-  for (const word of question.weight.keys()) if (terms.has(word)) return true;
+  for (const word of question.words) if (terms.has(word)) return true;
   return false;
 }
 
 /** The share of the question's weight whose words a section holds. */
 function heldShare(section: ScoredSection["section"], question: QuestionWords): number {
-  let held = 0;
-  for (const [term, weight] of question.weight) if (section.termCounts.has(term)) held += weight;
-  return held / question.total;
+  return heldWeight(question, section.termCounts) / question.total;
 }
 
 /**

@@ -563,6 +563,7 @@ describe("the weight of the question's words a text holds", () => {
   // and which of two such texts ranks first would depend on the runtime's arithmetic.
   const question = {
     words: ["alpha", "beta", "gamma"],
+    weights: [0.1, 0.2, 0.3],
     weight: new Map([
       ["alpha", 0.1],
       ["beta", 0.2],

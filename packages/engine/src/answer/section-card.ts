@@ -114,6 +114,8 @@ export interface CardSection {
 /** The question's words and how much each weighs (the book's idf). */
 export interface QuestionWords {
   words: string[];
+  /** Each word's weight, in the order of `words` (read in loops: `weight` for lookups). */
+  weights: number[];
   weight: Map<string, number>;
   total: number;
   /** Each pair of words next to each other in the question ("a b"), with the pair's weight. */
@@ -151,7 +153,7 @@ export function questionWords(
     if (first !== second)
       pairs.set(`${first} ${second}`, Math.min(weight.get(first) ?? 0, weight.get(second) ?? 0));
   }
-  return { words, weight, total, pairs };
+  return { words, weights: [...weight.values()], weight, total, pairs };
 }
 
 /** The pairs of adjacent analysed words of a text ("a b"), kept as its terms are. */
@@ -316,9 +318,11 @@ function textMatch(section: CardSection, question: QuestionWords, weights: CardW
   const b = 0.75;
   const lengthNorm = 1 - b + (b * section.length) / weights.averageWords;
   let score = 0;
-  for (const [term, weight] of question.weight) {
-    const count = section.termCounts.get(term) ?? 0;
-    if (count > 0) score += (weight * count * (k1 + 1)) / (count + k1 * lengthNorm);
+  const { words, weights: wordWeights } = question;
+  for (let at = 0; at < words.length; at++) {
+    const count = section.termCounts.get(words[at] as string) ?? 0;
+    if (count > 0)
+      score += ((wordWeights[at] as number) * count * (k1 + 1)) / (count + k1 * lengthNorm);
   }
   return score / question.total;
 }
@@ -351,9 +355,11 @@ function coverage(terms: Iterable<string>, question: QuestionWords): number {
  * The weight of the question's words that `terms` holds, summed in the question's order: texts
  * holding the same words tie exactly in every runtime (Node's and a browser's `Math.log` differ).
  */
-export function heldWeight(question: QuestionWords, terms: ReadonlySet<string>): number {
+export function heldWeight(question: QuestionWords, terms: { has(term: string): boolean }): number {
   let held = 0;
-  for (const [word, weight] of question.weight) if (terms.has(word)) held += weight;
+  const { words, weights } = question;
+  for (let at = 0; at < words.length; at++)
+    if (terms.has(words[at] as string)) held += weights[at] as number;
   return held;
 }
 

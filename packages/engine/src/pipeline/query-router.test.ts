@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mayBeOverview, OVERVIEW_PATTERNS, routeQuery } from "./query-router.ts";
+import { mayBeOverview, normalizeQuery, OVERVIEW_PATTERNS, routeQuery } from "./query-router.ts";
 
 /**
  * Every text a pattern matches, for patterns made of literal characters, `(?:a|b)` groups,
@@ -74,5 +74,19 @@ describe("the overview patterns' words", () => {
   ])("leave out a text with any other word: %j", (text) => {
     expect(mayBeOverview(text)).toBe(false);
     expect(routeQuery(`${text}?`).route).toBe("question");
+  });
+});
+
+describe("normalizeQuery", () => {
+  it.each([
+    ["  What is a topic?  ", "What is a topic?"],
+    ["What\tis\n\na topic?", "What is a topic?"],
+    ["a\u0000b\u001fc\u007fd", "a b c d"],
+    ["\u0000\u0001 lead", "lead"],
+    ["non-breaking\u00a0space and\u2028line", "non-breaking space and line"],
+    ["emoji 🤖 and é stay", "emoji 🤖 and é stay"],
+    ["\u0080 is not a control character here", "\u0080 is not a control character here"],
+  ])("%j → %j", (query, normalized) => {
+    expect(normalizeQuery(query)).toBe(normalized);
   });
 });

@@ -117,14 +117,12 @@ export function mayBeOverview(text: string): boolean {
 
 /** Trims, removes control characters and collapses runs of whitespace. */
 export function normalizeQuery(text: string): string {
-  let cleaned = "";
-  for (const character of text) {
-    const code = character.charCodeAt(0);
-    // Control characters (other than whitespace, which collapses below) become spaces.
-    cleaned += code < 32 || code === 127 ? " " : character;
-  }
-  return cleaned.replace(/\s+/g, " ").trim();
+  // Control characters (other than whitespace, which collapses with it) become spaces.
+  return text.replace(CONTROL, " ").replace(/\s+/g, " ").trim();
 }
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds.
+const CONTROL = /[\u0000-\u001f\u007f]/g;
 
 export function routeQuery(query: string): RoutedQuery {
   const normalized = normalizeQuery(query);

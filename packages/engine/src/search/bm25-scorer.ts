@@ -296,10 +296,11 @@ export class Bm25Scorer {
  */
 function termsIn(doc: number, held: number, distinctTerms: [string, Postings][]): string[] {
   const terms: string[] = [];
-  distinctTerms.forEach(([term, data], at) => {
+  for (let at = 0; at < distinctTerms.length; at++) {
+    const [term, data] = distinctTerms[at] as [string, Postings];
     if (at < 32 ? (held >>> at) & 1 : [...data.values()].some((field) => field.has(doc)))
       terms.push(term);
-  });
+  }
   return terms;
 }
 

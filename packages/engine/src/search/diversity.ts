@@ -1,3 +1,5 @@
+import type { ChunkRecord } from "../book/records.ts";
+import { keptWith } from "../util/bounded-cache.ts";
 import type { RetrievedChunk } from "./types.ts";
 
 /**
@@ -14,8 +16,6 @@ export function diversify(
   const skipped: RetrievedChunk[] = [];
   const perFile = new Map<string, number>();
   const sections = new Set<string>();
-  const sectionOf = (result: RetrievedChunk) =>
-    `${result.chunk.filePath}#${result.chunk.url.split("#")[1] ?? result.chunk.section}`;
   for (const result of ranked) {
     if (chosen.length >= topK) break;
     const count = perFile.get(result.chunk.filePath) ?? 0;
@@ -35,3 +35,14 @@ export function diversify(
   }
   return chosen.sort((left, right) => right.score - left.score);
 }
+
+/** The page and section a result's chunk is in, as one key, made once a chunk. */
+function sectionOf(result: RetrievedChunk): string {
+  return keptWith(
+    sectionKeys,
+    result.chunk,
+    (chunk) => `${chunk.filePath}#${chunk.url.split("#")[1] ?? chunk.section}`,
+  );
+}
+
+const sectionKeys = new WeakMap<ChunkRecord, string>();

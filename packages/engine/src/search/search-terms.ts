@@ -144,8 +144,13 @@ export function isAcronym(word: string): boolean {
 
 /** A question typed mostly in capitals, where capitals say nothing about acronyms. */
 function isShouted(text: string): boolean {
-  const upper = text.match(/[A-Z]/g)?.length ?? 0;
-  const lower = text.match(/[a-z]/g)?.length ?? 0;
+  let upper = 0;
+  let lower = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code >= 65 && code <= 90) upper++;
+    else if (code >= 97 && code <= 122) lower++;
+  }
   return upper >= lower;
 }
 
