@@ -453,6 +453,13 @@ export function sentencesOf(block: Block): readonly string[] {
 }
 
 const paragraphSentences = new WeakMap<Block, string[]>();
+
+/** The sentences of the blocks' paragraphs, in order. */
+function sentencesIn(blocks: readonly Block[]): string[] {
+  const sentences: string[] = [];
+  for (const block of blocks) for (const sentence of sentencesOf(block)) sentences.push(sentence);
+  return sentences;
+}
 const NO_SENTENCES: readonly string[] = [];
 
 /**
@@ -480,7 +487,7 @@ export function renderCard(
     ].filter((sentence) => !read?.includes(squeezed(sentence))),
   );
   // Bold on every sentence points at nothing: a short section is shown plain.
-  const sentences = blocks.flatMap(sentencesOf);
+  const sentences = sentencesIn(blocks);
   const marked = sentences.every((sentence) => chosen.has(sentence)) ? new Set<string>() : chosen;
   const lines: string[] = [];
   let skipped = false;
@@ -605,8 +612,7 @@ function markedSentences(
   question: QuestionWords,
   weights: CardWeights,
 ): Set<string> {
-  const scored = blocks
-    .flatMap(sentencesOf)
+  const scored = sentencesIn(blocks)
     .map((sentence) => ({ sentence, score: coverage(termsOf(sentence), question) }))
     .filter((entry) => entry.score > 0)
     .sort((a, b) => b.score - a.score);

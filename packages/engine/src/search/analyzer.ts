@@ -342,6 +342,13 @@ export function plainWordForms(text: string): Map<string, string> {
  * "**Immutabilities**" are one key; "Immutable" is another.
  */
 export function headingKey(text: string): string {
+  return cachedIn(headingKeys, text, MAX_HEADING_WORDS, keyOfHeading);
+}
+
+/** Headings and questions as keys, kept: the same ones are looked up request after request. */
+const headingKeys = new Map<string, string>();
+
+function keyOfHeading(text: string): string {
   return text
     .trim()
     .replace(/^(?:the|an?)\s+/i, "")
