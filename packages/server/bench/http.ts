@@ -374,11 +374,15 @@ export async function benchCpu(
   seconds = 5,
   rounds = 3,
   connections = 50,
+  /** Another checkout, whose `/chat` (history and question log off) joins the rounds. */
+  compareTree?: string,
 ): Promise<CpuBenchRow[]> {
   const bodies = await questionBodies();
   // One process per data directory: the second server reads a copy of the book.
   const defaultsDir = `${dataDir}-defaults`;
   await cp(dataDir, defaultsDir, { recursive: true });
+  const otherDir = `${dataDir}-other`;
+  if (compareTree) await cp(dataDir, otherDir, { recursive: true });
   const bodyFile = path.join(dataDir, "..", `bench-cpu-body-${process.pid}.json`);
   const started: ChildProcess[] = [];
   try {
@@ -400,6 +404,12 @@ export async function benchCpu(
       { name: "Lectern /chat, history and question log off", ...lectern },
       { name: "Lectern /chat, defaults (history and question log on PGlite)", ...defaults },
     ];
+    if (compareTree) {
+      const entry = path.join(compareTree, "packages/server/src/cli/main.ts");
+      const other = await startServe(otherDir, { HISTORY: "off", INSIGHTS: "off" }, { entry });
+      started.push(other.child);
+      servers.push({ name: `${compareTree} /chat, history and question log off`, ...other });
+    }
     for (const server of servers) await run(server.url, 10, bodies, 2); // warm-up
     const cpu = servers.map(() => [] as number[]);
     const rates = servers.map(() => [] as number[]);
@@ -431,6 +441,7 @@ export async function benchCpu(
     }
     await rm(bodyFile, { force: true });
     await rm(defaultsDir, { recursive: true, force: true });
+    await rm(otherDir, { recursive: true, force: true });
   }
 }
 

@@ -46,7 +46,7 @@ const { values } = parseArgs({
     "compare-flags": { type: "string" }, // --only history-rounds: on and off, without and with these flags
     throttle: { type: "string", default: "4" }, // --only static: Chromium's CPU slowed this many times
     "static-runs": { type: "string", default: "15" }, // --only static: fresh browser contexts per book
-    "compare-tree": { type: "string" }, // --only history-rounds: another checkout's history on and off, in turn
+    "compare-tree": { type: "string" }, // --only history-rounds / cpu: another checkout's servers, in turn
     "compare-cli": { type: "string" }, // --only ingest-memory: another build's bin/lectern.js, in turn
   },
 });
@@ -481,7 +481,7 @@ if (values.only === "cpu") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-cpu-"));
   await ingestSampleBook(dataDir);
   const rounds = Number(values.rounds);
-  const rows = await benchCpu(dataDir, Number(values.seconds), rounds);
+  const rows = await benchCpu(dataDir, Number(values.seconds), rounds, 50, values["compare-tree"]);
   console.log(
     `\n## CPU per request (sample book, retrieval-only, 50 connections, ${rounds} interleaved rounds of ${values.seconds} s)\n`,
   );
