@@ -57,6 +57,32 @@ describe("the index's core in a static book", () => {
     expect(again.documentFrequency).toEqual(lines.documentFrequency);
   });
 
+  it("searches a term's postings as last given, after searching it before", () => {
+    const index = LexicalIndex.build(chunks);
+    const { read } = roundTrip(
+      index,
+      chunks.map((chunk) => chunk.id),
+    );
+    const opened = LexicalIndex.fromCore(read, chunks);
+    if (!opened) throw new Error("the core did not open");
+    const [term, fields] = [...index.postings()].find(([name]) => name === "gear") ?? [];
+    if (!term || !fields) throw new Error("no postings for gear");
+    const options = { limit: 10 };
+    const found = () => opened.search([term], options).map((hit) => hit.chunk.id);
+    // A term's postings given first in part (its first document only), then whole.
+    const first = fields.map(([field, flat]): [number, number[]] => [field, flat.slice(0, 2)]);
+    opened.addPostings([[term, first]]);
+    expect(found().length).toBe(1);
+    opened.addPostings([[term, fields]]);
+    expect(found().sort()).toEqual(
+      index
+        .search([term], options)
+        .map((hit) => hit.chunk.id)
+        .sort(),
+    );
+    expect(found().length).toBeGreaterThan(1);
+  });
+
   it("reads an empty index", () => {
     const { core, read } = roundTrip(LexicalIndex.build([]), []);
     expect(JSON.stringify(read)).toBe(JSON.stringify(core));

@@ -60,6 +60,9 @@ interface FlatPostings {
   counts: Float64Array;
 }
 
+/** Most terms' postings a scorer keeps found (a book's questions ask for far fewer). */
+const MAX_KEPT_TERMS = 50_000;
+
 /** Postings of a document not in the index: only MiniSearch's own search handles them. */
 class StalePosting extends Error {}
 
@@ -83,6 +86,8 @@ export class Bm25Scorer {
   private known = new Uint8Array(0);
   /** The index these tables were read from: its next short id and its number of documents. */
   private readFrom = { nextId: -1, documents: -1 };
+  /** Terms' postings as found in MiniSearch's tree (`postingsOf`). */
+  private postings = new Map<string, Postings>();
   /** Postings read as arrays (`flat`), by MiniSearch's own map of them. */
   private flattened = new WeakMap<Map<number, number>, FlatPostings>();
 
@@ -107,7 +112,7 @@ export class Bm25Scorer {
     /** The query's distinct terms the book has, in query order, with their postings. */
     const distinct = new Map<string, Postings>();
     for (const term of terms) {
-      const data = distinct.get(term) ?? state._index.get(term);
+      const data = distinct.get(term) ?? this.postingsOf(state, term);
       if (!data) continue;
       const termBoost = options.termBoost ? options.termBoost(term) : 1;
       const touched = this.scoreTerm(state, data, termBoost, options);
@@ -227,6 +232,7 @@ export class Bm25Scorer {
     if (size === this.readFrom.nextId && state._documentCount === this.readFrom.documents) return;
     this.readFrom = { nextId: size, documents: state._documentCount };
     this.flattened = new WeakMap();
+    this.postings.clear();
     if (size <= this.total.length) {
       this.known.fill(0);
       return;
@@ -243,6 +249,27 @@ export class Bm25Scorer {
     this.termStamp = new Uint32Array(capacity);
     this.stamp = 0;
     this.termCounter = 0;
+  }
+
+  /** Forgets the postings kept: MiniSearch's tree was given terms' postings of its own. */
+  forgetPostings(): void {
+    this.postings.clear();
+    this.flattened = new WeakMap();
+  }
+
+  /**
+   * A term's postings, looked up in MiniSearch's tree once and kept (terms the book has only, at
+   * most MAX_KEPT_TERMS): forgotten whenever documents are added or removed (`grow`).
+   */
+  private postingsOf(state: IndexState, term: string): Postings | undefined {
+    let data = this.postings.get(term);
+    if (data === undefined) {
+      data = state._index.get(term);
+      if (data === undefined) return undefined;
+      if (this.postings.size >= MAX_KEPT_TERMS) this.postings.clear();
+      this.postings.set(term, data);
+    }
+    return data;
   }
 
   /**

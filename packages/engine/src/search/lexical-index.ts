@@ -278,6 +278,7 @@ export class LexicalIndex {
       }
       state._index.set(term, data);
     }
+    this.scorer?.forgetPostings();
   }
 
   /**
