@@ -143,13 +143,14 @@ export function bestLead(
   if (question.total === 0) return undefined;
   const top = ranked[0]?.score ?? 0;
   const subjectTerms = subject ? analyze(subject) : [];
+  const most = weights.leadPhrase + (subjectTerms.length > 0 ? weights.leadDefinition : 0);
   const scan: WindowScan = {
     question,
     weights,
     facts: sentenceFacts(question, subjectTerms),
     avoided: avoid ? flat(avoid) : undefined,
+    most,
   };
-  const most = weights.leadPhrase + (subjectTerms.length > 0 ? weights.leadDefinition : 0);
   // No window holds more of the question than its section does: the sections are read in the
   // order of the most a window of theirs could score, and once that falls below the best score
   // found, none read later can win. The best is the same as reading them in rank order: the
@@ -164,7 +165,7 @@ export function bestLead(
   let best: { lead: Lead; rank: number } | undefined;
   for (const { candidate, rank, standing, bound } of candidates) {
     if (best && bound < best.lead.score - 1e-9) break;
-    const lead = bestWindow(candidate, standing, scan);
+    const lead = bestWindow(candidate, standing, scan, best ? best.lead.score - 1e-9 : -Infinity);
     if (!lead) continue;
     if (
       !best ||
@@ -181,13 +182,20 @@ interface WindowScan {
   weights: CardWeights;
   facts: ReturnType<typeof sentenceFacts>;
   avoided: string | undefined;
+  /** The most the phrase and the definition add to a window's share of the question. */
+  most: number;
 }
 
-/** The best window of one section (the first of equal ones); undefined when none matches. */
+/**
+ * The best window of one section (the first of equal ones) scoring `floor` or more; undefined
+ * when none does. A block whose words weigh too little for any window of it to reach the floor
+ * is passed over: no window holds more of the question than its block does.
+ */
 function bestWindow(
   candidate: ScoredSection,
   standing: number,
   scan: WindowScan,
+  floor: number,
 ): Lead | undefined {
   const { question, weights, avoided } = scan;
   const { heldBy, wordWeight, phraseShare, opensOnSubject } = scan.facts;
@@ -197,7 +205,8 @@ function bestWindow(
     const next = blocks[index + 1];
     const attachable = next && next.kind !== "paragraph" && next.kind !== "heading";
     // A block holding none of the question's words has no window to quote (each must hold one).
-    if (!holdsAny(blockTerms(block), question)) continue;
+    const held = heldWeight(question, blockTerms(block));
+    if (held === 0 || held / question.total + standing + scan.most < floor) continue;
     for (const window of windowsOf(block, weights.leadSentences)) {
       if (window.introduces && !attachable) continue;
       // Every sentence quoted says something about the question: one that holds none of its
@@ -220,11 +229,6 @@ function bestWindow(
     }
   }
   return best;
-}
-
-function holdsAny(terms: ReadonlySet<string>, question: QuestionWords): boolean {
-  for (const word of question.words) if (terms.has(word)) return true;
-  return false;
 }
 
 /** The share of the question's weight whose words a section holds. */
