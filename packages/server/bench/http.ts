@@ -366,7 +366,8 @@ const bareHono = fileURLToPath(new URL("./bare-hono.ts", import.meta.url));
 /**
  * CPU per request of `POST /chat` (retrieval-only answers on the sample book, history and the
  * question log off, then with the defaults) against a bare Hono route answering the same-sized
- * body, in interleaved rounds so that both see the same machine. The server's CPU time comes from
+ * body, and Lectern's app with its answers made beforehand (bench/app-floor.ts: what serving an
+ * answer costs without working it out), in interleaved rounds so that all see the same machine. The server's CPU time comes from
  * /proc, so a busy machine inflates it far less than it does latency.
  */
 export async function benchCpu(
@@ -383,6 +384,8 @@ export async function benchCpu(
   await cp(dataDir, defaultsDir, { recursive: true });
   const otherDir = `${dataDir}-other`;
   if (compareTree) await cp(dataDir, otherDir, { recursive: true });
+  const floorDir = `${dataDir}-floor`;
+  await cp(dataDir, floorDir, { recursive: true });
   const bodyFile = path.join(dataDir, "..", `bench-cpu-body-${process.pid}.json`);
   const started: ChildProcess[] = [];
   try {
@@ -399,10 +402,13 @@ export async function benchCpu(
     await writeFile(bodyFile, sampleBody);
     const bare = await startBare(bodyFile);
     started.push(bare.child);
+    const appOnly = await startAppFloor(floorDir);
+    started.push(appOnly.child);
     const servers = [
       { name: "bare Hono route, same-sized body", ...bare },
       { name: "Lectern /chat, history and question log off", ...lectern },
       { name: "Lectern /chat, defaults (history and question log on PGlite)", ...defaults },
+      { name: "Lectern's app, each answer worked out beforehand", ...appOnly },
     ];
     if (compareTree) {
       const entry = path.join(compareTree, "packages/server/src/cli/main.ts");
@@ -442,7 +448,26 @@ export async function benchCpu(
     await rm(bodyFile, { force: true });
     await rm(defaultsDir, { recursive: true, force: true });
     await rm(otherDir, { recursive: true, force: true });
+    await rm(floorDir, { recursive: true, force: true });
   }
+}
+
+const appFloor = fileURLToPath(new URL("./app-floor.ts", import.meta.url));
+
+/** bench/app-floor.ts over a copy of the book: Lectern's app with its answers made beforehand. */
+async function startAppFloor(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [tsxCli, sourceConditions, appFloor], {
+    env: {
+      ...process.env,
+      BENCH_DATA_DIR: dataDir,
+      BENCH_QUESTIONS: questionsFile,
+      RATE_LIMIT_ENABLED: "false",
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await answeringAt(child, "app floor server");
+  return { url, child };
 }
 
 async function startBare(bodyFile: string): Promise<{ url: string; child: ChildProcess }> {
