@@ -249,23 +249,13 @@ function sentenceFacts(question: QuestionWords, subjectTerms: string[]) {
   const held = new Map<string, number[]>();
   const heldPairs = new Map<string, number[]>();
   const defines = new Map<string, boolean>();
+  const wordsOf = (sentence: string) => positionsIn(words, termsOf(sentence));
+  const pairsIn = (sentence: string) => positionsIn(pairs, pairsOf(sentence));
+  const definition = (sentence: string) =>
+    subjectTerms.length > 0 && definesSubject(sentence, subjectTerms, question);
   /** Positions of the question's words (or pairs) a sentence holds, in the question's order. */
-  const heldBy = (sentence: string): number[] => {
-    let positions = held.get(sentence);
-    if (!positions) {
-      positions = positionsIn(words, termsOf(sentence));
-      held.set(sentence, positions);
-    }
-    return positions;
-  };
-  const pairsHeldBy = (sentence: string): number[] => {
-    let positions = heldPairs.get(sentence);
-    if (!positions) {
-      positions = positionsIn(pairs, pairsOf(sentence));
-      heldPairs.set(sentence, positions);
-    }
-    return positions;
-  };
+  const heldBy = (sentence: string) => cachedIn(held, sentence, ALL, wordsOf);
+  const pairsHeldBy = (sentence: string) => cachedIn(heldPairs, sentence, ALL, pairsIn);
   const wordsUnion = new Union(words);
   const pairsUnion = new Union(pairs);
   return {
@@ -278,16 +268,12 @@ function sentenceFacts(question: QuestionWords, subjectTerms: string[]) {
       const weight = pairsUnion.weight(sentences.map(pairsHeldBy));
       return pairTotal > 0 ? weight / pairTotal : 0;
     },
-    opensOnSubject(sentence: string): boolean {
-      let found = defines.get(sentence);
-      if (found === undefined) {
-        found = subjectTerms.length > 0 && definesSubject(sentence, subjectTerms, question);
-        defines.set(sentence, found);
-      }
-      return found;
-    },
+    opensOnSubject: (sentence: string) => cachedIn(defines, sentence, ALL, definition),
   };
 }
+
+/** No limit: what an answer works out of its sentences goes with the answer. */
+const ALL = Number.POSITIVE_INFINITY;
 
 function positionsIn(entries: [string, number][], own: ReadonlySet<string>): number[] {
   const positions: number[] = [];
