@@ -143,7 +143,10 @@ export function bestLead(
   if (question.total === 0) return undefined;
   const top = ranked[0]?.score ?? 0;
   const subjectTerms = subject ? analyze(subject) : [];
-  const most = weights.leadPhrase + (subjectTerms.length > 0 ? weights.leadDefinition : 0);
+  // What the phrase and the definition can add at most (a weight fitted below 0 adds nothing).
+  const most =
+    Math.max(0, weights.leadPhrase) +
+    (subjectTerms.length > 0 ? Math.max(0, weights.leadDefinition) : 0);
   const scan: WindowScan = {
     question,
     weights,
