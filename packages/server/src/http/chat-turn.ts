@@ -6,7 +6,7 @@ import type { Context } from "hono";
 import { classifyError, type ErrorContext } from "../pipeline/error-classification.ts";
 import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
-import { NEVER_CUT_OFF, stoppingError } from "./middleware/shutdown.ts";
+import { NEVER_CUT_OFF, onCutOff, stoppingError } from "./middleware/shutdown.ts";
 import { readChatInput } from "./request.ts";
 import type { ChatResponse } from "./wire.ts";
 
@@ -62,19 +62,17 @@ export async function streamTurn(
   deps: RouteDeps,
   input: ChatInput,
   stream: { writeSSE(message: { event: string; data: string }): Promise<void> },
-  signal: AbortSignal,
-  timeout: AbortSignal,
+  signals: Pick<RequestSignals, "signal" | "within">,
 ): Promise<ChatOutcome | undefined> {
   const pending: Promise<void>[] = [];
-  const outcome = await withTimeout(
+  const { signal } = signals;
+  const outcome = await signals.within(
     deps.chat.run(input, {
       signal,
       onDelta: (delta) => {
         pending.push(stream.writeSSE({ event: "delta", data: JSON.stringify({ delta }) }));
       },
     }),
-    timeout,
-    deps.config.requestTimeoutMs,
   );
   await Promise.all(pending);
   if (signal.aborted) return undefined;
@@ -86,49 +84,77 @@ export async function streamTurn(
 export interface RequestSignals {
   /** Stops the work: the time limit, the shutdown cut-off or the client gone. */
   signal: AbortSignal;
-  /** What the answer is timed against: the time limit or the shutdown cut-off. */
-  deadline: AbortSignal;
+  /** Whether the answer's time is up: the time limit passed or the shutdown cut it off. */
+  deadlinePassed(): boolean;
+  /** Whether the time limit passed (the shutdown's cut-off is not a timeout). */
   timedOut(): boolean;
+  /**
+   * The work's result, or TIMEOUT once the time is up (the work is told through `signal`) or the
+   * time limit has passed when the work ends: work that holds the thread (an answer quoted from a
+   * large book) keeps the timer from firing until it ends, so the clock is read then too.
+   */
+  within<T>(work: Promise<T>): Promise<T>;
+  /** Clears the timer and the listeners once the answer is done. */
   dispose(): void;
 }
 
 /**
- * The signals of one answer: `deadline` fires at the request timeout or the shutdown cut-off,
- * `signal` with it or when the client goes away (any of `clients`). One timer and plain listeners
- * per request, cleared by `dispose` once the answer is done (a per-request `AbortSignal.timeout`
- * and `AbortSignal.any` cost more, and `any` keeps its sources referenced until they fire).
+ * The signals of one answer: `signal` aborts at the request timeout, at the shutdown cut-off or
+ * when the client goes away (any of `clients`); a flag tells the first two from the last. One
+ * controller, one timer and one listener a client per request (a controller for the deadline and
+ * another for the work, each with listeners, cost more than the pipeline's cheapest answers).
  */
 export function requestSignals(
   limitMs: number,
   clients: (AbortSignal | undefined)[],
   cutOff: AbortSignal = NEVER_CUT_OFF,
 ): RequestSignals {
-  const deadline = new AbortController();
   const work = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    deadline.abort(new DOMException("The request timed out.", "TimeoutError"));
-  }, limitMs);
+  const started = performance.now();
+  let passed: "time" | "cut-off" | undefined;
+  /** Rejects the answer `within` waits for, once the time is up. */
+  let onDeadline: (() => void) | undefined;
+  const pass = (why: "time" | "cut-off", reason: unknown) => {
+    if (passed) return;
+    passed = why;
+    work.abort(reason);
+    onDeadline?.();
+  };
+  const timer = setTimeout(
+    () => pass("time", new DOMException("The request timed out.", "TimeoutError")),
+    limitMs,
+  );
   timer.unref();
-  const onCutOff = () => deadline.abort(cutOff.reason);
+  const stopListening = onCutOff(cutOff, () => pass("cut-off", cutOff.reason));
   const onClient = (event: Event) => work.abort((event.target as AbortSignal).reason);
-  deadline.signal.addEventListener("abort", () => work.abort(deadline.signal.reason), {
-    once: true,
-  });
-  if (cutOff.aborted) onCutOff();
-  else cutOff.addEventListener("abort", onCutOff, { once: true });
   for (const client of clients) {
     if (client?.aborted) work.abort(client.reason);
     else client?.addEventListener("abort", onClient, { once: true });
   }
   return {
     signal: work.signal,
-    deadline: deadline.signal,
-    timedOut: () => timedOut,
+    deadlinePassed: () => passed !== undefined,
+    timedOut: () => passed === "time",
+    within: <T>(answer: Promise<T>) =>
+      new Promise<T>((resolve, reject) => {
+        const timeout = () => reject(createError("TIMEOUT"));
+        if (passed) return timeout();
+        onDeadline = timeout;
+        answer.then(
+          (result) => {
+            onDeadline = undefined;
+            if (passed || performance.now() - started >= limitMs) timeout();
+            else resolve(result);
+          },
+          (error: unknown) => {
+            onDeadline = undefined;
+            reject(error);
+          },
+        );
+      }),
     dispose: () => {
       clearTimeout(timer);
-      cutOff.removeEventListener("abort", onCutOff);
+      stopListening();
       for (const client of clients) client?.removeEventListener("abort", onClient);
     },
   };
@@ -136,14 +162,14 @@ export function requestSignals(
 
 /**
  * The signals of one streamed answer, on every route that streams: `signal` stops the work (the
- * client gone, the request timeout, the shutdown timeout), `deadline` is what `streamTurn` times;
+ * client gone, the request timeout, the shutdown timeout), `within` times `streamTurn`'s work;
  * `failure` names what ended the answer, the shutdown or the timeout before the error they caused;
  * `dispose` once the stream has ended.
  */
 export function streamSignals(
   deps: RouteDeps,
   context: Context<AppEnv>,
-): Omit<RequestSignals, "timedOut"> & {
+): Omit<RequestSignals, "timedOut" | "deadlinePassed"> & {
   abort: AbortController;
   cutOff: AbortSignal;
   failure: (error: unknown) => ErrorContext;
@@ -159,39 +185,13 @@ export function streamSignals(
     abort,
     cutOff,
     signal: signals.signal,
-    deadline: signals.deadline,
+    within: signals.within,
     dispose: signals.dispose,
     failure: (error: unknown): ErrorContext =>
       classifyError(
         cutOff.aborted ? stoppingError() : signals.timedOut() ? createError("TIMEOUT") : error,
       ),
   };
-}
-
-/**
- * The work's result, or TIMEOUT once the signal fires (the work is told through its own signal)
- * or `limitMs` has passed when the work ends: work that holds the thread (an answer quoted from a
- * large book) keeps the timer from firing until it ends, so the clock is read then too.
- */
-export async function withTimeout<T>(
-  work: Promise<T>,
-  timeout: AbortSignal,
-  limitMs: number,
-): Promise<T> {
-  if (timeout.aborted) throw createError("TIMEOUT");
-  const started = performance.now();
-  let onAbort: (() => void) | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    onAbort = () => reject(createError("TIMEOUT"));
-    timeout.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    const result = await Promise.race([work, timedOut]);
-    if (timeout.aborted || performance.now() - started >= limitMs) throw createError("TIMEOUT");
-    return result;
-  } finally {
-    if (onAbort) timeout.removeEventListener("abort", onAbort);
-  }
 }
 
 /** Milliseconds to two decimals. */

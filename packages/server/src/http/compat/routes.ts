@@ -189,14 +189,8 @@ async function streamS4(
     release();
     throw error;
   }
-  const {
-    abort,
-    cutOff,
-    signal,
-    deadline,
-    failure: endedBy,
-    dispose,
-  } = streamSignals(deps, context);
+  const signals = streamSignals(deps, context);
+  const { abort, cutOff, failure: endedBy, dispose } = signals;
   return streamSSE(context, async (stream) => {
     stream.onAbort(() => abort.abort());
     const sendError = (error: unknown) => {
@@ -206,7 +200,7 @@ async function streamS4(
       return stream.writeSSE({ event: "error", data: JSON.stringify(failure.body) });
     };
     try {
-      const outcome = await streamTurn(deps, input, stream, signal, deadline);
+      const outcome = await streamTurn(deps, input, stream, signals);
       // Cut off at the shutdown timeout: the reader is told, and nothing half-done is stored.
       if (cutOff.aborted) throw stoppingError();
       if (!outcome) return;

@@ -2,7 +2,7 @@ import type { ChatInput } from "@lectern/engine/pipeline/types";
 import type { Context, Handler } from "hono";
 import type { Logger } from "pino";
 import { classifyError, type ErrorContext } from "../../pipeline/error-classification.ts";
-import { requestSignals, toChatResponse, withTimeout } from "../chat-turn.ts";
+import { requestSignals, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts";
@@ -23,15 +23,11 @@ export async function answerTurn(
   started: number,
 ): Promise<AnsweredTurn> {
   const release = await deps.admission(context, request.sessionId);
-  const { signal, deadline, dispose } = requestSignals(deps.config.requestTimeoutMs, [
+  const { signal, within, dispose } = requestSignals(deps.config.requestTimeoutMs, [
     context.req.raw.signal,
   ]);
   try {
-    const { input, outcome } = await withTimeout(
-      deps.chat.ask(request, { signal }),
-      deadline,
-      deps.config.requestTimeoutMs,
-    );
+    const { input, outcome } = await within(deps.chat.ask(request, { signal }));
     deps.metrics.observeAnswer(outcome);
     const response = toChatResponse(deps, input, outcome, started);
     await deps.chat.saveExchange(input, response);

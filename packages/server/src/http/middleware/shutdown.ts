@@ -32,8 +32,9 @@ export function refuseWhileStopping(isShuttingDown: () => boolean): MiddlewareHa
 }
 
 /**
- * The server's cut-off: aborted at the shutdown timeout. Every request in flight listens to it
- * (`requestSignals`), so it has no listener limit: Node warns of a leak past ten otherwise.
+ * The server's cut-off: aborted at the shutdown timeout. Every request in flight is told through
+ * `onCutOff`, which keeps them in a set behind one listener, so the signal has no listener limit
+ * to reach (Node warns of a leak past ten) and a request costs no listener of its own.
  */
 export function cutOffController(): AbortController {
   const controller = new AbortController();
@@ -43,3 +44,36 @@ export function cutOffController(): AbortController {
 
 /** Never aborted: the cut-off of an app that is never shut down (tests, the MCP server). */
 export const NEVER_CUT_OFF: AbortSignal = cutOffController().signal;
+
+/** The requests in flight told of each cut-off, behind the one listener each cut-off has. */
+const toldOfCutOff = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Calls `listener` once `cutOff` aborts (at once when it has); returns what stops listening.
+ */
+export function onCutOff(cutOff: AbortSignal, listener: () => void): () => void {
+  if (cutOff === NEVER_CUT_OFF) return doNothing;
+  if (cutOff.aborted) {
+    listener();
+    return doNothing;
+  }
+  let listeners = toldOfCutOff.get(cutOff);
+  if (!listeners) {
+    const told = new Set<() => void>();
+    listeners = told;
+    toldOfCutOff.set(cutOff, told);
+    cutOff.addEventListener(
+      "abort",
+      () => {
+        for (const each of [...told]) each();
+        told.clear();
+      },
+      { once: true },
+    );
+  }
+  listeners.add(listener);
+  const kept = listeners;
+  return () => kept.delete(listener);
+}
+
+function doNothing(): void {}

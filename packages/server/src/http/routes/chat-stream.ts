@@ -20,11 +20,12 @@ export function postChatStream(deps: RouteDeps): Handler<AppEnv> {
       release();
       throw error;
     });
-    const { abort, cutOff, signal, deadline, failure, dispose } = streamSignals(deps, context);
+    const signals = streamSignals(deps, context);
+    const { abort, cutOff, signal, failure, dispose } = signals;
     const response = streamSSE(context, async (stream) => {
       stream.onAbort(() => abort.abort());
       try {
-        const outcome = await streamTurn(deps, input, stream, signal, deadline);
+        const outcome = await streamTurn(deps, input, stream, signals);
         if (cutOff.aborted) throw stoppingError();
         if (!outcome) return;
         const response = toChatResponse(deps, input, outcome, started);

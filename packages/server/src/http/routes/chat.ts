@@ -1,5 +1,5 @@
 import type { Handler } from "hono";
-import { requestSignals, startChat, toChatResponse, withTimeout } from "../chat-turn.ts";
+import { requestSignals, startChat, toChatResponse } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
@@ -10,19 +10,17 @@ export function postChat(deps: RouteDeps): Handler<AppEnv> {
   return async (context) => {
     const { started, requestId, request, release } = await startChat(context, deps);
     const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
-    const { signal, deadline, dispose } = requestSignals(
+    const { signal, within, dispose } = requestSignals(
       deps.config.requestTimeoutMs,
       [context.req.raw.signal],
       cutOff,
     );
     try {
-      const { input, outcome } = await withTimeout(
-        deps.chat.ask(request, { signal }),
-        deadline,
-        deps.config.requestTimeoutMs,
-      ).catch((error: unknown) => {
-        throw cutOff.aborted ? stoppingError() : error;
-      });
+      const { input, outcome } = await within(deps.chat.ask(request, { signal })).catch(
+        (error: unknown) => {
+          throw cutOff.aborted ? stoppingError() : error;
+        },
+      );
       const response = toChatResponse(deps, input, outcome, started);
       deps.metrics.observeAnswer(outcome);
       await deps.chat.saveExchange(input, response);

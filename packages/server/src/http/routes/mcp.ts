@@ -3,7 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Handler } from "hono";
 import { askThroughChat } from "../../mcp/book.ts";
 import { createMcpServer } from "../../mcp/server.ts";
-import { requestSignals, withTimeout } from "../chat-turn.ts";
+import { requestSignals } from "../chat-turn.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { readJsonObject } from "../request.ts";
@@ -29,19 +29,17 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
         ask: async (question, sessionId, version, locale) => {
           const session = sessionId ?? deps.newId();
           const release = await deps.admission(context, session);
-          const { signal, deadline, dispose } = requestSignals(deps.config.requestTimeoutMs, [
+          const { signal, within, dispose } = requestSignals(deps.config.requestTimeoutMs, [
             context.req.raw.signal,
           ]);
           try {
-            const answer = await withTimeout(
+            const answer = await within(
               askThroughChat(
                 deps.chat,
                 question,
                 { requestId: context.get("requestId"), sessionId: session, version, locale },
                 signal,
               ),
-              deadline,
-              deps.config.requestTimeoutMs,
             );
             deps.metrics.observeAnswer(answer.outcome);
             return answer;
