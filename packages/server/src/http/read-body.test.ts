@@ -1,7 +1,9 @@
 import { isLecternError } from "@lectern/engine/errors";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../config/config.ts";
 import { readBody } from "./read-body.ts";
+import { readJsonObject } from "./request.ts";
 
 /** A route that reads its body twice under a 1 KiB limit and answers with the sizes it got. */
 function app() {
@@ -68,5 +70,36 @@ describe("readBody", () => {
     // 400 characters, 1,200 bytes in UTF-8.
     const multiByte = await app().request("/", { method: "POST", body: "€".repeat(400) });
     expect(multiByte.status).toBe(413);
+  });
+});
+
+describe("readJsonObject", () => {
+  /** A route that reads the body as JSON twice, as POST /chat does, and says what it got. */
+  function jsonApp() {
+    const routes = new Hono();
+    routes.post("/", async (context) => {
+      const config = loadConfig({ env: {} });
+      const reads = [readJsonObject(context, config), readJsonObject(context, config)];
+      const settled = await Promise.allSettled(reads);
+      const [first, second] = settled.map((each) =>
+        each.status === "fulfilled" ? each.value : (each.reason as { code: string }).code,
+      );
+      return context.json({ first, same: first === second });
+    });
+    return routes;
+  }
+
+  it.each([
+    { body: '{"query":"a question"}', first: { query: "a question" } },
+    { body: '{"query":"lone \\ud800"}', first: { query: "lone \ufffd" } },
+    { body: "{not json", first: "INVALID_JSON" },
+    { body: "[1, 2]", first: "VALIDATION_ERROR" },
+  ])("reads $body once: the second read gets the same object or error", async (row) => {
+    const response = await jsonApp().request("/", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: row.body,
+    });
+    expect(await response.json()).toEqual({ first: row.first, same: true });
   });
 });

@@ -2,7 +2,7 @@ import { createError } from "@lectern/engine/errors";
 import type { ChatInput } from "@lectern/engine/pipeline/types";
 import type { Context } from "hono";
 import type { Config } from "../config/config.ts";
-import { storableJson } from "../util/storable-text.ts";
+import { parseStorableJson } from "../util/storable-text.ts";
 import { readBody } from "./read-body.ts";
 import { ChatRequestSchema } from "./wire.ts";
 
@@ -22,11 +22,22 @@ export function isUuidV4(value: string): boolean {
 /**
  * The request body as a JSON object: 415 unless sent as JSON, 413 over the body limit, 400
  * INVALID_JSON, 422 VALIDATION_ERROR for JSON that is not an object. Every JSON route reads this way.
+ * Read once a request: a second read (POST /chat looks at the body for S4's words before its own
+ * handler reads it) gets the same object, or the same error.
  */
-export async function readJsonObject(
-  context: Context,
-  config: Config,
-): Promise<Record<string, unknown>> {
+export function readJsonObject(context: Context, config: Config): Promise<Record<string, unknown>> {
+  const request = context.req.raw;
+  let read = jsonBodies.get(request);
+  if (!read) {
+    read = parseJsonObject(context, config);
+    jsonBodies.set(request, read);
+  }
+  return read;
+}
+
+const jsonBodies = new WeakMap<Request, Promise<Record<string, unknown>>>();
+
+async function parseJsonObject(context: Context, config: Config): Promise<Record<string, unknown>> {
   const contentType = context.req.header("content-type") ?? "";
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
     throw createError(
@@ -39,7 +50,7 @@ export async function readJsonObject(
   let json: unknown;
   try {
     // Every text field is made storable here, once: the answer must not fail at the database.
-    json = storableJson(JSON.parse(new TextDecoder().decode(bytes)));
+    json = parseStorableJson(new TextDecoder().decode(bytes));
   } catch {
     throw createError("INVALID_JSON", "The request body is not valid JSON.");
   }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { storableJson, storableJsonText, storableText } from "./storable-text.ts";
+import {
+  parseStorableJson,
+  storableJson,
+  storableJsonText,
+  storableText,
+} from "./storable-text.ts";
 
 describe("storableText", () => {
   it("drops NUL and replaces lone surrogates, keeping surrogate pairs", () => {
@@ -16,6 +21,27 @@ describe("storableText", () => {
       n: 1,
       b: null,
     });
+  });
+});
+
+describe("parseStorableJson", () => {
+  it.each([
+    { text: '{"query":"plain words"}', value: { query: "plain words" } },
+    { text: '{"query":"a\\u0000b"}', value: { query: "ab" } },
+    { text: '{"q\\u0000":"lone \\ud83d"}', value: { q: "lone \ufffd" } },
+    { text: '{"query":"lone \ud800 raw"}', value: { query: "lone \ufffd raw" } },
+    { text: '{"query":"pair \\ud83e\\udd16"}', value: { query: "pair 🤖" } },
+    { text: '{"query":"robot 🤖"}', value: { query: "robot 🤖" } },
+    // An escaped backslash followed by "u0000" is text, not NUL.
+    { text: '{"path":"C:\\\\u0000"}', value: { path: "C:\\u0000" } },
+    { text: '[1,"x",null]', value: [1, "x", null] },
+  ])("reads $text as storable", ({ text, value }) => {
+    expect(parseStorableJson(text)).toEqual(value);
+    expect(parseStorableJson(text)).toEqual(storableJson(JSON.parse(text)));
+  });
+
+  it("fails on text that is not JSON", () => {
+    expect(() => parseStorableJson("{query")).toThrow(SyntaxError);
   });
 });
 

@@ -22,6 +22,21 @@ export function storableJson(value: unknown): unknown {
 }
 
 /**
+ * JSON text parsed with every string in it made storable (`storableJson`), without walking the
+ * value when the text can hold nothing to change.
+ */
+export function parseStorableJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  return UNSTORABLE_SOURCE.test(text) ? storableJson(value) : value;
+}
+
+/**
+ * A surrogate in JSON text, as itself or escaped, or an escaped U+0000 (JSON holds no raw one); a
+ * pair is taken too (and then kept).
+ */
+const UNSTORABLE_SOURCE = /[\ud800-\udfff]|\\u(?:0000|d[89a-f])/i;
+
+/**
  * `JSON.stringify` for a JSON column: every string value made storable on the way. A lone
  * surrogate would otherwise be written as an escape ("\\ud83d") that PostgreSQL refuses
  * (22P02, unsupported Unicode escape sequence). Keys are the program's own and left as they are.

@@ -1,6 +1,6 @@
 import { createError } from "@lectern/engine/errors";
 import type { Handler } from "hono";
-import { storableJson } from "../../util/storable-text.ts";
+import { parseStorableJson } from "../../util/storable-text.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { readBody } from "../read-body.ts";
@@ -20,7 +20,7 @@ export function postFeedback(deps: RouteDeps): Handler<AppEnv> {
     let json: unknown;
     try {
       // The comment and the message id are stored: made storable like every request's text.
-      json = storableJson(JSON.parse(text));
+      json = parseStorableJson(text);
     } catch {
       throw createError("INVALID_JSON");
     }
