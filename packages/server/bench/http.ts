@@ -357,8 +357,16 @@ export interface CpuBenchRow {
   cpuMsPerRequest: number[];
   medianCpuMs: number;
   requestsPerSecond: number;
-  /** Median CPU per request over the bare route's median. */
+  /** Each round's CPU per request over the bare route's in the same round. */
+  roundRatios: number[];
+  /** The median of `roundRatios`: the machine's drift between rounds cancels out of it. */
   ratio: number;
+}
+
+/** The median of the numbers that are numbers (NaN when none is). */
+export function median(values: number[]): number {
+  const sorted = values.filter((value) => !Number.isNaN(value)).sort((left, right) => left - right);
+  return sorted.length === 0 ? Number.NaN : percentile(sorted, 0.5);
 }
 
 const bareHono = fileURLToPath(new URL("./bare-hono.ts", import.meta.url));
@@ -367,8 +375,10 @@ const bareHono = fileURLToPath(new URL("./bare-hono.ts", import.meta.url));
  * CPU per request of `POST /chat` (retrieval-only answers on the sample book, history and the
  * question log off, then with the defaults) against a bare Hono route answering the same-sized
  * body, and Lectern's app with its answers made beforehand (bench/app-floor.ts: what serving an
- * answer costs without working it out), in interleaved rounds so that all see the same machine. The server's CPU time comes from
- * /proc, so a busy machine inflates it far less than it does latency.
+ * answer costs without working it out), in interleaved rounds so that all see the same machine,
+ * each round's order reversed in the next; a server's ratio to the bare route is the median of its
+ * rounds' ratios. The server's CPU time comes from /proc, so a busy machine inflates it far less
+ * than it does latency.
  */
 export async function benchCpu(
   dataDir: string,
@@ -419,26 +429,31 @@ export async function benchCpu(
     for (const server of servers) await run(server.url, 10, bodies, 2); // warm-up
     const cpu = servers.map(() => [] as number[]);
     const rates = servers.map(() => [] as number[]);
-    for (let round = 0; round < rounds; round++)
-      for (const [index, server] of servers.entries()) {
+    // Each round's order reversed in the next, so no server always follows the same one.
+    for (let round = 0; round < rounds; round++) {
+      const order = [...servers.keys()];
+      if (round % 2 === 1) order.reverse();
+      for (const index of order) {
+        const server = servers[index] as (typeof servers)[number];
         const row = await run(server.url, connections, bodies, seconds, { pid: server.child.pid });
-        if (row.serverCpuMsPerRequest !== undefined) cpu[index]?.push(row.serverCpuMsPerRequest);
+        cpu[index]?.push(row.serverCpuMsPerRequest ?? Number.NaN);
         rates[index]?.push(row.requestsPerSecond);
       }
-    const median = (values: number[]) =>
-      percentile(
-        [...values].sort((left, right) => left - right),
-        0.5,
-      );
-    const floor = median(cpu[0] ?? []);
-    return servers.map((server, index) => ({
-      server: server.name,
-      bodyBytes: Buffer.byteLength(sampleBody),
-      cpuMsPerRequest: cpu[index] ?? [],
-      medianCpuMs: median(cpu[index] ?? []),
-      requestsPerSecond: median(rates[index] ?? []),
-      ratio: floor > 0 ? median(cpu[index] ?? []) / floor : Number.NaN,
-    }));
+    }
+    const floor = cpu[0] ?? [];
+    return servers.map((server, index) => {
+      const own = cpu[index] ?? [];
+      const roundRatios = own.map((ms, round) => ms / (floor[round] ?? Number.NaN));
+      return {
+        server: server.name,
+        bodyBytes: Buffer.byteLength(sampleBody),
+        cpuMsPerRequest: own,
+        medianCpuMs: median(own),
+        requestsPerSecond: median(rates[index] ?? []),
+        roundRatios,
+        ratio: median(roundRatios),
+      };
+    });
   } finally {
     for (const child of started) {
       if (child.exitCode !== null) continue;

@@ -13,6 +13,7 @@ import {
   benchHttp,
   type HistoryRound,
   type HttpBenchRow,
+  median,
 } from "./http.ts";
 import { benchIngestMemory } from "./ingest-memory.ts";
 import { benchEmbeddingTopics, benchInsights } from "./insights.ts";
@@ -486,12 +487,23 @@ if (values.only === "cpu") {
     `\n## CPU per request (sample book, retrieval-only, 50 connections, ${rounds} interleaved rounds of ${values.seconds} s)\n`,
   );
   console.log(
-    "| server | response bytes | CPU ms/request (median) | each round | requests/s (median) | × the bare route |\n|---|---:|---:|---|---:|---:|",
+    "| server | response bytes | CPU ms/request (median) | each round | requests/s (median) | × the bare route (median of rounds; each round) |\n|---|---:|---:|---|---:|---:|",
   );
+  const each = (values: number[], digits: number) =>
+    values.map((v) => v.toFixed(digits)).join(", ");
   for (const row of rows)
     console.log(
-      `| ${row.server} | ${row.bodyBytes} | ${row.medianCpuMs.toFixed(2)} | ${row.cpuMsPerRequest.map((ms) => ms.toFixed(2)).join(", ")} | ${row.requestsPerSecond.toFixed(0)} | ${row.ratio.toFixed(1)} |`,
+      `| ${row.server} | ${row.bodyBytes} | ${row.medianCpuMs.toFixed(2)} | ${each(row.cpuMsPerRequest, 2)} | ${row.requestsPerSecond.toFixed(0)} | ${row.ratio.toFixed(1)} (${each(row.roundRatios, 1)}) |`,
     );
+  const [, own, , , other] = rows;
+  if (own && other) {
+    const paired = own.cpuMsPerRequest.map(
+      (ms, round) => ms / (other.cpuMsPerRequest[round] ?? NaN),
+    );
+    console.log(
+      `\nThis checkout's /chat ÷ ${values["compare-tree"]}'s, round by round: median ${median(paired).toFixed(2)} (${each(paired, 2)})`,
+    );
+  }
   results.cpu = rows;
   await rm(dataDir, { recursive: true, force: true });
 }
