@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { createError, isLecternError } from "@lectern/engine/errors";
+import { keptWith } from "@lectern/engine/util/bounded-cache";
 import type { Context } from "hono";
 
 /**
@@ -17,13 +18,7 @@ import type { Context } from "hono";
  * it to another) gets the same bytes, or the same error.
  */
 export function readBody(context: Context, maxBytes: number): Promise<Uint8Array> {
-  const request = context.req.raw;
-  let read = bodies.get(request);
-  if (!read) {
-    read = readLimited(context, maxBytes);
-    bodies.set(request, read);
-  }
-  return read;
+  return keptWith(bodies, context.req.raw, () => readLimited(context, maxBytes));
 }
 
 const bodies = new WeakMap<Request, Promise<Uint8Array>>();

@@ -1,5 +1,6 @@
 import { createError } from "@lectern/engine/errors";
 import type { ChatInput } from "@lectern/engine/pipeline/types";
+import { keptWith } from "@lectern/engine/util/bounded-cache";
 import type { Context } from "hono";
 import type { Config } from "../config/config.ts";
 import { parseStorableJson } from "../util/storable-text.ts";
@@ -26,13 +27,7 @@ export function isUuidV4(value: string): boolean {
  * handler reads it) gets the same object, or the same error.
  */
 export function readJsonObject(context: Context, config: Config): Promise<Record<string, unknown>> {
-  const request = context.req.raw;
-  let read = jsonBodies.get(request);
-  if (!read) {
-    read = parseJsonObject(context, config);
-    jsonBodies.set(request, read);
-  }
-  return read;
+  return keptWith(jsonBodies, context.req.raw, () => parseJsonObject(context, config));
 }
 
 const jsonBodies = new WeakMap<Request, Promise<Record<string, unknown>>>();
