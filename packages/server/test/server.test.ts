@@ -65,10 +65,11 @@ function heldSynthesizer() {
   const released = new Promise<void>((resolve) => {
     release = resolve;
   });
-  const observed = { aborted: false, finished: false };
+  const observed = { started: false, aborted: false, finished: false };
   const synthesizer: AnswerSynthesizer = {
     kind: "held",
     async synthesize(_input, options = {}) {
+      observed.started = true;
       options.onDelta?.("First part. ");
       await new Promise<void>((resolve) => {
         released.then(resolve);
@@ -144,6 +145,33 @@ describe("over a real socket", () => {
         if (event.name === "delta") controller.abort();
       });
       expect(events.map((event) => event.name)).toEqual(["delta"]);
+      await expect.poll(() => held.observed.aborted, { timeout: 5_000 }).toBe(true);
+      expect(held.observed.finished).toBe(false);
+      expect((await fetch(`${server.url}/history/${sessionId}`)).status).toBe(404);
+      // The in-flight slot was released: with a cap of one, a new chat is accepted.
+      held.release();
+      expect((await post(server, "/chat", { query: "What is a node?" })).status).toBe(200);
+    } finally {
+      held.release();
+      await server.close();
+    }
+  });
+
+  it("stops the work and stores nothing when the client of POST /chat goes away", async () => {
+    const held = heldSynthesizer();
+    const { server } = await start({ LECTERN_MAX_CONCURRENT_CHATS: "1" }, held.synthesizer);
+    try {
+      const sessionId = "8d1f4a2b-3c5e-4f60-a7b8-9c0d1e2f3a4b";
+      const controller = new AbortController();
+      const answer = post(
+        server,
+        "/chat",
+        { query: "What is a node?", session_id: sessionId },
+        controller.signal,
+      ).catch((error: unknown) => error);
+      await expect.poll(() => held.observed.started, { timeout: 5_000 }).toBe(true);
+      controller.abort();
+      expect(await answer).toMatchObject({ name: "AbortError" });
       await expect.poll(() => held.observed.aborted, { timeout: 5_000 }).toBe(true);
       expect(held.observed.finished).toBe(false);
       expect((await fetch(`${server.url}/history/${sessionId}`)).status).toBe(404);
