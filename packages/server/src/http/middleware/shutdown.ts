@@ -57,23 +57,24 @@ export function onCutOff(cutOff: AbortSignal, listener: () => void): () => void 
     listener();
     return doNothing;
   }
-  let listeners = toldOfCutOff.get(cutOff);
-  if (!listeners) {
-    const told = new Set<() => void>();
-    listeners = told;
-    toldOfCutOff.set(cutOff, told);
-    cutOff.addEventListener(
-      "abort",
-      () => {
-        for (const each of [...told]) each();
-        told.clear();
-      },
-      { once: true },
-    );
-  }
-  listeners.add(listener);
-  const kept = listeners;
-  return () => kept.delete(listener);
+  const told = toldOfCutOff.get(cutOff) ?? tellOnAbort(cutOff);
+  told.add(listener);
+  return () => told.delete(listener);
+}
+
+/** The set of listeners `cutOff`'s one listener calls when it aborts. */
+function tellOnAbort(cutOff: AbortSignal): Set<() => void> {
+  const told = new Set<() => void>();
+  toldOfCutOff.set(cutOff, told);
+  cutOff.addEventListener(
+    "abort",
+    () => {
+      for (const listener of [...told]) listener();
+      told.clear();
+    },
+    { once: true },
+  );
+  return told;
 }
 
 function doNothing(): void {}
