@@ -129,60 +129,57 @@ describe("over a real socket", () => {
     }
   });
 
-  it("cancels the work and stores nothing when the client disconnects mid-stream", async () => {
-    const held = heldSynthesizer();
-    const { server } = await start({ LECTERN_MAX_CONCURRENT_CHATS: "1" }, held.synthesizer);
-    try {
-      const sessionId = "5e8b2c1a-7d4f-4e3a-9b6c-1f2e3d4c5b6a";
-      const controller = new AbortController();
-      const response = await post(
-        server,
-        "/chat/stream",
-        { query: "What is a node?", session_id: sessionId },
-        controller.signal,
-      );
-      const events = await readEventStream(response, (event) => {
-        if (event.name === "delta") controller.abort();
-      });
-      expect(events.map((event) => event.name)).toEqual(["delta"]);
-      await expect.poll(() => held.observed.aborted, { timeout: 5_000 }).toBe(true);
-      expect(held.observed.finished).toBe(false);
-      expect((await fetch(`${server.url}/history/${sessionId}`)).status).toBe(404);
-      // The in-flight slot was released: with a cap of one, a new chat is accepted.
-      held.release();
-      expect((await post(server, "/chat", { query: "What is a node?" })).status).toBe(200);
-    } finally {
-      held.release();
-      await server.close();
-    }
-  });
+  /** How a client leaves mid-answer: the request made, then the client gone. */
+  const leavings: {
+    route: string;
+    leave: (
+      response: Promise<Response>,
+      client: AbortController,
+      held: ReturnType<typeof heldSynthesizer>,
+    ) => Promise<void>;
+  }[] = [
+    {
+      route: "/chat/stream",
+      leave: async (response, client) => {
+        const events = await readEventStream(await response, (event) => {
+          if (event.name === "delta") client.abort();
+        });
+        expect(events.map((event) => event.name)).toEqual(["delta"]);
+      },
+    },
+    {
+      route: "/chat",
+      leave: async (response, client, held) => {
+        const settled = response.catch((error: unknown) => error);
+        await expect.poll(() => held.observed.started, { timeout: 5_000 }).toBe(true);
+        client.abort();
+        expect(await settled).toMatchObject({ name: "AbortError" });
+      },
+    },
+  ];
 
-  it("stops the work and stores nothing when the client of POST /chat goes away", async () => {
-    const held = heldSynthesizer();
-    const { server } = await start({ LECTERN_MAX_CONCURRENT_CHATS: "1" }, held.synthesizer);
-    try {
-      const sessionId = "8d1f4a2b-3c5e-4f60-a7b8-9c0d1e2f3a4b";
-      const controller = new AbortController();
-      const answer = post(
-        server,
-        "/chat",
-        { query: "What is a node?", session_id: sessionId },
-        controller.signal,
-      ).catch((error: unknown) => error);
-      await expect.poll(() => held.observed.started, { timeout: 5_000 }).toBe(true);
-      controller.abort();
-      expect(await answer).toMatchObject({ name: "AbortError" });
-      await expect.poll(() => held.observed.aborted, { timeout: 5_000 }).toBe(true);
-      expect(held.observed.finished).toBe(false);
-      expect((await fetch(`${server.url}/history/${sessionId}`)).status).toBe(404);
-      // The in-flight slot was released: with a cap of one, a new chat is accepted.
-      held.release();
-      expect((await post(server, "/chat", { query: "What is a node?" })).status).toBe(200);
-    } finally {
-      held.release();
-      await server.close();
-    }
-  });
+  it.each(leavings)(
+    "stops the work and stores nothing when the client of $route goes away mid-answer",
+    async ({ route, leave }) => {
+      const held = heldSynthesizer();
+      const { server } = await start({ LECTERN_MAX_CONCURRENT_CHATS: "1" }, held.synthesizer);
+      try {
+        const sessionId = "5e8b2c1a-7d4f-4e3a-9b6c-1f2e3d4c5b6a";
+        const client = new AbortController();
+        const body = { query: "What is a node?", session_id: sessionId };
+        await leave(post(server, route, body, client.signal), client, held);
+        await expect.poll(() => held.observed.aborted, { timeout: 5_000 }).toBe(true);
+        expect(held.observed.finished).toBe(false);
+        expect((await fetch(`${server.url}/history/${sessionId}`)).status).toBe(404);
+        // The in-flight slot was released: with a cap of one, a new chat is accepted.
+        held.release();
+        expect((await post(server, "/chat", { query: "What is a node?" })).status).toBe(200);
+      } finally {
+        held.release();
+        await server.close();
+      }
+    },
+  );
 
   it("keeps history across a restart (PGlite on disk)", async () => {
     const first = await start();
