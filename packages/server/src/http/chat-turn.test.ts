@@ -1,6 +1,7 @@
 import { getEventListeners } from "node:events";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { requestSignals } from "./chat-turn.ts";
+import { signalLink } from "./client-link.ts";
 import { cutOffController, NEVER_CUT_OFF, onCutOff } from "./middleware/shutdown.ts";
 
 /** The signals of one answer: what stops the work and what the timeout is read from. */
@@ -51,7 +52,7 @@ describe("requestSignals", () => {
       vi.useFakeTimers();
       const client = new AbortController();
       const cutOff = new AbortController();
-      const signals = requestSignals(1_000, [client.signal], cutOff.signal);
+      const signals = requestSignals(1_000, [signalLink(client.signal)], cutOff.signal);
       row.act({ client, cutOff });
       expect(signals.signal.aborted).toBe(row.signal);
       expect(signals.deadlinePassed()).toBe(row.deadline);
@@ -63,7 +64,7 @@ describe("requestSignals", () => {
     vi.useFakeTimers();
     const client = new AbortController();
     const cutOff = new AbortController();
-    const signals = requestSignals(1_000, [client.signal], cutOff.signal);
+    const signals = requestSignals(1_000, [signalLink(client.signal)], cutOff.signal);
     signals.dispose();
     vi.advanceTimersByTime(5_000);
     client.abort();
@@ -76,7 +77,7 @@ describe("requestSignals", () => {
   it("starts aborted when the client or the shutdown already is", () => {
     const gone = new AbortController();
     gone.abort();
-    expect(requestSignals(1_000, [gone.signal]).signal.aborted).toBe(true);
+    expect(requestSignals(1_000, [signalLink(gone.signal)]).signal.aborted).toBe(true);
     const stopping = new AbortController();
     stopping.abort();
     const signals = requestSignals(1_000, [], stopping.signal);
@@ -132,7 +133,7 @@ describe("requestSignals(…).within", () => {
 
   it("waits for the work when the client goes away: that is no timeout", async () => {
     const client = new AbortController();
-    const signals = requestSignals(60_000, [client.signal]);
+    const signals = requestSignals(60_000, [signalLink(client.signal)]);
     let finish: (value: string) => void = () => {};
     const answer = signals.within(new Promise<string>((resolve) => (finish = resolve)));
     client.abort();

@@ -4,6 +4,7 @@ import type { ChatInput, ChatOutcome } from "@lectern/engine/pipeline/types";
 import { round } from "@lectern/engine/util/numbers";
 import type { Context } from "hono";
 import { classifyError, type ErrorContext } from "../pipeline/error-classification.ts";
+import { type ClientLink, clientOf, signalLink } from "./client-link.ts";
 import type { RouteDeps } from "./deps.ts";
 import type { AppEnv } from "./env.ts";
 import { NEVER_CUT_OFF, onCutOff, stoppingError } from "./middleware/shutdown.ts";
@@ -106,7 +107,7 @@ export interface RequestSignals {
  */
 export function requestSignals(
   limitMs: number,
-  clients: (AbortSignal | undefined)[],
+  clients: ClientLink[],
   cutOff: AbortSignal = NEVER_CUT_OFF,
 ): RequestSignals {
   const work = new AbortController();
@@ -126,11 +127,8 @@ export function requestSignals(
   );
   timer.unref();
   const stopListening = onCutOff(cutOff, () => pass("cut-off", cutOff.reason));
-  const onClient = (event: Event) => work.abort((event.target as AbortSignal).reason);
-  for (const client of clients) {
-    if (client?.aborted) work.abort(client.reason);
-    else client?.addEventListener("abort", onClient, { once: true });
-  }
+  const onClient = (reason: unknown) => work.abort(reason);
+  const unwatch = clients.map((client) => client.watch(onClient));
   return {
     signal: work.signal,
     deadlinePassed: () => passed !== undefined,
@@ -155,7 +153,7 @@ export function requestSignals(
     dispose: () => {
       clearTimeout(timer);
       stopListening();
-      for (const client of clients) client?.removeEventListener("abort", onClient);
+      for (const stop of unwatch) stop();
     },
   };
 }
@@ -178,7 +176,7 @@ export function streamSignals(
   const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
   const signals = requestSignals(
     deps.config.requestTimeoutMs,
-    [abort.signal, context.req.raw.signal],
+    [signalLink(abort.signal), clientOf(context)],
     cutOff,
   );
   return {

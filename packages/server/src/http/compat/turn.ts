@@ -3,6 +3,7 @@ import type { Context, Handler } from "hono";
 import type { Logger } from "pino";
 import { classifyError, type ErrorContext } from "../../pipeline/error-classification.ts";
 import { requestSignals, toChatResponse } from "../chat-turn.ts";
+import { clientOf } from "../client-link.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from "../middleware/errors.ts";
@@ -24,7 +25,7 @@ export async function answerTurn(
 ): Promise<AnsweredTurn> {
   const release = await deps.admission(context, request.sessionId);
   const { signal, within, dispose } = requestSignals(deps.config.requestTimeoutMs, [
-    context.req.raw.signal,
+    clientOf(context),
   ]);
   try {
     const { input, outcome } = await within(deps.chat.ask(request, { signal }));

@@ -1,5 +1,6 @@
 import type { Handler } from "hono";
 import { requestSignals, startChat, toChatResponse } from "../chat-turn.ts";
+import { clientOf } from "../client-link.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { NEVER_CUT_OFF, stoppingError } from "../middleware/shutdown.ts";
@@ -12,7 +13,7 @@ export function postChat(deps: RouteDeps): Handler<AppEnv> {
     const cutOff = deps.shutdownCutOff ?? NEVER_CUT_OFF;
     const { signal, within, dispose } = requestSignals(
       deps.config.requestTimeoutMs,
-      [context.req.raw.signal],
+      [clientOf(context)],
       cutOff,
     );
     try {

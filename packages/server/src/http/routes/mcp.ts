@@ -4,6 +4,7 @@ import type { Handler } from "hono";
 import { askThroughChat } from "../../mcp/book.ts";
 import { createMcpServer } from "../../mcp/server.ts";
 import { requestSignals } from "../chat-turn.ts";
+import { clientOf } from "../client-link.ts";
 import type { RouteDeps } from "../deps.ts";
 import type { AppEnv } from "../env.ts";
 import { readJsonObject } from "../request.ts";
@@ -30,7 +31,7 @@ export function postMcp(deps: RouteDeps): Handler<AppEnv> {
           const session = sessionId ?? deps.newId();
           const release = await deps.admission(context, session);
           const { signal, within, dispose } = requestSignals(deps.config.requestTimeoutMs, [
-            context.req.raw.signal,
+            clientOf(context),
           ]);
           try {
             const answer = await within(
