@@ -5,17 +5,32 @@
  * real chat pipeline over the book in `BENCH_DATA_DIR` for each question of `BENCH_QUESTIONS`
  * (one JSON object with a `question` a line). What it costs a request is what serving an answer
  * costs without working it out: the floor under `/chat`. Prints "answering at URL" as `lectern
- * serve` does.
+ * serve` does. Lectern's modules are the compiled ones (`npm run build`) unless BENCH_FROM_SOURCE
+ * is set.
  */
 import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";
 import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
 import type { ChatOutcome } from "@lectern/engine/pipeline/types";
-import { loadConfig } from "../src/config/config.ts";
-import { composeApp } from "../src/http/compose.ts";
-import { createLogger } from "../src/http/server.ts";
-import { openLectern } from "../src/lectern.ts";
-import { createChatPipeline } from "../src/pipeline/answering.ts";
+
+// The compiled modules (dist/, `npm run build`), as `lectern serve` runs them; BENCH_FROM_SOURCE=1
+// takes the TypeScript sources (run with tsx and --conditions=lectern-source then).
+const compiled = !process.env.BENCH_FROM_SOURCE;
+const from = (module: string) =>
+  new URL(compiled ? `../dist/${module}.js` : `../src/${module}.ts`, import.meta.url).href;
+const { loadConfig } = (await import(
+  from("config/config")
+)) as typeof import("../src/config/config.ts");
+const { composeApp } = (await import(
+  from("http/compose")
+)) as typeof import("../src/http/compose.ts");
+const { createLogger } = (await import(
+  from("http/server")
+)) as typeof import("../src/http/server.ts");
+const { openLectern } = (await import(from("lectern"))) as typeof import("../src/lectern.ts");
+const { createChatPipeline } = (await import(
+  from("pipeline/answering")
+)) as typeof import("../src/pipeline/answering.ts");
 
 const questions = readFileSync(process.env.BENCH_QUESTIONS ?? "", "utf8")
   .split("\n")

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -50,6 +51,18 @@ interface ServeOptions {
   gcFile?: string;
   /** The CLI's entry point (src/cli/main.ts of another checkout, to compare with); this one's by default. */
   entry?: string;
+  /**
+   * Run the compiled CLI (dist/cli/main.js of `entry`'s checkout, or of this one) with node itself,
+   * as an installed `lectern` does, instead of the TypeScript sources through tsx.
+   */
+  compiled?: boolean;
+}
+
+/** The compiled CLI of the checkout whose `src/cli/main.ts` is `entry`; `npm run build` makes it. */
+function compiledCli(entry: string): string {
+  const compiled = path.join(path.dirname(entry), "..", "..", "dist", "cli", "main.js");
+  if (!existsSync(compiled)) throw new Error(`${compiled} is missing: run npm run build`);
+  return compiled;
 }
 
 async function startServe(
@@ -59,19 +72,13 @@ async function startServe(
 ): Promise<{ url: string; child: ChildProcess }> {
   // tsx passes the flags before the entry point on to the node process that runs the CLI.
   const flags = [...(options.gcFile ? [`--import=${gcProbe}`] : []), ...(options.nodeFlags ?? [])];
+  const entry = options.entry ?? cliEntry;
+  const program = options.compiled
+    ? [...flags, compiledCli(entry)]
+    : [tsxCli, sourceConditions, ...flags, entry];
   const child = spawn(
     process.execPath,
-    [
-      tsxCli,
-      sourceConditions,
-      ...flags,
-      options.entry ?? cliEntry,
-      "serve",
-      "--data-dir",
-      dataDir,
-      "--port",
-      "0",
-    ],
+    [...program, "serve", "--data-dir", dataDir, "--port", "0"],
     {
       env: {
         ...process.env,
@@ -396,13 +403,20 @@ export async function benchCpu(
   if (compareTree) await cp(dataDir, otherDir, { recursive: true });
   const floorDir = `${dataDir}-floor`;
   await cp(dataDir, floorDir, { recursive: true });
+  const sourcesDir = `${dataDir}-sources`;
+  await cp(dataDir, sourcesDir, { recursive: true });
   const bodyFile = path.join(dataDir, "..", `bench-cpu-body-${process.pid}.json`);
   const started: ChildProcess[] = [];
   try {
-    const lectern = await startServe(dataDir, { HISTORY: "off", INSIGHTS: "off" });
+    // Lectern's servers run the compiled CLI, as an installed `lectern serve` does; the sources
+    // through tsx (`npm start`) have a row of their own.
+    const off = { HISTORY: "off", INSIGHTS: "off" };
+    const lectern = await startServe(dataDir, off, { compiled: true });
     started.push(lectern.child);
-    const defaults = await startServe(defaultsDir, {});
+    const defaults = await startServe(defaultsDir, {}, { compiled: true });
     started.push(defaults.child);
+    const sources = await startServe(sourcesDir, off);
+    started.push(sources.child);
     const sample = await fetch(`${lectern.url}/chat`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -419,10 +433,11 @@ export async function benchCpu(
       { name: "Lectern /chat, history and question log off", ...lectern },
       { name: "Lectern /chat, defaults (history and question log on PGlite)", ...defaults },
       { name: "Lectern's app, each answer worked out beforehand", ...appOnly },
+      { name: "Lectern /chat, history and question log off, sources through tsx", ...sources },
     ];
     if (compareTree) {
       const entry = path.join(compareTree, "packages/server/src/cli/main.ts");
-      const other = await startServe(otherDir, { HISTORY: "off", INSIGHTS: "off" }, { entry });
+      const other = await startServe(otherDir, off, { entry, compiled: true });
       started.push(other.child);
       servers.push({ name: `${compareTree} /chat, history and question log off`, ...other });
     }
@@ -464,6 +479,7 @@ export async function benchCpu(
     await rm(defaultsDir, { recursive: true, force: true });
     await rm(otherDir, { recursive: true, force: true });
     await rm(floorDir, { recursive: true, force: true });
+    await rm(sourcesDir, { recursive: true, force: true });
   }
 }
 
@@ -471,7 +487,7 @@ const appFloor = fileURLToPath(new URL("./app-floor.ts", import.meta.url));
 
 /** bench/app-floor.ts over a copy of the book: Lectern's app with its answers made beforehand. */
 async function startAppFloor(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [tsxCli, sourceConditions, appFloor], {
+  const child = spawn(process.execPath, [tsxCli, appFloor], {
     env: {
       ...process.env,
       BENCH_DATA_DIR: dataDir,

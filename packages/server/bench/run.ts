@@ -495,7 +495,8 @@ if (values.only === "cpu") {
     console.log(
       `| ${row.server} | ${row.bodyBytes} | ${row.medianCpuMs.toFixed(2)} | ${each(row.cpuMsPerRequest, 2)} | ${row.requestsPerSecond.toFixed(0)} | ${row.ratio.toFixed(1)} (${each(row.roundRatios, 1)}) |`,
     );
-  const [, own, , , other] = rows;
+  const own = rows[1];
+  const other = values["compare-tree"] ? rows.at(-1) : undefined;
   if (own && other) {
     const paired = own.cpuMsPerRequest.map(
       (ms, round) => ms / (other.cpuMsPerRequest[round] ?? NaN),
