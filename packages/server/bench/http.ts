@@ -71,7 +71,12 @@ async function startServe(
   options: ServeOptions = {},
 ): Promise<{ url: string; child: ChildProcess }> {
   // tsx passes the flags before the entry point on to the node process that runs the CLI.
-  const flags = [...(options.gcFile ? [`--import=${gcProbe}`] : []), ...(options.nodeFlags ?? [])];
+  // The GC probe is TypeScript: the compiled CLI loads it through tsx's loader (which leaves the
+  // compiled JavaScript as it is).
+  const probe = options.compiled
+    ? ["--import=tsx", `--import=${gcProbe}`]
+    : [`--import=${gcProbe}`];
+  const flags = [...(options.gcFile ? probe : []), ...(options.nodeFlags ?? [])];
   const entry = options.entry ?? cliEntry;
   const program = options.compiled
     ? [...flags, compiledCli(entry)]
@@ -293,10 +298,10 @@ function roundVariants(
 
 /**
  * History on (PGlite, question log on as by default), history on with the question log off, and
- * history off, each in a server of its own, all started at once and measured in turn at
- * `connections` for `seconds`, `rounds` times (every other round in the reverse order). A machine
- * whose speed drifts (other work, a shared host) then shifts the three rows of a round alike, so
- * each round's ratio compares like with like. `nodeFlags` go to every server; with `compareFlags`
+ * history off, each in a server of its own (the compiled CLI, `npm run build`), all started at
+ * once and measured in turn at `connections` for `seconds`, `rounds` times (every other round in
+ * the reverse order). A machine whose speed drifts (other work, a shared host) then shifts the
+ * three rows of a round alike, so each round's ratio compares like with like. `nodeFlags` go to every server; with `compareFlags`
  * the servers are instead history on (PGlite) and off, each without and with those flags.
  */
 export async function benchHistoryRounds(
@@ -324,6 +329,7 @@ export async function benchHistoryRounds(
       const started = await startServe(own, variant.env, {
         nodeFlags: variant.nodeFlags,
         gcFile,
+        compiled: true,
         ...(variant.entry ? { entry: variant.entry } : {}),
       });
       servers.push({ history: variant.history, gcFile, ...started });
