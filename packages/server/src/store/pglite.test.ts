@@ -58,6 +58,17 @@ describe("the embedded database", () => {
     expect(await sharedBuffers(older)).toBe("16MB");
   });
 
+  // docs/reliability.md: a commit on PGlite reaches the operating system's files, not the disk.
+  // Should PGlite start flushing, this fails and that page's row changes with it.
+  it("does not flush commits to the disk, even when PostgreSQL's fsync is asked for", async () => {
+    const db = new PGlite(path.join(workDir, "fsync"), { postgresqlconf: ["fsync = on"] });
+    try {
+      expect((await db.query<{ fsync: string }>("SHOW fsync")).rows[0]).toEqual({ fsync: "off" });
+    } finally {
+      await db.close();
+    }
+  });
+
   it("compiles PostgreSQL's WebAssembly with the baseline compiler alone when asked to", async () => {
     // The optimising compiler's background work is what leaves tens of megabytes more in the
     // process (docs/reliability.md); the setting is V8's, so it is put back once compiled.
