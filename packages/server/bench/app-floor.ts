@@ -5,19 +5,15 @@
  * real chat pipeline over the book in `BENCH_DATA_DIR` for each question of `BENCH_QUESTIONS`
  * (one JSON object with a `question` a line). What it costs a request is what serving an answer
  * costs without working it out: the floor under `/chat`. Prints "answering at URL" as `lectern
- * serve` does. Lectern's modules are the compiled ones (`npm run build`) unless BENCH_FROM_SOURCE
- * is set.
+ * serve` does. Lectern's modules are the compiled ones: `npm run build` first.
  */
 import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";
 import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
 import type { ChatOutcome } from "@lectern/engine/pipeline/types";
 
-// The compiled modules (dist/, `npm run build`), as `lectern serve` runs them; BENCH_FROM_SOURCE=1
-// takes the TypeScript sources (run with tsx and --conditions=lectern-source then).
-const compiled = !process.env.BENCH_FROM_SOURCE;
-const from = (module: string) =>
-  new URL(compiled ? `../dist/${module}.js` : `../src/${module}.ts`, import.meta.url).href;
+// The compiled modules (dist/, `npm run build`), as an installed `lectern serve` runs them.
+const from = (module: string) => new URL(`../dist/${module}.js`, import.meta.url).href;
 const { loadConfig } = (await import(
   from("config/config")
 )) as typeof import("../src/config/config.ts");

@@ -301,8 +301,9 @@ function roundVariants(
  * history off, each in a server of its own (the compiled CLI, `npm run build`), all started at
  * once and measured in turn at `connections` for `seconds`, `rounds` times (every other round in
  * the reverse order). A machine whose speed drifts (other work, a shared host) then shifts the
- * three rows of a round alike, so each round's ratio compares like with like. `nodeFlags` go to every server; with `compareFlags`
- * the servers are instead history on (PGlite) and off, each without and with those flags.
+ * three rows of a round alike, so each round's ratio compares like with like. `nodeFlags` go to
+ * every server; with `compareFlags` the servers are instead history on (PGlite) and off, each
+ * without and with those flags.
  */
 export async function benchHistoryRounds(
   dataDir: string,

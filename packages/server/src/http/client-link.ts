@@ -16,11 +16,8 @@ export interface ClientLink {
 
 /** The client of the request in `context`: its Node response's `close`, or its signal. */
 export function clientOf(context: Context): ClientLink {
-  const bindings = context.env as Partial<NodeBindings> | undefined;
-  const { incoming, outgoing } = bindings ?? {};
-  if (incoming && outgoing && typeof outgoing.once === "function") {
-    return connectionLink(incoming, outgoing);
-  }
+  const { incoming, outgoing } = (context.env ?? {}) as Partial<NodeBindings>;
+  if (incoming && outgoing) return new ConnectionLink(incoming, outgoing);
   return signalLink(context.req.raw.signal);
 }
 
@@ -48,22 +45,27 @@ interface NodeBindings {
  * The client of a Node request: gone when its response closes before it was written whole, or
  * when the request errored (the socket reset), the adapter's own test for aborting the signal.
  */
-function connectionLink(incoming: IncomingMessage, outgoing: ServerResponse): ClientLink {
-  const reason = () => incoming.errored ?? new DOMException(CLOSED_EARLY, "AbortError");
-  const gone = () => incoming.errored != null || !outgoing.writableFinished;
-  return {
-    watch(onGone) {
-      if (outgoing.closed) {
-        if (gone()) onGone(reason());
-        return ignore;
-      }
-      const listener = () => {
-        if (gone()) onGone(reason());
-      };
-      outgoing.once("close", listener);
-      return () => outgoing.removeListener("close", listener);
-    },
-  };
+class ConnectionLink implements ClientLink {
+  constructor(
+    private readonly incoming: IncomingMessage,
+    private readonly outgoing: ServerResponse,
+  ) {}
+
+  watch(onGone: (reason: unknown) => void): () => void {
+    if (this.outgoing.closed) {
+      this.tellIfGone(onGone);
+      return ignore;
+    }
+    const listener = () => this.tellIfGone(onGone);
+    this.outgoing.once("close", listener);
+    return () => this.outgoing.removeListener("close", listener);
+  }
+
+  private tellIfGone(onGone: (reason: unknown) => void): void {
+    const { errored } = this.incoming;
+    if (errored) onGone(errored);
+    else if (!this.outgoing.writableFinished) onGone(new DOMException(CLOSED_EARLY, "AbortError"));
+  }
 }
 
 const CLOSED_EARLY = "The client closed the connection before the response was written.";
