@@ -18,6 +18,7 @@ import {
 import { benchIngestMemory } from "./ingest-memory.ts";
 import { benchEmbeddingTopics, benchInsights } from "./insights.ts";
 import { benchEmbeddingIngest, benchTimeToFirstToken } from "./model.ts";
+import { benchPipeline } from "./pipeline.ts";
 import { benchRerank } from "./rerank.ts";
 import { benchRetrieval, benchSearch, QUERY_KINDS, type RetrievalRow } from "./retrieval.ts";
 import type { RowUsage } from "./server-usage.ts";
@@ -49,6 +50,8 @@ const { values } = parseArgs({
     "static-runs": { type: "string", default: "15" }, // --only static: fresh browser contexts per book
     "compare-tree": { type: "string" }, // --only history-rounds / cpu: another checkout's servers, in turn
     "compare-cli": { type: "string" }, // --only ingest-memory: another build's bin/lectern.js, in turn
+    passes: { type: "string", default: "60" }, // --only pipeline: passes over the sample questions
+    "touch-mb": { type: "string", default: "8" }, // --only pipeline: memory written between questions
   },
 });
 const pages = Number(values.pages);
@@ -507,6 +510,34 @@ if (values.only === "cpu") {
   }
   results.cpu = rows;
   await rm(dataDir, { recursive: true, force: true });
+}
+if (values.only === "pipeline") {
+  const passes = Number(values.passes);
+  if (!Number.isInteger(passes) || passes < 10) throw new Error("--passes must be 10 or more");
+  const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-pipeline-"));
+  await ingestSampleBook(dataDir);
+  const rows = await benchPipeline(dataDir, passes, [0, Number(values["touch-mb"])]);
+  await rm(dataDir, { recursive: true, force: true });
+  const ms = (value: number | undefined) => (value === undefined ? "n/a" : value.toFixed(3));
+  const seconds = (value: number | undefined) =>
+    value === undefined ? "n/a" : (value / 1000).toFixed(2);
+  console.log(
+    `\n## The chat pipeline in process (sample book, ${rows[0]?.questions} questions, ${passes} passes, compiled modules, no HTTP)\n`,
+  );
+  console.log(
+    "| memory written before each question | CPU ms/question, passes 1–5 | second half (median pass) | the main thread (mean pass) | other threads' CPU, first half / second half (s) | the pipeline's own clock per question, second half (ms) |\n|---:|---:|---:|---:|---|---|",
+  );
+  for (const row of rows) {
+    // The pipeline's own total last: the stages it is made of first.
+    const stages = Object.entries(row.stageMs)
+      .sort(([left], [right]) => Number(left === "total") - Number(right === "total"))
+      .map(([stage, value]) => `${stage} ${value.toFixed(3)}`)
+      .join(", ");
+    console.log(
+      `| ${row.touchMb} MB | ${ms(row.firstPassesMs)} | **${ms(row.steadyMs)}** | ${ms(row.steadyMainMs)} | ${seconds(row.othersFirstHalfMs)} / ${seconds(row.othersSecondHalfMs)} | ${stages} |`,
+    );
+  }
+  results.pipeline = rows;
 }
 if (values.only === "history-rounds") {
   const dataDir = await mkdtemp(path.join(tmpdir(), "lectern-bench-rounds-"));
