@@ -11,22 +11,13 @@ import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";
 import type { ChatPipeline } from "@lectern/engine/pipeline/chat-pipeline";
 import type { ChatOutcome } from "@lectern/engine/pipeline/types";
-
-// The compiled modules (dist/, `npm run build`), as an installed `lectern serve` runs them.
-const from = (module: string) => new URL(`../dist/${module}.js`, import.meta.url).href;
-const { loadConfig } = (await import(
-  from("config/config")
-)) as typeof import("../src/config/config.ts");
-const { composeApp } = (await import(
-  from("http/compose")
-)) as typeof import("../src/http/compose.ts");
-const { createLogger } = (await import(
-  from("http/server")
-)) as typeof import("../src/http/server.ts");
-const { openLectern } = (await import(from("lectern"))) as typeof import("../src/lectern.ts");
-const { createChatPipeline } = (await import(
-  from("pipeline/answering")
-)) as typeof import("../src/pipeline/answering.ts");
+import {
+  composeApp,
+  createChatPipeline,
+  createLogger,
+  loadConfig,
+  openLectern,
+} from "./compiled-modules.ts";
 
 const questions = readFileSync(process.env.BENCH_QUESTIONS ?? "", "utf8")
   .split("\n")

@@ -9,18 +9,7 @@
  * Lectern's modules are the compiled ones: `npm run build` first.
  */
 import { readdirSync, readFileSync } from "node:fs";
-
-const from = (module: string) => new URL(`../dist/${module}.js`, import.meta.url).href;
-const { loadConfig } = (await import(
-  from("config/config")
-)) as typeof import("../src/config/config.ts");
-const { createLogger } = (await import(
-  from("http/server")
-)) as typeof import("../src/http/server.ts");
-const { openLectern } = (await import(from("lectern"))) as typeof import("../src/lectern.ts");
-const { createChatPipeline } = (await import(
-  from("pipeline/answering")
-)) as typeof import("../src/pipeline/answering.ts");
+import { createChatPipeline, createLogger, loadConfig, openLectern } from "./compiled-modules.ts";
 
 const questions = readFileSync(process.env.BENCH_QUESTIONS ?? "", "utf8")
   .split("\n")
