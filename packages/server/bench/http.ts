@@ -154,6 +154,16 @@ async function run(
   };
 }
 
+/**
+ * Questions asked before a server is measured: V8 goes on optimising the answer path on its
+ * background threads over a server's first 3,000 or so questions (`npm run bench -- --only
+ * pipeline`: the first passes cost several times the later ones), so a measured row starts after
+ * several thousand answers (4 s at 50 connections), not in the middle of that work.
+ */
+async function warmUp(url: string, bodies: string[]): Promise<void> {
+  await run(url, 50, bodies, 4);
+}
+
 async function questionBodies(): Promise<string[]> {
   const questions = (await readFile(questionsFile, "utf8"))
     .split("\n")
@@ -223,7 +233,7 @@ export async function benchHttp(
   for (const variant of variants) {
     const { url, child } = await startServe(variant.dataDir ?? dataDir, variant.env);
     try {
-      await run(url, 10, bodies, 2); // warm-up (and, with the cache, every question cached)
+      await warmUp(url, bodies); // and, with the cache, every question cached
       for (const connections of variant.connections) {
         rows.push({
           history: variant.history,
@@ -335,7 +345,7 @@ export async function benchHistoryRounds(
       });
       servers.push({ history: variant.history, gcFile, ...started });
     }
-    for (const server of servers) await run(server.url, 10, bodies, 2);
+    for (const server of servers) await warmUp(server.url, bodies);
     const rounds: HistoryRound[] = [];
     for (let round = 1; round <= options.rounds; round++) {
       // Every other round in the reverse order, so a steady drift favours no configuration.
@@ -448,7 +458,7 @@ export async function benchCpu(
       started.push(other.child);
       servers.push({ name: `${compareTree} /chat, history and question log off`, ...other });
     }
-    for (const server of servers) await run(server.url, 10, bodies, 2); // warm-up
+    for (const server of servers) await warmUp(server.url, bodies);
     const cpu = servers.map(() => [] as number[]);
     const rates = servers.map(() => [] as number[]);
     // Each round's order reversed in the next, so no server always follows the same one.
