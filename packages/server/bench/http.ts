@@ -17,11 +17,12 @@ import { type RowUsage, rowUsage, sampleUsage } from "./server-usage.ts";
  */
 
 const require = createRequire(import.meta.url);
-const tsxCli = require.resolve("tsx/cli");
+export const tsxCli = require.resolve("tsx/cli");
 const sourceConditions = "--conditions=lectern-source";
 const cliEntry = fileURLToPath(new URL("../src/cli/main.ts", import.meta.url));
 const gcProbe = fileURLToPath(new URL("./gc-probe.ts", import.meta.url));
-const questionsFile = fileURLToPath(
+/** The sample book's questions, one JSON object with a `question` a line. */
+export const questionsFile = fileURLToPath(
   new URL("../../../examples/robotics-primer/questions.jsonl", import.meta.url),
 );
 

@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
-import { median } from "./http.ts";
+import { median, questionsFile, tsxCli } from "./http.ts";
 
 /**
  * `npm run bench -- --only pipeline`: the chat pipeline's CPU per question in process, with no
@@ -12,12 +11,7 @@ import { median } from "./http.ts";
  * loaded server cost the answer.
  */
 
-const require = createRequire(import.meta.url);
-const tsxCli = require.resolve("tsx/cli");
 const passesScript = fileURLToPath(new URL("./pipeline-passes.ts", import.meta.url));
-const questionsFile = fileURLToPath(
-  new URL("../../../examples/robotics-primer/questions.jsonl", import.meta.url),
-);
 
 interface PassesOutput {
   questions: number;
