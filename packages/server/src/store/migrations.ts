@@ -281,6 +281,17 @@ export const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       ALTER TABLE documents ADD COLUMN IF NOT EXISTS content_key TEXT
     `,
   },
+  {
+    // An exchange's sources and metadata are only ever read back whole, by the history store:
+    // no query looks inside them. As JSONB, PostgreSQL parsed each exchange's ~5 kB of them into
+    // its binary form only to print it back as text on reading, about a fifth of a history
+    // write's CPU on PGlite. They are written as JSON text from now on; rows written before keep
+    // their JSONB columns and are read from them. Adding nullable columns rewrites no table.
+    version: 22,
+    name: "exchanges' sources and metadata kept as JSON text",
+    sql: `ALTER TABLE conversations ADD COLUMN IF NOT EXISTS sources_text TEXT,
+                                ADD COLUMN IF NOT EXISTS metadata_text TEXT`,
+  },
 ];
 
 export async function migrate(db: SqlClient): Promise<void> {

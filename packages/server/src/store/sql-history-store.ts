@@ -131,7 +131,7 @@ export class SqlHistoryStore implements HistoryStore {
     const rows = await this.db.query<ConversationRow>(
       `SELECT (SELECT count(*) FROM conversations WHERE session_id = s.session_id) AS total,
               s.ended_at IS NOT NULL AS ended, c.id, c.message_id, c.request_id, c."timestamp", c.query, c.response, c.selected_text, c.sources,
-              c.metadata
+              c.metadata, c.sources_text, c.metadata_text
          FROM sessions s
          LEFT JOIN LATERAL (
            SELECT * FROM conversations
@@ -180,7 +180,7 @@ export class SqlHistoryStore implements HistoryStore {
 const UPSERT_SESSIONS = "INSERT INTO sessions (session_id) VALUES";
 const ON_CONFLICT = "ON CONFLICT (session_id) DO UPDATE SET last_active = now()";
 const INSERT_EXCHANGES =
-  'INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources, metadata, "timestamp") VALUES';
+  'INSERT INTO conversations (session_id, message_id, request_id, query, response, selected_text, sources_text, metadata_text, "timestamp") VALUES';
 /**
  * An exchange's time, read when its row is written. The column's default, now(), is when the
  * transaction began; the session's row, locked by the upsert before the insert, makes writes to a
@@ -249,8 +249,12 @@ interface ConversationRow {
   query: string;
   response: string;
   selected_text: string | null;
+  /** JSONB, read from rows written before migration 22 (the text columns NULL there). */
   sources: Json<unknown[]>;
   metadata: Json<Record<string, unknown>>;
+  /** JSON text, written since migration 22. */
+  sources_text: string | null;
+  metadata_text: string | null;
 }
 
 function toEntry(row: ConversationRow): HistoryEntry {
@@ -262,8 +266,8 @@ function toEntry(row: ConversationRow): HistoryEntry {
     query: row.query,
     response: row.response,
     selectedText: row.selected_text,
-    sources: parseJson(row.sources),
-    metadata: parseJson(row.metadata),
+    sources: parseJson(row.sources_text ?? row.sources),
+    metadata: parseJson(row.metadata_text ?? row.metadata),
   };
 }
 
