@@ -9,6 +9,7 @@ import type {
 } from "@lectern/engine/book/records";
 import { storableJsonText } from "../util/storable-text.ts";
 import type { SqlClient, SqlQueryable } from "./sql-client.ts";
+import { type LiteralValue, withLiterals } from "./sql-literal.ts";
 
 // The records the engine reads are the store's rows too.
 export type { BookLocale, BookVersion, ChunkRecord, PageSummary, SectionAnchor };
@@ -213,32 +214,7 @@ export class DocumentStore {
   }
 
   private async replaceDocument(tx: SqlQueryable, { document, chunks }: DocumentChange) {
-    await tx.query(
-      "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
-      [this.collection, this.version, document.filePath],
-    );
     const pageKey = contentKey(JSON.stringify([document.html ?? null, document.markdown ?? null]));
-    await tx.query(
-      `INSERT INTO page_contents (collection, content_key, html, markdown) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (collection, content_key) DO NOTHING`,
-      [this.collection, pageKey, document.html ?? null, document.markdown ?? null],
-    );
-    await tx.query(
-      `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count, content_key)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        this.collection,
-        this.version,
-        document.filePath,
-        document.title,
-        document.url,
-        document.sourceHash,
-        JSON.stringify(document.tags),
-        JSON.stringify(document.metadata),
-        document.chunkCount,
-        pageKey,
-      ],
-    );
     const contents = new Map<string, { text: string; blocks: string }>();
     const keys = chunks.map((chunk) => {
       const blocks = storableJsonText(chunk.blocks ?? chunkBlocks(chunk.text));
@@ -246,38 +222,67 @@ export class DocumentStore {
       contents.set(key, { text: chunk.text, blocks });
       return key;
     });
-    await this.insertChunkContents(tx, contents);
-    await this.insertChunks(tx, chunks, keys);
+    await runStatements(tx, [
+      {
+        sql: "DELETE FROM documents WHERE collection = $1 AND version = $2 AND file_path = $3",
+        params: [this.collection, this.version, document.filePath],
+      },
+      {
+        sql: `INSERT INTO page_contents (collection, content_key, html, markdown) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (collection, content_key) DO NOTHING`,
+        params: [this.collection, pageKey, document.html ?? null, document.markdown ?? null],
+      },
+      {
+        sql: `INSERT INTO documents (collection, version, file_path, title, url, source_hash, tags, metadata, chunk_count, content_key)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        params: [
+          this.collection,
+          this.version,
+          document.filePath,
+          document.title,
+          document.url,
+          document.sourceHash,
+          JSON.stringify(document.tags),
+          JSON.stringify(document.metadata),
+          document.chunkCount,
+          pageKey,
+        ],
+      },
+      ...this.chunkContentInserts(contents),
+      ...this.chunkInserts(chunks, keys),
+    ]);
   }
 
   /** The content of a page's chunks, each once; content another page holds already is kept. */
-  private async insertChunkContents(
-    tx: SqlQueryable,
+  private chunkContentInserts(
     contents: Map<string, { text: string; blocks: string }>,
-  ) {
+  ): Statement[] {
     const entries = [...contents];
+    const statements: Statement[] = [];
     for (let start = 0; start < entries.length; start += INSERT_BATCH) {
-      const params: unknown[] = [this.collection];
+      const params: LiteralValue[] = [this.collection];
       const tuples = entries.slice(start, start + INSERT_BATCH).map(([key, content]) => {
         params.push(key, content.text, content.blocks);
         const base = params.length - 3;
         return `($1, $${base + 1}, $${base + 2}, $${base + 3})`;
       });
-      await tx.query(
-        `INSERT INTO chunk_contents (collection, content_key, text, blocks) VALUES ${tuples.join(", ")}
+      statements.push({
+        sql: `INSERT INTO chunk_contents (collection, content_key, text, blocks) VALUES ${tuples.join(", ")}
          ON CONFLICT (collection, content_key) DO NOTHING`,
         params,
-      );
+      });
     }
+    return statements;
   }
 
   /** A page's chunk rows, each pointing at its content by key (`text` is kept empty). */
-  private async insertChunks(tx: SqlQueryable, chunks: ChunkRecord[], keys: string[]) {
-    // Multi-row inserts keep a large page to a few round trips.
+  private chunkInserts(chunks: ChunkRecord[], keys: string[]): Statement[] {
+    // Multi-row inserts keep a large page to a few statements.
     const columns = 16;
+    const statements: Statement[] = [];
     for (let start = 0; start < chunks.length; start += INSERT_BATCH) {
       const batch = chunks.slice(start, start + INSERT_BATCH);
-      const params: unknown[] = [];
+      const params: LiteralValue[] = [];
       const tuples = batch.map((chunk, row) => {
         params.push(
           chunk.id,
@@ -295,19 +300,20 @@ export class DocumentStore {
           chunk.tokenCount,
           chunk.searchText ?? "",
           JSON.stringify(chunk.sectionAnchors ?? []),
-          keys[start + row],
+          keys[start + row] ?? null,
         );
         const base = row * columns;
         return `(${Array.from({ length: columns }, (_, column) => `$${base + column + 1}`).join(", ")}, '')`;
       });
-      await tx.query(
-        `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
+      statements.push({
+        sql: `INSERT INTO chunks (id, collection, version, file_path, chunk_index, total_chunks, title, section,
            heading_path, url, tags, content_hash, token_count, search_text, section_anchors,
            content_key, text)
          VALUES ${tuples.join(", ")}`,
         params,
-      );
+      });
     }
+    return statements;
   }
 
   async allChunks(): Promise<ChunkRecord[]> {
@@ -469,6 +475,27 @@ export class DocumentStore {
 
 /** Rows per multi-row insert. */
 const INSERT_BATCH = 200;
+
+/** A statement and its parameters (`$1`, `$2`, …). */
+interface Statement {
+  sql: string;
+  params: LiteralValue[];
+}
+
+/**
+ * Runs the statements in order in `tx`: as one text with their values written in where the
+ * database takes a text of statements (PGlite: one call instead of several per statement, and no
+ * parameter encoded character by character), else one by one with their parameters.
+ */
+async function runStatements(tx: SqlQueryable, statements: Statement[]): Promise<void> {
+  if (tx.script) {
+    await tx.script(
+      statements.map((statement) => withLiterals(statement.sql, statement.params)).join(";\n"),
+    );
+    return;
+  }
+  for (const statement of statements) await tx.query(statement.sql, statement.params);
+}
 
 /** A page's HTML and Markdown, shared or (stored before content was shared) its own; `d` is the page. */
 const PAGE_CONTENT = {

@@ -73,7 +73,9 @@ export async function openPglite(
     ...wrap(db),
     transaction: async (work) => {
       try {
-        return await db.transaction((tx) => work(wrap(tx)));
+        return await db.transaction((tx) =>
+          work({ ...wrap(tx), script: (sql) => runInTransaction(db, queryMessage(sql)) }),
+        );
       } catch (error) {
         throw corruptionOr(error);
       }
@@ -127,6 +129,20 @@ async function runQueryMessage(db: PGlite, message: Uint8Array): Promise<void> {
       await db.syncToFs();
     }),
   );
+}
+
+/**
+ * Runs a built Query message inside the transaction that holds PGlite (see `runQueryMessage`):
+ * only the query lock is taken, as PGlite's own queries in a transaction take it.
+ */
+async function runInTransaction(db: PGlite, message: Uint8Array): Promise<void> {
+  await db._runExclusiveQuery(async () => {
+    try {
+      await db.execProtocol(message, { syncToFs: false });
+    } finally {
+      await db.execProtocol(SYNC, { syncToFs: false });
+    }
+  });
 }
 
 /** The error for a data directory PGlite cannot open, with what to do about it. */

@@ -4,6 +4,12 @@
  */
 export interface SqlQueryable {
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /**
+   * In a transaction: statements sent as one text, without parameters (values written in with
+   * `sqlLiteral`), as part of the transaction; an error fails the transaction. Present where it
+   * saves work (PGlite in-process), as `SqlClient.script` is.
+   */
+  script?(sql: string): Promise<void>;
 }
 
 export interface SqlClient extends SqlQueryable {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite } from "./pglite.ts";
 import type { SqlClient } from "./sql-client.ts";
-import { sqlLiteral } from "./sql-literal.ts";
+import { sqlLiteral, withLiterals } from "./sql-literal.ts";
 
 const texts = [
   "",
@@ -48,6 +48,16 @@ describe("sqlLiteral", () => {
     expect(() => sqlLiteral("before\u0000after")).toThrow(/NUL/);
     expect(() => sqlLiteral(Number.NaN)).toThrow();
     expect(() => sqlLiteral(Number.POSITIVE_INFINITY)).toThrow();
+  });
+
+  it("writes a statement's parameters in as literals, each where its number says", async () => {
+    const sql = withLiterals(
+      "SELECT $2::text AS b, $1::int AS a, $10::text AS j, $2::text AS again",
+      [7, "it's \\ here", null, null, null, null, null, null, null, '{"k":"v"}'],
+    );
+    const rows = await db.query(sql);
+    expect(rows[0]).toEqual({ b: "it's \\ here", a: 7, j: '{"k":"v"}', again: "it's \\ here" });
+    expect(() => withLiterals("SELECT $1, $2", ["only one"])).toThrow(/\$2/);
   });
 
   it("runs a script's statements as one transaction: an error keeps none of them", async () => {

@@ -24,3 +24,18 @@ export function sqlLiteral(value: LiteralValue): string {
   const quoted = value.replaceAll("'", "''");
   return value.includes("\\") ? `E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
 }
+
+/**
+ * `sql` with each parameter (`$1`, `$2`, …) replaced by its value as a literal (`sqlLiteral`), to
+ * send a parameterised statement as text. Only for the program's own statements, in which every
+ * `$` followed by digits is a parameter (no dollar-quoted text, no `$` in identifiers).
+ */
+export function withLiterals(sql: string, params: readonly LiteralValue[]): string {
+  return sql.replace(/\$(\d+)/g, (_placeholder, digits: string) => {
+    const value = params[Number(digits) - 1];
+    if (value === undefined) {
+      throw createError("INTERNAL_ERROR", `The statement has no value for $${digits}.`);
+    }
+    return sqlLiteral(value);
+  });
+}
